@@ -1,0 +1,37 @@
+# Two commands for a newcomer: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SAMPLE := samples/the-last-broadcast.radioplay
+
+.PHONY: run test lint bench clean
+
+$(VENV)/.installed-test: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[test]'
+	touch $@
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e .
+	touch $@
+
+# Until the studio window exists, `run` renders the bundled sample headless.
+run: $(VENV)/.installed
+	$(VENV)/bin/radioplay render $(SAMPLE) -o out/the-last-broadcast
+	@echo "Open out/the-last-broadcast/mix.wav (stems, captions and cues.json beside it)."
+
+test: $(VENV)/.installed-test
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	$(VENV)/bin/lint-imports
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check engine tests bench
+
+bench: $(VENV)/.installed-test
+	$(PY) bench/render.py
+
+clean:
+	rm -rf $(VENV) out build dist *.egg-info

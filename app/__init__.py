@@ -1,0 +1,1 @@
+"""The PySide6 studio (windows, widgets, EngineThread). May import engine; never the reverse."""

@@ -1,0 +1,1 @@
+"""Audio: clip cache, block mixer, loudness, limiter, offline renderer."""

@@ -1,0 +1,55 @@
+"""Captions (SRT, WebVTT with voice tags) and the cue sheet, from placements."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from engine.project.model import Project
+from engine.project.timeline import Placement
+
+
+def _stamp(seconds: float, sep: str) -> str:
+    ms = int(round(seconds * 1000))
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
+
+
+def _caption_text(text: str) -> str:
+    # A blank line would end the cue early in both formats.
+    return " ".join(text.split())
+
+
+def _vtt_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def srt(project: Project, placements: Sequence[Placement]) -> str:
+    lines = {line.id: line for line in project.lines}
+    out = []
+    for n, p in enumerate(sorted(placements, key=lambda p: p.start), start=1):
+        text = _caption_text(lines[p.line_id].text)
+        out.append(f"{n}\n{_stamp(p.start, ',')} --> {_stamp(p.end, ',')}\n{p.role}: {text}\n")
+    return "\n".join(out)
+
+
+def vtt(project: Project, placements: Sequence[Placement]) -> str:
+    lines = {line.id: line for line in project.lines}
+    out = ["WEBVTT", ""]
+    for p in sorted(placements, key=lambda p: p.start):
+        text = _vtt_escape(_caption_text(lines[p.line_id].text))
+        role = _vtt_escape(p.role)
+        out.append(f"{p.line_id}\n{_stamp(p.start, '.')} --> {_stamp(p.end, '.')}\n<v {role}>{text}\n")
+    return "\n".join(out)
+
+
+def cue_sheet(project: Project, placements: Sequence[Placement]) -> str:
+    lines = {line.id: line for line in project.lines}
+    cues = [
+        {"id": p.line_id, "role": p.role, "text": lines[p.line_id].text,
+         "start": round(p.start, 4), "end": round(p.end, 4)}
+        for p in sorted(placements, key=lambda p: p.start)
+    ]
+    return json.dumps({"title": project.title, "cues": cues}, indent=2, ensure_ascii=False) + "\n"

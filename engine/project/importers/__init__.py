@@ -1,0 +1,1 @@
+"""Script importers: each parses to a ParsedScript; build.py casts it."""

@@ -1,0 +1,136 @@
+"""Plain-text script parser: one ``NAME: text`` line per spoken line.
+
+This is the format people type by hand or paste from a chat, so it is strict
+on purpose: any line we cannot read raises ScriptSyntaxError naming the line,
+because silently skipping a line would drop words from the play.
+
+Format (one item per line; blank lines are ignored)::
+
+    # Title: The Last Broadcast        -> title
+    # Scene 1 - The studio, 2:40 a.m.  -> SceneHeading "The studio, 2:40 a.m."
+    # any other comment                -> ignored
+    MAGGIE: It's twenty to three.      -> Dialogue MAGGIE
+    Mr.  Hollis (dryly): Indeed.       -> Dialogue "MR. HOLLIS", note "dryly"
+    [pause 1.5]  [pause]  [pause 500ms] -> Pause 1.5 s / 1.0 s / 0.5 s
+    OWEN: [pause 2] Hold on. [pause]   -> Pause, Dialogue, Pause
+
+Scene comments: a comment whose first word is "Scene" (any case) is a scene;
+an optional number (``1``, ``12b``) and one separator (``:``, ``-``, en or em
+dash, ``.``) after it are dropped, the rest is the heading. With nothing
+left the heading is "Scene N" (or "Scene"). ``# Title:`` also fills
+``metadata["title"]``. A ``[pause]`` may also open the line before the name.
+A line whose only words are pauses (``BOB: [pause 2]``) is an empty line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .parsed import Dialogue, Element, ParsedScript, Pause, SceneHeading, ScriptSyntaxError
+
+_NAME = re.compile(r"[^\W_](?:[^\W_]|[ .'\u2019\-])*")
+_PAUSE = re.compile(r"\[\s*pause(?![^\W\d_])(?P<value>[^\]]*)\]", re.I)
+_PAUSE_ANYWHERE = re.compile(r"\[\s*pause(?![^\W\d_])", re.I)
+_SECONDS = re.compile(r"(?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?P<unit>ms|s|secs?|seconds?)?", re.I)
+_TITLE = re.compile(r"#\s*title\s*:\s*(?P<title>.*)", re.I)
+_SCENE = re.compile(
+    r"#\s*scene\b\s*(?P<num>\d+[A-Za-z]?\b)?\s*(?:[:.\-\u2013\u2014]\s*)?(?P<heading>.*)", re.I
+)
+
+
+def parse_plaintext(text: str, source: str = "<string>") -> ParsedScript:
+    """Parse a ``NAME: text`` script; raises ScriptSyntaxError on the first bad line."""
+    script = ParsedScript(source=source)
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            _comment(line, number, script)
+        elif (m := _PAUSE.fullmatch(line)) is not None:
+            script.elements.append(Pause(_seconds(m.group("value"), source, number), number))
+        else:
+            script.elements.extend(_dialogue_line(line, source, number))
+    return script
+
+
+def _comment(line: str, number: int, script: ParsedScript) -> None:
+    """``# Title:`` and ``# Scene ...`` mean something; other comments are notes to self."""
+    if (m := _TITLE.fullmatch(line)) is not None:
+        script.title = " ".join(m.group("title").split())
+        script.metadata["title"] = script.title
+    elif (m := _SCENE.fullmatch(line)) is not None:
+        heading = " ".join(m.group("heading").split())
+        if not heading:
+            heading = f"Scene {m.group('num')}" if m.group("num") else "Scene"
+        script.elements.append(SceneHeading(heading, number))
+
+
+def _dialogue_line(line: str, source: str, number: int) -> list[Element]:
+    """``[pause] NAME (note): [pause] text [pause]`` -> Pause?, Dialogue, Pause?.
+
+    Split by hand rather than with one big regex: a line can be anything the
+    user pasted, and this stays linear however odd it is.
+    """
+    before: list[Element] = []
+    pause, rest = _leading_pause(line, source, number)
+    if pause is not None and rest:
+        before.append(pause)
+        line = rest
+    colon, paren = line.find(":"), line.find("(")
+    if 0 <= paren < colon and (close := line.find(")", paren)) != -1:
+        colon = line.find(":", close)  # the note may hold a colon: "BOB (to Sue: low): hi"
+    head, note = line[:colon].strip() if colon >= 0 else "", ""
+    if head.endswith(")") and "(" in head:
+        cut = head.rfind("(")
+        head, note = head[:cut].strip(), " ".join(head[cut + 1:-1].split())
+    if colon < 0 or ")" in note or not _NAME.fullmatch(head) or not any(c.isalpha() for c in head):
+        shown = line if len(line) <= 60 else line[:57] + "..."
+        raise ScriptSyntaxError(source, number, f"expected 'NAME: text', got '{shown}'")
+    name = " ".join(head.split()).upper()
+    text = line[colon + 1:].strip()
+    after: list[Element] = []
+    pause, rest = _leading_pause(text, source, number)
+    if pause is not None:
+        before.append(pause)
+        text = rest
+    if text.endswith("]") and (m := _PAUSE.fullmatch(text[text.rfind("["):])) is not None:
+        after.append(Pause(_seconds(m.group("value"), source, number), number))
+        text = text[:text.rfind("[")]
+    text = " ".join(text.split())
+    if not text:
+        raise ScriptSyntaxError(source, number, f"empty line for {name}")
+    if _PAUSE_ANYWHERE.search(text):
+        raise ScriptSyntaxError(source, number, "a [pause] can only start or end a line, or stand alone")
+    return [*before, Dialogue(name, text, number, note=note), *after]
+
+
+def _leading_pause(text: str, source: str, number: int) -> tuple[Pause | None, str]:
+    """Split ``[pause 2] rest`` into (Pause, "rest"); (None, text) without a pause."""
+    if text.startswith("[") and (end := text.find("]")) != -1:
+        m = _PAUSE.fullmatch(text[:end + 1])
+        if m is not None:
+            return Pause(_seconds(m.group("value"), source, number), number), text[end + 1:].strip()
+    return None, text
+
+
+def _seconds(value: str, source: str, number: int) -> float:
+    """``""`` -> 1.0, ``"1.5"``/``"1.5s"`` -> 1.5, ``"500ms"`` -> 0.5; else a syntax error."""
+    value = value.strip()
+    if not value:
+        return 1.0
+    m = _SECONDS.fullmatch(value)
+    if m is None:
+        raise ScriptSyntaxError(
+            source, number, f"pause length must be seconds or milliseconds like 1.5 or 500ms, got '{value[:30]}'"
+        )
+    seconds = float(m.group("num"))
+    if (m.group("unit") or "").lower() == "ms":
+        seconds /= 1000.0
+    if seconds < 0:
+        raise ScriptSyntaxError(source, number, f"pause length must not be negative, got '{value}'")
+    if not math.isfinite(seconds):
+        raise ScriptSyntaxError(source, number, f"pause length is too large, got '{value[:30]}'")
+    return seconds

@@ -1,0 +1,1 @@
+"""Voices: library, Piper backend, text frontend, voice shaping, pipeline."""

@@ -1,0 +1,114 @@
+"""Piper (VITS) voices through ONNX Runtime.
+
+We own the ONNX session (so thread counts, providers and later IO binding
+are ours to choose) and reuse piper-tts only for what it is made for:
+espeak-ng phonemization and the phoneme -> id mapping of each voice.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+
+from engine.synth.backend import InferenceSettings, PhonemeUnit
+from engine.synth.errors import VoiceError
+from engine.synth.library import VoiceInfo
+
+# Silence inserted after a sentence, by how it ends: a question or an
+# exclamation breathes a little longer than a comma-split clause.
+_PAUSE_AFTER = {".": 0.28, "?": 0.32, "!": 0.30, ",": 0.12, ";": 0.18, ":": 0.18}
+
+
+def make_session(model: str, threads: int = 0, providers: list[str] | None = None):  # type: ignore[no-untyped-def]
+    """An ONNX Runtime session; ``threads=0`` lets ORT use every core."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(model, options, providers=providers or ["CPUExecutionProvider"])
+
+
+class PiperVoiceModel:
+    """A loaded Piper voice. ``infer`` is thread-safe (ORT sessions are)."""
+
+    def __init__(self, info: VoiceInfo, threads: int = 0) -> None:
+        try:
+            from piper import PiperVoice
+            from piper.config import PiperConfig
+        except ImportError as exc:  # pragma: no cover - a hard dependency
+            raise VoiceError("piper-tts is not installed: pip install piper-tts") from exc
+        self.info = info
+        try:
+            config = PiperConfig.from_dict(json.loads(info.config_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
+        try:
+            self.session = make_session(str(info.model_path), threads)
+        except Exception as exc:  # ORT raises its own exception types
+            raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
+        self._piper = PiperVoice(session=self.session, config=config)
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        self._phonemize_lock = threading.Lock()
+
+    @property
+    def sample_rate(self) -> int:
+        return self._piper.config.sample_rate
+
+    @property
+    def config(self):  # type: ignore[no-untyped-def]
+        return self._piper.config
+
+    def phonemize(self, units: list[str]) -> list[PhonemeUnit]:
+        result: list[PhonemeUnit] = []
+        for unit in units:
+            with self._phonemize_lock:  # espeak-ng is a global C library
+                sentences = self._piper.phonemize(unit)
+            for phonemes in sentences:
+                if not phonemes:
+                    continue
+                ids = self._piper.phonemes_to_ids(phonemes)
+                text = "".join(phonemes)
+                end = text.rstrip()[-1:] if text.strip() else "."
+                result.append(PhonemeUnit(tuple(ids), text, _PAUSE_AFTER.get(end, 0.2)))
+        return result
+
+    def settings(self, speed: float, variation: float, speaker: int | str | None) -> InferenceSettings:
+        c = self._piper.config
+        return InferenceSettings(
+            length_scale=c.length_scale / speed,
+            noise_scale=c.noise_scale * variation,
+            noise_w_scale=c.noise_w_scale * variation,
+            speaker_id=self.info.speaker_id(speaker),
+        )
+
+    def feeds(self, ids: np.ndarray, lengths: np.ndarray, s: InferenceSettings) -> dict[str, np.ndarray]:
+        """Model inputs for a (batch, phonemes) id matrix."""
+        feeds = {
+            "input": ids,
+            "input_lengths": lengths,
+            "scales": np.array([s.noise_scale, s.length_scale, s.noise_w_scale], dtype=np.float32),
+        }
+        if "sid" in self._inputs:
+            sid = 0 if s.speaker_id is None else s.speaker_id
+            feeds["sid"] = np.full(ids.shape[0], sid, dtype=np.int64)
+        return feeds
+
+    def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
+        ids = np.asarray(unit.ids, dtype=np.int64)[None, :]
+        lengths = np.array([ids.shape[1]], dtype=np.int64)
+        output = self.session.run(["output"], self.feeds(ids, lengths, settings))[0]
+        return np.ascontiguousarray(output.reshape(-1), dtype=np.float32)
+
+
+class PiperBackend:
+    name = "piper"
+
+    def __init__(self, threads: int = 0) -> None:
+        self.threads = threads
+
+    def load(self, info: VoiceInfo) -> PiperVoiceModel:
+        return PiperVoiceModel(info, self.threads)

@@ -1,0 +1,89 @@
+"""Voice shaping after inference: trim, join, level, pitch, resample.
+
+Everything here bakes into the clip and so belongs to the cache key (via
+VoiceParams); gain and pan are mix settings and live in the mixer instead,
+so moving a fader never re-synthesizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Piper leaves a little silence around each sentence; trim below this level
+# (relative to the sentence peak) and keep a short pad so consonants survive.
+_TRIM_DB = -45.0
+_TRIM_PAD_S = 0.015
+_FADE_S = 0.004
+_PEAK = 10 ** (-1.0 / 20)  # clips are peak-levelled to -1 dBFS
+
+
+def trim(audio: np.ndarray, sample_rate: int) -> np.ndarray:
+    """Remove leading/trailing near-silence, keeping a short pad."""
+    if audio.size == 0:
+        return audio
+    peak = float(np.max(np.abs(audio)))
+    if peak <= 1e-6:
+        return audio[:0]
+    loud = np.flatnonzero(np.abs(audio) >= peak * 10 ** (_TRIM_DB / 20))
+    pad = int(_TRIM_PAD_S * sample_rate)
+    return audio[max(0, loud[0] - pad): min(audio.size, loud[-1] + pad + 1)]
+
+
+def join(pieces: list[np.ndarray], pauses: list[float], sample_rate: int) -> np.ndarray:
+    """Concatenate sentences with the pause that follows each (none after the last)."""
+    total = sum(p.size for p in pieces) + sum(int(s * sample_rate) for s in pauses[:-1])
+    out = np.zeros(total, dtype=np.float32)
+    pos = 0
+    for i, piece in enumerate(pieces):
+        out[pos:pos + piece.size] = piece
+        pos += piece.size
+        if i < len(pieces) - 1:
+            pos += int(pauses[i] * sample_rate)
+    return out
+
+
+def level(audio: np.ndarray) -> np.ndarray:
+    """Peak-level to -1 dBFS so role gains are relative to a common reference."""
+    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+    if peak > 1e-6:
+        audio *= _PEAK / peak
+    return audio
+
+
+def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float, high_quality: bool = False) -> np.ndarray:
+    """Formant-preserving pitch shift (Rubber Band through pedalboard).
+
+    ``high_quality`` selects Rubber Band's R3 engine; the default R2 engine is
+    2.6x faster (measured: 136x vs 52x real time on one core) and with
+    formant preservation is clean on speech, which keeps rendering close to
+    the raw ONNX ceiling.
+    """
+    if abs(semitones) < 1e-3 or audio.size == 0:
+        return audio
+    import pedalboard
+
+    shifted = pedalboard.time_stretch(
+        audio[None, :], float(sample_rate), stretch_factor=1.0,
+        pitch_shift_in_semitones=float(semitones), preserve_formants=True,
+        high_quality=high_quality,
+    )
+    return np.ascontiguousarray(shifted[0], dtype=np.float32)
+
+
+def resample(audio: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
+    """Band-limited resampling with libsoxr (VHQ): no aliasing, no imaging."""
+    if from_rate == to_rate or audio.size == 0:
+        return audio
+    import soxr
+
+    return np.ascontiguousarray(soxr.resample(audio, from_rate, to_rate, quality="VHQ"), dtype=np.float32)
+
+
+def fade_edges(audio: np.ndarray, sample_rate: int) -> np.ndarray:
+    """Tiny fades so a trimmed edge never clicks."""
+    n = min(int(_FADE_S * sample_rate), audio.size // 2)
+    if n > 0:
+        ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
+        audio[:n] *= ramp
+        audio[-n:] *= ramp[::-1]
+    return audio

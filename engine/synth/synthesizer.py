@@ -1,0 +1,116 @@
+"""From a line's text and its role's VoiceParams to a finished clip.
+
+One request goes through three stages, which the render pipeline and later
+the scheduler run on different threads so they overlap:
+
+1. ``plan``      text frontend + voice lookup + cache key (cheap, may fail early)
+2. ``infer``     phonemes -> raw model audio (ONNX; releases the GIL)
+3. ``finish``    trim, join, level, pitch, resample -> clip at the project rate
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.audio.cache import ClipCache, clip_key
+from engine.project.model import VoiceParams
+from engine.synth import shaping
+from engine.synth.backend import InferenceSettings, PhonemeUnit
+from engine.synth.errors import VoiceError
+from engine.synth.frontend import PreparedText, prepare
+from engine.synth.library import VoiceInfo, VoiceLibrary
+from engine.synth.piper_backend import PiperBackend, PiperVoiceModel
+
+
+@dataclass(frozen=True)
+class ClipPlan:
+    key: str
+    prepared: PreparedText
+    params: VoiceParams
+    voice: VoiceInfo
+    settings: InferenceSettings
+
+
+@dataclass
+class RawAudio:
+    plan: ClipPlan
+    pieces: list[np.ndarray]
+    pauses: list[float]
+    sample_rate: int
+
+
+class ClipSynthesizer:
+    """Thread-safe. Loaded voices are shared; ``synth_calls`` counts inferences
+    so tests can prove that unchanged lines are never synthesized again."""
+
+    def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
+                 backend: PiperBackend | None = None, high_quality_pitch: bool = False) -> None:
+        self.library = library
+        self.sample_rate = sample_rate
+        self.cache = cache if cache is not None else ClipCache()
+        self.backend = backend or PiperBackend()
+        self.high_quality_pitch = high_quality_pitch
+        self._voices: dict[str, PiperVoiceModel] = {}
+        self._lock = threading.Lock()
+        self.synth_calls = 0
+
+    def voice(self, info: VoiceInfo) -> PiperVoiceModel:
+        key = str(info.model_path)
+        with self._lock:
+            model = self._voices.get(key)
+        if model is None:
+            if self.backend.name != "piper":
+                raise VoiceError(f"unsupported voice backend {self.backend.name!r}")
+            model = self.backend.load(info)
+            with self._lock:
+                model = self._voices.setdefault(key, model)
+        return model
+
+    def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> ClipPlan:
+        """Raises TextError / VoiceError naming the problem; the caller adds the line/role."""
+        if params.backend != "piper":
+            raise VoiceError(f"unknown voice backend {params.backend!r} (available: piper)")
+        prepared = prepare(text, lexicon)
+        info = self.library.resolve(params.voice)
+        speaker_id = info.speaker_id(params.speaker)
+        model = self.voice(info)
+        settings = model.settings(params.speed, params.variation, params.speaker)
+        key = clip_key(prepared.units, prepared.lexicon_used, self.library.identity(info), params,
+                       speaker_id, self.sample_rate)
+        return ClipPlan(key, prepared, params, info, settings)
+
+    def phonemize(self, plan: ClipPlan) -> list[PhonemeUnit]:
+        return self.voice(plan.voice).phonemize(list(plan.prepared.units))
+
+    def infer(self, plan: ClipPlan, units: list[PhonemeUnit] | None = None) -> RawAudio:
+        model = self.voice(plan.voice)
+        if units is None:
+            units = model.phonemize(list(plan.prepared.units))
+        pieces = [model.infer(u, plan.settings) for u in units]
+        with self._lock:
+            self.synth_calls += 1
+        return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate)
+
+    def finish(self, raw: RawAudio) -> np.ndarray:
+        """Shape raw model audio into the clip and store it in the cache."""
+        rate = raw.sample_rate
+        pieces = [shaping.trim(p, rate) for p in raw.pieces]
+        audio = shaping.join(pieces, raw.pauses, rate)
+        audio = shaping.level(audio)
+        audio = shaping.pitch_shift(audio, rate, raw.plan.params.pitch, self.high_quality_pitch)
+        audio = shaping.resample(audio, rate, self.sample_rate)
+        audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
+        self.cache.put(raw.plan.key, audio)
+        return audio
+
+    def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
+        """The whole path for one line, served from the cache when possible."""
+        plan = self.plan(text, params, lexicon)
+        cached = self.cache.get(plan.key)
+        if cached is not None:
+            return cached
+        return self.finish(self.infer(plan))
