@@ -1,0 +1,254 @@
+"""Offline render end to end: tiny voices for the fast checks, the real
+bundled voice and the bundled sample for the integration checks."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyloudnorm
+import pytest
+import soundfile as sf
+
+from engine.audio.cache import ClipCache, cache_dir_for
+from engine.audio.limiter import LookaheadLimiter
+from engine.audio.loudness import true_peak_dbtp
+from engine.audio.render import LIMITER_CEILING_DB, RenderOptions, render_project, stem_filename
+from engine.cli import main
+from engine.project.fileformat import load_project, save_project
+from engine.synth.library import VoiceLibrary
+from engine.synth.pipeline import Cancelled, LineErrors
+from engine.synth.synthesizer import ClipSynthesizer
+from tests.conftest import SAMPLE, tiny_project
+
+_STAMP = r"(\d\d):(\d\d):(\d\d)[.,](\d\d\d)"
+
+
+def _seconds(h: str, m: str, s: str, ms: str) -> float:
+    return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
+
+
+def parse_captions(text: str) -> list[tuple[float, float, str]]:
+    cues = []
+    for match in re.finditer(rf"{_STAMP} --> {_STAMP}\n(.+)", text):
+        g = match.groups()
+        cues.append((_seconds(*g[0:4]), _seconds(*g[4:8]), g[8]))
+    return cues
+
+
+def synth_for(project_path: Path, rate: int = 48_000) -> ClipSynthesizer:
+    return ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), rate, ClipCache(cache_dir_for(project_path)))
+
+
+# --- fast checks on tiny voices ------------------------------------------------
+
+
+@pytest.fixture
+def tiny_saved(tmp_path, tiny_voices):
+    project = tiny_project(tiny_voices["single"])
+    path = tmp_path / "tiny.radioplay"
+    save_project(project, path)
+    return path
+
+
+def test_edit_one_line_resynthesizes_only_that_line(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    first = synth_for(tiny_saved)
+    render_project(project, first, tmp_path / "a")
+    assert first.synth_calls == len(project.lines)
+
+    project.lines[2].text = "A completely different line."
+    again = synth_for(tiny_saved)
+    report = render_project(project, again, tmp_path / "b")
+    assert again.synth_calls == 1
+    assert (report.synthesized, report.cached) == (1, len(project.lines) - 1)
+
+
+def test_recasting_a_role_resynthesizes_only_its_lines(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    render_project(project, synth_for(tiny_saved), tmp_path / "a")
+    role = project.cast[1]
+    role.voice = role.voice.with_changes(pitch=-4.0)
+    synth = synth_for(tiny_saved)
+    render_project(project, synth, tmp_path / "b")
+    assert synth.synth_calls == sum(1 for line in project.lines if line.role == role.name)
+
+    # Mix settings never touch synthesis.
+    role.gain_db, role.pan, project.cast[0].mute = -6.0, 0.8, True
+    synth = synth_for(tiny_saved)
+    render_project(project, synth, tmp_path / "c")
+    assert synth.synth_calls == 0
+
+
+def test_muted_role_stem_is_silent_and_absent_from_mix(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    project.cast[0].mute = True
+    report = render_project(project, synth_for(tiny_saved), tmp_path / "out", RenderOptions(format="wav32f"))
+    muted, _ = sf.read(report.outdir / "stems" / stem_filename("ROLE0"))
+    assert np.max(np.abs(muted)) == 0.0
+    loud, _ = sf.read(report.outdir / "stems" / stem_filename("ROLE1"))
+    assert np.max(np.abs(loud)) > 0.05
+
+
+def test_bad_lines_are_all_reported_with_line_and_role(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    project.lines[1].text = "   "
+    project.lines[4].text = "🎭"
+    with pytest.raises(LineErrors) as caught:
+        render_project(project, synth_for(tiny_saved), tmp_path / "out")
+    assert caught.value.problems == [
+        "line 2 (L0002, role ROLE1): text is empty",
+        "line 5 (L0005, role ROLE1): nothing speakable in '🎭' (only markup, emoji or punctuation)",
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_cancelled_render_leaves_no_files_under_final_names(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    cancel = threading.Event()
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "writing" and done == 2:
+            cancel.set()
+
+    out = tmp_path / "out"
+    with pytest.raises(Cancelled):
+        render_project(project, synth_for(tiny_saved), out, RenderOptions(block=1024), progress, cancel)
+    leftovers = sorted(p.name for p in out.rglob("*") if p.is_file())
+    assert leftovers == []
+
+
+def test_no_stems_and_formats(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    report = render_project(project, synth_for(tiny_saved), tmp_path / "out", RenderOptions(stems=False))
+    assert not (report.outdir / "stems").exists()
+    assert sf.info(report.outdir / "mix.wav").subtype == "PCM_24"
+    report = render_project(project, synth_for(tiny_saved), tmp_path / "f", RenderOptions(format="wav32f"))
+    assert sf.info(report.outdir / "mix.wav").subtype == "FLOAT"
+    with pytest.raises(ValueError, match="unknown format 'mp3'"):
+        RenderOptions(format="mp3")
+
+
+def test_cli_render_and_errors(tmp_path, tiny_saved, capsys):
+    assert main(["render", str(tiny_saved), "-o", str(tmp_path / "out"), "--no-stems"]) == 0
+    out = capsys.readouterr().out
+    assert "6 synthesized, 0 from cache" in out and "mix.wav" in out
+    assert main(["render", str(tiny_saved), "-o", str(tmp_path / "out2")]) == 0
+    assert "0 synthesized, 6 from cache" in capsys.readouterr().out
+
+    broken = tmp_path / "broken.radioplay"
+    broken.write_text(tiny_saved.read_text().replace('"role": "ROLE2"', '"role": "HERO"', 1))
+    assert main(["render", str(broken), "-o", str(tmp_path / "x")]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"broken\.radioplay: lines\[\d+\]\.role: unknown role 'HERO'", err)
+
+
+# --- integration: the bundled sample on the real voice --------------------------
+
+
+@pytest.fixture(scope="module")
+def sample_render(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sample")
+    project_path = folder / SAMPLE.name
+    project_path.write_bytes(SAMPLE.read_bytes())
+    project = load_project(project_path)
+    report = render_project(project, synth_for(project_path), folder / "out", RenderOptions(format="wav32f"))
+    return project_path, project, report
+
+
+@pytest.mark.integration
+def test_sample_outputs_exist_and_line_up(sample_render):
+    _, project, report = sample_render
+    mix, rate = sf.read(report.outdir / "mix.wav", dtype="float32")
+    assert rate == 48_000 and mix.shape[1] == 2
+    for role in project.cast:
+        stem, stem_rate = sf.read(report.outdir / "stems" / stem_filename(role.name), dtype="float32")
+        assert stem.shape == mix.shape and stem_rate == rate
+
+
+@pytest.mark.integration
+def test_sample_loudness_and_true_peak(sample_render):
+    _, _, report = sample_render
+    mix, rate = sf.read(report.outdir / "mix.wav")
+    assert pyloudnorm.Meter(rate).integrated_loudness(mix) == pytest.approx(-16.0, abs=0.5)
+    assert max(true_peak_dbtp(mix[:, 0], rate), true_peak_dbtp(mix[:, 1], rate)) <= -1.0
+
+
+@pytest.mark.integration
+def test_sample_stems_have_energy_inside_cues_and_silence_outside(sample_render):
+    _, project, report = sample_render
+    cues = json.loads((report.outdir / "cues.json").read_text())["cues"]
+    assert len(cues) == len(project.lines)
+    rate = 48_000
+    for role in project.cast:
+        stem, _ = sf.read(report.outdir / "stems" / stem_filename(role.name), dtype="float32")
+        mono = np.abs(stem).max(axis=1)
+        inside = np.zeros(mono.size, dtype=bool)
+        for cue in (c for c in cues if c["role"] == role.name):
+            a, b = int(cue["start"] * rate), int(cue["end"] * rate)
+            assert np.sqrt(np.mean(stem[a:b] ** 2)) > 0.01, f"{role.name} silent in cue {cue['id']}"
+            inside[max(0, a - 48): b + 48] = True
+        assert np.max(mono[~inside], initial=0.0) < 1e-6, f"{role.name} sounds outside its cues"
+
+
+@pytest.mark.integration
+def test_sample_stems_sum_to_the_pre_limiter_mix(sample_render):
+    project_path, project, report = sample_render
+    stems = sum(sf.read(report.outdir / "stems" / stem_filename(r.name), dtype="float32")[0] for r in project.cast)
+    mix, rate = sf.read(report.outdir / "mix.wav", dtype="float32")
+    limiter = LookaheadLimiter(rate, LIMITER_CEILING_DB)
+    expected = np.concatenate([limiter.process(stems), limiter.flush()])[limiter.latency:]
+    np.testing.assert_allclose(mix, expected, atol=2e-6)
+    # The limiter only touches the peaks: most of the programme is the plain sum.
+    untouched = np.all(np.abs(mix - stems) <= 2e-6, axis=1)
+    assert untouched.mean() > 0.7
+
+
+@pytest.mark.integration
+def test_sample_captions_parse_and_match_cues(sample_render):
+    _, project, report = sample_render
+    cues = json.loads((report.outdir / "cues.json").read_text())["cues"]
+    vtt = (report.outdir / "captions.vtt").read_text()
+    assert vtt.startswith("WEBVTT\n")
+    parsed_vtt = parse_captions(vtt)
+    parsed_srt = parse_captions((report.outdir / "captions.srt").read_text())
+    assert len(parsed_vtt) == len(parsed_srt) == len(cues)
+    for (start, end, text), cue in zip(parsed_vtt, cues, strict=True):
+        assert start == pytest.approx(cue["start"], abs=1e-3) and end == pytest.approx(cue["end"], abs=1e-3)
+        assert text.startswith(f"<v {cue['role']}>")
+    overlaps = sum(1 for a, b in zip(cues, cues[1:], strict=False) if b["start"] < a["end"])
+    assert overlaps >= 3
+
+
+@pytest.mark.integration
+def test_second_render_of_unchanged_sample_synthesizes_nothing(sample_render, tmp_path):
+    project_path, _, first = sample_render
+    project = load_project(project_path)
+    synth = synth_for(project_path)
+    report = render_project(project, synth, tmp_path / "again", RenderOptions(format="wav32f"))
+    assert synth.synth_calls == 0 and report.synthesized == 0
+    a, _ = sf.read(first.outdir / "mix.wav", dtype="float32")
+    b, _ = sf.read(report.outdir / "mix.wav", dtype="float32")
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.integration
+def test_fountain_sample_imports_and_renders(tmp_path, capsys):
+    script = Path(__file__).resolve().parent.parent / "samples" / "the-lighthouse.fountain"
+    project_path = tmp_path / "lighthouse.radioplay"
+    assert main(["import", str(script), "-o", str(project_path)]) == 0
+    assert main(["render", str(project_path), "-o", str(tmp_path / "out")]) == 0
+    cues = json.loads((tmp_path / "out" / "cues.json").read_text())["cues"]
+    project = load_project(project_path)
+    assert [c["id"] for c in sorted(cues, key=lambda c: c["start"])] != []
+    assert len(cues) == len(project.lines)
+    # Dual dialogue is voiced at the same moment as the line it pairs with.
+    dual = [line for line in project.lines if line.with_previous]
+    assert dual
+    by_id = {c["id"]: c for c in cues}
+    for line in dual:
+        index = [x.id for x in project.lines].index(line.id)
+        assert by_id[line.id]["start"] == pytest.approx(by_id[project.lines[index - 1].id]["start"], abs=1e-3)
