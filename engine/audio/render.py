@@ -65,6 +65,7 @@ class RenderReport:
     synthesized: int = 0
     cached: int = 0
     audio_seconds_synthesized: float = 0.0
+    model_seconds: float = 0.0
     premix_lufs: float = -math.inf
     gain_db: float = 0.0
     synth_wall_s: float = 0.0
@@ -125,6 +126,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
     report.audio_seconds_synthesized = result.audio_seconds_synthesized
+    report.model_seconds = result.model_seconds
 
     rate = project.sample_rate
     durations = {lid: clip.shape[0] / rate for lid, clip in result.clips.items()}

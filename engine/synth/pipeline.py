@@ -41,6 +41,7 @@ class SynthesisResult:
     synthesized: int = 0
     cached: int = 0
     audio_seconds_synthesized: float = 0.0
+    model_seconds: float = 0.0  # untrimmed model output, comparable to the ONNX ceiling
     failures: list[str] = field(default_factory=list)
 
 
@@ -72,8 +73,8 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
         if plan.key not in synth.cache and plan.key not in missing:
             missing[plan.key] = plan
     total = len(missing)
-    result = SynthesisResult(clips={}, plans=plans, cached=len(plans) - sum(
-        1 for p in plans.values() if p.key in missing))
+    result = SynthesisResult(clips={}, plans=plans,
+                             cached=sum(1 for p in plans.values() if p.key not in missing))
     if progress:
         progress("synthesizing", 0, total)
     done = 0
@@ -83,6 +84,7 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
             if cancel is not None and cancel.is_set():
                 raise Cancelled("synthesis cancelled")
             raw = synth.infer(plan)
+            result.model_seconds += raw.seconds
             pending.append(post.submit(synth.finish, raw))
             while pending and pending[0].done():
                 result.audio_seconds_synthesized += pending.pop(0).result().shape[0] / synth.sample_rate

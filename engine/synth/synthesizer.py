@@ -42,6 +42,11 @@ class RawAudio:
     pauses: list[float]
     sample_rate: int
 
+    @property
+    def seconds(self) -> float:
+        """Model output length, before trimming: the unit of the ONNX ceiling."""
+        return sum(p.shape[0] for p in self.pieces) / self.sample_rate
+
 
 class ClipSynthesizer:
     """Thread-safe. Loaded voices are shared; ``synth_calls`` counts inferences
