@@ -32,7 +32,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         project, report = import_script(script, narrate_action=args.narrate_action)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
-    save_project(project, out)
+    try:
+        save_project(project, out)
+    except OSError as exc:
+        return _error(f"cannot write {out}: {exc.strerror or exc}")
     print(f"Imported {script} -> {out}")
     print(f"Title: {project.title}")
     print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")

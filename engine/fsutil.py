@@ -15,10 +15,27 @@ from typing import IO
 
 
 def temp_path_for(final: Path) -> Path:
-    """A unique temporary name in the same folder (rename is atomic only there)."""
+    """A unique temporary name in the same folder (rename is atomic only there).
+
+    mkstemp creates files 0600; the temp file gets the permissions the final
+    file has (or would get from the umask), so a save never makes a shared
+    project unreadable to its other users.
+    """
     fd, name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".part", dir=final.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, _mode_for(final))
+    finally:
+        os.close(fd)
     return Path(name)
+
+
+def _mode_for(final: Path) -> int:
+    try:
+        return final.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def fsync_dir(folder: Path) -> None:

@@ -245,8 +245,6 @@ def test_failed_first_save_leaves_nothing(tmp_path: Path) -> None:
     assert dir_entries(tmp_path) == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: save goes through tempfile.mkstemp, so every saved project "
-                   "is mode 0600: saving over a 0644 file silently makes it unreadable to other users")
 def test_save_keeps_permissions_of_existing_file(tmp_path: Path) -> None:
     path = tmp_path / "p.radioplay"
     path.write_text("{}", encoding="utf-8")
@@ -468,18 +466,12 @@ def test_loading_malformed_file_does_not_touch_it(tmp_path: Path, case: str) -> 
 # --------------------------------------------------------------------------- known gaps
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a JSON integer too large for a float (e.g. 1e400 written as "
-                   "digits) makes _Reader.num call math.isfinite, which raises OverflowError instead of "
-                   "ProjectFileError")
 def test_huge_integer_is_a_project_file_error() -> None:
     with pytest.raises(ProjectFileError) as info:
         project_from_dict({"format_version": 1, "timing": {"line_gap": 10 ** 400}})
     assert info.value.path == "timing.line_gap"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: lines[i].scene is tested with `scene not in scene_ids` "
-                   "without a type check, so a list/object scene raises TypeError (unhashable) instead "
-                   "of ProjectFileError")
 def test_unhashable_scene_is_a_project_file_error() -> None:
     doc = base_doc()
     doc["lines"][0]["scene"] = ["S1"]
@@ -488,8 +480,6 @@ def test_unhashable_scene_is_a_project_file_error() -> None:
     assert info.value.path == "lines[0].scene"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: sample_rate is read with num(), so a fractional rate like "
-                   "44100.5 loads (and is saved back) instead of being rejected as not an integer")
 def test_fractional_sample_rate_is_rejected() -> None:
     with pytest.raises(ProjectFileError) as info:
         project_from_dict({"format_version": 1, "sample_rate": 44100.5})
@@ -555,8 +545,6 @@ _ANY_JSON = st.recursive(
 )
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: OverflowError (huge int) and TypeError (list/object as "
-                   "lines[i].scene) escape project_from_dict; see the two tests above")
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(keys=("lines", 0, "scene"), value=[], delete=False)
 @example(keys=("cast", 0, "voice", "speed"), value=10 ** 400, delete=False)

@@ -108,8 +108,6 @@ def test_find_aliases_rules() -> None:
     assert find_aliases(["MAGGIE", "OWEN", "MR. HOLLIS", "JUNE"]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: find_aliases skips pairs whose words are equal (`wa == wb`), "
-                   "so 'MR. HOLLIS' / 'MR HOLLIS' (or '@McCRAE' / 'MCCRAE') become two roles with no note")
 def test_names_differing_only_in_punctuation_are_reported() -> None:
     project, report = plain("Mr. Hollis: Hello.\nMr Hollis: Hello again.\n")
     assert project.role_names() == ["MR. HOLLIS", "MR HOLLIS"]
@@ -435,9 +433,6 @@ def test_cli_utf8_bom_script(tmp_path: Path) -> None:
     assert load_project(out).role_names() == ["MAGGIE"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cmd_import does not catch OSError from save_project, so an "
-                   "unwritable output (here a folder, with --force) crashes with a traceback instead of "
-                   "returning 1 with 'radioplay: error: ...'")
 def test_cli_unwritable_output_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "folder.radioplay"
     out.mkdir()

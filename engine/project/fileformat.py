@@ -67,7 +67,7 @@ class _Reader:
         value = self._get(d, key, path, default)
         if value is None and optional:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
             raise self.fail(_join(path, key), f"expected a number, got {_kind(value)}")
         if not lo <= value <= hi:
             raise self.fail(_join(path, key), f"{value} is out of range [{lo:g}, {hi:g}]")
@@ -85,6 +85,13 @@ class _Reader:
         if default is ...:
             raise self.fail(_join(path, key), "is missing")
         return default
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # a JSON integer too large for a float
+        return False
 
 
 def _join(path: str, key: str) -> str:
@@ -212,6 +219,8 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         if role not in role_names:
             raise r.fail(_join(path, "role"), f"unknown role {role!r}")
         scene = ld.get("scene")
+        if scene is not None and not isinstance(scene, str):
+            raise r.fail(_join(path, "scene"), f"expected a scene id, got {_kind(scene)}")
         if scene is not None and scene not in scene_ids:
             raise r.fail(_join(path, "scene"), f"unknown scene {scene!r}")
         lines.append(Line(
@@ -228,9 +237,12 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         if not isinstance(say, str) or not say.strip():
             raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
 
+    sample_rate = r.num(root, "sample_rate", "", 48_000, lo=8_000, hi=192_000)
+    if not isinstance(sample_rate, int):
+        raise r.fail("sample_rate", f"expected a whole number of Hz, got {sample_rate}")
     return Project(
         title=r.str(root, "title", "", "Untitled"),
-        sample_rate=r.num(root, "sample_rate", "", 48_000, lo=8_000, hi=192_000),
+        sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
     )
 

@@ -55,15 +55,20 @@ def _words(name: str) -> list[str]:
 
 def find_aliases(names: list[str]) -> list[tuple[str, str]]:
     """Pairs that may be the same person: one name is the other plus titles or
-    extra name words (``MR. WORTHING``/``WORTHING``, ``JOHN``/``JOHN SMITH``)."""
+    extra name words (``MR. WORTHING``/``WORTHING``, ``JOHN``/``JOHN SMITH``),
+    or the same words spelled differently (``MR. HOLLIS``/``MR HOLLIS``)."""
     pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             wa, wb = _words(a), _words(b)
             core_a = [w for w in wa if w not in _TITLES]
             core_b = [w for w in wb if w not in _TITLES]
-            if not core_a or not core_b or wa == wb:
+            if not core_a or not core_b:
                 continue
+            titles_a = {w for w in wa if w in _TITLES}
+            titles_b = {w for w in wb if w in _TITLES}
+            if titles_a and titles_b and titles_a != titles_b:
+                continue  # MR. SMITH and MRS. SMITH are two people
             short, long_ = sorted((core_a, core_b), key=len)
             if core_a == core_b or all(w in long_ for w in short):
                 pairs.append((a, b))
