@@ -1,9 +1,10 @@
 """Offline render: master mix, one stem per role, captions and a cue sheet.
 
 Two streaming passes over the same block mixer the live path uses:
-1. measure the integrated loudness of the pre-limiter mix;
-2. apply the normalization gain to every stem and the master, run the master
-   through a limiter, and write all files.
+1. analyse the pre-limiter mix (peaks and K-weighted power per millisecond)
+   and solve for the gain whose *limited* loudness hits the target;
+2. apply that gain to every stem and the master, run the master through the
+   look-ahead limiter, and write all files.
 Memory stays flat with production length (clips are memory-mapped from the
 cache, blocks are reused). Every file is written under a temporary name and
 renamed only when all of them are complete, so an interrupted render never
@@ -17,7 +18,6 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +26,9 @@ import numpy as np
 
 from engine.audio import captions
 from engine.audio.limiter import LookaheadLimiter
-from engine.audio.loudness import LoudnessMeter
 from engine.audio.mixer import BlockMixer, PlacedClip
+from engine.audio.normalize import ProgrammeAnalysis
+from engine.audio.wavwriter import SparseWavWriter
 from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
@@ -67,6 +68,7 @@ class RenderReport:
     audio_seconds_synthesized: float = 0.0
     model_seconds: float = 0.0
     premix_lufs: float = -math.inf
+    predicted_lufs: float = -math.inf  # of mix.wav, from the limiter simulation
     gain_db: float = 0.0
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
@@ -91,23 +93,7 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
     return mixer
 
 
-def _measure(mixer: BlockMixer, total: int, block: int, rate: int, gain_db: float | None,
-             check_cancel: Callable[[], None]) -> float:
-    """Integrated loudness of the pre-limiter mix (``gain_db`` None) or of the
-    limited master at ``gain_db``."""
-    meter = LoudnessMeter(rate)
-    limiter = LookaheadLimiter(rate, LIMITER_CEILING_DB) if gain_db is not None else None
-    gain = np.float32(10 ** ((gain_db or 0.0) / 20))
-    for t in range(0, total, block):
-        check_cancel()
-        master, _ = mixer.process(t, min(block, total - t))
-        meter.feed(limiter.process(master * gain) if limiter is not None else master)
-    if limiter is not None:
-        meter.feed(limiter.flush())
-    return meter.integrated()
-
-
-def _write_block(writers: list, mix: np.ndarray, stems: list[np.ndarray]) -> None:  # type: ignore[type-arg]
+def _write_block(writers: list[SparseWavWriter], mix: np.ndarray, stems: list[np.ndarray]) -> None:
     writers[0].write(mix)
     for writer, stem in zip(writers[1:], stems, strict=True):
         writer.write(stem)
@@ -117,8 +103,6 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                    options: RenderOptions | None = None, progress: Progress | None = None,
                    cancel: threading.Event | None = None) -> RenderReport:
     options = options or RenderOptions()
-    import soundfile
-
     started = time.perf_counter()
     outdir = Path(outdir)
     report = RenderReport(outdir=outdir, lines=len(project.lines))
@@ -142,20 +126,16 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
         if cancel is not None and cancel.is_set():
             raise Cancelled("render cancelled")
 
-    report.premix_lufs = _measure(mixer, total, options.block, rate, None, check_cancel)
-    gain_db = 0.0
-    if math.isfinite(report.premix_lufs):
-        # The limiter takes some loudness off the peaks; correct for it by
-        # measuring the limited master (a cheap pass: no files) and stepping
-        # the gain, until within 0.1 LU (usually one or two steps).
-        gain_db = options.target_lufs - report.premix_lufs
-        for _ in range(3):
-            limited = _measure(mixer, total, options.block, rate, gain_db, check_cancel)
-            if not math.isfinite(limited) or abs(options.target_lufs - limited) < 0.1:
-                break
-            gain_db += options.target_lufs - limited
-    report.gain_db = gain_db
-    gain = np.float32(10 ** (gain_db / 20))
+    analysis = ProgrammeAnalysis(rate)
+    for i, t in enumerate(blocks):
+        check_cancel()
+        master, _ = mixer.process(t, min(options.block, total - t))
+        analysis.feed(master)
+        if progress:
+            progress("measuring", i + 1, len(blocks))
+    report.premix_lufs = analysis.loudness()
+    report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
+    gain = np.float32(10 ** (report.gain_db / 20))
 
     outdir.mkdir(parents=True, exist_ok=True)
     subtype = FORMATS[options.format]
@@ -164,16 +144,15 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
         (outdir / "stems").mkdir(exist_ok=True)
         finals += [outdir / "stems" / stem_filename(r.name) for r in project.cast]
     temps = [temp_path_for(f) for f in finals]
-    writers: list[soundfile.SoundFile] = []
+    writers: list[SparseWavWriter] = []
     limiter = LookaheadLimiter(rate, LIMITER_CEILING_DB)
-    # Sample-format conversion in libsndfile is the slowest part of this pass
-    # (measured 2.4 s of 3.5 s for the sample); cffi releases the GIL, so a
-    # writer thread converts block k while the mixer makes block k+1.
+    # Encoding and writing run on a writer thread (numpy and file I/O release
+    # the GIL) while the mixer makes the next block.
     write_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer")
     pending: Future[None] | None = None
     try:
         for temp in temps:
-            writers.append(soundfile.SoundFile(temp, "w", rate, 2, subtype=subtype, format="WAV"))
+            writers.append(SparseWavWriter(temp, rate, 2, subtype))
         for i, t in enumerate(blocks):
             check_cancel()
             n = min(options.block, total - t)

@@ -1,0 +1,90 @@
+"""A WAV writer that leaves silence as holes in the file.
+
+Why not soundfile here: a role's stem is full length but silent wherever the
+role does not speak (6/7 of each stem in the sample). libsndfile converts and
+writes every frame (measured 0.2 s per stem file for the 3.8-minute sample,
+1.6 s for mix + 7 stems); this writer seeks over all-zero blocks instead, so
+the file system stores them as sparse holes that read back as zeros, and only
+spoken audio is converted and written. Reading stays with soundfile.
+
+Formats: 24-bit PCM and 32-bit float, little-endian RIFF/WAVE (classic
+format tags 1 and 3 with a ``fact`` chunk for float, as the spec asks).
+The classic header limits a file to 4 GiB of audio.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+
+_MAX_DATA = 0xFFFFFFFF - 64
+
+
+class SparseWavWriter:
+    """Sequential writer: ``write((frames, channels) float32)``, then ``close()``."""
+
+    def __init__(self, path: Path, rate: int, channels: int, subtype: str = "PCM_24") -> None:
+        if subtype not in ("PCM_24", "FLOAT"):
+            raise ValueError(f"unsupported WAV subtype {subtype!r}")
+        self.path = Path(path)
+        self.rate = rate
+        self.channels = channels
+        self.subtype = subtype
+        self.sample_bytes = 3 if subtype == "PCM_24" else 4
+        self.frames = 0
+        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+        self._header_size = 0
+        self._write_header()
+        self._dirty_end = True
+
+    def _write_header(self) -> None:
+        block_align = self.channels * self.sample_bytes
+        data_bytes = self.frames * block_align
+        fmt_tag = 1 if self.subtype == "PCM_24" else 3
+        fmt = struct.pack("<HHIIHH", fmt_tag, self.channels, self.rate, self.rate * block_align,
+                          block_align, self.sample_bytes * 8)
+        chunks = b"fmt " + struct.pack("<I", len(fmt)) + fmt
+        if fmt_tag == 3:
+            chunks += b"fact" + struct.pack("<II", 4, self.frames & 0xFFFFFFFF)
+        header = b"WAVE" + chunks + b"data" + struct.pack("<I", data_bytes)
+        riff = b"RIFF" + struct.pack("<I", len(header) + data_bytes) + header
+        self._file.seek(0)
+        self._file.write(riff)
+        self._header_size = len(riff)
+
+    def write(self, block: np.ndarray) -> None:
+        frames = block.shape[0]
+        if (self.frames + frames) * self.channels * self.sample_bytes > _MAX_DATA:
+            raise OSError(f"{self.path}: a WAV file holds at most 4 GiB of audio; render shorter parts")
+        offset = self._header_size + self.frames * self.channels * self.sample_bytes
+        self.frames += frames
+        if not block.any():
+            self._dirty_end = False
+            return  # a hole: the bytes read back as zeros
+        self._file.seek(offset)
+        self._file.write(self._encode(block))
+        self._dirty_end = True
+
+    def _encode(self, block: np.ndarray) -> bytes:
+        if self.subtype == "FLOAT":
+            return np.ascontiguousarray(block, dtype="<f4").tobytes()
+        scaled = np.clip(np.asarray(block, dtype=np.float64) * 8388608.0, -8388608.0, 8388607.0)
+        ints = np.rint(scaled).astype("<i4")
+        return ints.view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+
+    def close(self) -> None:
+        if self._file.closed:
+            return
+        end = self._header_size + self.frames * self.channels * self.sample_bytes
+        if not self._dirty_end:
+            self._file.truncate(end)  # extend the file over a trailing hole
+        self._write_header()
+        self._file.close()
+
+    def __enter__(self) -> SparseWavWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
