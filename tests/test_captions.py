@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from engine.audio.captions import _stamp, cue_sheet, srt, vtt
 from engine.project.model import Line, Project, Role
 from engine.project.timeline import Placement, layout
+from engine.synth.frontend import caption_text
 
 
 def make_project() -> tuple[Project, list[Placement]]:
@@ -105,13 +106,14 @@ def test_vtt_voice_tags_escaping_and_times() -> None:
         assert abs(cue["end"] - p.end) <= 0.0005 + 1e-9
         assert unescape(cue["role"]) == p.role
         line = project.line(p.line_id)
-        assert unescape(cue["text"]) == " ".join(line.text.split())
+        # Captions show the words without markup ("<b>Yes</b>" reads "Yes").
+        assert unescape(cue["text"]) == " ".join(caption_text(line.text).split())
         # No raw markup characters survive in cue text: they would be parsed as tags.
         assert "<" not in cue["text"] and ">" not in cue["text"]
         assert re.sub(r"&(amp|lt|gt);", "", cue["text"]).count("&") == 0
     l3 = next(c for c in cues if c["id"] == "L3")
     assert l3["role"] == "A&lt;B &amp; C"
-    assert l3["text"] == "Is 3 &lt; 4 &amp; 5 &gt; 2? &lt;b&gt;Yes&lt;/b&gt;."
+    assert l3["text"] == "Is 3 &lt; 4 &amp; 5 &gt; 2? Yes."
     assert "01:02:03.457 --> 01:02:05.000" in text
     assert "Ünïcödé ✓" in text
 

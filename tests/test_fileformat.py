@@ -424,7 +424,7 @@ def test_non_object_root(tmp_path: Path, root: Any) -> None:
 def test_non_finite_number_is_rejected(tmp_path: Path, literal: str) -> None:
     # Python's json accepts these extensions; the loader must not let them into timing.
     path = tmp_path / "nan.radioplay"
-    path.write_text('{"format_version": 1, "timing": {"line_gap": %s}}' % literal, encoding="utf-8")
+    path.write_text('{"format_version": 1, "timing": {"line_gap": ' + literal + "}}", encoding="utf-8")
     with pytest.raises(ProjectFileError, match=re.escape(f"{path}: timing.line_gap: expected a number")) as info:
         load_project(path)
     assert info.value.path == "timing.line_gap"

@@ -115,9 +115,6 @@ def test_empty_lexicon_is_identity() -> None:
     assert apply_lexicon("Some text.", {}) == ("Some text.", ())
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: apply_lexicon substitutes entry by entry over the "
-                   "already-substituted text, so a shorter entry rewrites another entry's replacement "
-                   "(and is reported as used although the line never contains it)")
 def test_lexicon_replacements_are_not_rewritten_by_other_entries() -> None:
     lexicon = {"Llanfair": "Clan vire", "vire": "veer"}
     text, used = apply_lexicon("Llanfair station.", lexicon)
@@ -125,9 +122,6 @@ def test_lexicon_replacements_are_not_rewritten_by_other_entries() -> None:
     assert used == (("Llanfair", "Clan vire"),)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: lexicon entries match inside [[ phoneme ]] blocks "
-                   "(both blocks in the line and blocks inserted by another entry); only the "
-                   "block's first/last token is protected by the [ ] lookarounds")
 def test_lexicon_never_rewrites_phoneme_blocks() -> None:
     prepared = prepare("Say [[ h ə l oʊ ]] to Penrose.", {"h": "aitch", "z": "zed",
                                                            "Penrose": "[[ p ɛ n r oʊ z ]]"})
@@ -206,9 +200,6 @@ def test_long_sentence_splits_at_clauses_first() -> None:
     assert " ".join(units) == text
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a sentence too long for one unit and without clause "
-                   "punctuation is split at word boundaries with no abbreviation check, so a unit "
-                   "can end with 'Mr.' and separate it from 'Hollis'")
 def test_abbreviations_do_not_end_units_at_word_splits() -> None:
     for k in range(20, 60):
         text = " ".join(["word"] * k + ["then", "Mr.", "Hollis", "went"] + ["word"] * 50)

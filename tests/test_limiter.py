@@ -35,9 +35,9 @@ def loud_material(rate: int, seconds: float, seed: int = 0) -> np.ndarray:
 
 @pytest.mark.parametrize("rate", RATES)
 @pytest.mark.parametrize("block", [7, 64, 65, 8192, 8193])
-@pytest.mark.parametrize("ceiling_db", [-2.0, -1.0, -6.0])
-def test_ceiling_never_exceeded(rate: int, block: int, ceiling_db: float) -> None:
-    limiter = LookaheadLimiter(rate, ceiling_db=ceiling_db)
+@pytest.mark.parametrize(("ceiling_db", "release_ms"), [(-2.0, 60.0), (-1.0, 0.0), (-6.0, 200.0)])
+def test_ceiling_never_exceeded(rate: int, block: int, ceiling_db: float, release_ms: float) -> None:
+    limiter = LookaheadLimiter(rate, ceiling_db=ceiling_db, release_ms=release_ms)
     x = loud_material(rate, 0.6 if block == 7 else 1.5, seed=block)
     y = run(limiter, x, block)
     ceiling = 10 ** (ceiling_db / 20)
@@ -130,7 +130,10 @@ def test_gain_recovers_after_transient(rate: int) -> None:
     # ... and the spike itself was pulled down to the ceiling, with the gain
     # ramping in before it (look-ahead) rather than clipping.
     assert abs(yd[spike_at, 0]) <= 10 ** (-2 / 20) * (1 + 1e-6)
-    assert np.all(np.abs(yd[spike_at - limiter.lookahead // 2: spike_at]) < np.abs(x[spike_at - limiter.lookahead // 2: spike_at]) + 1e-7)
+    before = slice(spike_at - limiter.lookahead // 2, spike_at)
+    audible = np.abs(x[before, 0]) > 0.01
+    assert audible.sum() > 10
+    assert np.all(np.abs(yd[before, 0][audible]) < 0.99 * np.abs(x[before, 0][audible]))
 
 
 def test_flush_returns_last_latency_frames() -> None:

@@ -51,14 +51,24 @@ def reference(x: np.ndarray, rate: int) -> float:
     return float(pyloudnorm.Meter(rate).integrated_loudness(x.copy()))
 
 
-SIGNALS = {"noise": noise, "sine": sine, "speech": speech_like}
+def fade_in(rate: int, seconds: float, channels: int, seed: int = 2) -> np.ndarray:
+    """Noise rising steadily from -40 dB to 0 dB: block loudness is spread evenly
+    across the relative gate, so the gate's exact position moves the result."""
+    rng = np.random.default_rng(seed)
+    n = int(rate * seconds)
+    gain = 10 ** (np.linspace(-40.0, 0.0, n) / 20)
+    x = rng.normal(0.0, 0.2, (n, channels)) * gain[:, None]
+    return x[:, 0] if channels == 1 else x
+
+
+SIGNALS = {"noise": noise, "sine": sine, "speech": speech_like, "fade_in": fade_in}
 
 
 @pytest.mark.parametrize("rate", [22050, 44100, 48000])
 @pytest.mark.parametrize("kind", sorted(SIGNALS))
 @pytest.mark.parametrize("channels", [1, 2])
 def test_matches_pyloudnorm(rate: int, kind: str, channels: int) -> None:
-    seconds = {"noise": 10.0, "sine": 12.3, "speech": 20.0}[kind]
+    seconds = {"noise": 10.0, "sine": 12.3, "speech": 20.0, "fade_in": 25.0}[kind]
     x = SIGNALS[kind](rate, seconds, channels)
     expected = reference(x, rate)
     assert math.isfinite(expected)
@@ -143,12 +153,19 @@ def test_level_change_shifts_loudness_by_the_same_db() -> None:
     assert abs(stream(x * 10 ** (-6 / 20), rate, 8192) - (base - 6.0)) < 1e-6
 
 
-def test_block_powers_one_per_hop() -> None:
+@pytest.mark.parametrize("block", [1000, 19200])
+def test_first_gating_block_after_400_ms(block: int) -> None:
+    """Four 100 ms hops make the first 400 ms gating block; one frame less is not enough."""
     rate = 48000
+    x = sine(rate, 0.4, 2, freq=997.0)
+    assert x.shape[0] == 19200
+    short = LoudnessMeter(rate)
+    short.feed(x[:-1])
+    assert short.integrated() == -math.inf
     meter = LoudnessMeter(rate)
-    meter.feed(noise(rate, 2.05, 2))
-    # 20 complete 100 ms hops -> 17 overlapping 400 ms blocks.
-    assert meter.block_powers().shape == (17,)
+    for i in range(0, x.shape[0], block):
+        meter.feed(x[i:i + block])
+    assert math.isfinite(meter.integrated())
 
 
 @pytest.mark.parametrize("rate", [22050, 44100, 48000])

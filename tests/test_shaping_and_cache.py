@@ -275,9 +275,6 @@ def test_corrupted_entry_is_a_miss_and_removed(tmp_path: Path, damage: str) -> N
     assert_array_equal(ClipCache(tmp_path).get("k"), clip(10))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: ClipCache.get catches only OSError/ValueError, but "
-                   "np.load raises EOFError for a zero-byte .npy, so an empty entry crashes get() "
-                   "instead of being treated as a miss and removed")
 def test_empty_entry_file_is_a_miss_and_removed(tmp_path: Path) -> None:
     (tmp_path / "k.npy").write_bytes(b"")
     cache = ClipCache(tmp_path)

@@ -75,7 +75,7 @@ class ClipCache:
             if path.is_file():
                 try:
                     audio = np.load(path, mmap_mode="r", allow_pickle=False)
-                except (OSError, ValueError):
+                except (OSError, ValueError, EOFError):
                     with contextlib.suppress(OSError):
                         path.unlink()  # a damaged entry is re-synthesized, not trusted
                 else:
@@ -95,7 +95,9 @@ class ClipCache:
         return self.directory is not None and self._path(key).is_file()
 
     def put(self, key: str, audio: np.ndarray) -> None:
-        audio = np.ascontiguousarray(audio, dtype=np.float32)
+        # A private read-only copy: cached audio is shared between threads and
+        # must not change under a caller (or make the caller's array read-only).
+        audio = np.array(audio, dtype=np.float32, copy=True)
         audio.setflags(write=False)
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)

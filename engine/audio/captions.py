@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from engine.project.model import Project
 from engine.project.timeline import Placement
+from engine.synth.frontend import caption_text
 
 
 def _stamp(seconds: float, sep: str) -> str:
@@ -18,8 +19,8 @@ def _stamp(seconds: float, sep: str) -> str:
 
 
 def _caption_text(text: str) -> str:
-    # A blank line would end the cue early in both formats.
-    return " ".join(text.split())
+    # Markup is not shown; a blank line would end the cue early in both formats.
+    return " ".join(caption_text(text).split())
 
 
 def _vtt_escape(text: str) -> str:

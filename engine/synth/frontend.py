@@ -80,14 +80,22 @@ def apply_lexicon(text: str, lexicon: Mapping[str, str]) -> tuple[str, tuple[tup
     if not lexicon:
         return text, ()
     used: dict[str, str] = {}
-    # Longest first, so "New York" wins over "York".
-    for word in sorted(lexicon, key=len, reverse=True):
-        pattern = re.compile(rf"(?<![\w\[]){re.escape(word)}(?![\w\]])", re.IGNORECASE)
-        say = lexicon[word]
-        text, count = pattern.subn(lambda _m, s=say: s, text)
-        if count:
-            used[word] = say
-    return text, tuple(sorted(used.items()))
+    by_lower = {word.lower(): word for word in lexicon}
+    # One pass with one alternation, longest first ("New York" wins over
+    # "York"): a replacement is never rewritten by another entry.
+    alternation = "|".join(re.escape(w) for w in sorted(lexicon, key=len, reverse=True))
+    pattern = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
+
+    def replace(match: re.Match[str]) -> str:
+        word = by_lower[match.group(0).lower()]
+        used[word] = lexicon[word]
+        return lexicon[word]
+
+    # ``[[phonemes]]`` blocks are the producer's exact pronunciation: never touched.
+    parts = _PHONEME_BLOCK.split(text)
+    out = [part if part.startswith("[[") and part.endswith("]]") else pattern.sub(replace, part)
+           for part in parts]
+    return "".join(out), tuple(sorted(used.items()))
 
 
 def split_units(text: str, max_chars: int = MAX_UNIT_CHARS) -> list[str]:
@@ -154,13 +162,28 @@ def _split_words(clause: str, max_chars: int) -> list[str]:
     pieces, current = [], ""
     for word in clause.split(" "):
         if current and len(current) + 1 + len(word) > max_chars:
-            pieces.append(current)
-            current = word
+            # Never leave "Mr." at the end of a unit: carry it to the next one.
+            head, _, tail = current.rpartition(" ")
+            if head and _ABBREVIATION.search(tail):
+                pieces.append(head)
+                current = f"{tail} {word}"
+            else:
+                pieces.append(current)
+                current = word
         else:
             current = f"{current} {word}".strip()
     if current:
         pieces.append(current)
     return pieces
+
+
+def caption_text(text: str) -> str:
+    """What captions show: the words and stage directions, without markup
+    or ``[[phoneme]]`` blocks (``[laughs]`` stays: it helps deaf viewers)."""
+    text = _PHONEME_BLOCK.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    text = _EMPHASIS.sub("", text)
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text)).strip()
 
 
 def prepare(text: str, lexicon: Mapping[str, str] | None = None,
