@@ -2,15 +2,26 @@
 
     python bench/render.py [PROJECT] [--json]
 
-Ceiling: the same voice's ONNX session running the same lines' phoneme ids
-with the same per-role settings, back to back, nothing else: model output
-seconds per second of ``session.run``. Render: a full cold-cache
+Ceiling: one ONNX Runtime session of the same voice with default settings
+(every core), running the same lines' phoneme ids with the same per-role
+settings back to back, nothing else: model output seconds per second of
+``session.run``. This is the raw single-session throughput a plain Piper
+integration gets. Render: a full cold-cache
 ``radioplay render`` of the project (synthesis, voice shaping, two loudness
 passes, limiter, mix + stems + captions written). Both are counted in the
-same unit (untrimmed model output seconds), so their ratio is the share of
-the ceiling the whole render achieves. The production length per wall second
-is printed too. The ceiling is measured before and after the render and the
-better of the two is used, so machine noise cannot flatter the ratio.
+way as the ceiling: audio seconds per wall second. Two ratios are printed:
+
+- production: seconds of finished drama (mix.wav's length) per wall second,
+  over the ceiling. This is the headline: what a producer gets from a render
+  compared with running the bare model.
+- model audio: the untrimmed model output the render produced per wall
+  second, over the ceiling (the same unit on both sides: the share of the
+  ceiling the whole render pipeline keeps).
+
+Shared machines are noisy (the ceiling alone measured 18 to 24 audio-s/s on
+one 2-core machine minutes apart), so the ceiling is measured three times and
+the render twice, interleaved, and the best of each is used: noise can only
+lower the render's share, never flatter it.
 """
 
 from __future__ import annotations
@@ -28,16 +39,20 @@ sys.path.insert(0, str(REPO))
 
 from engine.audio.cache import ClipCache, cache_dir_for  # noqa: E402
 from engine.audio.render import RenderOptions, render_project  # noqa: E402
+from engine.cli import make_synthesizer  # noqa: E402
 from engine.project.fileformat import load_project  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
 from engine.synth.pipeline import plan_lines  # noqa: E402
+from engine.synth.piper_backend import PiperBackend, SessionLayout  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
 
 def measure_ceiling(project_path: Path) -> tuple[float, float]:
     """(model seconds, wall seconds) of bare inference over every line once."""
     project = load_project(project_path)
-    synth = ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), project.sample_rate, ClipCache())
+    # One default session: SessionLayout() is one session on every core.
+    synth = ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), project.sample_rate, ClipCache(),
+                            PiperBackend(SessionLayout()))
     plans = plan_lines(project, synth)
     jobs = []
     for plan in {p.key: p for p in plans.values()}.values():
@@ -58,8 +73,7 @@ def measure_render(project_path: Path, workdir: Path) -> dict[str, float]:
     shutil.copy(project_path, copy)
     shutil.rmtree(cache_dir_for(copy), ignore_errors=True)
     project = load_project(copy)
-    synth = ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), project.sample_rate,
-                            ClipCache(cache_dir_for(copy)))
+    synth = make_synthesizer(copy, project.sample_rate)  # exactly what `radioplay render` uses
     synth.voice(synth.library.resolve(project.cast[0].voice.voice))  # load outside the timing, as the ceiling does
     report = render_project(project, synth, workdir / "out", RenderOptions())
     return {"wall_s": report.wall_s, "model_s": report.model_seconds, "production_s": report.duration_s,
@@ -69,39 +83,48 @@ def measure_render(project_path: Path, workdir: Path) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("project", nargs="?", default=str(REPO / "samples" / "the-last-broadcast.radioplay"))
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--renders", type=int, default=2, help="cold renders to run (best is kept)")
     args = parser.parse_args()
     project_path = Path(args.project).resolve()
 
-    before = measure_ceiling(project_path)
-    with tempfile.TemporaryDirectory(prefix="radioplay-bench-") as tmp:
-        render = measure_render(project_path, Path(tmp))
-    after = measure_ceiling(project_path)
-    ceiling = max(before[0] / before[1], after[0] / after[1])
+    ceilings, renders = [], []
+    for attempt in range(args.renders + 1):
+        model_s, wall = measure_ceiling(project_path)
+        ceilings.append(model_s / wall)
+        if attempt < args.renders:
+            with tempfile.TemporaryDirectory(prefix="radioplay-bench-") as tmp:
+                renders.append(measure_render(project_path, Path(tmp)))
+    ceiling = max(ceilings)
+    render = min(renders, key=lambda r: r["wall_s"])
     throughput = render["model_s"] / render["wall_s"]
+    production = render["production_s"] / render["wall_s"]
     result = {
         "project": str(project_path),
         "lines": render["lines"],
         "model_audio_s": round(render["model_s"], 2),
         "production_s": round(render["production_s"], 2),
         "ceiling_audio_s_per_s": round(ceiling, 3),
-        "ceiling_runs_audio_s_per_s": [round(before[0] / before[1], 3), round(after[0] / after[1], 3)],
+        "ceiling_runs_audio_s_per_s": [round(c, 3) for c in ceilings],
+        "render_runs_wall_s": [round(r["wall_s"], 2) for r in renders],
         "render_wall_s": round(render["wall_s"], 2),
         "render_synthesis_wall_s": round(render["synth_wall_s"], 2),
-        "render_audio_s_per_s": round(throughput, 3),
-        "render_production_s_per_s": round(render["production_s"] / render["wall_s"], 3),
-        "ratio_render_over_ceiling": round(throughput / ceiling, 3),
+        "render_model_audio_s_per_s": round(throughput, 3),
+        "render_production_s_per_s": round(production, 3),
+        "ratio_production_over_ceiling": round(production / ceiling, 3),
+        "ratio_model_audio_over_ceiling": round(throughput / ceiling, 3),
     }
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"project                {result['project']} ({result['lines']} lines)")
-    print(f"raw ONNX ceiling       {ceiling:8.2f} audio-s/s  (runs: {result['ceiling_runs_audio_s_per_s']})")
-    print(f"full render, cold      {throughput:8.2f} audio-s/s  ({render['model_s']:.1f} s of model audio "
-          f"in {render['wall_s']:.2f} s; synthesis stage {render['synth_wall_s']:.2f} s)")
-    print(f"production per second  {result['render_production_s_per_s']:8.2f} s/s  "
-          f"({render['production_s']:.1f} s long)")
-    print(f"ratio render/ceiling   {result['ratio_render_over_ceiling']:8.3f}  (target >= 0.85)")
+    print(f"project                  {result['project']} ({result['lines']} lines)")
+    print(f"raw ONNX ceiling         {ceiling:8.2f} audio-s/s  (runs: {result['ceiling_runs_audio_s_per_s']})")
+    print(f"full render, cold        {render['wall_s']:8.2f} s wall  (runs: {result['render_runs_wall_s']}; "
+          f"synthesis stage {render['synth_wall_s']:.2f} s)")
+    print(f"  production rendered    {production:8.2f} audio-s/s  ({render['production_s']:.1f} s of drama)")
+    print(f"  model audio produced   {throughput:8.2f} audio-s/s  ({render['model_s']:.1f} s of model output)")
+    print(f"ratio production/ceiling {result['ratio_production_over_ceiling']:8.3f}  (target >= 0.85)")
+    print(f"ratio model/ceiling      {result['ratio_model_audio_over_ceiling']:8.3f}")
     return 0
 
 

@@ -53,10 +53,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 def make_synthesizer(project_path: Path, sample_rate: int, use_cache: bool = True):  # type: ignore[no-untyped-def]
     from engine.audio.cache import ClipCache, cache_dir_for
     from engine.synth.library import VoiceLibrary
+    from engine.synth.piper_backend import PiperBackend, SessionLayout
     from engine.synth.synthesizer import ClipSynthesizer
 
     cache = ClipCache(cache_dir_for(project_path) if use_cache else None)
-    return ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), sample_rate, cache)
+    # A render is a throughput job: one single-threaded session per core.
+    backend = PiperBackend(SessionLayout.for_throughput())
+    return ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), sample_rate, cache, backend)
 
 
 def cmd_render(args: argparse.Namespace) -> int:

@@ -1,8 +1,9 @@
 """Offline render: master mix, one stem per role, captions and a cue sheet.
 
 Two streaming passes over the same block mixer the live path uses:
-1. analyse the pre-limiter mix (peaks and K-weighted power per millisecond)
-   and solve for the gain whose *limited* loudness hits the target;
+1. analyse the pre-limiter mix (peaks and K-weighted power per millisecond,
+   assembled from each clip's own analysis: no pass over the mix) and solve
+   for the gain whose *limited* loudness hits the target;
 2. apply that gain to every stem and the master, run the master through the
    look-ahead limiter, and write all files.
 Memory stays flat with production length (clips are memory-mapped from the
@@ -26,7 +27,7 @@ import numpy as np
 
 from engine.audio import captions
 from engine.audio.limiter import LookaheadLimiter
-from engine.audio.mixer import BlockMixer, PlacedClip
+from engine.audio.mixer import BlockMixer, PlacedClip, pan_gains
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.wavwriter import SparseWavWriter
 from engine.fsutil import atomic_write_text, commit, temp_path_for
@@ -93,10 +94,22 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
     return mixer
 
 
-def _write_block(writers: list[SparseWavWriter], mix: np.ndarray, stems: list[np.ndarray]) -> None:
-    writers[0].write(mix)
-    for writer, stem in zip(writers[1:], stems, strict=True):
-        writer.write(stem)
+def _audible_clips(project: Project, clips: dict[str, np.ndarray],
+                   placements: list[Placement]) -> list[tuple[int, np.ndarray, float, float]]:
+    """(start frame, audio, left gain, right gain) of every clip the mix hears."""
+    roles = {r.name: r for r in project.cast}
+    audible = project.audible_roles()
+    out = []
+    for p in placements:
+        if p.role in audible:
+            left, right = pan_gains(roles[p.role].gain_db, roles[p.role].pan)
+            out.append((int(round(p.start * project.sample_rate)), clips[p.line_id], left, right))
+    return out
+
+
+def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
+    for writer, block in zip(writers, blocks, strict=True):
+        writer.write(block)
 
 
 def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
@@ -126,13 +139,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
         if cancel is not None and cancel.is_set():
             raise Cancelled("render cancelled")
 
-    analysis = ProgrammeAnalysis(rate)
-    for i, t in enumerate(blocks):
-        check_cancel()
-        master, _ = mixer.process(t, min(options.block, total - t))
-        analysis.feed(master)
-        if progress:
-            progress("measuring", i + 1, len(blocks))
+    analysis = ProgrammeAnalysis.from_clips(rate, total, _audible_clips(project, result.clips, placements))
     report.premix_lufs = analysis.loudness()
     report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
     gain = np.float32(10 ** (report.gain_db / 20))
@@ -146,10 +153,12 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     temps = [temp_path_for(f) for f in finals]
     writers: list[SparseWavWriter] = []
     limiter = LookaheadLimiter(rate, LIMITER_CEILING_DB)
-    # Encoding and writing run on a writer thread (numpy and file I/O release
-    # the GIL) while the mixer makes the next block.
-    write_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer")
-    pending: Future[None] | None = None
+    # Encoding and writing run on two writer threads, the mix on one and the
+    # stems on the other (numpy and file I/O release the GIL), while the mixer
+    # makes the next block; at most one block per thread is in flight.
+    mix_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-mix")
+    stem_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-stems")
+    pending: list[Future[None]] = []
     try:
         for temp in temps:
             writers.append(SparseWavWriter(temp, rate, 2, subtype))
@@ -161,13 +170,15 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
                 limited = limited[limiter.latency:]
             stem_blocks = [stems[lane] * gain for lane in range(len(writers) - 1)]
-            if pending is not None:
-                pending.result()
-            pending = write_pool.submit(_write_block, writers, limited, stem_blocks)
+            for future in pending:
+                future.result()
+            pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
+            if stem_blocks:
+                pending.append(stem_pool.submit(_write_blocks, writers[1:], stem_blocks))
             if progress:
                 progress("writing", i + 1, len(blocks))
-        if pending is not None:
-            pending.result()
+        for future in pending:
+            future.result()
         writers[0].write(limiter.flush()[:limiter.latency])
         for writer in writers:
             writer.close()
@@ -178,7 +189,8 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
         for temp, final in zip(temps, finals, strict=True):
             commit(temp, final)
     except BaseException:
-        write_pool.shutdown(wait=True, cancel_futures=True)
+        for pool in (mix_pool, stem_pool):
+            pool.shutdown(wait=True, cancel_futures=True)
         for writer in writers:
             with contextlib.suppress(Exception):
                 writer.close()
@@ -186,7 +198,8 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
         raise
-    write_pool.shutdown(wait=True)
+    for pool in (mix_pool, stem_pool):
+        pool.shutdown(wait=True)
     report.files = finals + [outdir / "captions.srt", outdir / "captions.vtt", outdir / "cues.json"]
     report.wall_s = time.perf_counter() - started
     return report

@@ -1,14 +1,16 @@
 """Synthesize every line a job needs, overlapping inference and post-processing.
 
-Inference (ONNX, releases the GIL) runs on the calling thread while the
-previous clip is trimmed, pitch-shifted and resampled on a post thread, so
-the model is never idle waiting for DSP. Identical requests (same cache key)
-are synthesized once. The role-priority scheduler builds on these stages.
+Threads: ``radioplay-infer-N`` workers (one per ONNX session of the voice,
+see SessionLayout) run inference, which releases the GIL; one
+``radioplay-post`` thread trims, pitch-shifts and resamples, so a session is
+never idle waiting for DSP. Identical requests (same cache key) are
+synthesized once. The role-priority scheduler builds on these stages.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -17,9 +19,11 @@ import numpy as np
 
 from engine.project.model import Project
 from engine.synth.errors import TextError, VoiceError
-from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
+from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
 
 Progress = Callable[[str, int, int], None]
+# Clips of one voice and pitch are shaped together up to this much audio.
+BATCH_SECONDS = 30.0
 
 
 class LineErrors(ValueError):
@@ -77,25 +81,49 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
                              cached=sum(1 for p in plans.values() if p.key not in missing))
     if progress:
         progress("synthesizing", 0, total)
+    workers = max(1, synth.backend.layout.sessions)
     done = 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-post") as post:
-        pending: list[Future[np.ndarray]] = []
-        for plan in missing.values():
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("synthesis cancelled")
-            raw = synth.infer(plan)
-            result.model_seconds += raw.seconds
-            pending.append(post.submit(synth.finish, raw))
-            while pending and pending[0].done():
-                result.audio_seconds_synthesized += pending.pop(0).result().shape[0] / synth.sample_rate
-                done += 1
-                if progress:
-                    progress("synthesizing", done, total)
-        for future in pending:
-            result.audio_seconds_synthesized += future.result().shape[0] / synth.sample_rate
-            done += 1
-            if progress:
-                progress("synthesizing", done, total)
+    # Lines of one voice and pitch are inferred one after another and shaped
+    # together (pitch_shift_many); state below is touched only by the post
+    # thread, which runs one task at a time.
+    groups: dict[tuple[str, float], list[ClipPlan]] = defaultdict(list)
+    for plan in missing.values():
+        groups[(str(plan.voice.model_path), plan.params.pitch)].append(plan)
+    remaining = {key: len(group) for key, group in groups.items()}
+    waiting: dict[tuple[str, float], list[RawAudio]] = defaultdict(list)
+
+    def shape(key: tuple[str, float], raw: RawAudio) -> None:
+        nonlocal done
+        waiting[key].append(raw)
+        remaining[key] -= 1
+        if remaining[key] and sum(r.seconds for r in waiting[key]) < BATCH_SECONDS:
+            return
+        batch = waiting.pop(key)
+        clips = synth.finish_many(batch)
+        for r, clip in zip(batch, clips, strict=True):
+            result.model_seconds += r.seconds
+            result.audio_seconds_synthesized += clip.shape[0] / synth.sample_rate
+        done += len(batch)
+        if progress:
+            progress("synthesizing", done, total)
+
+    def run(key: tuple[str, float], plan: ClipPlan) -> Future[None]:
+        # Inference on this worker (ORT releases the GIL), then hand the raw
+        # audio to the post thread and take the next line at once.
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("synthesis cancelled")
+        return post.submit(shape, key, synth.infer(plan))
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-post") as post, \
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="radioplay-infer") as infer:
+        futures = [infer.submit(run, key, plan) for key, group in groups.items() for plan in group]
+        try:
+            for future in futures:
+                future.result().result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
     result.synthesized = total
     for line_id, plan in plans.items():
         clip = synth.cache.get(plan.key)

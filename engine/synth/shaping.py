@@ -70,6 +70,35 @@ def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float, high_qual
     return np.ascontiguousarray(shifted[0], dtype=np.float32)
 
 
+# Silence between clips shifted in one call: longer than Rubber Band's window,
+# so no clip's sound reaches its neighbour's span.
+_BATCH_GAP_S = 0.25
+
+
+def pitch_shift_many(clips: list[np.ndarray], sample_rate: int, semitones: float,
+                     high_quality: bool = False) -> list[np.ndarray]:
+    """Pitch-shift several clips of one voice in a single Rubber Band run.
+
+    Each call of pedalboard.time_stretch pays ~22 ms to set up the stretcher
+    (measured: a 1 s clip shifts at 36x real time, a 30 s one at 172x), so a
+    render shifts each role's clips together, separated by silence, and cuts
+    them apart again at the same sample positions (the shift keeps length).
+    """
+    if abs(semitones) < 1e-3 or len(clips) <= 1:
+        return [pitch_shift(c, sample_rate, semitones, high_quality) for c in clips]
+    gap = int(_BATCH_GAP_S * sample_rate)
+    total = sum(c.shape[0] for c in clips) + gap * (len(clips) + 1)
+    joined = np.zeros(total, dtype=np.float32)
+    starts = []
+    pos = gap
+    for clip in clips:
+        starts.append(pos)
+        joined[pos:pos + clip.shape[0]] = clip
+        pos += clip.shape[0] + gap
+    shifted = pitch_shift(joined, sample_rate, semitones, high_quality)
+    return [np.ascontiguousarray(shifted[a:a + c.shape[0]]) for a, c in zip(starts, clips, strict=True)]
+
+
 def resample(audio: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     """Band-limited resampling with libsoxr (VHQ): no aliasing, no imaging."""
     if from_rate == to_rate or audio.size == 0:

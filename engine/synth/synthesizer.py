@@ -102,15 +102,27 @@ class ClipSynthesizer:
 
     def finish(self, raw: RawAudio) -> np.ndarray:
         """Shape raw model audio into the clip and store it in the cache."""
-        rate = raw.sample_rate
-        pieces = [shaping.trim(p, rate) for p in raw.pieces]
-        audio = shaping.join(pieces, raw.pauses, rate)
-        audio = shaping.level(audio)
-        audio = shaping.pitch_shift(audio, rate, raw.plan.params.pitch, self.high_quality_pitch)
-        audio = shaping.resample(audio, rate, self.sample_rate)
-        audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
-        self.cache.put(raw.plan.key, audio)
-        return audio
+        return self.finish_many([raw])[0]
+
+    def finish_many(self, raws: list[RawAudio]) -> list[np.ndarray]:
+        """Shape several clips of one voice and pitch (see pitch_shift_many)."""
+        if not raws:
+            return []
+        rate, pitch = raws[0].sample_rate, raws[0].plan.params.pitch
+        if any(r.sample_rate != rate or r.plan.params.pitch != pitch for r in raws):
+            raise ValueError("finish_many needs clips of one sample rate and pitch")
+        levelled = []
+        for raw in raws:
+            pieces = [shaping.trim(p, rate) for p in raw.pieces]
+            levelled.append(shaping.level(shaping.join(pieces, raw.pauses, rate)))
+        shifted = shaping.pitch_shift_many(levelled, rate, pitch, self.high_quality_pitch)
+        clips = []
+        for raw, audio in zip(raws, shifted, strict=True):
+            audio = shaping.resample(audio, rate, self.sample_rate)
+            audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
+            self.cache.put(raw.plan.key, audio)
+            clips.append(audio)
+        return clips
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
         """The whole path for one line, served from the cache when possible."""
