@@ -10,7 +10,7 @@ $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[test]'
-	touch $@
+	touch $@ $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,13 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
-	$(VENV)/bin/lint-imports
+	$(MAKE) --no-print-directory lint
 
+# The engine stays Qt-free (import-linter), lint-clean (ruff) and strictly typed (mypy).
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check engine tests bench
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check engine app tests bench
+	$(VENV)/bin/mypy
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/render.py

@@ -89,8 +89,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     minutes, seconds = divmod(report.duration_s, 60)
     print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
           f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
-    print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB "
-          f"-> target {options.target_lufs:.1f} LUFS")
+    print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB, limiter "
+          f"-> {report.predicted_lufs:.1f} LUFS (target {options.target_lufs:.1f})")
     for file in report.files:
         print(f"  {file}")
     return 0

@@ -11,7 +11,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
 def temp_path_for(final: Path) -> Path:
@@ -57,7 +57,7 @@ def commit(temp: Path, final: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary sibling of ``final``; rename it into place on success.
 
     On an exception the temporary file is removed and ``final`` is untouched.
@@ -66,8 +66,8 @@ def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") ->
     final.parent.mkdir(parents=True, exist_ok=True)
     temp = temp_path_for(final)
     try:
-        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
-        with open(temp, mode, **kwargs) as f:
+        binary = "b" in mode
+        with open(temp, mode, encoding=None if binary else encoding, newline=None if binary else "\n") as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -241,6 +241,10 @@ def test_fountain_sample_imports_and_renders(tmp_path, capsys):
     project_path = tmp_path / "lighthouse.radioplay"
     assert main(["import", str(script), "-o", str(project_path)]) == 0
     assert main(["render", str(project_path), "-o", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    # A second render of the unchanged project performs no synthesis.
+    assert main(["render", str(project_path), "-o", str(tmp_path / "again")]) == 0
+    assert " lines (0 synthesized, " in capsys.readouterr().out
     cues = json.loads((tmp_path / "out" / "cues.json").read_text())["cues"]
     project = load_project(project_path)
     assert [c["id"] for c in sorted(cues, key=lambda c: c["start"])] != []

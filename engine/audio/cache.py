@@ -83,7 +83,7 @@ class ClipCache:
                         self._remember(key, audio)
                         with self._lock:
                             self.hits += 1
-                        return audio
+                        return np.asarray(audio)
         with self._lock:
             self.misses += 1
         return None

@@ -28,7 +28,7 @@ def linked_peak(block: np.ndarray) -> np.ndarray:
     peak = np.abs(block[:, 0])
     for ch in range(1, block.shape[1]):
         np.maximum(peak, np.abs(block[:, ch]), out=peak)
-    return peak
+    return np.asarray(peak)
 
 
 class LookaheadLimiter:
@@ -83,7 +83,7 @@ class LookaheadLimiter:
         self._idle = bool(self._target_hist.min() >= 1.0 and self._min_hist.min(initial=1.0) >= 1.0)
         self.gain_reduction_db = min(self.gain_reduction_db, 20 * float(np.log10(max(gain.min(), 1e-12))))
         self.last_gain = gain
-        return delayed[:n] * gain[:, None]
+        return np.asarray(delayed[:n] * gain[:, None])
 
     def flush(self) -> np.ndarray:
         """The last :attr:`latency` frames still in the delay line."""

@@ -46,7 +46,7 @@ class KWeighting:
         if y.ndim == 1:
             y = y[:, None]
         out, self._state = sosfilt(self._sos, y.T, axis=1, zi=self._state)
-        return out
+        return np.asarray(out)
 
 
 def gated_loudness(hop_powers: np.ndarray) -> float:

@@ -26,7 +26,7 @@ class PlacedClip:
 
     @property
     def end(self) -> int:
-        return self.start + self.audio.shape[0]
+        return self.start + int(self.audio.shape[0])
 
 
 def pan_gains(gain_db: float, pan: float) -> tuple[float, float]:

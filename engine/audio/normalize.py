@@ -37,7 +37,7 @@ def _limiter_gain(target: np.ndarray, lookahead: int, hold: int) -> np.ndarray:
     held = np.concatenate([np.full(half, centred[0]), centred[:-half]]) if half else centred
     padded = np.concatenate([held, np.full(lookahead, held[-1])])
     csum = np.concatenate([[0.0], np.cumsum(padded)])
-    return (csum[1 + lookahead: 1 + lookahead + target.size] - csum[1: 1 + target.size]) / lookahead
+    return np.asarray((csum[1 + lookahead: 1 + lookahead + target.size] - csum[1: 1 + target.size]) / lookahead)
 
 
 # K-weighting rings for a while after a clip ends (its high-pass sits at

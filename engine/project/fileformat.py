@@ -47,12 +47,12 @@ class _Reader:
             raise self.fail(path, f"expected an object, got {_kind(value)}")
         return value
 
-    def list(self, value: Any, path: str) -> list[Any]:
+    def items(self, value: Any, path: str) -> list[Any]:
         if not isinstance(value, list):
             raise self.fail(path, f"expected a list, got {_kind(value)}")
         return value
 
-    def str(self, d: dict[str, Any], key: str, path: str, default: Any = ..., *, empty: bool = True) -> str:
+    def text(self, d: dict[str, Any], key: str, path: str, default: Any = ..., *, empty: bool = True) -> str:
         value = self._get(d, key, path, default)
         if not isinstance(value, str):
             raise self.fail(_join(path, key), f"expected a string, got {_kind(value)}")
@@ -73,7 +73,7 @@ class _Reader:
             raise self.fail(_join(path, key), f"{value} is out of range [{lo:g}, {hi:g}]")
         return value
 
-    def bool(self, d: dict[str, Any], key: str, path: str, default: Any = ...) -> bool:
+    def flag(self, d: dict[str, Any], key: str, path: str, default: Any = ...) -> bool:
         value = self._get(d, key, path, default)
         if not isinstance(value, bool):
             raise self.fail(_join(path, key), f"expected true or false, got {_kind(value)}")
@@ -148,8 +148,8 @@ def voice_from_dict(r: _Reader, d: Any, path: str) -> VoiceParams:
     if speaker is not None and (isinstance(speaker, bool) or not isinstance(speaker, (int, str))):
         raise r.fail(_join(path, "speaker"), f"expected a speaker id or name, got {_kind(speaker)}")
     return VoiceParams(
-        backend=r.str(d, "backend", path, "piper", empty=False),
-        voice=r.str(d, "voice", path, DEFAULT_VOICE, empty=False),
+        backend=r.text(d, "backend", path, "piper", empty=False),
+        voice=r.text(d, "voice", path, DEFAULT_VOICE, empty=False),
         speaker=speaker,
         speed=r.num(d, "speed", path, 1.0, lo=0.25, hi=4.0),
         variation=r.num(d, "variation", path, 1.0, lo=0.0, hi=2.0),
@@ -174,48 +174,48 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
                     scene_gap=r.num(timing_d, "scene_gap", "timing", 1.5, lo=0, hi=60))
 
     cast: list[Role] = []
-    for i, rd in enumerate(r.list(root.get("cast", []), "cast")):
+    for i, rd in enumerate(r.items(root.get("cast", []), "cast")):
         path = f"cast[{i}]"
         rd = r.obj(rd, path)
-        name = r.str(rd, "name", path, empty=False)
+        name = r.text(rd, "name", path, empty=False)
         if any(role.name == name for role in cast):
             raise r.fail(_join(path, "name"), f"duplicate role {name!r}")
-        colour = r.str(rd, "colour", path, "#808080")
+        colour = r.text(rd, "colour", path, "#808080")
         if not _COLOUR.match(colour):
             raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
         cast.append(Role(
             name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), _join(path, "voice")),
             gain_db=r.num(rd, "gain_db", path, 0.0, lo=-60, hi=24),
             pan=r.num(rd, "pan", path, 0.0, lo=-1, hi=1),
-            mute=r.bool(rd, "mute", path, False), solo=r.bool(rd, "solo", path, False),
+            mute=r.flag(rd, "mute", path, False), solo=r.flag(rd, "solo", path, False),
             priority=r.num(rd, "priority", path, 1.0, lo=0.01, hi=100),
         ))
 
     scenes: list[Scene] = []
-    for i, sd in enumerate(r.list(root.get("scenes", []), "scenes")):
+    for i, sd in enumerate(r.items(root.get("scenes", []), "scenes")):
         path = f"scenes[{i}]"
         sd = r.obj(sd, path)
-        sid = r.str(sd, "id", path, empty=False)
+        sid = r.text(sd, "id", path, empty=False)
         if any(s.id == sid for s in scenes):
             raise r.fail(_join(path, "id"), f"duplicate scene id {sid!r}")
-        notes = r.list(sd.get("notes", []), _join(path, "notes"))
+        notes = r.items(sd.get("notes", []), _join(path, "notes"))
         for j, note in enumerate(notes):
             if not isinstance(note, str):
                 raise r.fail(f"{path}.notes[{j}]", f"expected a string, got {_kind(note)}")
-        scenes.append(Scene(id=sid, heading=r.str(sd, "heading", path, ""), notes=list(notes)))
+        scenes.append(Scene(id=sid, heading=r.text(sd, "heading", path, ""), notes=list(notes)))
 
     role_names = {role.name for role in cast}
     scene_ids = {s.id for s in scenes}
     lines: list[Line] = []
     seen_ids: set[str] = set()
-    for i, ld in enumerate(r.list(root.get("lines", []), "lines")):
+    for i, ld in enumerate(r.items(root.get("lines", []), "lines")):
         path = f"lines[{i}]"
         ld = r.obj(ld, path)
-        lid = r.str(ld, "id", path, empty=False)
+        lid = r.text(ld, "id", path, empty=False)
         if lid in seen_ids:
             raise r.fail(_join(path, "id"), f"duplicate line id {lid!r}")
         seen_ids.add(lid)
-        role = r.str(ld, "role", path)
+        role = r.text(ld, "role", path)
         if role not in role_names:
             raise r.fail(_join(path, "role"), f"unknown role {role!r}")
         scene = ld.get("scene")
@@ -224,12 +224,12 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         if scene is not None and scene not in scene_ids:
             raise r.fail(_join(path, "scene"), f"unknown scene {scene!r}")
         lines.append(Line(
-            id=lid, role=role, scene=scene, text=r.str(ld, "text", path),
-            note=r.str(ld, "note", path, ""),
+            id=lid, role=role, scene=scene, text=r.text(ld, "text", path),
+            note=r.text(ld, "note", path, ""),
             pause_before=r.num(ld, "pause_before", path, 0.0, lo=0, hi=600),
             start=r.num(ld, "start", path, None, lo=0, optional=True),
             overlap=r.num(ld, "overlap", path, 0.0, lo=0, hi=60),
-            with_previous=r.bool(ld, "with_previous", path, False),
+            with_previous=r.flag(ld, "with_previous", path, False),
         ))
 
     lexicon_d = r.obj(root.get("lexicon", {}), "lexicon")
@@ -241,7 +241,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     if not isinstance(sample_rate, int):
         raise r.fail("sample_rate", f"expected a whole number of Hz, got {sample_rate}")
     return Project(
-        title=r.str(root, "title", "", "Untitled"),
+        title=r.text(root, "title", "", "Untitled"),
         sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
     )

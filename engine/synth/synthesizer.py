@@ -45,7 +45,7 @@ class RawAudio:
     @property
     def seconds(self) -> float:
         """Model output length, before trimming: the unit of the ONNX ceiling."""
-        return sum(p.shape[0] for p in self.pieces) / self.sample_rate
+        return float(sum(p.shape[0] for p in self.pieces)) / self.sample_rate
 
 
 class ClipSynthesizer:
