@@ -16,6 +16,7 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class ClipCache:
                         self._remember(key, audio)
                         with self._lock:
                             self.hits += 1
-                        return np.asarray(audio)
+                        return cast(np.ndarray, audio)  # a read-only np.memmap
         with self._lock:
             self.misses += 1
         return None
