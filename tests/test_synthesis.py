@@ -117,3 +117,28 @@ def test_user_voice_folder_is_listed(tmp_path, tiny_voices, monkeypatch):
     assert [p.name for p, _ in library.broken_user_voices()] == ["broken.onnx"]
     info = read_voice_info(folder / "tiny-multi.onnx")
     assert (info.sample_rate, info.num_speakers) == (16_000, 3)
+
+
+def test_batched_pitch_shift_keeps_each_clip_in_place():
+    from engine.synth.shaping import pitch_shift, pitch_shift_many
+
+    rate = 22_050
+
+    def burst(seconds: float, hz: float) -> np.ndarray:
+        t = np.arange(int(seconds * rate)) / rate
+        x = (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32)
+        x[: int(0.1 * rate)] = 0
+        x[-int(0.1 * rate):] = 0
+        return x
+
+    clips = [burst(1.0, 200), burst(2.3, 300), burst(0.6, 250)]
+    batched = pitch_shift_many(clips, rate, 4.0)
+    for clip, out in zip(clips, batched, strict=True):
+        single = pitch_shift(clip, rate, 4.0)
+        assert out.shape == clip.shape
+        loud_out, loud_single = np.flatnonzero(np.abs(out) > 0.05), np.flatnonzero(np.abs(single) > 0.05)
+        # Same onset and offset as shifting the clip alone (within 10 ms).
+        assert abs(int(loud_out[0]) - int(loud_single[0])) < 0.01 * rate
+        assert abs(int(loud_out[-1]) - int(loud_single[-1])) < 0.01 * rate
+        # And the pitch really moved: +4 semitones.
+        assert dominant_hz(out, rate) == pytest.approx(dominant_hz(clip, rate) * 2 ** (4 / 12), rel=0.04)
