@@ -31,41 +31,26 @@ import json
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engine.audio.cache import ClipCache, cache_dir_for  # noqa: E402
+from engine.audio.cache import cache_dir_for  # noqa: E402
 from engine.audio.render import RenderOptions, render_project  # noqa: E402
+from engine.benchmark import ceiling_synthesizer, measure_ceiling  # noqa: E402
 from engine.cli import make_synthesizer  # noqa: E402
 from engine.project.fileformat import load_project  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
 from engine.synth.pipeline import plan_lines  # noqa: E402
-from engine.synth.piper_backend import PiperBackend, SessionLayout  # noqa: E402
-from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
 
-def measure_ceiling(project_path: Path) -> tuple[float, float]:
+def ceiling_of(project_path: Path) -> tuple[float, float]:
     """(model seconds, wall seconds) of bare inference over every line once."""
     project = load_project(project_path)
-    # One default session: SessionLayout() is one session on every core.
-    synth = ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), project.sample_rate, ClipCache(),
-                            PiperBackend(SessionLayout()))
+    synth = ceiling_synthesizer(VoiceLibrary(base_dir=project_path.parent))
     plans = plan_lines(project, synth)
-    jobs = []
-    for plan in {p.key: p for p in plans.values()}.values():
-        model = synth.voice(plan.voice)
-        jobs.extend((model, unit, plan.settings) for unit in model.phonemize(list(plan.prepared.units)))
-    model, unit, settings = jobs[0]
-    model.infer(unit, settings)  # warm-up: first run allocates ORT arenas
-    samples = 0
-    started = time.perf_counter()
-    for model, unit, settings in jobs:
-        samples += model.infer(unit, settings).shape[0]
-    wall = time.perf_counter() - started
-    return samples / jobs[0][0].sample_rate, wall
+    return measure_ceiling(list({p.key: p for p in plans.values()}.values()), synth)
 
 
 def measure_render(project_path: Path, workdir: Path) -> dict[str, float]:
@@ -90,7 +75,7 @@ def main() -> int:
 
     ceilings, renders = [], []
     for attempt in range(args.renders + 1):
-        model_s, wall = measure_ceiling(project_path)
+        model_s, wall = ceiling_of(project_path)
         ceilings.append(model_s / wall)
         if attempt < args.renders:
             with tempfile.TemporaryDirectory(prefix="radioplay-bench-") as tmp:

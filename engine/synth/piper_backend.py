@@ -85,6 +85,10 @@ class PiperVoiceModel:
             self._free.put(session)
         self._piper = PiperVoice(session=self.session, config=config)
         self._inputs = {i.name for i in self.session.get_inputs()}
+        outputs = [o.name for o in self.session.get_outputs()]
+        # Piper models patched for alignment (and the test voices) expose the
+        # per-phoneme durations as a second output.
+        self._durations_output = outputs[1] if len(outputs) > 1 else None
         self._phonemize_lock = threading.Lock()
 
     @property
@@ -129,6 +133,35 @@ class PiperVoiceModel:
             sid = 0 if s.speaker_id is None else s.speaker_id
             feeds["sid"] = np.full(ids.shape[0], sid, dtype=np.int64)
         return feeds
+
+    @property
+    def can_batch(self) -> bool:
+        """Batching needs the model's per-phoneme durations to trim padded rows."""
+        return self._durations_output is not None
+
+    def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:
+        """Run several units in one padded batch; each row is cut to its true
+        length from the durations output (padded tails are not silent: VITS
+        keeps generating sound past an item's end)."""
+        if len(units) == 1 or self._durations_output is None:
+            return [self.infer(u, settings) for u in units]
+        lengths = np.array([len(u.ids) for u in units], dtype=np.int64)
+        ids = np.zeros((len(units), int(lengths.max())), dtype=np.int64)
+        for row, unit in enumerate(units):
+            ids[row, : len(unit.ids)] = unit.ids
+        session = self._free.get()
+        try:
+            audio, durations = session.run(  # type: ignore[attr-defined]
+                ["output", self._durations_output], self.feeds(ids, lengths, settings))
+        finally:
+            self._free.put(session)
+        hop = int(getattr(self._piper.config, "hop_length", 256) or 256)
+        audio = audio.reshape(len(units), -1)
+        out = []
+        for row, length in enumerate(lengths):
+            samples = int(np.asarray(durations[row, :length]).sum()) * hop
+            out.append(np.ascontiguousarray(audio[row, : min(samples, audio.shape[1])], dtype=np.float32))
+        return out
 
     def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
         ids = np.asarray(unit.ids, dtype=np.int64)[None, :]

@@ -96,9 +96,13 @@ class ClipSynthesizer:
         if units is None:
             units = model.phonemize(list(plan.prepared.units))
         pieces = [model.infer(u, plan.settings) for u in units]
+        self.count_synthesis()
+        return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate)
+
+    def count_synthesis(self) -> None:
+        """One line went through the model (tests count these to prove caching)."""
         with self._lock:
             self.synth_calls += 1
-        return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate)
 
     def finish(self, raw: RawAudio) -> np.ndarray:
         """Shape raw model audio into the clip and store it in the cache."""

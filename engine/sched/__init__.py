@@ -1,0 +1,1 @@
+"""Scheduling: requests, priority policies, the scheduler loop, batching, worker placement."""

@@ -1,0 +1,76 @@
+"""Batch size per device, chosen by measurement and adapted from what runs.
+
+On two CPU cores Piper is fastest one line at a time (padding wastes work
+and ONNX Runtime already uses the cores); on a GPU larger batches win. So
+nothing is assumed: at start-up each candidate size runs the same small
+workload and the fastest wins; afterwards every batch's throughput feeds an
+exponential average per size, and a neighbouring size is tried now and then
+so a changed load can move the choice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from engine.synth.backend import InferenceSettings, PhonemeUnit
+from engine.synth.piper_backend import PiperVoiceModel
+
+_ALPHA = 0.2
+_EXPLORE_EVERY = 50
+
+
+class BatchSizer:
+    """Thread-safe; ``size`` is read by inference workers before each batch."""
+
+    def __init__(self, candidates: Sequence[int] = (1, 2, 4, 8), fixed: int | None = None) -> None:
+        self.candidates = sorted(set(candidates))
+        self.size = fixed or 1
+        self.fixed = fixed is not None
+        self.measured: dict[int, float] = {}
+        self._ewma: dict[int, float] = {}
+        self._batches = 0
+        self._lock = threading.Lock()
+
+    def measure(self, model: PiperVoiceModel, settings: InferenceSettings, units: list[PhonemeUnit],
+                clock: Callable[[], float] = time.perf_counter) -> int:
+        """Time each candidate on ``units`` (run twice, best kept); pick the fastest."""
+        if self.fixed:
+            return self.size
+        if not model.can_batch:
+            self.candidates = [1]
+            self.size = 1
+            return 1
+        model.infer_batch(units[:1], settings)  # warm-up: first run allocates arenas
+        for size in self.candidates:
+            best = 0.0
+            for _ in range(2):
+                started = clock()
+                samples = 0
+                for i in range(0, len(units), size):
+                    samples += sum(a.shape[0] for a in model.infer_batch(units[i:i + size], settings))
+                best = max(best, samples / max(clock() - started, 1e-9))
+            self.measured[size] = best
+        with self._lock:
+            self.size = max(self.measured, key=self.measured.__getitem__)
+            self._ewma = dict(self.measured)
+        return self.size
+
+    def observe(self, size: int, samples: int, seconds: float) -> None:
+        """Feed one finished batch; may change :attr:`size`."""
+        if self.fixed or seconds <= 0 or len(self.candidates) == 1:
+            return
+        with self._lock:
+            rate = samples / seconds
+            old = self._ewma.get(size)
+            self._ewma[size] = rate if old is None else (1 - _ALPHA) * old + _ALPHA * rate
+            self._batches += 1
+            best = max(self._ewma, key=self._ewma.__getitem__)
+            index = self.candidates.index(best)
+            if self._batches % _EXPLORE_EVERY == 0:
+                # Try a neighbour once in a while so stale averages get refreshed.
+                neighbours = [c for c in self.candidates[max(0, index - 1): index + 2] if c != best]
+                self.size = neighbours[(self._batches // _EXPLORE_EVERY) % len(neighbours)] if neighbours else best
+            else:
+                self.size = best

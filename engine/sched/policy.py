@@ -1,0 +1,140 @@
+"""Which pending line goes to the device next.
+
+``role-priority`` (the design this project implements)::
+
+    priority = w_role * origin_factor * (1 + continuity) / max(eps, slack / horizon)
+
+where slack is the time until the line is needed (a wall-clock deadline, or
+its timeline position ahead of a playing playhead), and continuity in [0, 1)
+grows with the number of same-role requests that arrived within the 300 ms
+coherence window (they are batched together and keep a voice warm).
+Aging works in the log domain: ``score = ln(priority) + age / tau``. The
+ratio between the largest and smallest possible priority is bounded
+(weights 0.01..100, origins 0.25..8, slack eps..1), so no request waits more
+than ``tau * ln(P_max / P_min)`` (~27 s with tau = 1.5 s) however many urgent
+requests keep arriving; in ordinary use aging is a gentle tie-breaker
+(half a second of waiting multiplies priority by 1.4).
+
+``fifo`` serves in arrival order, for side-by-side comparison.
+
+Both operate on numpy arrays over every pending request at once: one
+re-prioritization of 10,000 requests is a handful of vectorized passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from engine.sched.request import ORIGIN_FACTOR
+
+KIND_NONE, KIND_WALL, KIND_TIMELINE = 0, 1, 2
+COHERENCE_S = 0.3
+
+
+@dataclass(frozen=True)
+class Playhead:
+    """Where the playhead was at monotonic time ``since`` and whether it moves."""
+
+    position_s: float = 0.0
+    playing: bool = False
+    since: float = 0.0
+    rate: float = 1.0
+
+    def position(self, now: float) -> float:
+        return self.position_s + (now - self.since) * self.rate if self.playing else self.position_s
+
+
+@dataclass
+class PendingArrays:
+    """Structure-of-arrays view of the pending requests (same length each)."""
+
+    weight: np.ndarray  # float64
+    origin: np.ndarray  # int64 (Origin values)
+    kind: np.ndarray  # int64 (KIND_*)
+    deadline: np.ndarray  # float64: monotonic s (wall) or timeline s
+    arrival: np.ndarray  # float64 monotonic s
+    role: np.ndarray  # int64 role ids
+
+
+class Policy(Protocol):
+    name: str
+
+    def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        """Higher is served first."""
+        ...
+
+    def priorities(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        """The displayed priority of each request (heatmaps, /metrics)."""
+        ...
+
+
+class FifoPolicy:
+    name = "fifo"
+
+    def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        return -p.arrival
+
+    def priorities(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        # FIFO has no notion of priority; show waiting time so the heatmap still
+        # tells which role is being kept waiting.
+        return np.asarray(now - p.arrival)
+
+
+@dataclass
+class RolePriorityPolicy:
+    name: str = "role-priority"
+    horizon_s: float = 10.0
+    eps: float = 0.01
+    tau_s: float = 1.5
+    coherence_s: float = COHERENCE_S
+
+    def slack(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        slack = np.full(p.weight.shape, self.horizon_s)
+        wall = p.kind == KIND_WALL
+        slack[wall] = p.deadline[wall] - now
+        timeline = p.kind == KIND_TIMELINE
+        if playhead.playing:
+            ahead = (p.deadline[timeline] - playhead.position(now)) / max(playhead.rate, 1e-6)
+            slack[timeline] = ahead
+        else:
+            # Stopped: nothing is due, but keep lines near the playhead first.
+            slack[timeline] = self.horizon_s + np.abs(p.deadline[timeline] - playhead.position_s)
+        return np.asarray(slack)
+
+    def continuity(self, p: PendingArrays) -> np.ndarray:
+        """c/(c+1) for c = same-role requests arriving within the coherence window."""
+        n = p.arrival.size
+        if n == 0:
+            return np.zeros(0)
+        base = p.arrival.min()
+        span = float(p.arrival.max() - base) + 2 * self.coherence_s + 1.0
+        composite = p.role.astype(np.float64) * span + (p.arrival - base)
+        order = np.argsort(composite, kind="stable")
+        keys = composite[order]
+        lo = np.searchsorted(keys, keys - self.coherence_s, side="left")
+        hi = np.searchsorted(keys, keys + self.coherence_s, side="right")
+        counts = np.empty(n)
+        counts[order] = hi - lo - 1
+        return np.asarray(counts / (counts + 1.0))
+
+    def _log_priority(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        normalized = np.maximum(self.eps, np.minimum(1.0, self.slack(p, now, playhead) / self.horizon_s))
+        base = p.weight * ORIGIN_FACTOR[p.origin] * (1.0 + self.continuity(p))
+        return np.asarray(np.log(base) - np.log(normalized))
+
+    def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        return self._log_priority(p, now, playhead) + (now - p.arrival) / self.tau_s
+
+    def priorities(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        return np.asarray(np.exp(self.scores(p, now, playhead)))
+
+
+def make_policy(name: str) -> Policy:
+    if name == "fifo":
+        return FifoPolicy()
+    if name == "role-priority":
+        return RolePriorityPolicy()
+    raise ValueError(f"unknown policy {name!r} (choose role-priority or fifo)")

@@ -1,0 +1,494 @@
+"""The scheduler: which line is synthesized next, and on which worker.
+
+Threads (named, stopped by ``close()`` with sentinels, never killed):
+
+- ``radioplay-sched``: every 50 ms re-evaluates priorities, publishes each
+  role's priority and queue depth to the metrics hub, and runs the text
+  frontend (phonemization) for the most urgent pending jobs, so inference
+  never waits for text processing.
+- ``radioplay-infer-N``: one per ONNX session of the voice. Takes the most
+  urgent job (re-evaluating when something changed or 50 ms passed),
+  preferring roles the weighted hash ring places on it, batches same-voice
+  jobs when the batch sizer says so, and runs inference (ORT releases the GIL).
+- ``radioplay-post``: trims, levels, pitch-shifts and resamples, shaping
+  waiting clips of one voice and pitch together, stores them in the cache
+  and resolves the callers' futures.
+
+Callers on any thread submit, cancel and move the playhead; none of these
+waits on synthesis (``submit`` only waits while the bounded queue is full,
+up to its timeout, then raises QueueFull).
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.metrics.hub import MetricsHub
+from engine.sched.batching import BatchSizer
+from engine.sched.hashring import WeightedHashRing
+from engine.sched.policy import KIND_NONE, KIND_TIMELINE, KIND_WALL, PendingArrays, Playhead, Policy
+from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, RequestCancelled
+from engine.synth.backend import PhonemeUnit
+from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
+
+TICK_S = 0.05
+# A worker prefers roles the hash ring gives it (voice warm on that session)
+# unless another job is this much more urgent (factor on priority).
+AFFINITY = math.log(1.5)
+_KINDS = {"none": KIND_NONE, "wall": KIND_WALL, "timeline": KIND_TIMELINE}
+
+
+@dataclass(eq=False)
+class _Job:
+    """One synthesis, shared by every request with the same cache key."""
+
+    plan: ClipPlan
+    role: str
+    slot: int
+    waiters: list[LineRequest] = field(default_factory=list)
+    units: list[PhonemeUnit] | None = None
+    running: bool = False
+    started: float = 0.0
+    inferred: float = 0.0
+
+    @property
+    def batch_key(self) -> tuple[str, object]:
+        return str(self.plan.voice.model_path), self.plan.settings
+
+
+@dataclass(frozen=True)
+class SchedulerStats:
+    submitted: int
+    deduplicated: int
+    cancelled: int
+    completed: int
+    failed: int
+    model_seconds: float  # untrimmed model output produced, for throughput
+    pending: int
+    running: int
+
+
+class Scheduler:
+    def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
+                 metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
+                 clock: Callable[[], float] = time.monotonic, tick_s: float = TICK_S,
+                 frontend_ahead: int = 8, start: bool = True) -> None:
+        self.synth = synth
+        self.policy = policy
+        self.capacity = capacity
+        self.metrics = metrics
+        self.batch = batch or BatchSizer(fixed=1)
+        self.clock = clock
+        self.tick_s = tick_s
+        self.frontend_ahead = frontend_ahead
+        self.workers = max(1, synth.backend.layout.sessions)
+        self.ring = WeightedHashRing()
+        for w in range(self.workers):
+            self.ring.add(f"infer-{w}")
+        self._worker_index = {f"infer-{w}": w for w in range(self.workers)}
+        self._role_placement = np.zeros(0, dtype=np.int64)
+        self._cond = threading.Condition()
+        self._jobs: dict[str, _Job] = {}  # pending and running, by key
+        self._slots: list[_Job | None] = [None] * capacity
+        self._free_slots = list(range(capacity - 1, -1, -1))
+        self._weight = np.zeros(capacity)
+        self._origin = np.zeros(capacity, dtype=np.int64)
+        self._kind = np.zeros(capacity, dtype=np.int64)
+        self._deadline = np.zeros(capacity)
+        self._arrival = np.zeros(capacity)
+        self._role = np.zeros(capacity, dtype=np.int64)
+        self._alive = np.zeros(capacity, dtype=bool)
+        self._role_ids: dict[str, int] = {}
+        self._playhead = Playhead(since=clock())
+        self._scores: np.ndarray | None = None
+        self._scores_at = -math.inf
+        self._dirty = True
+        self._closed = False
+        self._counts: defaultdict[str, int] = defaultdict(int)
+        self._model_seconds = 0.0
+        self._post: queue.Queue[tuple[list[_Job], list[list[np.ndarray]], float, float] | None] = queue.Queue()
+        self._threads = [threading.Thread(target=self._tick_loop, name="radioplay-sched", daemon=True),
+                         threading.Thread(target=self._post_loop, name="radioplay-post", daemon=True)]
+        self._threads += [threading.Thread(target=self._infer_loop, args=(f"infer-{w}",),
+                                           name=f"radioplay-infer-{w}", daemon=True) for w in range(self.workers)]
+        self._started = False
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the threads (tests and benchmarks may queue work first)."""
+        if not self._started:
+            self._started = True
+            for thread in self._threads:
+                thread.start()
+
+    # --- caller side (any thread) -------------------------------------------------
+
+    def submit(self, request: LineRequest, timeout: float | None = 5.0) -> Future[np.ndarray]:
+        """Queue a request; identical keys share one synthesis.
+
+        Waits while the queue is full, at most ``timeout`` seconds, then raises
+        QueueFull. A cached clip resolves the future at once.
+        """
+        request.arrival = self.clock()
+        self._counts["submitted"] += 1
+        cached = self.synth.cache.get(request.key)
+        if cached is not None:
+            request.future.set_result(cached)
+            self._record(request, request.arrival, request.arrival, request.arrival, cached, cached=True)
+            return request.future
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("scheduler is closed")
+            job = self._jobs.get(request.key)
+            if job is None:
+                limit = None if timeout is None else request.arrival + timeout
+                while not self._free_slots:
+                    remaining = None if limit is None else limit - self.clock()
+                    if remaining is not None and remaining <= 0:
+                        raise QueueFull(f"synthesis queue full ({self.capacity} lines pending) for {timeout:g} s; "
+                                        f"try again shortly")
+                    self._cond.wait(remaining)
+                    if self._closed:
+                        raise RuntimeError("scheduler is closed")
+                    job = self._jobs.get(request.key)
+                    if job is not None:
+                        break
+            if job is None:
+                job = _Job(request.plan, request.role, self._free_slots.pop())
+                self._jobs[request.key] = job
+                self._slots[job.slot] = job
+                self._alive[job.slot] = True
+                self._weight[job.slot] = request.weight
+                self._origin[job.slot] = int(request.origin)
+                self._kind[job.slot] = _KINDS[request.deadline.kind]
+                self._deadline[job.slot] = request.deadline.value
+                self._arrival[job.slot] = request.arrival
+                self._role[job.slot] = self._role_ids.setdefault(request.role, len(self._role_ids))
+            else:
+                self._counts["deduplicated"] += 1
+                if not job.running:
+                    self._merge_urgency(job, request)
+            job.waiters.append(request)
+            self._dirty = True
+            self._cond.notify_all()
+        request.future.add_done_callback(lambda f, r=request: self._on_done(r, f))  # type: ignore[misc]
+        return request.future
+
+    def _merge_urgency(self, job: _Job, request: LineRequest) -> None:
+        """A second caller can only make a shared job more urgent."""
+        s = job.slot
+        self._weight[s] = max(self._weight[s], request.weight)
+        self._origin[s] = min(int(self._origin[s]), int(request.origin))
+        kind = _KINDS[request.deadline.kind]
+        if kind == KIND_WALL and (self._kind[s] != KIND_WALL or request.deadline.value < self._deadline[s]):
+            self._kind[s], self._deadline[s] = kind, request.deadline.value
+        elif kind == KIND_TIMELINE and self._kind[s] == KIND_NONE:
+            self._kind[s], self._deadline[s] = kind, request.deadline.value
+
+    def _on_done(self, request: LineRequest, future: Future[np.ndarray]) -> None:
+        if not future.cancelled():
+            return
+        with self._cond:
+            job = self._jobs.get(request.key)
+            if job is None or request not in job.waiters:
+                return
+            job.waiters.remove(request)
+            self._counts["cancelled"] += 1
+            if not job.waiters and not job.running:
+                self._drop(job)  # stale: never reaches the device
+
+    def _drop(self, job: _Job) -> None:
+        del self._jobs[job.plan.key]
+        self._release_slot(job)
+        self._dirty = True
+
+    def _release_slot(self, job: _Job) -> None:
+        self._alive[job.slot] = False
+        self._slots[job.slot] = None
+        self._free_slots.append(job.slot)
+        self._cond.notify_all()
+
+    def cancel(self, predicate: Callable[[LineRequest], bool]) -> int:
+        """Cancel every pending request matching ``predicate``; returns how many."""
+        with self._cond:
+            doomed = [r for job in self._jobs.values() if not job.running for r in job.waiters if predicate(r)]
+        return sum(1 for r in doomed if r.future.cancel())
+
+    def cancel_line(self, line_id: str) -> int:
+        """The line was edited: its pending requests are stale."""
+        return self.cancel(lambda r: r.line_id == line_id)
+
+    def set_playhead(self, position_s: float, playing: bool, rate: float = 1.0,
+                     cancel_behind: bool = True) -> int:
+        """Move the playhead; playback prefetches now behind it are cancelled."""
+        with self._cond:
+            self._playhead = Playhead(position_s, playing, self.clock(), rate)
+            self._dirty = True
+            self._cond.notify_all()
+        if not cancel_behind:
+            return 0
+        return self.cancel(lambda r: r.origin == Origin.PLAYBACK and r.deadline.kind == "timeline"
+                           and r.deadline.value < position_s)
+
+    def stats(self) -> SchedulerStats:
+        with self._cond:
+            running = sum(1 for j in self._jobs.values() if j.running)
+            return SchedulerStats(self._counts["submitted"], self._counts["deduplicated"],
+                                  self._counts["cancelled"], self._counts["completed"], self._counts["failed"],
+                                  self._model_seconds, len(self._jobs) - running, running)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop accepting work, cancel what is pending, let running work finish."""
+        with self._cond:
+            self._closed = True
+            pending = [r for j in self._jobs.values() if not j.running for r in j.waiters]
+            self._cond.notify_all()
+        for request in pending:
+            request.future.cancel()
+        if not self._started:
+            return
+        for thread in self._threads:
+            if thread.name.startswith("radioplay-infer") or thread.name == "radioplay-sched":
+                thread.join(timeout)
+        self._post.put(None)
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def __enter__(self) -> Scheduler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- priorities -----------------------------------------------------------------
+
+    def _pending_arrays(self) -> tuple[np.ndarray, PendingArrays]:
+        idx = np.flatnonzero(self._alive)
+        return idx, PendingArrays(self._weight[idx], self._origin[idx], self._kind[idx], self._deadline[idx],
+                                  self._arrival[idx], self._role[idx])
+
+    def reprioritize(self) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every pending job (slot indices, scores). Call with the lock held."""
+        now = self.clock()
+        idx, arrays = self._pending_arrays()
+        scores = self.policy.scores(arrays, now, self._playhead) if idx.size else np.zeros(0)
+        self._scores, self._scores_at, self._dirty = scores, now, False
+        self._score_slots = idx
+        return idx, scores
+
+    def _current_scores(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._dirty or self._scores is None or self.clock() - self._scores_at >= self.tick_s:
+            return self.reprioritize()
+        return self._score_slots, self._scores
+
+    # --- inference workers ----------------------------------------------------------------
+
+    def _role_worker(self) -> np.ndarray:
+        """Worker index of each role id, from the hash ring (cached until roles change)."""
+        if self._role_placement.size != len(self._role_ids):
+            names = sorted(self._role_ids, key=self._role_ids.__getitem__)
+            self._role_placement = np.array([self._worker_index[self.ring.node_for(n)] for n in names],
+                                            dtype=np.int64)
+        return self._role_placement
+
+    def _take(self, worker: str) -> list[_Job] | None:
+        with self._cond:
+            while not self._closed and not self._alive.any():
+                self._cond.wait()
+            if self._closed:
+                return None
+            idx, scores = self._current_scores()
+            live = self._alive[idx]
+            scores = np.where(live, scores, -np.inf)
+            ranked = scores
+            if self.workers > 1:
+                mine = self._role_worker()[self._role[idx]] == self._worker_index[worker]
+                ranked = scores + AFFINITY * mine
+            first = int(np.argmax(ranked))
+            lead = self._slots[int(idx[first])]
+            assert lead is not None
+            batch = [lead]
+            size = self.batch.size
+            if size > 1:
+                for i in np.argsort(-scores):
+                    if len(batch) >= size or not np.isfinite(scores[i]):
+                        break
+                    job = self._slots[int(idx[i])]
+                    if job is not None and job is not lead and job.batch_key == lead.batch_key:
+                        batch.append(job)
+            now = self.clock()
+            for job in batch:
+                job.running, job.started = True, now
+                self._release_slot(job)
+            self._dirty = True
+            return batch
+
+    def _infer_loop(self, worker: str) -> None:
+        while True:
+            batch = self._take(worker)
+            if batch is None:
+                return
+            started = self.clock()
+            try:
+                model = self.synth.voice(batch[0].plan.voice)
+                for job in batch:
+                    if job.units is None:
+                        job.units = self.synth.phonemize(job.plan)
+                flat = [u for job in batch for u in job.units or []]
+                audio = model.infer_batch(flat, batch[0].plan.settings) if len(batch) > 1 else \
+                    [model.infer(u, batch[0].plan.settings) for u in flat]
+            except Exception as exc:  # a broken voice fails its requests, not the worker
+                self._fail(batch, exc)
+                continue
+            finished = self.clock()
+            self.batch.observe(len(batch), sum(a.shape[0] for a in audio), finished - started)
+            if self.metrics is not None:
+                self.metrics.record_batch(worker, len(batch), finished - started)
+            pieces, pos = [], 0
+            for job in batch:
+                n = len(job.units or [])
+                pieces.append(audio[pos:pos + n])
+                pos += n
+            self._post.put((batch, pieces, started, finished))
+
+    def _fail(self, batch: list[_Job], exc: Exception) -> None:
+        with self._cond:
+            waiters = []
+            for job in batch:
+                self._jobs.pop(job.plan.key, None)
+                waiters += job.waiters
+            self._counts["failed"] += len(batch)
+        for request in waiters:
+            if not request.future.done():
+                request.future.set_exception(exc)
+
+    # --- post-processing ----------------------------------------------------------------
+
+    def _post_loop(self) -> None:
+        while True:
+            item = self._post.get()
+            if item is None:
+                return
+            items = [item]
+            while True:  # shape everything that is waiting, batched per voice and pitch
+                try:
+                    more = self._post.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._post.put(None)
+                    break
+                items.append(more)
+            groups: dict[tuple[int, float], list[tuple[_Job, RawAudio, float, float]]] = defaultdict(list)
+            for batch, pieces, started, finished in items:
+                for job, audio in zip(batch, pieces, strict=True):
+                    model = self.synth.voice(job.plan.voice)
+                    raw = RawAudio(job.plan, audio, [u.pause_after for u in job.units or []], model.sample_rate)
+                    groups[(raw.sample_rate, job.plan.params.pitch)].append((job, raw, started, finished))
+            for group in groups.values():
+                try:
+                    clips = self.synth.finish_many([raw for _, raw, _, _ in group])
+                except Exception as exc:
+                    self._fail([job for job, _, _, _ in group], exc)
+                    continue
+                done = self.clock()
+                for (job, raw, started, finished), clip in zip(group, clips, strict=True):
+                    with self._cond:
+                        self._model_seconds += raw.seconds
+                    self._complete(job, clip, started, finished, done)
+
+    def _complete(self, job: _Job, clip: np.ndarray, started: float, finished: float, done: float) -> None:
+        with self._cond:
+            self._jobs.pop(job.plan.key, None)
+            waiters = list(job.waiters)
+            self._counts["completed"] += 1
+        self.synth.count_synthesis()
+        for request in waiters:
+            if request.future.set_running_or_notify_cancel():
+                request.future.set_result(clip)
+            self._record(request, job.started, finished, done, clip)
+
+    def _record(self, request: LineRequest, started: float, finished: float, done: float,
+                clip: np.ndarray, cached: bool = False) -> None:
+        if self.metrics is None:
+            return
+        queue_wait = max(0.0, started - request.arrival)
+        synth_s = 0.0 if cached else max(0.0, done - started)
+        self.metrics.record_request(request.role, request.origin.label, self.policy.name, queue_wait, synth_s,
+                                    max(0.0, done - request.arrival), clip.shape[0] / self.synth.sample_rate)
+
+    # --- the tick: priorities to metrics, text frontend ahead of the workers ------------
+
+    def publish_metrics(self) -> list[_Job]:
+        """Re-prioritize, publish each role's priority and queue depth, and
+        return the most urgent jobs still lacking phonemes (the tick's work)."""
+        with self._cond:
+            idx, scores = self.reprioritize()
+            todo: list[_Job] = []
+            if idx.size:
+                _, arrays = self._pending_arrays()
+                self._publish(idx, self.policy.priorities(arrays, self.clock(), self._playhead))
+                for i in np.argsort(-scores)[: self.frontend_ahead]:
+                    job = self._slots[int(idx[i])]
+                    if job is not None and job.units is None:
+                        todo.append(job)
+            elif self.metrics is not None:
+                for role in self._role_ids:
+                    self.metrics.set_role_priority(role, 0.0)
+                    self.metrics.set_queue_depth(role, 0)
+            return todo
+
+    def _tick_loop(self) -> None:
+        while True:
+            with self._cond:
+                if self._closed:
+                    return
+            todo = self.publish_metrics()
+            for job in todo:  # phonemize outside the lock; a worker may take it meanwhile
+                try:
+                    units = self.synth.phonemize(job.plan)
+                except Exception:  # noqa: BLE001 - the worker will hit and report it
+                    continue
+                if job.units is None:
+                    job.units = units
+            with self._cond:
+                if self._closed:
+                    return
+                self._cond.wait(self.tick_s)
+
+    def _publish(self, idx: np.ndarray, priorities: np.ndarray) -> None:
+        if self.metrics is None:
+            return
+        roles = self._role[idx]
+        names = {v: k for k, v in self._role_ids.items()}
+        top = np.zeros(len(names))
+        depth = np.bincount(roles, minlength=len(names))
+        np.maximum.at(top, roles, priorities)
+        for rid, name in names.items():
+            self.metrics.set_role_priority(name, float(top[rid]))
+            self.metrics.set_queue_depth(name, int(depth[rid]))
+
+
+def request_for(synth: ClipSynthesizer, text: str, role: str, params: object, *, lexicon: dict[str, str] | None = None,
+                origin: Origin = Origin.SERVICE, deadline: Deadline | None = None, weight: float = 1.0,
+                line_id: str | None = None) -> LineRequest:
+    """Plan a line (text frontend, voice lookup, cache key) into a request."""
+    from engine.project.model import VoiceParams
+
+    assert isinstance(params, VoiceParams)
+    plan = synth.plan(text, params, lexicon)
+    return LineRequest(plan=plan, role=role, origin=origin, deadline=deadline or Deadline.none(),
+                       weight=weight, line_id=line_id)
+
+
+__all__ = ["Scheduler", "SchedulerStats", "QueueFull", "RequestCancelled", "request_for"]

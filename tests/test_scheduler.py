@@ -1,0 +1,271 @@
+"""The scheduler on the tiny generated voices: real ONNX sessions, real threads.
+
+Ordering tests queue work before the threads start (``start=False``) and use
+one worker, so the dispatch order is the policy's order and nothing depends
+on timing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.audio.cache import ClipCache
+from engine.metrics.hub import MetricsHub
+from engine.project.model import VoiceParams
+from engine.sched.batching import BatchSizer
+from engine.sched.policy import FifoPolicy, RolePriorityPolicy, make_policy
+from engine.sched.request import Deadline, Origin, QueueFull
+from engine.sched.scheduler import Scheduler, request_for
+from engine.synth.library import VoiceLibrary
+from engine.synth.piper_backend import PiperBackend, PiperVoiceModel, SessionLayout
+from engine.synth.synthesizer import ClipSynthesizer
+
+
+@pytest.fixture
+def synth() -> ClipSynthesizer:
+    return ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache())
+
+
+def voice(tiny_voices: dict[str, Path], **changes: object) -> VoiceParams:
+    return VoiceParams(voice=str(tiny_voices["single"])).with_changes(**changes)
+
+
+def completion_order(scheduler: Scheduler, requests: list) -> list[str]:
+    order: list[str] = []
+    lock = threading.Lock()
+    for request in requests:
+        scheduler.submit(request).add_done_callback(
+            lambda _f, r=request: (lock.acquire(), order.append(r.role), lock.release()))
+    scheduler.start()
+    for request in requests:
+        request.future.result(timeout=30)
+    return order
+
+
+def test_leads_are_served_before_minor_roles(synth, tiny_voices):
+    requests = [request_for(synth, f"Line {i} of the scene.", "LEAD" if i % 4 == 0 else f"MINOR{i}",
+                            voice(tiny_voices), weight=3.0 if i % 4 == 0 else 1.0) for i in range(12)]
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        order = completion_order(scheduler, requests)
+    assert order[:3] == ["LEAD"] * 3
+    assert "LEAD" not in order[3:]
+
+
+def test_fifo_serves_in_arrival_order(synth, tiny_voices):
+    requests = [request_for(synth, f"Line {i} of the scene.", f"R{i}", voice(tiny_voices), weight=float(i % 3 + 1))
+                for i in range(8)]
+    with Scheduler(synth, FifoPolicy(), start=False) as scheduler:
+        order = completion_order(scheduler, requests)
+    assert order == [f"R{i}" for i in range(8)]
+
+
+def test_origins_and_deadlines_order_the_queue(synth, tiny_voices):
+    now = time.monotonic()
+    requests = [
+        request_for(synth, "Background fill line.", "PRERENDER", voice(tiny_voices), origin=Origin.PRERENDER),
+        request_for(synth, "An export line here.", "EXPORT", voice(tiny_voices), origin=Origin.EXPORT),
+        request_for(synth, "Needed in eight seconds.", "LATER", voice(tiny_voices), origin=Origin.SERVICE,
+                    deadline=Deadline.at(now + 8.0)),
+        request_for(synth, "Needed right now please.", "SOON", voice(tiny_voices), origin=Origin.SERVICE,
+                    deadline=Deadline.at(now + 0.2)),
+        request_for(synth, "The playhead is nearly here.", "PLAYBACK", voice(tiny_voices), origin=Origin.PLAYBACK),
+    ]
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        order = completion_order(scheduler, requests)
+    assert order == ["SOON", "PLAYBACK", "LATER", "EXPORT", "PRERENDER"]
+
+
+def test_identical_requests_share_one_synthesis(synth, tiny_voices):
+    a = request_for(synth, "Exactly the same words.", "A", voice(tiny_voices))
+    b = request_for(synth, "Exactly the same words.", "B", voice(tiny_voices))
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        scheduler.submit(a)
+        scheduler.submit(b)
+        scheduler.start()
+        clip_a, clip_b = a.future.result(10), b.future.result(10)
+        stats = scheduler.stats()
+    assert synth.synth_calls == 1 and stats.deduplicated == 1 and stats.completed == 1
+    assert clip_a is clip_b
+    # Once cached, a new request resolves at once without the device.
+    c = request_for(synth, "Exactly the same words.", "C", voice(tiny_voices))
+    with Scheduler(synth, make_policy("role-priority")) as scheduler:
+        assert scheduler.submit(c).done()
+    assert synth.synth_calls == 1
+
+
+def test_cancelled_and_stale_requests_never_reach_the_device(synth, tiny_voices):
+    edited = request_for(synth, "The old text of line seven.", "A", voice(tiny_voices), line_id="L7")
+    behind = request_for(synth, "A line the playhead left behind.", "B", voice(tiny_voices),
+                         origin=Origin.PLAYBACK, deadline=Deadline.on_timeline(3.0))
+    ahead = request_for(synth, "A line still ahead of the playhead.", "C", voice(tiny_voices),
+                        origin=Origin.PLAYBACK, deadline=Deadline.on_timeline(40.0))
+    dropped = request_for(synth, "Nobody wants this any more.", "D", voice(tiny_voices))
+    kept = request_for(synth, "This one is still wanted.", "E", voice(tiny_voices))
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        for r in (edited, behind, ahead, dropped, kept):
+            scheduler.submit(r)
+        assert dropped.future.cancel()
+        assert scheduler.cancel_line("L7") == 1
+        assert scheduler.set_playhead(20.0, playing=True) == 1  # seek past line B
+        scheduler.start()
+        ahead.future.result(10)
+        kept.future.result(10)
+        stats = scheduler.stats()
+    assert edited.future.cancelled() and behind.future.cancelled() and dropped.future.cancelled()
+    assert synth.synth_calls == 2 and stats.cancelled == 3 and stats.completed == 2
+
+
+def test_full_queue_pushes_back_then_recovers(synth, tiny_voices):
+    first, second = (request_for(synth, f"Queued line {i}.", "A", voice(tiny_voices)) for i in range(2))
+    third = request_for(synth, "One line too many.", "A", voice(tiny_voices))
+    with Scheduler(synth, make_policy("role-priority"), capacity=2, start=False) as scheduler:
+        scheduler.submit(first)
+        scheduler.submit(second)
+        started = time.monotonic()
+        with pytest.raises(QueueFull, match=r"synthesis queue full \(2 lines pending\) for 0.2 s"):
+            scheduler.submit(third, timeout=0.2)
+        assert time.monotonic() - started >= 0.2
+        # A duplicate of a queued line needs no room: it joins that job.
+        duplicate = request_for(synth, "Queued line 0.", "B", voice(tiny_voices))
+        scheduler.submit(duplicate, timeout=0)
+        scheduler.start()
+        # The waiting submit gets in as soon as the workers free a slot.
+        scheduler.submit(third, timeout=10).result(10)
+        assert duplicate.future.result(10) is first.future.result(10)
+
+
+def test_a_low_priority_request_is_served_under_an_adversarial_stream(synth, tiny_voices):
+    """Aging bounds the wait: tau * ln(P_max / P_min) (about 0.9 s with tau = 0.05 s).
+
+    The flood is established first (20+ maximally urgent lines queued and
+    more arriving faster than they are served); the humble line must still
+    be served while the flood is on, not after it stops."""
+    low = request_for(synth, "The humblest line in the play.", "EXTRA", voice(tiny_voices),
+                      origin=Origin.PRERENDER, weight=0.01)
+    stop = threading.Event()
+    queued_when_served: list[int] = []
+
+    with Scheduler(synth, RolePriorityPolicy(tau_s=0.05)) as scheduler:
+        def flood() -> None:
+            n = 0
+            while not stop.is_set() and n < 20_000:
+                n += 1
+                urgent = request_for(synth, f"Urgent line number {n}.", "STAR", voice(tiny_voices),
+                                     origin=Origin.PLAYBACK, weight=100.0, deadline=Deadline.at(time.monotonic()))
+                try:
+                    scheduler.submit(urgent, timeout=0.5)
+                except QueueFull:
+                    pass
+                if scheduler.stats().pending > 40:
+                    time.sleep(0.001)
+
+        feeder = threading.Thread(target=flood)
+        feeder.start()
+        try:
+            deadline = time.monotonic() + 10
+            while scheduler.stats().pending < 20 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert scheduler.stats().pending >= 20, "the flood never built up"
+            scheduler.submit(low).add_done_callback(
+                lambda _f: queued_when_served.append(scheduler.stats().pending))
+            low.future.result(timeout=20)
+        finally:
+            stop.set()
+            feeder.join()
+    assert queued_when_served and queued_when_served[0] > 0, "served only after the flood drained"
+
+
+def test_same_voice_jobs_are_batched_and_trimmed(tiny_voices):
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache())
+    texts = ["Short.", "A somewhat longer line of dialogue.", "The longest line of the three, by quite a margin."]
+    hub = MetricsHub()
+    requests = [request_for(synth, t, "A", voice(tiny_voices)) for t in texts]
+    with Scheduler(synth, make_policy("role-priority"), batch=BatchSizer(fixed=3), metrics=hub,
+                   start=False) as scheduler:
+        futures = [scheduler.submit(r) for r in requests]
+        scheduler.start()
+        clips = [f.result(30) for f in futures]
+    snapshot = hub.snapshot()
+    assert snapshot.device_batches["infer-0"].batches == 1
+    alone = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache())
+    for text, clip in zip(texts, clips, strict=True):
+        reference = alone.synthesize(text, voice(tiny_voices))
+        assert clip is not None and clip.shape == reference.shape
+        np.testing.assert_allclose(clip, reference, atol=1e-5)
+
+
+def test_batch_sizer_measures_and_adapts(tiny_voices, synth):
+    plan = synth.plan("A line to measure batching with, of middling length.", voice(tiny_voices))
+    model = synth.voice(plan.voice)
+    assert isinstance(model, PiperVoiceModel) and model.can_batch
+    sizer = BatchSizer(candidates=(1, 2, 4))
+    chosen = sizer.measure(model, plan.settings, synth.phonemize(plan) * 8)
+    assert chosen in (1, 2, 4) and set(sizer.measured) == {1, 2, 4}
+    for _ in range(30):
+        sizer.observe(4, samples=400_000, seconds=1.0)
+        sizer.observe(1, samples=100_000, seconds=1.0)
+        sizer.observe(2, samples=100_000, seconds=1.0)
+    assert sizer.size == 4
+    assert BatchSizer(fixed=1).measure(model, plan.settings, synth.phonemize(plan)) == 1
+
+
+def test_metrics_see_priorities_and_requests(synth, tiny_voices):
+    hub = MetricsHub()
+    requests = [request_for(synth, f"Metrics line {i}.", "LEAD" if i < 2 else "MINOR", voice(tiny_voices),
+                            weight=3.0 if i < 2 else 1.0) for i in range(5)]
+    with Scheduler(synth, make_policy("role-priority"), metrics=hub, start=False) as scheduler:
+        for r in requests:
+            scheduler.submit(r)
+        scheduler.publish_metrics()  # what the 50 ms tick does
+        before = hub.snapshot()
+        scheduler.start()
+        for r in requests:
+            r.future.result(10)
+    after = hub.snapshot()
+    assert before.current_priority["LEAD"] > before.current_priority["MINOR"] > 0
+    assert before.queue_depth_now == {"LEAD": 2, "MINOR": 3}
+    assert after.requests == 5 and set(after.p95_ms_by_role) == {"LEAD", "MINOR"}
+    from engine.metrics.prometheus import exposition
+
+    text = exposition(hub).decode()
+    assert 'radioplay_role_priority{role="LEAD"}' in text
+
+
+def test_inference_failure_fails_only_its_request(synth, tiny_voices, monkeypatch):
+    bad = request_for(synth, "This line breaks the model.", "A", voice(tiny_voices))
+    good = request_for(synth, "This line is fine.", "B", voice(tiny_voices))
+    broken_ids = synth.phonemize(bad.plan)[0].ids
+    real_infer = PiperVoiceModel.infer
+
+    def infer(self, unit, settings):  # fault injection into the real model
+        if unit.ids == broken_ids:
+            raise RuntimeError("ORT: out of memory")
+        return real_infer(self, unit, settings)
+
+    monkeypatch.setattr(PiperVoiceModel, "infer", infer)
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        scheduler.submit(bad)
+        scheduler.submit(good)
+        scheduler.start()
+        with pytest.raises(RuntimeError, match="out of memory"):
+            bad.future.result(10)
+        assert good.future.result(10).size > 0
+        assert scheduler.stats().failed == 1
+
+
+def test_threads_are_named_and_stop_on_close(tiny_voices):
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(2, 1)))
+    pending = request_for(synth, "Never started.", "A", voice(tiny_voices))
+    scheduler = Scheduler(synth, make_policy("fifo"))
+    names = {t.name for t in threading.enumerate()}
+    assert {"radioplay-sched", "radioplay-post", "radioplay-infer-0", "radioplay-infer-1"} <= names
+    scheduler.submit(request_for(synth, "Finished before close.", "A", voice(tiny_voices))).result(10)
+    scheduler.close()
+    assert not any(t.name.startswith("radioplay-") and t.is_alive() for t in threading.enumerate())
+    with pytest.raises(RuntimeError, match="closed"):
+        scheduler.submit(pending)
