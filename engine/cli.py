@@ -91,6 +91,9 @@ def cmd_render(args: argparse.Namespace) -> int:
           f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
     print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB, limiter "
           f"-> {report.predicted_lufs:.1f} LUFS (target {options.target_lufs:.1f})")
+    if report.prediction_observations:
+        print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
+              f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
     for file in report.files:
         print(f"  {file}")
     return 0

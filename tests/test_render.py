@@ -83,6 +83,15 @@ def test_recasting_a_role_resynthesizes_only_its_lines(tmp_path, tiny_saved):
     assert synth.synth_calls == 0
 
 
+def test_render_releases_its_pins_and_reservations(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    synth = synth_for(tiny_saved)
+    report = render_project(project, synth, tmp_path / "out")
+    stats = synth.cache.store.stats()
+    assert stats.pinned == 0 and stats.reserved == 0 and stats.entries == len(project.lines)
+    assert report.prediction_observations == len(project.lines)
+
+
 def test_muted_role_stem_is_silent_and_absent_from_mix(tmp_path, tiny_saved):
     project = load_project(tiny_saved)
     project.cast[0].mute = True

@@ -256,6 +256,8 @@ def test_inference_failure_fails_only_its_request(synth, tiny_voices, monkeypatc
             bad.future.result(10)
         assert good.future.result(10).size > 0
         assert scheduler.stats().failed == 1
+    # The failed line's arena reservation was given back.
+    assert synth.cache.store.stats().reserved == 0
 
 
 def test_threads_are_named_and_stop_on_close(tiny_voices):
@@ -269,3 +271,22 @@ def test_threads_are_named_and_stop_on_close(tiny_voices):
     assert not any(t.name.startswith("radioplay-") and t.is_alive() for t in threading.enumerate())
     with pytest.raises(RuntimeError, match="closed"):
         scheduler.submit(pending)
+
+
+def test_clips_land_in_the_arena_block_reserved_before_inference(synth, tiny_voices):
+    hub = MetricsHub()
+    requests = [request_for(synth, f"Pooled line number {i}, of some length.", "A", voice(tiny_voices))
+                for i in range(6)]
+    with Scheduler(synth, make_policy("role-priority"), metrics=hub) as scheduler:
+        clips = [scheduler.submit(r).result(10) for r in requests]
+        scheduler.publish_metrics()
+    arena = synth.cache.store.arena.buffer
+    for clip in clips:
+        assert np.shares_memory(clip, arena) and not clip.flags.writeable  # zero-copy, read-only
+    report = synth.predictor.report()
+    assert report.observations == 6
+    stats = synth.cache.store.stats()
+    assert stats.reserved == 0 and stats.entries == 6
+    snapshot = hub.snapshot()
+    assert snapshot.pools["host"].used_bytes == stats.arena.used_bytes > 0
+    assert snapshot.predictor["observations"] == 6

@@ -201,13 +201,16 @@ def test_disk_round_trip_memory_mapped(tmp_path: Path) -> None:
     fresh = ClipCache(folder)
     assert "abc" in fresh and "nope" not in fresh
     got = fresh.get("abc")
-    assert isinstance(got, np.memmap)
     assert not got.flags.writeable
     assert got.dtype == np.float32 and got.ndim == 1
     assert_array_equal(got, audio)
     assert fresh.hits == 1
-    # The second read comes from memory: the same object.
-    assert fresh.get("abc") is got
+    # Read from disk once, then served from the arena: the same memory, no copy.
+    again = fresh.get("abc")
+    assert np.shares_memory(again, fresh.store.arena.buffer) and np.shares_memory(again, got)
+    # With no room in memory, the disk entry is served memory-mapped.
+    tiny = ClipCache(folder, memory_budget_bytes=4 * 4800)
+    assert isinstance(tiny.get("abc"), np.memmap)
     assert not list(folder.glob("*.part")) and not list(folder.glob(".*"))
 
 
@@ -222,7 +225,8 @@ def test_no_part_files_left(tmp_path: Path) -> None:
 
 def test_lru_eviction_keeps_newest() -> None:
     size = clip().nbytes
-    cache = ClipCache(memory_budget_bytes=3 * size)
+    # One clip per arena block, three blocks: the fourth clip must evict one.
+    cache = ClipCache(memory_budget_bytes=3 * size, block_frames=clip().shape[0])
     for name in "abc":
         cache.put(name, clip(seed=ord(name)))
     assert cache.get("a") is not None  # touch a: b is now least recently used
@@ -237,16 +241,18 @@ def test_lru_eviction_keeps_newest() -> None:
     assert all(name in cache for name in "cde")
 
 
-def test_oversized_clip_still_kept() -> None:
-    cache = ClipCache(memory_budget_bytes=100)
+def test_oversized_clip_is_still_returned_and_kept_on_disk(tmp_path: Path) -> None:
+    cache = ClipCache(tmp_path, memory_budget_bytes=400, block_frames=100)
     cache.put("small", clip(10))
-    cache.put("big", clip(1000))
-    assert "big" in cache and "small" not in cache
+    big = cache.put("big", clip(1000))  # larger than the whole arena
+    assert_array_equal(big, clip(1000)) and not big.flags.writeable
+    assert "big" in cache and "small" in cache.store and "big" not in cache.store
+    assert_array_equal(cache.get("big"), clip(1000))
 
 
 def test_evicted_entries_remain_on_disk(tmp_path: Path) -> None:
     size = clip().nbytes
-    cache = ClipCache(tmp_path, memory_budget_bytes=2 * size)
+    cache = ClipCache(tmp_path, memory_budget_bytes=2 * size, block_frames=clip().shape[0])
     for i in range(5):
         cache.put(f"k{i}", clip(seed=i))
     for i in range(5):

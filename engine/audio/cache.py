@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import cast
 
@@ -22,6 +21,8 @@ import numpy as np
 
 from engine import ENGINE_VERSION
 from engine.fsutil import fsync_dir, temp_path_for
+from engine.memory.arena import Allocation, ArenaFull
+from engine.memory.clipstore import ClipTooLarge, PooledClipStore
 from engine.project.model import VoiceParams
 
 
@@ -48,14 +49,23 @@ def cache_dir_for(project_path: Path) -> Path:
 
 
 class ClipCache:
-    """Thread-safe. Disk entries are ``<key>.npy`` (float32 mono), memory-mapped
-    on read so a long production does not have to fit in RAM."""
+    """Thread-safe, two tiers.
 
-    def __init__(self, directory: Path | None = None, memory_budget_bytes: int = 256 << 20) -> None:
+    Memory: a preallocated arena (:class:`~engine.memory.clipstore.PooledClipStore`)
+    holding recently used clips within a byte budget, LRU-evicted; ``get``
+    returns read-only views into it, no copies. A view stays valid until its
+    clip is evicted, so a holder that must outlive later ``put`` calls pins
+    the key (:meth:`pin`), as playback and a render in progress do.
+
+    Disk: ``<key>.npy`` (float32 mono) beside the project, written atomically
+    and memory-mapped on read, so a long production does not have to fit in
+    RAM and a reopened project re-synthesizes nothing.
+    """
+
+    def __init__(self, directory: Path | None = None, memory_budget_bytes: int = 256 << 20,
+                 block_frames: int = 4800) -> None:
         self.directory = directory
-        self.budget = memory_budget_bytes
-        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._bytes = 0
+        self.store = PooledClipStore.host(memory_budget_bytes, block_frames)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -64,66 +74,106 @@ class ClipCache:
         assert self.directory is not None
         return self.directory / f"{key}.npy"
 
-    def get(self, key: str) -> np.ndarray | None:
-        with self._lock:
-            audio = self._memory.get(key)
-            if audio is not None:
-                self._memory.move_to_end(key)
-                self.hits += 1
-                return audio
-        if self.directory is not None:
+    def get(self, key: str, pin: bool = False) -> np.ndarray | None:
+        """The clip, or None. With ``pin``, a clip served from memory is pinned
+        (unpin it when done); a memory-mapped disk clip needs no pin."""
+        audio = self.store.get(key, pin=pin)
+        if audio is None and self.directory is not None:
             path = self._path(key)
             if path.is_file():
                 try:
-                    audio = np.load(path, mmap_mode="r", allow_pickle=False)
+                    mapped = np.load(path, mmap_mode="r", allow_pickle=False)
                 except (OSError, ValueError, EOFError):
                     with contextlib.suppress(OSError):
                         path.unlink()  # a damaged entry is re-synthesized, not trusted
                 else:
-                    if audio.dtype == np.float32 and audio.ndim == 1:
-                        self._remember(key, audio)
-                        with self._lock:
-                            self.hits += 1
-                        return cast(np.ndarray, audio)  # a read-only np.memmap
+                    if mapped.dtype == np.float32 and mapped.ndim == 1:
+                        # Promote into the arena (the hot tier); a memory-mapped
+                        # read-only array when there is no room for it.
+                        try:
+                            audio = self.store.put(key, mapped, pin=pin)
+                        except (ArenaFull, ClipTooLarge):
+                            audio = cast(np.ndarray, mapped)
         with self._lock:
-            self.misses += 1
-        return None
+            if audio is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+        return audio
 
     def __contains__(self, key: str) -> bool:
-        with self._lock:
-            if key in self._memory:
-                return True
-        return self.directory is not None and self._path(key).is_file()
+        return key in self.store or (self.directory is not None and self._path(key).is_file())
 
-    def put(self, key: str, audio: np.ndarray) -> None:
-        # A private read-only copy: cached audio is shared between threads and
-        # must not change under a caller (or make the caller's array read-only).
-        audio = np.array(audio, dtype=np.float32, copy=True)
-        audio.setflags(write=False)
-        if self.directory is not None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            final = self._path(key)
-            temp = temp_path_for(final)
-            try:
-                with open(temp, "wb") as f:
-                    np.save(f, audio, allow_pickle=False)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(temp, final)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    temp.unlink()
-                raise
-            fsync_dir(final.parent)
-        self._remember(key, audio)
+    def put(self, key: str, audio: np.ndarray) -> np.ndarray:
+        """Store a clip; returns the array to use from now on (a view into the
+        arena, or a read-only copy when pinned clips leave no room)."""
+        audio = np.ascontiguousarray(audio, dtype=np.float32)
+        if audio.ndim != 1:
+            raise ValueError(f"clips are mono: expected a 1-D array, got shape {audio.shape}")
+        self._write_disk(key, audio)
+        try:
+            return self.store.put(key, audio)
+        except (ArenaFull, ClipTooLarge):
+            copy = np.array(audio, copy=True)
+            copy.setflags(write=False)
+            return copy
 
-    def _remember(self, key: str, audio: np.ndarray) -> None:
-        with self._lock:
-            if key in self._memory:
-                self._memory.move_to_end(key)
-                return
-            self._memory[key] = audio
-            self._bytes += audio.nbytes
-            while self._bytes > self.budget and len(self._memory) > 1:
-                _, old = self._memory.popitem(last=False)
-                self._bytes -= old.nbytes
+    def reserve(self, key: str, frames: int) -> Allocation[np.ndarray] | None:
+        """Room in the arena for a clip about to be synthesized (the length
+        predictor's estimate); None when there is none to spare."""
+        try:
+            return self.store.reserve(key, frames)
+        except (ArenaFull, ClipTooLarge, KeyError):
+            return None
+
+    def commit(self, key: str, allocation: Allocation[np.ndarray], audio: np.ndarray) -> np.ndarray:
+        """Store a clip into its reservation (no extra copy when it fits).
+        A clip longer than the reservation (a predictor miss) is stored anew."""
+        audio = np.ascontiguousarray(audio, dtype=np.float32)
+        self._write_disk(key, audio)
+        if audio.shape[0] <= allocation.capacity:
+            allocation.shrink(audio.shape[0])  # set the true length (any length up to capacity)
+            allocation.view()[:] = audio
+            return self.store.commit(key, allocation, audio.shape[0])
+        self.store.evict(key)
+        try:
+            return self.store.put(key, audio)
+        except (ArenaFull, ClipTooLarge):
+            copy = np.array(audio, copy=True)
+            copy.setflags(write=False)
+            return copy
+
+    def release(self, key: str) -> None:
+        """Give back a reservation whose synthesis failed or was abandoned."""
+        if key not in self.store:  # committed entries are visible; reservations are not
+            self.store.evict(key)
+
+    def pin(self, key: str) -> bool:
+        """Keep a clip in memory (its views valid) until :meth:`unpin`."""
+        try:
+            self.store.pin(key)
+        except KeyError:
+            return False
+        return True
+
+    def unpin(self, key: str) -> None:
+        with contextlib.suppress(KeyError):
+            self.store.unpin(key)
+
+    def _write_disk(self, key: str, audio: np.ndarray) -> None:
+        if self.directory is None:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        final = self._path(key)
+        temp = temp_path_for(final)
+        try:
+            with open(temp, "wb") as f:
+                np.save(f, audio, allow_pickle=False)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temp, final)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+            raise
+        fsync_dir(final.parent)

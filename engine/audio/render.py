@@ -33,7 +33,7 @@ from engine.audio.wavwriter import SparseWavWriter
 from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
-from engine.synth.pipeline import Cancelled, Progress, synthesize_lines
+from engine.synth.pipeline import Cancelled, Progress, SynthesisResult, release_clips, synthesize_lines
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
@@ -74,6 +74,10 @@ class RenderReport:
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
     placements: list[Placement] = field(default_factory=list)
+    # Output-length predictor after this render (arena blocks taken before inference).
+    prediction_p90_error: float = 0.0
+    prediction_misses: int = 0
+    prediction_observations: int = 0
 
 
 def stem_filename(role: str) -> str:
@@ -120,8 +124,22 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     outdir = Path(outdir)
     report = RenderReport(outdir=outdir, lines=len(project.lines))
     result = synthesize_lines(project, synth, progress, cancel)
+    try:
+        _mix_and_write(project, synth, result, report, outdir, options, progress, cancel, started)
+    finally:
+        release_clips(synth, result)  # the clips were pinned for the mix
+    report.wall_s = time.perf_counter() - started
+    return report
+
+
+def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
+                   outdir: Path, options: RenderOptions, progress: Progress | None,
+                   cancel: threading.Event | None, started: float) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
+    prediction = synth.predictor.report()
+    report.prediction_p90_error = prediction.p90_error
+    report.prediction_misses, report.prediction_observations = prediction.misses, prediction.observations
     report.audio_seconds_synthesized = result.audio_seconds_synthesized
     report.model_seconds = result.model_seconds
 
@@ -201,6 +219,5 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     for pool in (mix_pool, stem_pool):
         pool.shutdown(wait=True)
     report.files = finals + [outdir / "captions.srt", outdir / "captions.vtt", outdir / "cues.json"]
-    report.wall_s = time.perf_counter() - started
-    return report
+
 

@@ -110,7 +110,7 @@ class PooledClipStore(Generic[B]):
 
     # -- public ---------------------------------------------------------------
 
-    def put(self, key: str, audio: FloatArray) -> B:
+    def put(self, key: str, audio: FloatArray, pin: bool = False) -> B:
         """Copy ``audio`` into the arena, evicting least recently used clips as
         needed. A key already present is only marked as used (keys are content
         addresses: same key, same audio). Returns a view of the stored clip."""
@@ -123,21 +123,25 @@ class PooledClipStore(Generic[B]):
                 if not entry.committed:
                     raise KeyError(f"clip {key!r} is reserved; commit or evict it first")
                 self._entries.move_to_end(key)
+                entry.pins += int(pin)
                 return self.arena.storage.freeze(entry.allocation.view())
             allocation = self._allocate(audio.shape[0])
             view = allocation.view()
             self.arena.storage.write(view, audio)
             self._entries[key] = _Entry(allocation, committed=True)
+            self._entries[key].pins += int(pin)
             return self.arena.storage.freeze(view)
 
-    def get(self, key: str) -> B | None:
-        """The stored clip (a view, no copy) or None; counts a hit or a miss."""
+    def get(self, key: str, pin: bool = False) -> B | None:
+        """The stored clip (a view, no copy) or None; counts a hit or a miss.
+        ``pin`` pins it in the same step, so no eviction can slip in between."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None or not entry.committed:
                 self.misses += 1
                 return None
             self._entries.move_to_end(key)
+            entry.pins += int(pin)
             self.hits += 1
             return self.arena.storage.freeze(entry.allocation.view())
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.memory.arena import Allocation
 from engine.metrics.hub import MetricsHub
 from engine.sched.batching import BatchSizer
 from engine.sched.hashring import WeightedHashRing
@@ -57,6 +58,7 @@ class _Job:
     waiters: list[LineRequest] = field(default_factory=list)
     units: list[PhonemeUnit] | None = None
     running: bool = False
+    reservation: Allocation[np.ndarray] | None = None
     started: float = 0.0
     inferred: float = 0.0
 
@@ -344,6 +346,7 @@ class Scheduler:
                 for job in batch:
                     if job.units is None:
                         job.units = self.synth.phonemize(job.plan)
+                    job.reservation = self.synth.reserve(job.plan, job.units)  # arena room first
                 flat = [u for job in batch for u in job.units or []]
                 audio = model.infer_batch(flat, batch[0].plan.settings) if len(batch) > 1 else \
                     [model.infer(u, batch[0].plan.settings) for u in flat]
@@ -362,6 +365,9 @@ class Scheduler:
             self._post.put((batch, pieces, started, finished))
 
     def _fail(self, batch: list[_Job], exc: Exception) -> None:
+        for job in batch:
+            if job.reservation is not None:
+                self.synth.cache.release(job.plan.key)
         with self._cond:
             waiters = []
             for job in batch:
@@ -393,7 +399,9 @@ class Scheduler:
             for batch, pieces, started, finished in items:
                 for job, audio in zip(batch, pieces, strict=True):
                     model = self.synth.voice(job.plan.voice)
-                    raw = RawAudio(job.plan, audio, [u.pause_after for u in job.units or []], model.sample_rate)
+                    units = job.units or []
+                    raw = RawAudio(job.plan, audio, [u.pause_after for u in units], model.sample_rate,
+                                   sum(len(u.ids) for u in units), job.reservation)
                     groups[(raw.sample_rate, job.plan.params.pitch)].append((job, raw, started, finished))
             for group in groups.values():
                 try:
@@ -446,7 +454,13 @@ class Scheduler:
                 for role in self._role_ids:
                     self.metrics.set_role_priority(role, 0.0)
                     self.metrics.set_queue_depth(role, 0)
-            return todo
+        if self.metrics is not None:
+            pool = self.synth.cache.store.stats().arena
+            self.metrics.set_pool_stats("host", pool.used_bytes, pool.free_bytes, pool.largest_free_bytes,
+                                        pool.fragmentation)
+            report = self.synth.predictor.report()
+            self.metrics.set_predictor(report.p90_error, report.misses, report.observations)
+        return todo
 
     def _tick_loop(self) -> None:
         while True:

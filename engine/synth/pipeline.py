@@ -47,6 +47,7 @@ class SynthesisResult:
     audio_seconds_synthesized: float = 0.0
     model_seconds: float = 0.0  # untrimmed model output, comparable to the ONNX ceiling
     failures: list[str] = field(default_factory=list)
+    pinned: list[str] = field(default_factory=list)
 
 
 def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
@@ -112,7 +113,16 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
         # audio to the post thread and take the next line at once.
         if cancel is not None and cancel.is_set():
             raise Cancelled("synthesis cancelled")
-        return post.submit(shape, key, synth.infer(plan))
+        units = synth.phonemize(plan)
+        reservation = synth.reserve(plan, units)  # arena room before inference
+        try:
+            raw = synth.infer(plan, units)
+        except BaseException:
+            if reservation is not None:
+                synth.cache.release(plan.key)
+            raise
+        raw.reservation = reservation
+        return post.submit(shape, key, raw)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-post") as post, \
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="radioplay-infer") as infer:
@@ -125,9 +135,23 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
                 future.cancel()
             raise
     result.synthesized = total
+    # Pinned so later work cannot evict what the caller is about to mix; the
+    # caller unpins (release_clips) when done.
     for line_id, plan in plans.items():
-        clip = synth.cache.get(plan.key)
+        clip = synth.cache.get(plan.key, pin=True)
         if clip is None:  # evicted from memory and no disk cache: make it again
-            clip = synth.finish(synth.infer(plan))
+            synth.finish(synth.infer(plan))
+            clip = synth.cache.get(plan.key, pin=True)
+        if clip is None:
+            raise RuntimeError(f"clip for line {line_id} could not be kept in memory or on disk")
+        if synth.cache.store.pins(plan.key):
+            result.pinned.append(plan.key)
         result.clips[line_id] = clip
     return result
+
+
+def release_clips(synth: ClipSynthesizer, result: SynthesisResult) -> None:
+    """Undo the pins synthesize_lines took."""
+    for key in result.pinned:
+        synth.cache.unpin(key)
+    result.pinned.clear()

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.audio.cache import ClipCache, clip_key
+from engine.memory.arena import Allocation
+from engine.memory.predictor import LengthPredictor
 from engine.project.model import VoiceParams
 from engine.synth import shaping
 from engine.synth.backend import InferenceSettings, PhonemeUnit
@@ -41,6 +43,8 @@ class RawAudio:
     pieces: list[np.ndarray]
     pauses: list[float]
     sample_rate: int
+    phonemes: int = 0  # model input length, for the output-length predictor
+    reservation: Allocation[np.ndarray] | None = None  # arena room taken before inference
 
     @property
     def seconds(self) -> float:
@@ -62,6 +66,20 @@ class ClipSynthesizer:
         self._voices: dict[str, PiperVoiceModel] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
+        # Clip length (frames at the project rate) from phoneme count and speed,
+        # so a block of the right size is taken before inference.
+        self.predictor = LengthPredictor(sample_rate)
+
+    @staticmethod
+    def length_key(plan: ClipPlan) -> str:
+        """Lengths depend on the voice and speaker, not on pitch or text."""
+        return f"{plan.voice.model_path}#{plan.settings.speaker_id}"
+
+    def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
+        """Take arena room for the clip before inference (predicted size plus margin)."""
+        phonemes = sum(len(u.ids) for u in units)
+        frames = self.predictor.reserve_size(self.length_key(plan), phonemes, plan.settings.length_scale)
+        return self.cache.reserve(plan.key, frames)
 
     def voice(self, info: VoiceInfo) -> PiperVoiceModel:
         key = str(info.model_path)
@@ -97,7 +115,8 @@ class ClipSynthesizer:
             units = model.phonemize(list(plan.prepared.units))
         pieces = [model.infer(u, plan.settings) for u in units]
         self.count_synthesis()
-        return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate)
+        return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate,
+                        sum(len(u.ids) for u in units))
 
     def count_synthesis(self) -> None:
         """One line went through the model (tests count these to prove caching)."""
@@ -124,8 +143,13 @@ class ClipSynthesizer:
         for raw, audio in zip(raws, shifted, strict=True):
             audio = shaping.resample(audio, rate, self.sample_rate)
             audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
-            self.cache.put(raw.plan.key, audio)
-            clips.append(audio)
+            if raw.phonemes:
+                self.predictor.observe(self.length_key(raw.plan), raw.phonemes,
+                                       raw.plan.settings.length_scale, audio.shape[0])
+            if raw.reservation is not None:
+                clips.append(self.cache.commit(raw.plan.key, raw.reservation, audio))
+            else:
+                clips.append(self.cache.put(raw.plan.key, audio))
         return clips
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
