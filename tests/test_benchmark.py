@@ -41,3 +41,22 @@ def test_bench_json_contract(capsys):
     assert set(result["ratios"]) >= {"lead_p95_priority_over_fifo", "throughput_over_ceiling"}
     assert all(math.isfinite(v) and v > 0 for v in result["ratios"].values())
     assert result["ceiling_audio_s_per_s"] > 0 and result["scheduler_decision_ms_10k"] > 0
+
+
+@pytest.mark.integration
+def test_gpu_check_runs_on_the_cpu_twin():
+    """bench/gpu_check.py is the prepared GPU script; its CPU twin runs here."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "gpu_check.py"
+    done = subprocess.run([sys.executable, str(script), "--device", "cpu", "--batches", "1,2", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["device"] == "cpu" and set(result["batches"]) == {"1", "2"}
+    for size in result["batches"].values():
+        assert size["audio_s_per_s"] > 0 and 0.0 <= size["pool_fragmentation"] < 1.0
+        assert size["pool_used_mb"] > 0
+    assert result["best_batch"] in (1, 2)
