@@ -22,49 +22,29 @@ up to its timeout, then raises QueueFull).
 from __future__ import annotations
 
 import math
-import queue
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from engine.memory.arena import Allocation
 from engine.metrics.hub import MetricsHub
 from engine.sched.batching import BatchSizer
 from engine.sched.hashring import WeightedHashRing
+from engine.sched.job import Job
 from engine.sched.policy import KIND_NONE, KIND_TIMELINE, KIND_WALL, PendingArrays, Playhead, Policy
+from engine.sched.post import Inferred, PostStage, ShapeKey
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, RequestCancelled
-from engine.synth.backend import PhonemeUnit
-from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
+from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
 # unless another job is this much more urgent (factor on priority).
 AFFINITY = math.log(1.5)
 _KINDS = {"none": KIND_NONE, "wall": KIND_WALL, "timeline": KIND_TIMELINE}
-
-
-@dataclass(eq=False)
-class _Job:
-    """One synthesis, shared by every request with the same cache key."""
-
-    plan: ClipPlan
-    role: str
-    slot: int
-    waiters: list[LineRequest] = field(default_factory=list)
-    units: list[PhonemeUnit] | None = None
-    running: bool = False
-    reservation: Allocation[np.ndarray] | None = None
-    started: float = 0.0
-    inferred: float = 0.0
-
-    @property
-    def batch_key(self) -> tuple[str, object]:
-        return str(self.plan.voice.model_path), self.plan.settings
 
 
 @dataclass(frozen=True)
@@ -99,8 +79,8 @@ class Scheduler:
         self._worker_index = {f"infer-{w}": w for w in range(self.workers)}
         self._role_placement = np.zeros(0, dtype=np.int64)
         self._cond = threading.Condition()
-        self._jobs: dict[str, _Job] = {}  # pending and running, by key
-        self._slots: list[_Job | None] = [None] * capacity
+        self._jobs: dict[str, Job] = {}  # pending and running, by key
+        self._slots: list[Job | None] = [None] * capacity
         self._free_slots = list(range(capacity - 1, -1, -1))
         self._weight = np.zeros(capacity)
         self._origin = np.zeros(capacity, dtype=np.int64)
@@ -117,9 +97,11 @@ class Scheduler:
         self._closed = False
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
-        self._post: queue.Queue[tuple[list[_Job], list[list[np.ndarray]], float, float] | None] = queue.Queue()
+        self._shape_groups: defaultdict[ShapeKey, int] = defaultdict(int)  # jobs not yet shaped
+        self._post = PostStage(synth, done=self._complete, failed=self._fail, outstanding=self._outstanding,
+                               clock=clock)
         self._threads = [threading.Thread(target=self._tick_loop, name="radioplay-sched", daemon=True),
-                         threading.Thread(target=self._post_loop, name="radioplay-post", daemon=True)]
+                         self._post.thread]
         self._threads += [threading.Thread(target=self._infer_loop, args=(f"infer-{w}",),
                                            name=f"radioplay-infer-{w}", daemon=True) for w in range(self.workers)]
         self._started = False
@@ -166,8 +148,9 @@ class Scheduler:
                     if job is not None:
                         break
             if job is None:
-                job = _Job(request.plan, request.role, self._free_slots.pop())
+                job = Job(request.plan, request.role, self._free_slots.pop(), request.origin)
                 self._jobs[request.key] = job
+                self._shape_groups[job.shape_key] += 1
                 self._slots[job.slot] = job
                 self._alive[job.slot] = True
                 self._weight[job.slot] = request.weight
@@ -178,6 +161,7 @@ class Scheduler:
                 self._role[job.slot] = self._role_ids.setdefault(request.role, len(self._role_ids))
             else:
                 self._counts["deduplicated"] += 1
+                job.origin = min(job.origin, request.origin)
                 if not job.running:
                     self._merge_urgency(job, request)
             job.waiters.append(request)
@@ -186,7 +170,7 @@ class Scheduler:
         request.future.add_done_callback(lambda f, r=request: self._on_done(r, f))  # type: ignore[misc]
         return request.future
 
-    def _merge_urgency(self, job: _Job, request: LineRequest) -> None:
+    def _merge_urgency(self, job: Job, request: LineRequest) -> None:
         """A second caller can only make a shared job more urgent."""
         s = job.slot
         self._weight[s] = max(self._weight[s], request.weight)
@@ -209,12 +193,13 @@ class Scheduler:
             if not job.waiters and not job.running:
                 self._drop(job)  # stale: never reaches the device
 
-    def _drop(self, job: _Job) -> None:
+    def _drop(self, job: Job) -> None:
         del self._jobs[job.plan.key]
+        self._shape_groups[job.shape_key] -= 1
         self._release_slot(job)
         self._dirty = True
 
-    def _release_slot(self, job: _Job) -> None:
+    def _release_slot(self, job: Job) -> None:
         self._alive[job.slot] = False
         self._slots[job.slot] = None
         self._free_slots.append(job.slot)
@@ -262,7 +247,7 @@ class Scheduler:
         for thread in self._threads:
             if thread.name.startswith("radioplay-infer") or thread.name == "radioplay-sched":
                 thread.join(timeout)
-        self._post.put(None)
+        self._post.close()  # after the workers: everything they handed over gets shaped
         for thread in self._threads:
             thread.join(timeout)
 
@@ -303,7 +288,7 @@ class Scheduler:
                                             dtype=np.int64)
         return self._role_placement
 
-    def _take(self, worker: str) -> list[_Job] | None:
+    def _take(self, worker: str) -> list[Job] | None:
         with self._cond:
             while not self._closed and not self._alive.any():
                 self._cond.wait()
@@ -357,74 +342,48 @@ class Scheduler:
             self.batch.observe(len(batch), sum(a.shape[0] for a in audio), finished - started)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
-            pieces, pos = [], 0
+            pos = 0
             for job in batch:
-                n = len(job.units or [])
-                pieces.append(audio[pos:pos + n])
-                pos += n
-            self._post.put((batch, pieces, started, finished))
+                units = job.units or []
+                raw = RawAudio(job.plan, audio[pos:pos + len(units)], [u.pause_after for u in units],
+                               model.sample_rate, sum(len(u.ids) for u in units), job.reservation)
+                pos += len(units)
+                self._post.put(Inferred(job, raw, started, finished))
 
-    def _fail(self, batch: list[_Job], exc: Exception) -> None:
+    def _fail(self, batch: list[Job], exc: Exception) -> None:
         for job in batch:
             if job.reservation is not None:
                 self.synth.cache.release(job.plan.key)
         with self._cond:
             waiters = []
             for job in batch:
-                self._jobs.pop(job.plan.key, None)
+                if self._jobs.pop(job.plan.key, None) is not None:
+                    self._shape_groups[job.shape_key] -= 1
                 waiters += job.waiters
             self._counts["failed"] += len(batch)
         for request in waiters:
             if not request.future.done():
                 request.future.set_exception(exc)
 
-    # --- post-processing ----------------------------------------------------------------
+    # --- post-processing (PostStage callbacks, on radioplay-post) -------------------------
 
-    def _post_loop(self) -> None:
-        while True:
-            item = self._post.get()
-            if item is None:
-                return
-            items = [item]
-            while True:  # shape everything that is waiting, batched per voice and pitch
-                try:
-                    more = self._post.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._post.put(None)
-                    break
-                items.append(more)
-            groups: dict[tuple[int, float], list[tuple[_Job, RawAudio, float, float]]] = defaultdict(list)
-            for batch, pieces, started, finished in items:
-                for job, audio in zip(batch, pieces, strict=True):
-                    model = self.synth.voice(job.plan.voice)
-                    units = job.units or []
-                    raw = RawAudio(job.plan, audio, [u.pause_after for u in units], model.sample_rate,
-                                   sum(len(u.ids) for u in units), job.reservation)
-                    groups[(raw.sample_rate, job.plan.params.pitch)].append((job, raw, started, finished))
-            for group in groups.values():
-                try:
-                    clips = self.synth.finish_many([raw for _, raw, _, _ in group])
-                except Exception as exc:
-                    self._fail([job for job, _, _, _ in group], exc)
-                    continue
-                done = self.clock()
-                for (job, raw, started, finished), clip in zip(group, clips, strict=True):
-                    with self._cond:
-                        self._model_seconds += raw.seconds
-                    self._complete(job, clip, started, finished, done)
-
-    def _complete(self, job: _Job, clip: np.ndarray, started: float, finished: float, done: float) -> None:
+    def _outstanding(self, key: ShapeKey) -> int:
         with self._cond:
-            self._jobs.pop(job.plan.key, None)
+            return self._shape_groups[key]
+
+    def _complete(self, item: Inferred, clip: np.ndarray, done: float) -> None:
+        job = item.job
+        with self._cond:
+            if self._jobs.pop(job.plan.key, None) is not None:
+                self._shape_groups[job.shape_key] -= 1
             waiters = list(job.waiters)
             self._counts["completed"] += 1
+            self._model_seconds += item.raw.seconds
         self.synth.count_synthesis()
         for request in waiters:
             if request.future.set_running_or_notify_cancel():
                 request.future.set_result(clip)
-            self._record(request, job.started, finished, done, clip)
+            self._record(request, job.started, item.finished, done, clip)
 
     def _record(self, request: LineRequest, started: float, finished: float, done: float,
                 clip: np.ndarray, cached: bool = False) -> None:
@@ -437,12 +396,12 @@ class Scheduler:
 
     # --- the tick: priorities to metrics, text frontend ahead of the workers ------------
 
-    def publish_metrics(self) -> list[_Job]:
+    def publish_metrics(self) -> list[Job]:
         """Re-prioritize, publish each role's priority and queue depth, and
         return the most urgent jobs still lacking phonemes (the tick's work)."""
         with self._cond:
             idx, scores = self.reprioritize()
-            todo: list[_Job] = []
+            todo: list[Job] = []
             if idx.size:
                 _, arrays = self._pending_arrays()
                 self._publish(idx, self.policy.priorities(arrays, self.clock(), self._playhead))

@@ -1,0 +1,81 @@
+"""A whole project's lines through the scheduler, as export requests.
+
+``radioplay render`` (and the studio's export) submit every line that is not
+cached yet with origin EXPORT and the role's weight; identical lines share
+one synthesis and playback or audition requests in the same scheduler stay
+ahead of them. Without a scheduler of the caller's, a private one is used
+for the job and closed afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+
+import numpy as np
+
+from engine.project.model import Project
+from engine.sched.batching import BatchSizer
+from engine.sched.policy import RolePriorityPolicy
+from engine.sched.request import LineRequest, Origin
+from engine.sched.scheduler import Scheduler
+from engine.synth.pipeline import Cancelled, Progress, SynthesisResult, plan_lines
+from engine.synth.synthesizer import ClipSynthesizer
+
+
+def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progress | None = None,
+                     cancel: threading.Event | None = None, scheduler: Scheduler | None = None) -> SynthesisResult:
+    """Make sure every line has a clip; returns them pinned (see release_clips)."""
+    plans = plan_lines(project, synth)
+    weights = {r.name: r.priority for r in project.cast}
+    requests: dict[str, LineRequest] = {}
+    for line in project.lines:
+        plan = plans[line.id]
+        if plan.key not in synth.cache and plan.key not in requests:
+            requests[plan.key] = LineRequest(plan=plan, role=line.role, origin=Origin.EXPORT,
+                                             weight=weights[line.role], line_id=line.id)
+    result = SynthesisResult(clips={}, plans=plans,
+                             cached=sum(1 for p in plans.values() if p.key not in requests))
+    total = len(requests)
+    if progress:
+        progress("synthesizing", 0, total)
+    own = scheduler is None
+    if scheduler is None:
+        scheduler = Scheduler(synth, RolePriorityPolicy(), capacity=max(64, total + 1), batch=BatchSizer(fixed=1))
+    before = scheduler.stats().model_seconds
+    futures: set[Future[np.ndarray]] = set()
+    try:
+        for request in requests.values():
+            futures.add(scheduler.submit(request, timeout=None))
+        done = 0
+        while futures:
+            finished, futures = wait(futures, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in finished:
+                made = future.result()  # raises what the synthesis raised
+                result.audio_seconds_synthesized += made.shape[0] / synth.sample_rate
+                done += 1
+            if finished and progress:
+                progress("synthesizing", done, total)
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("synthesis cancelled")
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        result.model_seconds = scheduler.stats().model_seconds - before
+        if own:
+            scheduler.close()
+    result.synthesized = total
+    # Pinned so later work cannot evict what the caller is about to mix.
+    for line_id, plan in plans.items():
+        clip = synth.cache.get(plan.key, pin=True)
+        if clip is None:  # evicted from memory and no disk cache: make it again
+            synth.finish(synth.infer(plan))
+            clip = synth.cache.get(plan.key, pin=True)
+        if clip is None:
+            raise RuntimeError(f"clip for line {line_id} could not be kept in memory or on disk")
+        if synth.cache.store.pins(plan.key):
+            result.pinned.append(plan.key)
+        result.clips[line_id] = clip
+    return result
