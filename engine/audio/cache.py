@@ -111,6 +111,10 @@ class ClipCache:
         if audio.ndim != 1:
             raise ValueError(f"clips are mono: expected a 1-D array, got shape {audio.shape}")
         self._write_disk(key, audio)
+        return self._keep(key, audio)
+
+    def _keep(self, key: str, audio: np.ndarray) -> np.ndarray:
+        """Into the arena, or a private read-only copy when pins leave no room."""
         try:
             return self.store.put(key, audio)
         except (ArenaFull, ClipTooLarge):
@@ -136,12 +140,7 @@ class ClipCache:
             allocation.view()[:] = audio
             return self.store.commit(key, allocation, audio.shape[0])
         self.store.evict(key)
-        try:
-            return self.store.put(key, audio)
-        except (ArenaFull, ClipTooLarge):
-            copy = np.array(audio, copy=True)
-            copy.setflags(write=False)
-            return copy
+        return self._keep(key, audio)
 
     def release(self, key: str) -> None:
         """Give back a reservation whose synthesis failed or was abandoned."""
