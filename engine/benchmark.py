@@ -115,8 +115,17 @@ def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float
     return float(np.median(times) * 1000)
 
 
+def calibrate_batch(cast: Cast, library: VoiceLibrary) -> BatchSizer:
+    """Measure the batch size on this device (the start-up measurement)."""
+    synth = ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
+    plan = synth.plan("A line of middling length, to measure how batches run here.", cast.voices[cast.names[0]])
+    sizer = BatchSizer()
+    sizer.measure(synth.voice(plan.voice), plan.settings, synth.phonemize(plan) * 8)
+    return sizer
+
+
 def run_policy(policy: str, work: list[WorkItem], cast: Cast, library: VoiceLibrary,
-               concurrency: int) -> dict[str, Any]:
+               concurrency: int, batch_size: int = 1) -> dict[str, Any]:
     """Submit the workload (at most ``concurrency`` in flight) and time every request."""
     synth = ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
     warm = synth.plan("Warming up the voice.", cast.voices[cast.names[0]])
@@ -141,7 +150,7 @@ def run_policy(policy: str, work: list[WorkItem], cast: Cast, library: VoiceLibr
                     finished.set()
         return done
 
-    with Scheduler(synth, make_policy(policy), metrics=hub, batch=BatchSizer(fixed=1),
+    with Scheduler(synth, make_policy(policy), metrics=hub, batch=BatchSizer(fixed=batch_size),
                    capacity=max(256, len(work))) as scheduler:
         started = time.perf_counter()
         for index, request in enumerate(plans):
@@ -182,10 +191,12 @@ def run(requests: int = 200, roles: int = 8, concurrency: int = 200, seed: int =
     ceiling_plans = [ceiling_synth.plan(w.text, cast.voices[w.role]) for w in sample]
     model_s, wall = measure_ceiling(ceiling_plans, ceiling_synth)
     ceiling = model_s / wall
+    say("measuring batch sizes on this device")
+    sizer = calibrate_batch(cast, library)
     policies: dict[str, dict[str, Any]] = {}
     for name in ("fifo", "role-priority"):
         say(f"running {requests} requests through {name}")
-        policies[name] = run_policy(name, work, cast, library, concurrency)
+        policies[name] = run_policy(name, work, cast, library, concurrency, sizer.size)
     model_s, wall = measure_ceiling(ceiling_plans, ceiling_synth)  # again: keep the better (less noise)
     ceiling = max(ceiling, model_s / wall)
     unserved = sum(requests - p["completed"] for p in policies.values())
@@ -199,6 +210,8 @@ def run(requests: int = 200, roles: int = 8, concurrency: int = 200, seed: int =
             "lead_p95_priority_over_fifo": round(prio["lead_p95_ms"] / fifo["lead_p95_ms"], 3),
             "throughput_over_ceiling": round(prio["throughput_audio_s_per_s"] / ceiling, 3),
         },
+        "batch": {"chosen": sizer.size,
+                  "measured_audio_s_per_s": {str(k): round(v, 2) for k, v in sizer.measured_audio_s_per_s().items()}},
         "workload": {"requests": requests, "roles": roles, "concurrency": concurrency, "seed": seed,
                      "lead_requests": sum(1 for w in work if w.lead)},
     }
@@ -218,6 +231,8 @@ def format_report(result: dict[str, Any]) -> str:
     r = result["ratios"]
     lines += ["", f"raw single-session ONNX ceiling  {result['ceiling_audio_s_per_s']} audio-s/s",
               f"scheduler decision, 10k pending  {result['scheduler_decision_ms_10k']} ms",
+              f"batch size (measured here)       {result['batch']['chosen']}  "
+              f"(model audio-s/s by size: {result['batch']['measured_audio_s_per_s']})",
               f"unserved requests                {result['unserved']}",
               f"lead p95, priority / fifo        {r['lead_p95_priority_over_fifo']}  (target <= 0.35)",
               f"throughput / ceiling             {r['throughput_over_ceiling']}  (target >= 0.9)"]

@@ -290,3 +290,30 @@ def test_clips_land_in_the_arena_block_reserved_before_inference(synth, tiny_voi
     snapshot = hub.snapshot()
     assert snapshot.pools["host"].used_bytes == stats.arena.used_bytes > 0
     assert snapshot.predictor["observations"] == 6
+
+
+def test_recast_cancels_a_roles_requests_and_weights_reorder(synth, tiny_voices):
+    recast = [request_for(synth, f"Old voice line {i}.", "RECAST", voice(tiny_voices)) for i in range(2)]
+    minor = request_for(synth, "A minor line.", "MINOR", voice(tiny_voices), weight=1.0)
+    promoted = request_for(synth, "Soon to be a lead line.", "PROMOTED", voice(tiny_voices), weight=1.0)
+    order: list[str] = []
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        for r in (*recast, minor, promoted):
+            scheduler.submit(r).add_done_callback(lambda f, r=r: None if f.cancelled() else order.append(r.role))
+        assert scheduler.cancel_role("RECAST") == 2
+        scheduler.set_role_weight("PROMOTED", 10.0)  # without it MINOR goes first (it arrived first)
+        scheduler.start()
+        minor.future.result(10)
+        promoted.future.result(10)
+    assert all(r.future.cancelled() for r in recast)
+    assert order == ["PROMOTED", "MINOR"]
+    assert synth.synth_calls == 2
+
+
+def test_calibration_measures_batch_sizes_on_the_voice(synth, tiny_voices):
+    plan = synth.plan("Calibrating the batch size on this device.", voice(tiny_voices))
+    with Scheduler(synth, make_policy("fifo"), batch=BatchSizer(candidates=(1, 2, 4)), start=False) as scheduler:
+        chosen = scheduler.calibrate(plan)
+    assert chosen in (1, 2, 4)
+    measured = scheduler.batch.measured_audio_s_per_s()
+    assert set(measured) == {1, 2, 4} and all(v > 0 for v in measured.values())

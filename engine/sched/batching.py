@@ -28,7 +28,8 @@ class BatchSizer:
         self.candidates = sorted(set(candidates))
         self.size = fixed or 1
         self.fixed = fixed is not None
-        self.measured: dict[int, float] = {}
+        self.measured: dict[int, float] = {}  # model samples per second, by batch size
+        self.sample_rate = 1
         self._ewma: dict[int, float] = {}
         self._batches = 0
         self._lock = threading.Lock()
@@ -55,7 +56,12 @@ class BatchSizer:
         with self._lock:
             self.size = max(self.measured, key=self.measured.__getitem__)
             self._ewma = dict(self.measured)
+            self.sample_rate = model.sample_rate
         return self.size
+
+    def measured_audio_s_per_s(self) -> dict[int, float]:
+        """The start-up measurement in model audio-seconds per second, by size."""
+        return {size: rate / self.sample_rate for size, rate in self.measured.items()}
 
     def observe(self, size: int, samples: int, seconds: float) -> None:
         """Feed one finished batch; may change :attr:`size`."""

@@ -38,7 +38,7 @@ from engine.sched.job import Job
 from engine.sched.policy import KIND_NONE, KIND_TIMELINE, KIND_WALL, PendingArrays, Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, RequestCancelled
-from engine.synth.synthesizer import ClipSynthesizer, RawAudio
+from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
@@ -214,6 +214,25 @@ class Scheduler:
     def cancel_line(self, line_id: str) -> int:
         """The line was edited: its pending requests are stale."""
         return self.cancel(lambda r: r.line_id == line_id)
+
+    def cancel_role(self, role: str) -> int:
+        """The role was recast (new voice): its pending requests are stale."""
+        return self.cancel(lambda r: r.role == role)
+
+    def set_role_weight(self, role: str, weight: float) -> None:
+        """The role's priority weight changed: pending requests follow at once."""
+        with self._cond:
+            rid = self._role_ids.get(role)
+            if rid is None:
+                return
+            self._weight[self._alive & (self._role == rid)] = weight
+            self._dirty = True
+            self._cond.notify_all()
+
+    def calibrate(self, plan: ClipPlan, repeats: int = 8) -> int:
+        """Measure the batch size for this device and voice (start-up, before load)."""
+        model = self.synth.voice(plan.voice)
+        return self.batch.measure(model, plan.settings, self.synth.phonemize(plan) * repeats)
 
     def set_playhead(self, position_s: float, playing: bool, rate: float = 1.0,
                      cancel_behind: bool = True) -> int:

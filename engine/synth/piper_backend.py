@@ -24,7 +24,26 @@ from engine.synth.library import VoiceInfo
 _PAUSE_AFTER = {".": 0.28, "?": 0.32, "!": 0.30, ",": 0.12, ";": 0.18, ":": 0.18}
 
 
-def make_session(model: str, threads: int = 0, providers: list[str] | None = None):  # type: ignore[no-untyped-def]
+def _with_durations(info: VoiceInfo) -> str | bytes:
+    """The model, patched in memory (as piper-tts does for alignments) to also
+    output per-phoneme durations, which batching needs to cut padded rows.
+    Measured: no change in single-line speed (13.3 vs 13.5 audio-s/s)."""
+    try:
+        import onnx
+        from piper.patch_voice_with_alignment import add_alignment_output
+    except ImportError:  # the onnx package is optional: then batch size stays 1
+        return str(info.model_path)
+    model = onnx.load(str(info.model_path))
+    if len(model.graph.output) > 1:
+        return str(info.model_path)
+    try:
+        add_alignment_output(model)
+    except ValueError:  # no single Ceil tensor: not a standard Piper graph
+        return str(info.model_path)
+    return bytes(model.SerializeToString())
+
+
+def make_session(model: str | bytes, threads: int = 0, providers: list[str] | None = None):  # type: ignore[no-untyped-def]
     """An ONNX Runtime session; ``threads=0`` lets ORT use every core."""
     import onnxruntime as ort
 
@@ -74,8 +93,8 @@ class PiperVoiceModel:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
         try:
-            sessions = [make_session(str(info.model_path), layout.threads_per_session)
-                        for _ in range(max(1, layout.sessions))]
+            source = _with_durations(info)
+            sessions = [make_session(source, layout.threads_per_session) for _ in range(max(1, layout.sessions))]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
         self.layout = layout
