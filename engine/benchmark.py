@@ -118,9 +118,12 @@ def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float
 def calibrate_batch(cast: Cast, library: VoiceLibrary) -> BatchSizer:
     """Measure the batch size on this device (the start-up measurement)."""
     synth = ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
-    plan = synth.plan("A line of middling length, to measure how batches run here.", cast.voices[cast.names[0]])
+    text = ("Yes. A line of middling length, to see how batches run here. "
+            "And a much longer sentence, the kind a narrator reads, with a clause or two in it, "
+            "so that padding the short ones costs what it costs in real work. No?")
+    plan = synth.plan(text, cast.voices[cast.names[0]])
     sizer = BatchSizer()
-    sizer.measure(synth.voice(plan.voice), plan.settings, synth.phonemize(plan) * 8)
+    sizer.measure(synth.voice(plan.voice), plan.settings, synth.phonemize(plan) * 4)
     return sizer
 
 

@@ -290,6 +290,7 @@ def test_clips_land_in_the_arena_block_reserved_before_inference(synth, tiny_voi
     snapshot = hub.snapshot()
     assert snapshot.pools["host"].used_bytes == stats.arena.used_bytes > 0
     assert snapshot.predictor["observations"] == 6
+    assert 0.0 <= snapshot.device_busy["infer-0"] <= 1.0
 
 
 def test_recast_cancels_a_roles_requests_and_weights_reorder(synth, tiny_voices):

@@ -18,6 +18,7 @@ from engine.synth.backend import InferenceSettings, PhonemeUnit
 from engine.synth.piper_backend import PiperVoiceModel
 
 _ALPHA = 0.2
+SIGNIFICANT = 0.05
 _EXPLORE_EVERY = 50
 
 
@@ -54,10 +55,18 @@ class BatchSizer:
                 best = max(best, samples / max(clock() - started, 1e-9))
             self.measured[size] = best
         with self._lock:
-            self.size = max(self.measured, key=self.measured.__getitem__)
+            self.size = self._smallest_near_best(self.measured)
             self._ewma = dict(self.measured)
             self.sample_rate = model.sample_rate
         return self.size
+
+    @staticmethod
+    def _smallest_near_best(rates: dict[int, float]) -> int:
+        """The smallest size within SIGNIFICANT of the fastest: a batch waits for
+        its longest line, so a larger one must be clearly faster to be worth it
+        (measured differences of 1-2 % on CPU are noise)."""
+        best = max(rates.values())
+        return min(size for size, rate in rates.items() if rate >= best * (1 - SIGNIFICANT))
 
     def measured_audio_s_per_s(self) -> dict[int, float]:
         """The start-up measurement in model audio-seconds per second, by size."""
@@ -72,7 +81,7 @@ class BatchSizer:
             old = self._ewma.get(size)
             self._ewma[size] = rate if old is None else (1 - _ALPHA) * old + _ALPHA * rate
             self._batches += 1
-            best = max(self._ewma, key=self._ewma.__getitem__)
+            best = self._smallest_near_best(self._ewma)
             index = self.candidates.index(best)
             if self._batches % _EXPLORE_EVERY == 0:
                 # Try a neighbour once in a while so stale averages get refreshed.

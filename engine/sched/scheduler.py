@@ -97,6 +97,8 @@ class Scheduler:
         self._closed = False
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
+        self._busy: defaultdict[str, float] = defaultdict(float)  # inference seconds per worker
+        self._busy_seen: tuple[float, dict[str, float]] = (clock(), {})
         self._shape_groups: defaultdict[ShapeKey, int] = defaultdict(int)  # jobs not yet shaped
         self._post = PostStage(synth, done=self._complete, failed=self._fail, outstanding=self._outstanding,
                                clock=clock)
@@ -124,7 +126,8 @@ class Scheduler:
         QueueFull. A cached clip resolves the future at once.
         """
         request.arrival = self.clock()
-        self._counts["submitted"] += 1
+        with self._cond:
+            self._counts["submitted"] += 1
         cached = self.synth.cache.get(request.key)
         if cached is not None:
             request.future.set_result(cached)
@@ -229,8 +232,10 @@ class Scheduler:
             self._dirty = True
             self._cond.notify_all()
 
-    def calibrate(self, plan: ClipPlan, repeats: int = 8) -> int:
-        """Measure the batch size for this device and voice (start-up, before load)."""
+    def calibrate(self, plan: ClipPlan, repeats: int = 4) -> int:
+        """Measure the batch size for this device and voice (start-up, before
+        load). ``plan`` should hold a few sentences of different lengths, so
+        padding costs what it costs in real work."""
         model = self.synth.voice(plan.voice)
         return self.batch.measure(model, plan.settings, self.synth.phonemize(plan) * repeats)
 
@@ -358,6 +363,8 @@ class Scheduler:
                 self._fail(batch, exc)
                 continue
             finished = self.clock()
+            with self._cond:
+                self._busy[worker] += finished - started
             self.batch.observe(len(batch), sum(a.shape[0] for a in audio), finished - started)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
@@ -433,6 +440,7 @@ class Scheduler:
                     self.metrics.set_role_priority(role, 0.0)
                     self.metrics.set_queue_depth(role, 0)
         if self.metrics is not None:
+            self._publish_busy()
             pool = self.synth.cache.store.stats().arena
             self.metrics.set_pool_stats("host", pool.used_bytes, pool.free_bytes, pool.largest_free_bytes,
                                         pool.fragmentation)
@@ -457,6 +465,20 @@ class Scheduler:
                 if self._closed:
                     return
                 self._cond.wait(self.tick_s)
+
+    def _publish_busy(self) -> None:
+        """Each worker's busy fraction since the previous tick."""
+        assert self.metrics is not None
+        now = self.clock()
+        with self._cond:
+            busy = dict(self._busy)
+        then, seen = self._busy_seen
+        if now > then:
+            for w in range(self.workers):
+                name = f"infer-{w}"
+                fraction = (busy.get(name, 0.0) - seen.get(name, 0.0)) / (now - then)
+                self.metrics.set_device_busy(name, min(1.0, max(0.0, fraction)))
+        self._busy_seen = (now, busy)
 
     def _publish(self, idx: np.ndarray, priorities: np.ndarray) -> None:
         if self.metrics is None:
