@@ -35,16 +35,16 @@ from engine.metrics.hub import MetricsHub
 from engine.sched.batching import BatchSizer
 from engine.sched.hashring import WeightedHashRing
 from engine.sched.job import Job
-from engine.sched.policy import KIND_NONE, KIND_TIMELINE, KIND_WALL, PendingArrays, Playhead, Policy
+from engine.sched.policy import PendingArrays, Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, RequestCancelled
+from engine.sched.table import PendingTable
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
 # unless another job is this much more urgent (factor on priority).
 AFFINITY = math.log(1.5)
-_KINDS = {"none": KIND_NONE, "wall": KIND_WALL, "timeline": KIND_TIMELINE}
 
 
 @dataclass(frozen=True)
@@ -80,16 +80,7 @@ class Scheduler:
         self._role_placement = np.zeros(0, dtype=np.int64)
         self._cond = threading.Condition()
         self._jobs: dict[str, Job] = {}  # pending and running, by key
-        self._slots: list[Job | None] = [None] * capacity
-        self._free_slots = list(range(capacity - 1, -1, -1))
-        self._weight = np.zeros(capacity)
-        self._origin = np.zeros(capacity, dtype=np.int64)
-        self._kind = np.zeros(capacity, dtype=np.int64)
-        self._deadline = np.zeros(capacity)
-        self._arrival = np.zeros(capacity)
-        self._role = np.zeros(capacity, dtype=np.int64)
-        self._alive = np.zeros(capacity, dtype=bool)
-        self._role_ids: dict[str, int] = {}
+        self._table = PendingTable(capacity)
         self._playhead = Playhead(since=clock())
         self._scores: np.ndarray | None = None
         self._scores_at = -math.inf
@@ -139,7 +130,7 @@ class Scheduler:
             job = self._jobs.get(request.key)
             if job is None:
                 limit = None if timeout is None else request.arrival + timeout
-                while not self._free_slots:
+                while not self._table.has_room():
                     remaining = None if limit is None else limit - self.clock()
                     if remaining is not None and remaining <= 0:
                         raise QueueFull(f"synthesis queue full ({self.capacity} lines pending) for {timeout:g} s; "
@@ -151,38 +142,19 @@ class Scheduler:
                     if job is not None:
                         break
             if job is None:
-                job = Job(request.plan, request.role, self._free_slots.pop(), request.origin)
+                job = self._table.add(request)
                 self._jobs[request.key] = job
                 self._shape_groups[job.shape_key] += 1
-                self._slots[job.slot] = job
-                self._alive[job.slot] = True
-                self._weight[job.slot] = request.weight
-                self._origin[job.slot] = int(request.origin)
-                self._kind[job.slot] = _KINDS[request.deadline.kind]
-                self._deadline[job.slot] = request.deadline.value
-                self._arrival[job.slot] = request.arrival
-                self._role[job.slot] = self._role_ids.setdefault(request.role, len(self._role_ids))
             else:
                 self._counts["deduplicated"] += 1
                 job.origin = min(job.origin, request.origin)
                 if not job.running:
-                    self._merge_urgency(job, request)
+                    self._table.merge(job, request)
             job.waiters.append(request)
             self._dirty = True
             self._cond.notify_all()
         request.future.add_done_callback(lambda f, r=request: self._on_done(r, f))  # type: ignore[misc]
         return request.future
-
-    def _merge_urgency(self, job: Job, request: LineRequest) -> None:
-        """A second caller can only make a shared job more urgent."""
-        s = job.slot
-        self._weight[s] = max(self._weight[s], request.weight)
-        self._origin[s] = min(int(self._origin[s]), int(request.origin))
-        kind = _KINDS[request.deadline.kind]
-        if kind == KIND_WALL and (self._kind[s] != KIND_WALL or request.deadline.value < self._deadline[s]):
-            self._kind[s], self._deadline[s] = kind, request.deadline.value
-        elif kind == KIND_TIMELINE and self._kind[s] == KIND_NONE:
-            self._kind[s], self._deadline[s] = kind, request.deadline.value
 
     def _on_done(self, request: LineRequest, future: Future[np.ndarray]) -> None:
         if not future.cancelled():
@@ -203,9 +175,7 @@ class Scheduler:
         self._dirty = True
 
     def _release_slot(self, job: Job) -> None:
-        self._alive[job.slot] = False
-        self._slots[job.slot] = None
-        self._free_slots.append(job.slot)
+        self._table.remove(job)
         self._cond.notify_all()
 
     def cancel(self, predicate: Callable[[LineRequest], bool]) -> int:
@@ -225,12 +195,9 @@ class Scheduler:
     def set_role_weight(self, role: str, weight: float) -> None:
         """The role's priority weight changed: pending requests follow at once."""
         with self._cond:
-            rid = self._role_ids.get(role)
-            if rid is None:
-                return
-            self._weight[self._alive & (self._role == rid)] = weight
-            self._dirty = True
-            self._cond.notify_all()
+            if self._table.set_role_weight(role, weight):
+                self._dirty = True
+                self._cond.notify_all()
 
     def calibrate(self, plan: ClipPlan, repeats: int = 4) -> int:
         """Measure the batch size for this device and voice (start-up, before
@@ -284,9 +251,7 @@ class Scheduler:
     # --- priorities -----------------------------------------------------------------
 
     def _pending_arrays(self) -> tuple[np.ndarray, PendingArrays]:
-        idx = np.flatnonzero(self._alive)
-        return idx, PendingArrays(self._weight[idx], self._origin[idx], self._kind[idx], self._deadline[idx],
-                                  self._arrival[idx], self._role[idx])
+        return self._table.pending()
 
     def reprioritize(self) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every pending job (slot indices, scores). Call with the lock held."""
@@ -306,27 +271,27 @@ class Scheduler:
 
     def _role_worker(self) -> np.ndarray:
         """Worker index of each role id, from the hash ring (cached until roles change)."""
-        if self._role_placement.size != len(self._role_ids):
-            names = sorted(self._role_ids, key=self._role_ids.__getitem__)
+        if self._role_placement.size != len(self._table.role_ids):
+            names = sorted(self._table.role_ids, key=self._table.role_ids.__getitem__)
             self._role_placement = np.array([self._worker_index[self.ring.node_for(n)] for n in names],
                                             dtype=np.int64)
         return self._role_placement
 
     def _take(self, worker: str) -> list[Job] | None:
         with self._cond:
-            while not self._closed and not self._alive.any():
+            while not self._closed and not self._table.any():
                 self._cond.wait()
             if self._closed:
                 return None
             idx, scores = self._current_scores()
-            live = self._alive[idx]
+            live = self._table.alive[idx]
             scores = np.where(live, scores, -np.inf)
             ranked = scores
             if self.workers > 1:
-                mine = self._role_worker()[self._role[idx]] == self._worker_index[worker]
+                mine = self._role_worker()[self._table.role[idx]] == self._worker_index[worker]
                 ranked = scores + AFFINITY * mine
             first = int(np.argmax(ranked))
-            lead = self._slots[int(idx[first])]
+            lead = self._table.jobs[int(idx[first])]
             assert lead is not None
             batch = [lead]
             size = self.batch.size
@@ -334,7 +299,7 @@ class Scheduler:
                 for i in np.argsort(-scores):
                     if len(batch) >= size or not np.isfinite(scores[i]):
                         break
-                    job = self._slots[int(idx[i])]
+                    job = self._table.jobs[int(idx[i])]
                     if job is not None and job is not lead and job.batch_key == lead.batch_key:
                         batch.append(job)
             now = self.clock()
@@ -432,11 +397,11 @@ class Scheduler:
                 _, arrays = self._pending_arrays()
                 self._publish(idx, self.policy.priorities(arrays, self.clock(), self._playhead))
                 for i in np.argsort(-scores)[: self.frontend_ahead]:
-                    job = self._slots[int(idx[i])]
+                    job = self._table.jobs[int(idx[i])]
                     if job is not None and job.units is None:
                         todo.append(job)
             elif self.metrics is not None:
-                for role in self._role_ids:
+                for role in self._table.role_ids:
                     self.metrics.set_role_priority(role, 0.0)
                     self.metrics.set_queue_depth(role, 0)
         if self.metrics is not None:
@@ -483,8 +448,8 @@ class Scheduler:
     def _publish(self, idx: np.ndarray, priorities: np.ndarray) -> None:
         if self.metrics is None:
             return
-        roles = self._role[idx]
-        names = {v: k for k, v in self._role_ids.items()}
+        roles = self._table.role[idx]
+        names = {v: k for k, v in self._table.role_ids.items()}
         top = np.zeros(len(names))
         depth = np.bincount(roles, minlength=len(names))
         np.maximum.at(top, roles, priorities)
