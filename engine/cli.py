@@ -130,6 +130,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from engine.project.fileformat import ProjectFileError
+    from engine.serve.server import ServeConfig, run
+
+    config = ServeConfig(
+        project=Path(args.project), host=args.host, port=args.port, metrics_port=args.metrics_port,
+        policy=args.policy, token_file=Path(args.token_file) if args.token_file else None, rate=args.rate,
+        burst=args.burst, queue=args.queue, max_chars=args.max_chars,
+        secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl)
+    if not config.project.is_file():
+        return _error(f"{config.project}: no such project file")
+    if args.link_ttl <= 0:
+        return _error("--link-ttl must be positive")
+    if not (0 <= args.port <= 65535 and 0 <= args.metrics_port <= 65535):
+        return _error("--port and --metrics-port must be between 0 and 65535")
+    try:
+        return run(config)
+    except (ProjectFileError, ValueError) as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot listen on {args.host}: {exc.strerror or exc}")
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from engine.serve.probe import parse_interval, probe
+
+    try:
+        interval = parse_interval(args.interval)
+    except ValueError as exc:
+        return _error(str(exc))
+    return probe(args.url, interval, args.mode)
+
+
 def cmd_studio(args: argparse.Namespace) -> int:
     print("The Radioplay studio window is not part of this build yet; use the headless verbs:",
           file=sys.stderr)
@@ -165,6 +198,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7, help="workload seed (default 7)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("serve", help="serve the project's cast over HTTP (text to speech, metrics)")
+    p.add_argument("project", help="project file (.radioplay)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8080, help="API port (default 8080; 0 picks a free one)")
+    p.add_argument("--metrics-port", type=int, default=9090, help="Prometheus /metrics port (default 9090)")
+    p.add_argument("--policy", choices=["role-priority", "fifo"], default="role-priority",
+                   help="scheduling policy (default role-priority)")
+    p.add_argument("--token-file", help="require 'Authorization: Bearer <token>' with the token in this file")
+    p.add_argument("--rate", type=float, default=0.0, help="requests per second per client address (default 0: off)")
+    p.add_argument("--burst", type=int, default=20, help="requests a client may send at once (default 20)")
+    p.add_argument("--queue", type=int, default=512, help="lines pending at most before 503 (default 512)")
+    p.add_argument("--max-chars", type=int, default=1000, help="longest text accepted (default 1000)")
+    p.add_argument("--secret-file", help="key for signed render links (default: random per process)")
+    p.add_argument("--link-ttl", type=float, default=3600.0, help="render links expire after this many seconds")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")
+    p.add_argument("--url", default="http://127.0.0.1:9090", help="metrics address (default http://127.0.0.1:9090)")
+    p.add_argument("--interval", default="100ms", help="refresh interval: 100ms, 0.5s, 2 (default 100ms)")
+    p.add_argument("--mode", choices=["live", "once"], default="live", help="refresh until Ctrl-C, or print once")
+    p.set_defaults(func=cmd_probe)
 
     p = sub.add_parser("voices", help="list the voices available to roles")
     p.set_defaults(func=cmd_voices)

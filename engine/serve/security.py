@@ -1,0 +1,139 @@
+"""Who may call the service, how often, and which render links are genuine.
+
+All three are plain objects with no aiohttp in them, so they are tested
+with a fake clock and no server. They are called on the event loop thread
+(the aiohttp middleware and handlers); the limiter still takes a lock, so
+an embedding that calls it from several threads stays correct.
+
+- :class:`TokenAuth`: one shared bearer token from a file, compared in
+  constant time (``hmac.compare_digest``) so response timing does not leak
+  how much of a guess was right.
+- :class:`TokenBucketLimiter`: per client address, ``rate`` requests a second
+  with bursts of up to ``burst``. Memory is bounded: at most ``max_clients``
+  buckets are kept, the least recently seen client is forgotten first (it
+  comes back with a full bucket, which errs on the side of serving).
+- :class:`LinkSigner`: ``HMAC-SHA256(secret, "<id>.wav:<exp>")`` over the file
+  name and the expiry, so a link cannot be moved to another render or have
+  its lifetime extended without the secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+_SIG = re.compile(r"^[0-9a-f]{64}$")
+_EXP = re.compile(r"^-?[0-9]{1,20}$")
+
+
+def read_secret_file(path: Path, what: str) -> str:
+    """The file's content without surrounding whitespace; refuses an empty file
+    (an empty token or secret would silently make auth or links meaningless)."""
+    try:
+        value = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {what} file {path}: {exc}") from exc
+    if not value:
+        raise ValueError(f"{what} file {path} is empty")
+    return value
+
+
+class TokenAuth:
+    """Checks ``Authorization: Bearer <token>`` against one configured token."""
+
+    def __init__(self, token: str) -> None:
+        if not token:
+            raise ValueError("the bearer token must not be empty")
+        self._token = token.encode("utf-8")
+
+    @classmethod
+    def from_file(cls, path: Path) -> TokenAuth:
+        return cls(read_secret_file(path, "token"))
+
+    def check(self, header: str | None) -> str | None:
+        """None when the header carries the token, else why not (for the 401 body)."""
+        if not header:
+            return "missing bearer token"
+        scheme, _, given = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            return "missing bearer token"
+        if not hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), self._token):
+            return "invalid bearer token"
+        return None
+
+
+class TokenBucketLimiter:
+    """Per-key token buckets; ``rate <= 0`` turns limiting off."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic,
+                 max_clients: int = 10_000) -> None:
+        if rate > 0 and burst < 1:
+            raise ValueError("the rate-limit burst must be at least 1")
+        self.rate = rate
+        self.burst = float(burst)
+        self.clock = clock
+        self.max_clients = max_clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key -> (tokens, at)
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+    def acquire(self, key: str) -> int:
+        """Take one token for ``key``: 0 if allowed, else whole seconds to wait (>= 1)."""
+        if not self.enabled:
+            return 0
+        with self._lock:
+            now = self.clock()
+            tokens, at = self._buckets.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + max(0.0, now - at) * self.rate)
+            allowed = tokens >= 1.0
+            if allowed:
+                tokens -= 1.0
+            self._buckets[key] = (tokens, now)
+            while len(self._buckets) > self.max_clients:
+                self._buckets.popitem(last=False)
+        return 0 if allowed else max(1, math.ceil((1.0 - tokens) / self.rate))
+
+
+class LinkSigner:
+    """Signs and verifies ``/renders/<id>.wav?exp=<unix>&sig=<hex>`` links."""
+
+    def __init__(self, secret: bytes | None = None, ttl_s: float = 3600.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._secret = secret if secret else secrets.token_bytes(32)
+        self.ttl_s = ttl_s
+        self.clock = clock
+
+    @classmethod
+    def from_file(cls, path: Path | None, ttl_s: float, clock: Callable[[], float] = time.time) -> LinkSigner:
+        """A signer with the file's secret, or a random per-process one (links
+        then die with the process, which is the safe default)."""
+        secret = read_secret_file(path, "secret").encode("utf-8") if path is not None else None
+        return cls(secret, ttl_s, clock)
+
+    def signature(self, name: str, exp: int) -> str:
+        return hmac.new(self._secret, f"{name}:{exp}".encode(), hashlib.sha256).hexdigest()
+
+    def link(self, name: str) -> tuple[str, int]:
+        """The signed URL path of the render file ``name`` and its expiry (unix s)."""
+        exp = int(math.floor(self.clock() + self.ttl_s))
+        return f"/renders/{name}?exp={exp}&sig={self.signature(name, exp)}", exp
+
+    def verify(self, name: str, exp: str | None, sig: str | None) -> bool:
+        """True only for an untampered signature whose expiry is still ahead."""
+        if exp is None or sig is None or not _EXP.match(exp) or not _SIG.match(sig):
+            return False
+        expected = self.signature(name, int(exp))
+        if not hmac.compare_digest(expected.encode(), sig.encode()):
+            return False
+        return int(exp) > self.clock()

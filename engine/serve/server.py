@@ -1,0 +1,222 @@
+"""Start-up and graceful shutdown of ``radioplay serve``.
+
+:func:`run` blocks the calling thread (the CLI's main thread becomes the
+event loop thread and SIGINT/SIGTERM stop it); :func:`start_in_thread`
+runs the same loop on a thread named ``radioplay-serve-loop`` and returns
+a handle, for tests and for embedding in the studio.
+
+Shutdown order, so no client gets a torn response and nothing is half
+written: stop listening; let requests in flight finish (the scheduler is
+still running, so they can), for up to ``shutdown_timeout`` seconds, after
+which still-queued requests are cancelled and answered 503; stop the
+metrics port; close the scheduler (its threads finish running work and
+exit); shut down the io executor. Renders are written with atomic renames,
+so an interrupted one leaves no file at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ipaddress
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from engine.metrics.hub import MetricsHub
+from engine.project.fileformat import load_project
+from engine.sched.policy import make_policy
+from engine.sched.scheduler import Scheduler
+from engine.serve.app import Service, make_app
+from engine.serve.security import LinkSigner, TokenAuth, TokenBucketLimiter
+from engine.synth.errors import VoiceError
+
+log = logging.getLogger("radioplay.serve")
+GRACE_S = 10.0
+
+
+@dataclass
+class ServeConfig:
+    project: Path
+    host: str = "127.0.0.1"
+    port: int = 8080  # 0: pick a free port (reported by the handle)
+    metrics_port: int = 9090
+    policy: str = "role-priority"
+    token_file: Path | None = None
+    rate: float = 0.0  # requests per second per client address; 0 = no limit
+    burst: int = 20
+    queue: int = 512  # scheduler capacity (lines pending at once)
+    max_chars: int = 1000
+    secret_file: Path | None = None  # None: a random per-process link secret
+    link_ttl: float = 3600.0
+    submit_timeout: float = 0.25  # how long a request may wait for queue room before 503
+    shutdown_timeout: float = 30.0
+    io_threads: int = 16
+    start_scheduler: bool = True  # tests: False holds every request in the queue until started
+
+
+def renders_dir_for(project_path: Path) -> Path:
+    """``<project>.radioplay-renders`` beside the project file."""
+    return project_path.with_name(project_path.stem + ".radioplay-renders")
+
+
+def build_service(config: ServeConfig) -> Service:
+    """Load the project and build the engine objects (raises ValueError or
+    ProjectFileError with a message for the user)."""
+    from engine.cli import make_synthesizer
+
+    if config.queue < 1 or config.max_chars < 1 or config.io_threads < 1:
+        raise ValueError("--queue, --max-chars and the io thread count must be at least 1")
+    if config.rate < 0 or config.submit_timeout < 0 or config.shutdown_timeout < 0:
+        raise ValueError("--rate and the timeouts must not be negative")
+    policy = make_policy(config.policy)
+    auth = TokenAuth.from_file(config.token_file) if config.token_file is not None else None
+    signer = LinkSigner.from_file(config.secret_file, config.link_ttl)
+    limiter = TokenBucketLimiter(config.rate, config.burst)
+    project_path = Path(config.project)
+    project = load_project(project_path)
+    synth = make_synthesizer(project_path, project.sample_rate)
+    for voice in sorted({r.voice.voice for r in project.cast}):
+        try:  # load each voice now: the first request should not pay for it
+            synth.voice(synth.library.resolve(voice))
+        except VoiceError as exc:
+            log.warning("voice %s cannot be loaded; its roles will answer 500: %s", voice, exc)
+    hub = MetricsHub()
+    for role in project.cast:  # every role appears in /metrics, even before its first request
+        hub.set_role_priority(role.name, 0.0)
+        hub.set_queue_depth(role.name, 0)
+    scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub, start=config.start_scheduler)
+    executor = concurrent.futures.ThreadPoolExecutor(config.io_threads, thread_name_prefix="radioplay-serve-io")
+    return Service(project=project, synth=synth, scheduler=scheduler, hub=hub, executor=executor,
+                   renders_dir=renders_dir_for(project_path), signer=signer, limiter=limiter, auth=auth,
+                   max_chars=config.max_chars, submit_timeout=config.submit_timeout,
+                   drain_timeout=config.shutdown_timeout)
+
+
+async def serve(config: ServeConfig, service: Service, stop: asyncio.Event,
+                ready: Callable[[int, int], None]) -> None:
+    """Serve until ``stop`` is set, then shut down in order (module docstring)."""
+    app, metrics_app = make_app(service)
+    # A GET /tts URL carries up to max_chars of percent-encoded UTF-8 (up to 12 bytes a character).
+    line = max(8190, config.max_chars * 12 + 1024)
+    # aiohttp's own wait comes after Service.drain (on_shutdown) has waited shutdown_timeout and
+    # cancelled what was still queued: a short grace for those handlers to send their 503.
+    runner = web.AppRunner(app, shutdown_timeout=GRACE_S, max_line_size=line, access_log=None)
+    metrics_runner = web.AppRunner(metrics_app, shutdown_timeout=5.0, access_log=None)
+    try:
+        await runner.setup()
+        await metrics_runner.setup()
+        await web.TCPSite(runner, config.host, config.port).start()
+        await web.TCPSite(metrics_runner, config.host, config.metrics_port).start()
+        ready(_port(runner), _port(metrics_runner))
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+        await metrics_runner.cleanup()
+        await asyncio.get_running_loop().run_in_executor(None, close_service, service)
+
+
+def close_service(service: Service) -> None:
+    service.scheduler.close()
+    service.executor.shutdown(wait=True)
+
+
+def _port(runner: web.AppRunner) -> int:
+    address = runner.addresses[0]
+    return int(address[1])
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def run(config: ServeConfig) -> int:
+    """Serve on the calling thread until SIGINT or SIGTERM; 0 on a clean stop."""
+    service = build_service(config)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+
+        def ready(port: int, metrics_port: int) -> None:
+            roles = ", ".join(service.project.role_names())
+            print(f"Serving {config.project} ({roles}) on http://{config.host}:{port}/tts", flush=True)
+            print(f"Metrics on http://{config.host}:{metrics_port}/metrics; Ctrl-C stops", flush=True)
+            if not _is_loopback(config.host) and service.auth is None:
+                print("warning: listening beyond loopback without --token-file: anyone who can reach "
+                      "this port can use it", file=sys.stderr, flush=True)
+
+        await serve(config, service, stop, ready)
+
+    asyncio.run(main())  # serve() closes the service on every way out
+    print("radioplay serve: stopped", flush=True)
+    return 0
+
+
+class ServerHandle:
+    """A server running on its own event loop thread (``radioplay-serve-loop``)."""
+
+    def __init__(self, config: ServeConfig, service: Service) -> None:
+        self.config = config
+        self.service = service
+        self.port = 0
+        self.metrics_port = 0
+        self._loop = asyncio.new_event_loop()
+        self._stop = asyncio.Event()
+        self._started: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self.thread = threading.Thread(target=self._main, name="radioplay-serve-loop", daemon=True)
+
+    @property
+    def scheduler(self) -> Scheduler:
+        return self.service.scheduler
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.config.host}:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://{self.config.host}:{self.metrics_port}"
+
+    def _ready(self, port: int, metrics_port: int) -> None:
+        self.port, self.metrics_port = port, metrics_port
+        self._started.set_result(None)
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(serve(self.config, self.service, self._stop, self._ready))
+        except BaseException as exc:  # start-up failure (port taken): reported by start()
+            if not self._started.done():
+                self._started.set_exception(exc)
+            else:
+                log.exception("radioplay serve loop failed")
+        finally:
+            self._loop.close()
+
+    def start(self, timeout: float = 60.0) -> ServerHandle:
+        self.thread.start()
+        self._started.result(timeout)
+        return self
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Graceful stop (see the module docstring); returns once the loop thread ended."""
+        if self.thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+            self.thread.join(timeout)
+
+
+def start_in_thread(config: ServeConfig) -> ServerHandle:
+    """Build the service and serve it on a new thread; ports are bound when this returns."""
+    return ServerHandle(config, build_service(config)).start()
