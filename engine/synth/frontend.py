@@ -107,23 +107,14 @@ def split_units(text: str, max_chars: int = MAX_UNIT_CHARS) -> list[str]:
     """
     if len(text) <= max_chars:
         return [text]
-    units: list[str] = []
-    current = ""
+    pieces: list[str] = []
     for sentence in _sentences(text):
         if len(sentence) <= max_chars:
-            if current and len(current) + 1 + len(sentence) > max_chars:
-                units.append(current)
-                current = sentence
-            else:
-                current = f"{current} {sentence}".strip()
+            pieces.append(sentence)
             continue
-        if current:
-            units.append(current)
-            current = ""
-        units.extend(_split_long(sentence, max_chars))
-    if current:
-        units.append(current)
-    return units
+        for clause in _CLAUSE_END.split(sentence.strip()):
+            pieces.extend([clause] if len(clause) <= max_chars else clause.split(" "))
+    return _pack(pieces, max_chars)
 
 
 def _sentences(text: str) -> list[str]:
@@ -141,40 +132,25 @@ def _sentences(text: str) -> list[str]:
     return sentences
 
 
-def _split_long(sentence: str, max_chars: int) -> list[str]:
+def _pack(pieces: list[str], max_chars: int) -> list[str]:
+    """Join pieces greedily into units of at most ``max_chars``. A unit never
+    ends on an abbreviation ("Mr."): that word moves on with what follows it."""
     units: list[str] = []
     current = ""
-    for clause in _CLAUSE_END.split(sentence.strip()):
-        for piece in _split_words(clause, max_chars):
-            if current and len(current) + 1 + len(piece) > max_chars:
+    for piece in pieces:
+        if current and len(current) + 1 + len(piece) > max_chars:
+            head, _, tail = current.rpartition(" ")
+            if head and _ABBREVIATION.search(tail) and len(tail) + 1 + len(piece) <= max_chars:
+                units.append(head)
+                current = f"{tail} {piece}"
+            else:
                 units.append(current)
                 current = piece
-            else:
-                current = f"{current} {piece}".strip()
+        else:
+            current = f"{current} {piece}".strip()
     if current:
         units.append(current)
     return units
-
-
-def _split_words(clause: str, max_chars: int) -> list[str]:
-    if len(clause) <= max_chars:
-        return [clause]
-    pieces, current = [], ""
-    for word in clause.split(" "):
-        if current and len(current) + 1 + len(word) > max_chars:
-            # Never leave "Mr." at the end of a unit: carry it to the next one.
-            head, _, tail = current.rpartition(" ")
-            if head and _ABBREVIATION.search(tail):
-                pieces.append(head)
-                current = f"{tail} {word}"
-            else:
-                pieces.append(current)
-                current = word
-        else:
-            current = f"{current} {word}".strip()
-    if current:
-        pieces.append(current)
-    return pieces
 
 
 def caption_text(text: str) -> str:
