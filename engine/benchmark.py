@@ -100,6 +100,12 @@ def ceiling_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
     return ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout()))
 
 
+def fresh_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
+    """What the scheduler runs on (one single-threaded session per core), with
+    a cold in-memory cache so every run synthesizes everything."""
+    return ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
+
+
 def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float:
     """Median time of one re-prioritization + pick over ``n`` pending requests."""
     rng = np.random.default_rng(seed)
@@ -117,7 +123,7 @@ def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float
 
 def calibrate_batch(cast: Cast, library: VoiceLibrary) -> BatchSizer:
     """Measure the batch size on this device (the start-up measurement)."""
-    synth = ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
+    synth = fresh_synthesizer(library)
     text = ("Yes. A line of middling length, to see how batches run here. "
             "And a much longer sentence, the kind a narrator reads, with a clause or two in it, "
             "so that padding the short ones costs what it costs in real work. No?")
@@ -130,7 +136,7 @@ def calibrate_batch(cast: Cast, library: VoiceLibrary) -> BatchSizer:
 def run_policy(policy: str, work: list[WorkItem], cast: Cast, library: VoiceLibrary,
                concurrency: int, batch_size: int = 1) -> dict[str, Any]:
     """Submit the workload (at most ``concurrency`` in flight) and time every request."""
-    synth = ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
+    synth = fresh_synthesizer(library)
     warm = synth.plan("Warming up the voice.", cast.voices[cast.names[0]])
     synth.voice(warm.voice).infer(synth.phonemize(warm)[0], warm.settings)
     plans = [request_for(synth, w.text, w.role, cast.voices[w.role], weight=cast.weights[w.role],
