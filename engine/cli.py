@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="output folder")
     p.add_argument("--target-lufs", type=float, default=-16.0, help="integrated loudness of mix.wav (default -16)")
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
-    p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format (default wav24)")
+    p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
+                   "since they carry the pre-limiter level")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
     p.set_defaults(func=cmd_render)
 

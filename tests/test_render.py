@@ -130,6 +130,22 @@ def test_cancelled_render_leaves_no_files_under_final_names(tmp_path, tiny_saved
     assert leftovers == []
 
 
+def test_stems_keep_pre_limiter_peaks_past_full_scale(tmp_path, tiny_saved):
+    """With the default 24-bit master, stems are float: they sum to the
+    pre-limiter mix, which exceeds 0 dBFS wherever the limiter works."""
+    project = load_project(tiny_saved)
+    report = render_project(project, synth_for(tiny_saved), tmp_path / "out", RenderOptions(target_lufs=-3.0))
+    stems = [sf.read(report.outdir / "stems" / stem_filename(r.name), dtype="float32")[0] for r in project.cast]
+    assert all(sf.info(report.outdir / "stems" / stem_filename(r.name)).subtype == "FLOAT" for r in project.cast)
+    total = sum(stems)
+    assert np.max(np.abs(total)) > 1.0  # the limiter had work to do ...
+    mix, rate = sf.read(report.outdir / "mix.wav", dtype="float32")
+    assert np.max(np.abs(mix)) <= 10 ** (LIMITER_CEILING_DB / 20) + 1e-3  # ... and did it
+    limiter = LookaheadLimiter(rate, LIMITER_CEILING_DB)
+    expected = np.concatenate([limiter.process(total), limiter.flush()])[limiter.latency:]
+    np.testing.assert_allclose(mix, expected, atol=2e-7 + 2 ** -23)  # 24-bit master
+
+
 def test_no_stems_and_formats(tmp_path, tiny_saved):
     project = load_project(tiny_saved)
     report = render_project(project, synth_for(tiny_saved), tmp_path / "out", RenderOptions(stems=False))

@@ -38,6 +38,7 @@ from engine.synth.pipeline import Cancelled, Progress, SynthesisResult, release_
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
+STEM_SUBTYPE = "FLOAT"
 BLOCK = 8192
 # Sample-peak ceiling of the master limiter. Speech limited at -2 dBFS keeps
 # the inter-sample (true) peak under -1 dBTP, which the tests check by 4x
@@ -179,8 +180,12 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     stem_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-stems")
     pending: list[Future[None]] = []
     try:
-        for temp in temps:
-            writers.append(SparseWavWriter(temp, rate, 2, subtype))
+        # Stems carry the pre-limiter level (they sum to the mix before the
+        # limiter), which goes past full scale wherever the limiter works: in
+        # 24-bit they would clip (measured on the sample: peaks of 1.8), so
+        # stems are always 32-bit float; --format chooses the master's format.
+        for k, temp in enumerate(temps):
+            writers.append(SparseWavWriter(temp, rate, 2, subtype if k == 0 else STEM_SUBTYPE))
         for i, t in enumerate(blocks):
             check_cancel()
             n = min(options.block, total - t)
