@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pyloudnorm
 import pytest
 
 from engine.audio.cache import ClipCache
@@ -23,8 +24,8 @@ def dominant_hz(audio: np.ndarray, rate: int) -> float:
 def test_clip_is_at_project_rate_and_levelled(tiny_voices, tiny_synth):
     clip = tiny_synth.synthesize("Hello there. How are you?", VoiceParams(voice=str(tiny_voices["single"])))
     assert clip.dtype == np.float32 and clip.ndim == 1
-    # Levelled to -1 dBFS before resampling; band-limiting may overshoot a little.
-    assert np.max(np.abs(clip)) == pytest.approx(10 ** (-1 / 20), rel=0.01)
+    # Loudness-levelled to -23 LUFS before resampling, which keeps the level.
+    assert pyloudnorm.Meter(48_000).integrated_loudness(clip.astype(np.float64)) == pytest.approx(-23.0, abs=0.3)
     # The tiny voice sings 220 Hz at 16 kHz; resampled to 48 kHz it stays 220 Hz.
     assert dominant_hz(clip, 48_000) == pytest.approx(220, rel=0.03)
 
@@ -142,3 +143,21 @@ def test_batched_pitch_shift_keeps_each_clip_in_place():
         assert abs(int(loud_out[-1]) - int(loud_single[-1])) < 0.01 * rate
         # And the pitch really moved: +4 semitones.
         assert dominant_hz(out, rate) == pytest.approx(dominant_hz(clip, rate) * 2 ** (4 / 12), rel=0.04)
+
+
+def test_lines_are_levelled_by_loudness_not_peak():
+    """A line with a loud spike and a plain line end at the same loudness;
+    a line too short to measure falls back to a -1 dBFS peak."""
+    from engine.synth.shaping import level_loudness
+
+    rate = 22_050
+    t = np.arange(3 * rate) / rate
+    plain = (0.1 * np.sin(2 * np.pi * 200 * t)).astype(np.float32)
+    spiky = plain.copy()
+    spiky[rate: rate + 200] = 0.9  # a plosive
+    meter = pyloudnorm.Meter(rate)
+    for line in (plain, spiky):
+        assert meter.integrated_loudness(level_loudness(line.copy(), rate).astype(np.float64)) == \
+            pytest.approx(-23.0, abs=0.1)
+    short = (0.2 * np.sin(2 * np.pi * 200 * t[: rate // 5])).astype(np.float32)
+    assert np.max(np.abs(level_loudness(short.copy(), rate))) == pytest.approx(10 ** (-1 / 20), rel=1e-5)

@@ -14,7 +14,8 @@ import numpy as np
 _TRIM_DB = -45.0
 _TRIM_PAD_S = 0.015
 _FADE_S = 0.004
-_PEAK = 10 ** (-1.0 / 20)  # clips are peak-levelled to -1 dBFS
+_PEAK = 10 ** (-1.0 / 20)  # lines too short for a loudness reading: peak at -1 dBFS
+CLIP_LUFS = -23.0  # every line's integrated loudness before role gain (EBU R128 programme level)
 
 
 def trim(audio: np.ndarray, sample_rate: int) -> np.ndarray:
@@ -42,8 +43,28 @@ def join(pieces: list[np.ndarray], pauses: list[float], sample_rate: int) -> np.
     return out
 
 
+def level_loudness(audio: np.ndarray, sample_rate: int, target_lufs: float = CLIP_LUFS) -> np.ndarray:
+    """Bring a line to a common loudness, so every role sits at the same level
+    until the producer moves its gain. Peak levelling leaves lines with a
+    plosive or a shout quieter than their neighbours; loudness levelling is
+    what dialogue editors do. Lines shorter than one 400 ms gating block have
+    no integrated loudness: they are peak-levelled instead. Peaks may pass
+    full scale (the pipeline is float; the master limiter handles peaks)."""
+    from engine.audio.loudness import LoudnessMeter
+
+    if audio.size == 0:
+        return audio
+    meter = LoudnessMeter(sample_rate, channels=1)
+    meter.feed(audio[:, None])
+    loudness = meter.integrated()
+    if not np.isfinite(loudness):
+        return level(audio)
+    audio *= np.float32(10 ** ((target_lufs - loudness) / 20))
+    return audio
+
+
 def level(audio: np.ndarray) -> np.ndarray:
-    """Peak-level to -1 dBFS so role gains are relative to a common reference."""
+    """Peak-level to -1 dBFS (the fallback for lines too short to measure)."""
     peak = float(np.max(np.abs(audio))) if audio.size else 0.0
     if peak > 1e-6:
         audio *= _PEAK / peak

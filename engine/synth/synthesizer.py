@@ -137,7 +137,7 @@ class ClipSynthesizer:
         levelled = []
         for raw in raws:
             pieces = [shaping.trim(p, rate) for p in raw.pieces]
-            levelled.append(shaping.level(shaping.join(pieces, raw.pauses, rate)))
+            levelled.append(shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate))
         shifted = shaping.pitch_shift_many(levelled, rate, pitch, self.high_quality_pitch)
         clips = []
         for raw, audio in zip(raws, shifted, strict=True):
