@@ -62,6 +62,12 @@ class BlockMixer:
         self._gains[lane, 1] = right
         self._audible[lane] = audible
 
+    def audible_clips(self) -> list[tuple[int, np.ndarray, float, float]]:
+        """(start frame, audio, left gain, right gain) of every clip the mix
+        will hear, from the lane settings the mixer itself uses."""
+        return [(c.start, c.audio, float(self._gains[c.role_index, 0]), float(self._gains[c.role_index, 1]))
+                for c in self.clips if self._audible[c.role_index]]
+
     def process(self, t: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Mix frames [t, t+n). Returns (master (n, 2), stems (lanes, n, 2)) as
         views into internal buffers, valid until the next call."""

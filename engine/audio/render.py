@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.audio import captions
 from engine.audio.limiter import LookaheadLimiter
-from engine.audio.mixer import BlockMixer, PlacedClip, pan_gains
+from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.wavwriter import SparseWavWriter
 from engine.fsutil import atomic_write_text, commit, temp_path_for
@@ -100,19 +100,6 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
     return mixer
 
 
-def _audible_clips(project: Project, clips: dict[str, np.ndarray],
-                   placements: list[Placement]) -> list[tuple[int, np.ndarray, float, float]]:
-    """(start frame, audio, left gain, right gain) of every clip the mix hears."""
-    roles = {r.name: r for r in project.cast}
-    audible = project.audible_roles()
-    out = []
-    for p in placements:
-        if p.role in audible:
-            left, right = pan_gains(roles[p.role].gain_db, roles[p.role].pan)
-            out.append((int(round(p.start * project.sample_rate)), clips[p.line_id], left, right))
-    return out
-
-
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
     for writer, block in zip(writers, blocks, strict=True):
         writer.write(block)
@@ -159,7 +146,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         if cancel is not None and cancel.is_set():
             raise Cancelled("render cancelled")
 
-    analysis = ProgrammeAnalysis.from_clips(rate, total, _audible_clips(project, result.clips, placements))
+    analysis = ProgrammeAnalysis.from_clips(rate, total, mixer.audible_clips())
     report.premix_lufs = analysis.loudness()
     report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
     gain = np.float32(10 ** (report.gain_db / 20))
