@@ -39,7 +39,6 @@ class SynthesisResult:
     cached: int = 0
     audio_seconds_synthesized: float = 0.0
     model_seconds: float = 0.0  # untrimmed model output, comparable to the ONNX ceiling
-    failures: list[str] = field(default_factory=list)
     pinned: list[str] = field(default_factory=list)
 
 
