@@ -62,10 +62,6 @@ class QueueFull(RuntimeError):
     """The scheduler's bounded queue stayed full for the whole submit timeout."""
 
 
-class RequestCancelled(RuntimeError):
-    pass
-
-
 _ids = itertools.count(1)
 
 

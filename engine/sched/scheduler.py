@@ -37,7 +37,7 @@ from engine.sched.hashring import WeightedHashRing
 from engine.sched.job import Job
 from engine.sched.policy import PendingArrays, Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
-from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, RequestCancelled
+from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.table import PendingTable
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
 
@@ -470,4 +470,4 @@ def request_for(synth: ClipSynthesizer, text: str, role: str, params: object, *,
                        weight=weight, line_id=line_id)
 
 
-__all__ = ["Scheduler", "SchedulerStats", "QueueFull", "RequestCancelled", "request_for"]
+__all__ = ["Scheduler", "SchedulerStats", "QueueFull", "request_for"]
