@@ -318,3 +318,15 @@ def test_calibration_measures_batch_sizes_on_the_voice(synth, tiny_voices):
     assert chosen in (1, 2, 4)
     measured = scheduler.batch.measured_audio_s_per_s()
     assert set(measured) == {1, 2, 4} and all(v > 0 for v in measured.values())
+
+
+def test_displayed_priority_comes_from_the_scores():
+    from engine.sched.policy import PendingArrays, Playhead
+
+    arrays = PendingArrays(np.array([3.0, 1.0]), np.array([2, 2]), np.array([0, 0]), np.zeros(2),
+                           np.array([10.0, 12.0]), np.array([0, 1]))
+    fifo, prio = FifoPolicy(), RolePriorityPolicy()
+    now = 15.0
+    np.testing.assert_allclose(fifo.displayed(fifo.scores(arrays, now, Playhead()), now), [5.0, 3.0])
+    shown = prio.displayed(prio.scores(arrays, now, Playhead()), now)
+    assert shown[0] > shown[1] > 0  # the lead, waiting longer, shows higher

@@ -66,8 +66,8 @@ class Policy(Protocol):
         """Higher is served first."""
         ...
 
-    def priorities(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
-        """The displayed priority of each request (heatmaps, /metrics)."""
+    def displayed(self, scores: np.ndarray, now: float) -> np.ndarray:
+        """The priority shown on heatmaps and /metrics, from ``scores`` taken at ``now``."""
         ...
 
 
@@ -77,10 +77,10 @@ class FifoPolicy:
     def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
         return -p.arrival
 
-    def priorities(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
-        # FIFO has no notion of priority; show waiting time so the heatmap still
-        # tells which role is being kept waiting.
-        return np.asarray(now - p.arrival)
+    def displayed(self, scores: np.ndarray, now: float) -> np.ndarray:
+        # FIFO has no notion of priority; show waiting time (now - arrival) so
+        # the heatmap still tells which role is being kept waiting.
+        return np.asarray(now + scores)
 
 
 @dataclass
@@ -128,8 +128,8 @@ class RolePriorityPolicy:
     def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
         return self._log_priority(p, now, playhead) + (now - p.arrival) / self.tau_s
 
-    def priorities(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
-        return np.asarray(np.exp(self.scores(p, now, playhead)))
+    def displayed(self, scores: np.ndarray, now: float) -> np.ndarray:
+        return np.asarray(np.exp(scores))  # scores are log-priorities (aging included)
 
 
 def make_policy(name: str) -> Policy:

@@ -394,8 +394,7 @@ class Scheduler:
             idx, scores = self.reprioritize()
             todo: list[Job] = []
             if idx.size:
-                _, arrays = self._pending_arrays()
-                self._publish(idx, self.policy.priorities(arrays, self.clock(), self._playhead))
+                self._publish(idx, self.policy.displayed(scores, self._scores_at))
                 for i in np.argsort(-scores)[: self.frontend_ahead]:
                     job = self._table.jobs[int(idx[i])]
                     if job is not None and job.units is None:
