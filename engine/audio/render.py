@@ -33,8 +33,8 @@ from engine.audio.wavwriter import SparseWavWriter
 from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
-from engine.sched.export import synthesize_lines
-from engine.synth.pipeline import Cancelled, Progress, SynthesisResult, release_clips
+from engine.sched.export import release_clips, synthesize_lines
+from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}

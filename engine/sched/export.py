@@ -79,3 +79,10 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
             result.pinned.append(plan.key)
         result.clips[line_id] = clip
     return result
+
+
+def release_clips(synth: ClipSynthesizer, result: SynthesisResult) -> None:
+    """Undo the pins synthesize_lines took."""
+    for key in result.pinned:
+        synth.cache.unpin(key)
+    result.pinned.clear()

@@ -61,9 +61,3 @@ def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
         raise LineErrors(problems)
     return plans
 
-
-def release_clips(synth: ClipSynthesizer, result: SynthesisResult) -> None:
-    """Undo the pins synthesize_lines took."""
-    for key in result.pinned:
-        synth.cache.unpin(key)
-    result.pinned.clear()
