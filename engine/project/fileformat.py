@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.fsutil import atomic_write_text
-from engine.project.model import DEFAULT_VOICE, Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.model import DEFAULT_VOICE, VOICE_RANGES, Line, Project, Role, Scene, Timing, VoiceParams
 
 FORMAT_VERSION = 1
 EXTENSION = ".radioplay"
@@ -151,9 +151,10 @@ def voice_from_dict(r: _Reader, d: Any, path: str) -> VoiceParams:
         backend=r.text(d, "backend", path, "piper", empty=False),
         voice=r.text(d, "voice", path, DEFAULT_VOICE, empty=False),
         speaker=speaker,
-        speed=r.num(d, "speed", path, 1.0, lo=0.25, hi=4.0),
-        variation=r.num(d, "variation", path, 1.0, lo=0.0, hi=2.0),
-        pitch=r.num(d, "pitch", path, 0.0, lo=-12.0, hi=12.0),
+        speed=r.num(d, "speed", path, 1.0, lo=VOICE_RANGES["speed"][0], hi=VOICE_RANGES["speed"][1]),
+        variation=r.num(d, "variation", path, 1.0, lo=VOICE_RANGES["variation"][0],
+                        hi=VOICE_RANGES["variation"][1]),
+        pitch=r.num(d, "pitch", path, 0.0, lo=VOICE_RANGES["pitch"][0], hi=VOICE_RANGES["pitch"][1]),
     )
 
 

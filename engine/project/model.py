@@ -19,6 +19,12 @@ ROLE_COLOURS = (
 )
 
 
+# Allowed range of each numeric voice parameter: the file format, the service
+# and the studio all check against this one table.
+VOICE_RANGES: dict[str, tuple[float, float]] = {"speed": (0.25, 4.0), "pitch": (-12.0, 12.0),
+                                                "variation": (0.0, 2.0)}
+
+
 @dataclass(frozen=True)
 class VoiceParams:
     """Everything that changes how a role's lines *sound* before mixing.

@@ -42,7 +42,7 @@ from aiohttp.typedefs import Handler
 
 from engine.fsutil import atomic_write_bytes
 from engine.metrics.hub import MetricsHub
-from engine.project.model import Project, Role, VoiceParams
+from engine.project.model import VOICE_RANGES, Project, Role, VoiceParams
 from engine.sched.request import LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler, request_for
 from engine.serve.security import LinkSigner, TokenAuth, TokenBucketLimiter
@@ -51,7 +51,6 @@ from engine.synth.synthesizer import ClipSynthesizer
 
 log = logging.getLogger("radioplay.serve")
 FIELDS = ("role", "text", "speed", "pitch", "variation")
-RANGES = {"speed": (0.25, 4.0), "pitch": (-12.0, 12.0), "variation": (0.0, 2.0)}
 RENDER_NAME = re.compile(r"^([0-9a-f]{32})\.wav$")
 METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -209,7 +208,7 @@ def _number(name: str, value: object, from_query: bool) -> float:
             raise ApiError(422, f"{name} must be a number", name) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ApiError(422, f"{name} must be a number", name)
-    lo, hi = RANGES[name]
+    lo, hi = VOICE_RANGES[name]
     if not lo <= value <= hi:
         raise ApiError(422, f"{name} must be between {lo:g} and {hi:g}", name)
     return float(value)
@@ -232,7 +231,7 @@ def parse_line(service: Service, data: Mapping[str, object], from_query: bool = 
     text = strings["text"]
     if len(text) > service.max_chars:
         raise ApiError(413, f"text is {len(text)} characters; the limit is {service.max_chars}", "text")
-    overrides = {k: _number(k, data[k], from_query) for k in RANGES if data.get(k) is not None}
+    overrides = {k: _number(k, data[k], from_query) for k in VOICE_RANGES if data.get(k) is not None}
     role = service.find_role(strings["role"].strip())
     return LineSpec(role, text, role.voice.with_changes(**overrides))
 
