@@ -50,18 +50,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_synthesizer(project_path: Path, sample_rate: int, use_cache: bool = True):  # type: ignore[no-untyped-def]
-    from engine.audio.cache import ClipCache, cache_dir_for
-    from engine.synth.library import VoiceLibrary
-    from engine.synth.piper_backend import PiperBackend, SessionLayout
-    from engine.synth.synthesizer import ClipSynthesizer
-
-    cache = ClipCache(cache_dir_for(project_path) if use_cache else None)
-    # A render is a throughput job: one single-threaded session per core.
-    backend = PiperBackend(SessionLayout.for_throughput())
-    return ClipSynthesizer(VoiceLibrary(base_dir=project_path.parent), sample_rate, cache, backend)
-
-
 def cmd_render(args: argparse.Namespace) -> int:
     from engine.audio.render import RenderOptions, render_project
     from engine.progress import TerminalProgress
@@ -75,6 +63,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         options = RenderOptions(target_lufs=args.target_lufs, stems=not args.no_stems, format=args.format)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
+    from engine.synth.synthesizer import make_synthesizer
+
     synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
     progress = TerminalProgress()
     try:
@@ -96,6 +86,52 @@ def cmd_render(args: argparse.Namespace) -> int:
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
     for file in report.files:
         print(f"  {file}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    import time
+
+    from engine.project.fileformat import ProjectFileError, load_project
+    from engine.session import LineState, Session
+
+    path = Path(args.project)
+    try:
+        project = load_project(path)
+    except (ProjectFileError, ValueError) as exc:
+        return _error(str(exc))
+    if args.start < 0:
+        return _error(f"--from {args.start}: must be 0 or more seconds")
+    session = Session(project, path, output=args.device)
+    if session.audio_error:
+        if args.device not in (None, "null"):
+            session.close()
+            return _error(session.audio_error)
+        print(f"radioplay: {session.audio_error}", file=sys.stderr)
+    session.wait_idle(60.0)
+    failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
+    for line_id, error in failed:
+        print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
+    tty = sys.stdout.isatty()
+    try:
+        session.play(args.start)
+        session.wait_idle(5.0)
+        while True:
+            time.sleep(0.1 if tty else 1.0)
+            t = session.transport()
+            minutes, seconds = divmod(t.position_s, 60)
+            total_m, total_s = divmod(t.duration_s, 60)
+            status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
+                      f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
+            print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
+            if t.position_s >= t.duration_s + 0.5:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if tty:
+            print()
+        session.close()
     return 0
 
 
@@ -191,6 +227,15 @@ def build_parser() -> argparse.ArgumentParser:
                    "since they carry the pre-limiter level")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")
+    p.add_argument("project", help="project file (.radioplay)")
+    p.add_argument("--from", dest="start", type=float, default=0.0, metavar="SECONDS",
+                   help="start position in seconds (default 0)")
+    p.add_argument("--device", default=None, metavar="NAME|null",
+                   help="output device by name (an unknown name lists the devices), or null for a silent "
+                        "real-time clock (default: the system's default output, or null where there is none)")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", help="measure the role-priority scheduler against FIFO in one run")
     p.add_argument("--requests", type=int, default=200, help="lines in the workload (default 200)")

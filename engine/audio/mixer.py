@@ -36,25 +36,47 @@ def pan_gains(gain_db: float, pan: float) -> tuple[float, float]:
     return g * math.cos(theta), g * math.sin(theta)
 
 
+class ClipIndex:
+    """Clips sorted by start, with what a block lookup needs (immutable)."""
+
+    def __init__(self, clips: Sequence[PlacedClip]) -> None:
+        self.clips = sorted(clips, key=lambda c: c.start)
+        self.starts = [c.start for c in self.clips]
+        self.longest = max((c.audio.shape[0] for c in self.clips), default=0)
+        self.length = max((c.end for c in self.clips), default=0)
+
+
 class BlockMixer:
     """Mixes any block [t, t+n) on demand (random access: seeking is free).
 
     Lane settings (gain, pan, audible) can change between blocks without
-    restarting, as mute/solo during playback needs.
+    restarting, as mute/solo during playback needs. The clips can be replaced
+    while another thread mixes (live playback: clips arrive as they are
+    synthesized): ``set_clips`` swaps in a new immutable index, and each
+    block reads the index once, so a block never sees half an update.
     """
 
     def __init__(self, clips: Sequence[PlacedClip], lanes: int, max_block: int = 8192) -> None:
-        self.clips = sorted(clips, key=lambda c: c.start)
-        self._starts = [c.start for c in self.clips]
-        self._longest = max((c.audio.shape[0] for c in self.clips), default=0)
+        self._index = ClipIndex(clips)
         self.lanes = lanes
         self.max_block = max_block
-        self.length = max((c.end for c in self.clips), default=0)
         self._gains = np.ones((lanes, 2), dtype=np.float32) * np.float32(math.sqrt(0.5))
         self._audible = np.ones(lanes, dtype=bool)
         self._stems = np.zeros((lanes, max_block, 2), dtype=np.float32)
         self._master = np.zeros((max_block, 2), dtype=np.float32)
         self._scratch = np.zeros(max_block, dtype=np.float32)
+
+    @property
+    def clips(self) -> list[PlacedClip]:
+        return self._index.clips
+
+    @property
+    def length(self) -> int:
+        return self._index.length
+
+    def set_clips(self, clips: Sequence[PlacedClip] | ClipIndex) -> None:
+        """Replace the clips (any thread; takes effect from the next block)."""
+        self._index = clips if isinstance(clips, ClipIndex) else ClipIndex(clips)
 
     def set_lane(self, lane: int, gain_db: float, pan: float, audible: bool) -> None:
         left, right = pan_gains(gain_db, pan)
@@ -68,18 +90,21 @@ class BlockMixer:
         return [(c.start, c.audio, float(self._gains[c.role_index, 0]), float(self._gains[c.role_index, 1]))
                 for c in self.clips if self._audible[c.role_index]]
 
-    def process(self, t: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Mix frames [t, t+n). Returns (master (n, 2), stems (lanes, n, 2)) as
-        views into internal buffers, valid until the next call."""
+        views into internal buffers, valid until the next call. With ``out``
+        (an (n, 2) float32 array, e.g. a ring buffer's write region) the
+        master is summed straight into it and ``out`` is returned."""
         if not 0 < n <= self.max_block:
             raise ValueError(f"block of {n} frames; the mixer handles 1..{self.max_block}")
+        index = self._index
         stems = self._stems[:, :n, :]
         stems.fill(0.0)
         scratch = self._scratch
-        first = bisect.bisect_left(self._starts, t - self._longest)
-        last = bisect.bisect_left(self._starts, t + n)
+        first = bisect.bisect_left(index.starts, t - index.longest)
+        last = bisect.bisect_left(index.starts, t + n)
         for i in range(first, last):
-            clip = self.clips[i]
+            clip = index.clips[i]
             lane = clip.role_index
             if clip.end <= t or not self._audible[lane]:
                 continue
@@ -87,11 +112,11 @@ class BlockMixer:
             b = min(t + n, clip.end)
             length = b - a
             source = clip.audio[a - clip.start: b - clip.start]
-            out = a - t
+            at = a - t
             for channel in (0, 1):
                 np.multiply(source, self._gains[lane, channel], out=scratch[:length])
-                target = stems[lane, out:out + length, channel]
+                target = stems[lane, at:at + length, channel]
                 np.add(target, scratch[:length], out=target)
-        master = self._master[:n]
+        master = self._master[:n] if out is None else out
         np.sum(stems, axis=0, out=master)
         return master, stems

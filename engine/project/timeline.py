@@ -35,8 +35,13 @@ def estimate_duration(text: str, speed: float = 1.0) -> float:
     return max(0.3, len(text) / CHARS_PER_SECOND / max(speed, 0.05))
 
 
-def layout(project: Project, durations: Mapping[str, float]) -> list[Placement]:
-    """Place every line; ``durations`` maps line id -> seconds (estimated if absent)."""
+def layout(project: Project, durations: Mapping[str, float],
+           starts: Mapping[str, float] | None = None) -> list[Placement]:
+    """Place every line; ``durations`` maps line id -> seconds (estimated if absent).
+
+    ``starts`` pins lines to times for one playback pass only (a late line
+    starts where the playhead was when its clip arrived); later lines follow
+    it as they would follow an explicit ``start``."""
     speeds = {r.name: r.voice.speed for r in project.cast}
     placements: list[Placement] = []
     cursor = 0.0
@@ -45,7 +50,9 @@ def layout(project: Project, durations: Mapping[str, float]) -> list[Placement]:
         duration = durations.get(line.id)
         if duration is None:
             duration = estimate_duration(line.text, speeds.get(line.role, 1.0))
-        if line.start is not None:
+        if starts is not None and line.id in starts:
+            start = starts[line.id]
+        elif line.start is not None:
             start = line.start
         elif line.with_previous and placements:
             start = placements[-1].start + line.pause_before

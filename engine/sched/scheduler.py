@@ -218,6 +218,11 @@ class Scheduler:
         return self.cancel(lambda r: r.origin == Origin.PLAYBACK and r.deadline.kind == "timeline"
                            and r.deadline.value < position_s)
 
+    def job_states(self) -> dict[str, bool]:
+        """Cache key -> running (True) or waiting (False), for every job in the scheduler."""
+        with self._cond:
+            return {key: job.running for key, job in self._jobs.items()}
+
     def stats(self) -> SchedulerStats:
         with self._cond:
             running = sum(1 for j in self._jobs.values() if j.running)

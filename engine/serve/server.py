@@ -69,7 +69,7 @@ def renders_dir_for(project_path: Path) -> Path:
 def build_service(config: ServeConfig) -> Service:
     """Load the project and build the engine objects (raises ValueError or
     ProjectFileError with a message for the user)."""
-    from engine.cli import make_synthesizer
+    from engine.synth.synthesizer import make_synthesizer
 
     if config.queue < 1 or config.max_chars < 1 or config.io_threads < 1:
         raise ValueError("--queue, --max-chars and the io thread count must be at least 1")

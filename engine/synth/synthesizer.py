@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -159,3 +160,16 @@ class ClipSynthesizer:
         if cached is not None:
             return cached
         return self.finish(self.infer(plan))
+
+
+def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: bool = True) -> ClipSynthesizer:
+    """The synthesizer every verb and the studio use for a project: the clip
+    cache beside the project file (memory only without a path), user voices
+    found relative to it, one single-threaded ONNX session per core."""
+    from engine.audio.cache import cache_dir_for
+    from engine.synth.piper_backend import SessionLayout
+
+    directory = cache_dir_for(project_path) if use_cache and project_path is not None else None
+    backend = PiperBackend(SessionLayout.for_throughput())
+    base = project_path.parent if project_path is not None else None
+    return ClipSynthesizer(VoiceLibrary(base_dir=base), sample_rate, ClipCache(directory), backend)

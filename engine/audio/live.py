@@ -1,0 +1,268 @@
+"""The live mixer thread: timeline -> block mixer -> master stage -> ring -> sink.
+
+Thread ``radioplay-mixer`` keeps the ring buffer topped up: whenever a
+block's worth of room is free it mixes the next block of the timeline
+straight into the ring's memory (the block mixer sums into the write region;
+the master stage works in place), then publishes it to the sink. While
+paused it writes silence, so the device never starves. Per block nothing is
+allocated by the mixer; the master limiter and any effects allocate their
+block-sized results (they run on this thread, never on the audio callback).
+
+Everything the mixer thread reads from other threads is swapped in whole
+(the clip index, the pending-line table, the lane settings), and everything
+it reports (position, late lines, first audio) is written into preallocated
+slots or handed to a callback, so control threads never wait for a block and
+the mixer never waits for them.
+
+Transport commands arrive through a deque (atomic append/popleft) and take
+effect at the next block boundary: at most one block period (``block /
+rate``: 21 ms at 1024 frames and 48 kHz) after the call.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.audio.mixer import BlockMixer
+from engine.audio.ring import FrameRing
+from engine.audio.sinks import OutputSink, SinkStats
+
+BLOCK = 1024
+RING_FRAMES = 8192
+_HISTORY = 64  # blocks remembered to map "frames played" back to timeline positions
+
+
+@dataclass(frozen=True)
+class PendingLines:
+    """Lines on the timeline that have no clip yet, by start frame (sorted):
+    the playhead reaching one of them makes it a late line."""
+
+    starts: list[int]
+    line_ids: list[str]
+
+    @staticmethod
+    def empty() -> PendingLines:
+        return PendingLines([], [])
+
+
+@dataclass(frozen=True)
+class PlayerSnapshot:
+    position_s: float  # what the listener hears now (frames played by the sink)
+    mixed_s: float  # how far the mixer has got
+    playing: bool
+    loop: tuple[float, float] | None
+    late_lines: int
+    sink: SinkStats
+
+
+class LivePlayer:
+    def __init__(self, mixer: BlockMixer, rate: int, sink: OutputSink,
+                 master: Callable[[np.ndarray], None] | None = None,
+                 on_late: Callable[[str, int], None] | None = None,
+                 on_wrap: Callable[[], None] | None = None,
+                 block: int = BLOCK, ring_frames: int = RING_FRAMES) -> None:
+        if block > mixer.max_block:
+            raise ValueError(f"block {block} exceeds the mixer's {mixer.max_block}")
+        self.mixer = mixer
+        self.rate = rate
+        self.sink = sink
+        self.block = block
+        self.master = master
+        self.on_late = on_late
+        self.on_wrap = on_wrap
+        self.ring = FrameRing(ring_frames, use_portaudio=sink.name != "null")
+        self.pending = PendingLines.empty()
+        self._commands: deque[tuple[str, int, int]] = deque()
+        self._t = 0  # next timeline frame to mix
+        self._playing = False
+        self._loop: tuple[int, int] | None = None
+        self._late = 0
+        self._written = 0  # frames published to the ring
+        self._hist_counter = np.zeros(_HISTORY, dtype=np.int64)
+        self._hist_pos = np.full(_HISTORY, -1, dtype=np.int64)
+        self._hist_next = 0
+        self._play_command_at = 0.0
+        self.first_audio_at: float | None = None  # monotonic time of the first non-silent block after play()
+        self._watch_first_audio = False
+        self._audition: tuple[np.ndarray, int] | None = None  # (clip, next frame)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="radioplay-mixer", daemon=True)
+        self._started = False
+
+    # --- control side (any thread) ----------------------------------------------
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self._prime()
+            self.sink.start(self.ring)
+            self._thread.start()
+
+    def play(self, from_frame: int | None = None) -> None:
+        self.first_audio_at = None
+        self._play_command_at = time.monotonic()
+        self._commands.append(("play", -1 if from_frame is None else from_frame, 0))
+
+    def pause(self) -> None:
+        self._commands.append(("pause", 0, 0))
+
+    def seek(self, frame: int) -> None:
+        self._commands.append(("seek", frame, 0))
+
+    def set_loop(self, region: tuple[int, int] | None) -> None:
+        if region is None:
+            self._commands.append(("loop", -1, -1))
+        else:
+            start, end = region
+            if end <= start:
+                raise ValueError(f"loop region {start}..{end}: the end must come after the start")
+            self._commands.append(("loop", start, end))
+
+    def audition(self, clip: np.ndarray) -> None:
+        """Play a mono clip at once, over the programme (playing or not)."""
+        self._audition = (clip, 0)
+
+    def set_pending(self, pending: PendingLines) -> None:
+        self.pending = pending
+
+    @property
+    def play_command_at(self) -> float:
+        return self._play_command_at
+
+    def snapshot(self) -> PlayerSnapshot:
+        sink = self.sink.stats()
+        loop = None if self._loop is None else (self._loop[0] / self.rate, self._loop[1] / self.rate)
+        return PlayerSnapshot(self._heard(sink.frames_played) / self.rate, self._t / self.rate, self._playing,
+                              loop, self._late, sink)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._started:
+            self._thread.join(timeout=2.0)
+        self.sink.close()
+
+    # --- mixer thread ---------------------------------------------------------------
+
+    def _prime(self) -> None:
+        """Fill the ring with silence so the device starts with a full buffer."""
+        offset, first, second = self.ring.write_regions(self.ring.frames)
+        self.ring.data.fill(0.0)
+        self.ring.commit_write(first + second)
+        self._written += first + second
+
+    def _run(self) -> None:
+        period = self.block / self.rate
+        while not self._stop.is_set():
+            self.sink.service()
+            while self._commands:
+                self._apply(*self._commands.popleft())
+            if self.ring.write_available() < self.block:
+                time.sleep(period / 4)
+                continue
+            self._fill_block()
+
+    def _apply(self, command: str, a: int, b: int) -> None:
+        if command == "play":
+            if a >= 0:
+                self._t = a
+            self._playing = True
+            self._watch_first_audio = True
+        elif command == "pause":
+            self._playing = False
+        elif command == "seek":
+            self._t = max(0, a)
+        elif command == "loop":
+            self._loop = None if a < 0 else (a, b)
+            if self._loop is not None and not a <= self._t < b:
+                self._t = a
+
+    def _fill_block(self) -> None:
+        offset, first, second = self.ring.write_regions(self.block)
+        n = first + second
+        k = self._hist_next % _HISTORY
+        self._hist_counter[k] = self._written
+        self._hist_pos[k] = self._t if self._playing else -1
+        self._hist_next += 1
+        data = self.ring.data
+        for region in (data[offset:offset + first], data[:second]):
+            if not region.shape[0]:
+                continue
+            if self._playing:
+                self._render(region)
+            elif self._audition is not None:
+                region.fill(0.0)
+                self._add_audition(region)
+                if self.master is not None:
+                    self.master(region)
+            else:
+                region.fill(0.0)
+        self.ring.commit_write(n)
+        self._written += n
+
+    def _render(self, out: np.ndarray) -> None:
+        """Mix the timeline into ``out`` (a region of the ring), wrapping at the loop end."""
+        done = 0
+        n = out.shape[0]
+        while done < n:
+            length = n - done
+            loop = self._loop
+            if loop is not None and self._t + length > loop[1]:
+                length = max(1, loop[1] - self._t)
+            view = out[done:done + length]
+            self._check_late(self._t, length)
+            self.mixer.process(self._t, length, out=view)
+            if self._audition is not None:
+                self._add_audition(view)
+            if self.master is not None:
+                self.master(view)
+            if self._watch_first_audio and view.any():
+                self.first_audio_at = time.monotonic()
+                self._watch_first_audio = False
+            self._t += length
+            done += length
+            if loop is not None and self._t >= loop[1]:
+                self._t = loop[0]
+                if self.on_wrap is not None:
+                    self.on_wrap()
+
+    def _add_audition(self, out: np.ndarray) -> None:
+        audition = self._audition
+        if audition is None:
+            return
+        clip, at = audition
+        take = min(out.shape[0], clip.shape[0] - at)
+        if take > 0:
+            mono = clip[at:at + take, None]
+            np.add(out[:take], mono, out=out[:take])
+        self._audition = (clip, at + take) if at + take < clip.shape[0] else None
+
+    def _check_late(self, t: int, n: int) -> None:
+        pending = self.pending
+        if not pending.starts:
+            return
+        first = bisect.bisect_left(pending.starts, t)
+        last = bisect.bisect_left(pending.starts, t + n)
+        for i in range(first, last):
+            self._late += 1
+            if self.on_late is not None:
+                self.on_late(pending.line_ids[i], pending.starts[i])
+
+    def _heard(self, played: int) -> int:
+        """The timeline frame the sink is playing now (from the block history)."""
+        best = -1
+        best_counter = -1
+        for k in range(_HISTORY):
+            counter = int(self._hist_counter[k])
+            if counter <= played and counter > best_counter and self._hist_next > 0:
+                best_counter = counter
+                best = k
+        if best < 0 or self._hist_pos[best] < 0:
+            return self._t if not self._playing else max(0, self._t - (self._written - played))
+        return int(self._hist_pos[best]) + (played - best_counter)
