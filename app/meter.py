@@ -1,0 +1,158 @@
+"""A painted peak meter with a dBFS scale, a peak-hold mark, a clip light and a LUFS readout.
+
+The engine's meters (``engine.audio.meters``) already apply the ballistics (falling bar, hold
+mark) on the audio side, so this widget draws what it is given; when no hold value comes with
+a level it keeps its own hold (``hold_s``, on an injectable clock) so it also works fed with raw
+peaks. GUI thread only; it is fed by the transport's QTimer.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+SCALE_MARKS_DB = (-48, -36, -24, -18, -12, -6, -3, 0)
+CLIP_DB = -0.1  # a peak at or above this lights the clip indicator until it is clicked
+
+
+def format_lufs(lufs: float | None) -> str:
+    if lufs is None or not math.isfinite(lufs):
+        return "-- LUFS"
+    return f"{lufs:.1f} LUFS".replace("-", "\u2212")
+
+
+class LevelMeter(QWidget):
+    """Peak meter, ``floor_db`` .. 0 dBFS, horizontal (toolbar) or vertical (mixer strip)."""
+
+    def __init__(self, orientation: Qt.Orientation = Qt.Orientation.Horizontal, floor_db: float = -60.0,
+                 hold_s: float = 1.5, clock: Callable[[], float] = time.monotonic,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.orientation = orientation
+        self.floor_db = floor_db
+        self.hold_s = hold_s
+        self._clock = clock
+        self.level_db = -math.inf
+        self.hold_db = -math.inf
+        self.lufs: float | None = None
+        self.clipped = False
+        self._hold_at = 0.0
+        if orientation == Qt.Orientation.Horizontal:
+            self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        else:
+            self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        self.setToolTip("Master level (dBFS peak, hold mark) and short-term loudness; click to reset the clip light")
+        self._font = QFont(self.font())
+        self._font.setPointSizeF(max(6.5, self._font.pointSizeF() * 0.75))
+
+    def sizeHint(self) -> QSize:
+        return QSize(260, 24) if self.orientation == Qt.Orientation.Horizontal else QSize(28, 160)
+
+    # ------------------------------------------------------------------ data in
+
+    def set_levels(self, peak_db: float | None, hold_db: float | None = None, lufs: float | None = None) -> None:
+        """Show a peak (dBFS; None or -inf is silence), its hold mark (None: keep our own) and
+        the short-term loudness (None: not measured yet). Repaints only if something moved."""
+        peak = -math.inf if peak_db is None or math.isnan(peak_db) else float(peak_db)
+        now = self._clock()
+        if hold_db is not None and not math.isnan(hold_db):
+            hold = float(hold_db)
+        elif peak >= self.hold_db or now - self._hold_at > self.hold_s:
+            hold, self._hold_at = peak, now
+        else:
+            hold = self.hold_db
+        clipped = self.clipped or max(peak, hold) >= CLIP_DB
+        lufs = None if lufs is None or not math.isfinite(lufs) else float(lufs)
+        if (peak, hold, lufs, clipped) != (self.level_db, self.hold_db, self.lufs, self.clipped):
+            self.level_db, self.hold_db, self.lufs, self.clipped = peak, hold, lufs, clipped
+            self.update()
+
+    def reset(self) -> None:
+        self.level_db = self.hold_db = -math.inf
+        self.lufs = None
+        self.clipped = False
+        self.update()
+
+    def lufs_text(self) -> str:
+        return format_lufs(self.lufs)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if self.clipped:
+            self.clipped = False
+            self.update()
+        event.accept()
+
+    # ------------------------------------------------------------------ painting
+
+    def fraction(self, db: float) -> float:
+        """Where ``db`` sits on the bar, 0 (floor) .. 1 (0 dBFS)."""
+        if not math.isfinite(db):
+            return 0.0 if db < 0 else 1.0
+        return min(1.0, max(0.0, (db - self.floor_db) / -self.floor_db))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        pal = self.palette()
+        horizontal = self.orientation == Qt.Orientation.Horizontal
+        p.setFont(self._font)
+        fm_w = p.fontMetrics().horizontalAdvance("\u221288.8 LUFS") + 6 if horizontal else 0
+        clip_w = 8.0
+        w, h = float(self.width()), float(self.height())
+        if horizontal:
+            bar = QRectF(1.0, 2.0, max(10.0, w - fm_w - clip_w - 4), h * 0.45)
+        else:
+            bar = QRectF(w * 0.2, clip_w + 2, w * 0.45, max(10.0, h - clip_w - 4))
+        p.fillRect(bar, QColor(30, 30, 30))
+        grad = QLinearGradient(bar.bottomLeft() if not horizontal else bar.topLeft(),
+                               bar.topRight() if horizontal else bar.topLeft())
+        grad.setColorAt(0.0, QColor("#2e9e44"))
+        grad.setColorAt(self.fraction(-18.0), QColor("#4cc35a"))
+        grad.setColorAt(self.fraction(-6.0), QColor("#e8c547"))
+        grad.setColorAt(1.0, QColor("#e5483b"))
+        f = self.fraction(self.level_db)
+        if f > 0:
+            lit = (QRectF(bar.left(), bar.top(), bar.width() * f, bar.height()) if horizontal
+                   else QRectF(bar.left(), bar.bottom() - bar.height() * f, bar.width(), bar.height() * f))
+            p.fillRect(lit, grad)
+        hf = self.fraction(self.hold_db)
+        if hf > 0:
+            p.setPen(QPen(QColor("#ffffff"), 2.0))
+            if horizontal:
+                x = bar.left() + bar.width() * hf
+                p.drawLine(int(x), int(bar.top()), int(x), int(bar.bottom()))
+            else:
+                y = bar.bottom() - bar.height() * hf
+                p.drawLine(int(bar.left()), int(y), int(bar.right()), int(y))
+        # scale
+        p.setPen(pal.windowText().color())
+        free_from = -1e9  # labels left to right, skipping any that would overlap the previous one
+        for mark in SCALE_MARKS_DB:
+            if mark < self.floor_db:
+                continue
+            fm = self.fraction(mark)
+            if horizontal:
+                x = bar.left() + bar.width() * fm
+                p.drawLine(int(x), int(bar.bottom()) + 1, int(x), int(bar.bottom()) + 3)
+                label = str(mark)
+                tw = p.fontMetrics().horizontalAdvance(label)
+                left = min(max(x - tw / 2, 0), bar.right() - tw)
+                if left >= free_from:
+                    p.drawText(int(left), int(h) - 1, label)
+                    free_from = left + tw + 3
+            else:
+                y = bar.bottom() - bar.height() * fm
+                p.drawLine(int(bar.right()) + 1, int(y), int(bar.right()) + 3, int(y))
+        # clip light
+        clip = (QRectF(bar.right() + 2, bar.top(), clip_w, bar.height()) if horizontal
+                else QRectF(bar.left(), 1.0, bar.width(), clip_w))
+        p.fillRect(clip, QColor("#ff2d2d") if self.clipped else QColor(70, 30, 30))
+        if horizontal:
+            p.setPen(pal.windowText().color())
+            p.drawText(QRectF(w - fm_w, 0.0, fm_w, h), int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                       self.lufs_text())
+        p.end()
