@@ -157,9 +157,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from engine import benchmark
 
+    quiet = args.json or not sys.stderr.isatty()
+    say = None if quiet else (lambda msg: print(f"... {msg}", file=sys.stderr))
+    if args.playback:
+        from engine import playback_bench
+
+        if args.positions < 1 or args.speed <= 0:
+            return _error("--positions must be at least 1 and --speed above 0")
+        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say)
+        print(json.dumps(result) if args.json else playback_bench.format_report(result))
+        return 0
     if args.requests < 1 or args.roles < 1 or args.concurrency < 1:
         return _error("--requests, --roles and --concurrency must be at least 1")
-    quiet = args.json or not sys.stderr.isatty()
     result = benchmark.run(args.requests, args.roles, args.concurrency, args.seed,
                            progress=None if quiet else lambda msg: print(f"... {msg}", file=sys.stderr))
     print(json.dumps(result) if args.json else benchmark.format_report(result))
@@ -243,6 +252,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=200, help="requests in flight at once (default 200)")
     p.add_argument("--seed", type=int, default=7, help="workload seed (default 7)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--playback", action="store_true",
+                   help="measure live playback instead: time to first audio at 20 play positions against bare "
+                        "synthesis, then late lines and underruns in a full playback of the sample")
+    p.add_argument("--positions", type=int, default=20, help="--playback: play positions (default 20)")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="--playback: clock of the null output for the full playback (default 1.0 = real time)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="serve the project's cast over HTTP (text to speech, metrics)")

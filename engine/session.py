@@ -143,8 +143,12 @@ class Session:
         self._clip_views: list[ClipView] = []
         self._status: dict[str, LineStatus] = {}
         self._requested_until = -1.0  # timeline seconds the prefetch window has covered
+        # Pre-render starts with the first play: until then the devices stay
+        # free for whatever the producer asks first.
+        self._started_playing = False
         self._play_origin = 0.0  # where the last play() started (stop returns here)
         self._late_total = 0
+        self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
         self._gain = np.float32(10 ** (DEFAULT_LIVE_GAIN_DB / 20))
         self._limiter = LookaheadLimiter(self.rate, LIMITER_CEILING_DB)
         self._lane_of: dict[str, int] = {}
@@ -156,13 +160,14 @@ class Session:
         self.last_error: str | None = None  # the last problem the control thread met (for a status line)
         self._thread = threading.Thread(target=self._run, name="radioplay-live", daemon=True)
         self._post(self._replan_all)
+        self._post(self._load_voices)
         self._thread.start()
         self.player.start()
 
     # --- the public, non-blocking interface ---------------------------------------
 
     def line_changed(self, line_id: str) -> None:
-        self._post(lambda: self._replan([line_id]))
+        self._post(lambda: self._replan([line_id], edited=True))
 
     def lines_changed(self) -> None:
         self._post(self._replan_all)
@@ -293,7 +298,10 @@ class Session:
             self._release(record)
         self._replan(ids)
 
-    def _replan(self, line_ids: list[str]) -> None:
+    def _replan(self, line_ids: list[str], edited: bool = False) -> None:
+        """Plan lines again after a change; a line whose sound changed loses its
+        clip. Edited lines are synthesized at once (the producer wants to hear
+        them); others wait for playback, pre-render or export."""
         roles = {r.name: r for r in self.project.cast}
         known = {line.id: line for line in self.project.lines}
         snap = self.player.snapshot()
@@ -322,9 +330,20 @@ class Session:
             record.plan, record.error, record.failed = plan, error, None
             if plan is not None:
                 self._take_cached(line_id, record)
-                if record.clip is None:
-                    self._request(line_id, record, Origin.AUDITION)
+                if record.clip is None and (edited or self._started_playing):
+                    self._request(line_id, record, Origin.AUDITION if edited else Origin.PRERENDER)
         self._relayout()
+
+    def _load_voices(self) -> None:
+        """Load the cast's voices now, so the first play does not wait for it."""
+        seen: set[str] = set()
+        for record in self._lines.values():
+            if record.plan is not None and str(record.plan.voice.model_path) not in seen:
+                seen.add(str(record.plan.voice.model_path))
+                try:
+                    self.synth.voice(record.plan.voice)
+                except VoiceError as exc:
+                    self.last_error = str(exc)
 
     def _take_cached(self, line_id: str, record: _Line) -> None:
         assert record.plan is not None
@@ -459,8 +478,8 @@ class Session:
         pending.sort()
         self.mixer.set_clips(placed)
         self.player.set_pending(PendingLines([s for s, _ in pending], [i for _, i in pending]))
-        self._clip_views = [ClipView(p.line_id, p.role, p.start, p.end, p.line_id not in clips)
-                            for p in self._placements]
+        self._clip_views = [ClipView(p.line_id, p.role, p.start, p.end, self._lines[p.line_id].clip is None
+                                     if p.line_id in self._lines else True) for p in self._placements]
         self._apply_lanes()
         self._publish_status()
 
@@ -510,6 +529,7 @@ class Session:
         self._limiter = LookaheadLimiter(self.rate, LIMITER_CEILING_DB)
 
     def _play(self, from_s: float | None) -> None:
+        self._started_playing = True
         position = self.player.snapshot().position_s if from_s is None else max(0.0, from_s)
         self._play_origin = position
         self._new_pass(position)
@@ -555,6 +575,8 @@ class Session:
         if record is None or record.clip is not None:
             return
         self._late_total += 1
+        placement = self._placement(line_id)
+        self.late_log.append((line_id, placement.start if placement is not None else -1.0))
         self._pass.waiting.add(line_id)
         self._relayout()  # no longer pending for the mixer
         # Most urgent now: its timeline deadline is in the past.
@@ -566,7 +588,7 @@ class Session:
         with contextlib.suppress(KeyError):
             role = self.project.role(name)
             self.scheduler.set_role_weight(name, role.priority)
-        self._replan([line.id for line in self.project.lines if line.role == name])
+        self._replan([line.id for line in self.project.lines if line.role == name], edited=True)
         self._apply_lanes()
 
     def _cast_changed(self) -> None:

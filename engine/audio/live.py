@@ -68,8 +68,6 @@ class LivePlayer:
                  on_late: Callable[[str, int], None] | None = None,
                  on_wrap: Callable[[], None] | None = None,
                  block: int = BLOCK, ring_frames: int = RING_FRAMES) -> None:
-        if block > mixer.max_block:
-            raise ValueError(f"block {block} exceeds the mixer's {mixer.max_block}")
         self.mixer = mixer
         self.rate = rate
         self.sink = sink
@@ -211,7 +209,7 @@ class LivePlayer:
         done = 0
         n = out.shape[0]
         while done < n:
-            length = n - done
+            length = min(n - done, self.mixer.max_block)
             loop = self._loop
             if loop is not None and self._t + length > loop[1]:
                 length = max(1, loop[1] - self._t)

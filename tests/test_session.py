@@ -1,0 +1,237 @@
+"""The Session: playback-driven synthesis, edits during playback, late lines.
+
+Real scheduler, real (tiny, generated) ONNX voices, the null sink on a
+real-time clock (sped up so a pass takes a second or two).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.audio.sinks import NullSink
+from engine.project.model import Project
+from engine.session import LineState, Session
+from engine.synth.synthesizer import ClipSynthesizer
+from tests.conftest import tiny_project
+
+RATE = 48_000
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def project(tiny_voices: dict[str, Path]) -> Project:
+    return tiny_project(tiny_voices["single"], roles=3, lines_per_role=3)
+
+
+@pytest.fixture
+def session_factory(tiny_synth: ClipSynthesizer) -> Iterator[Callable[..., Session]]:
+    made: list[Session] = []
+
+    def make(project: Project, speed: float = 4.0, **kwargs: object) -> Session:
+        session = Session(project, None, sink=NullSink(RATE, speed=speed), synth=tiny_synth, **kwargs)  # type: ignore[arg-type]
+        made.append(session)
+        assert session.wait_idle(30.0)
+        return session
+
+    yield make
+    for session in made:
+        session.close()
+
+
+def states(session: Session) -> dict[str, LineState]:
+    session.wait_idle(5.0)
+    return {lid: st.state for lid, st in session.line_status().items()}
+
+
+def test_opening_plans_every_line_and_synthesizes_nothing_until_play(session_factory: Callable[..., Session],
+                                                                      project: Project) -> None:
+    session = session_factory(project)
+    assert set(states(session).values()) == {LineState.MISSING}
+    assert session.synth.synth_calls == 0
+    clips = session.clips()
+    assert [c.line_id for c in clips] == [line.id for line in project.lines]
+    assert all(c.estimated for c in clips)
+    assert all(b.start >= a.end for a, b in zip(clips, clips[1:], strict=False))
+
+
+def test_play_synthesizes_what_the_playhead_needs_and_plays_it(session_factory: Callable[..., Session],
+                                                               project: Project) -> None:
+    session = session_factory(project)
+    session.play(0.0)
+    wait_for(lambda: session.player.first_audio_at is not None, what="first audio")
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="every line ready (pre-render)")
+    assert not any(c.estimated for c in session.clips())
+    peaks = session.clip_peaks(project.lines[0].id, 50)
+    assert peaks is not None and peaks.shape == (50, 2) and peaks[:, 1].max() > 0
+    start = session.transport().position_s
+    wait_for(lambda: session.transport().position_s > start + 0.5, what="the playhead to advance")
+    assert session.transport().playing
+
+
+def test_play_from_the_middle_cancels_nothing_ahead_and_starts_there(session_factory: Callable[..., Session],
+                                                                     project: Project) -> None:
+    session = session_factory(project, prerender=False)
+    middle = session.clips()[5].start
+    session.play(middle)
+    wait_for(lambda: session.player.first_audio_at is not None, what="first audio")
+    session.wait_idle()
+    status = states(session)
+    ids = [line.id for line in project.lines]
+    # Without pre-render, the lines before the play position are left alone.
+    assert all(status[i] is LineState.MISSING for i in ids[:5])
+    assert all(status[i] is not LineState.MISSING for i in ids[5:])
+
+
+def test_late_lines_are_counted_and_still_play_from_the_playhead(session_factory: Callable[..., Session],
+                                                                 project: Project) -> None:
+    # No look-ahead, no pre-render: every line is requested only when the
+    # playhead reaches it, so each one is late and must start once ready.
+    session = session_factory(project, speed=2.0, prerender=False, lookahead_s=0.0)
+    estimated = {c.line_id: c.start for c in session.clips()}
+    session.play(0.0)
+    wait_for(lambda: session.transport().late_lines >= 3, what="three late lines")
+    wait_for(lambda: sum(s is LineState.READY for s in states(session).values()) >= 3, what="late lines ready")
+    session.wait_idle()
+    placed = {c.line_id: c for c in session.clips()}
+    late_ids = [lid for lid, _ in session.late_log]
+    ready_late = [lid for lid in late_ids if not placed[lid].estimated]
+    assert ready_late, "a late line got its clip"
+    for line_id in ready_late:
+        # It starts where the playhead was when it arrived: at or after its planned start.
+        assert placed[line_id].start >= estimated[line_id] - 1e-6
+
+
+def test_editing_a_line_during_playback_resynthesizes_only_that_line(session_factory: Callable[..., Session],
+                                                                     project: Project) -> None:
+    session = session_factory(project)
+    session.play(0.0)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="all lines ready")
+    calls = session.synth.synth_calls
+    target = project.lines[-1]
+    before = session._lines[target.id].clip
+    assert before is not None
+    target.text = "A completely different and much longer line of dialogue, for the edit test."
+    session.line_changed(target.id)
+    wait_for(lambda: states(session)[target.id] is LineState.READY and session._lines[target.id].clip is not before,
+             what="the edited line re-synthesized")
+    assert session.synth.synth_calls == calls + 1
+    after = session._lines[target.id].clip
+    assert after is not None and after.shape[0] > before.shape[0]
+    # The mixer now holds the new take where the line sits.
+    assert any(c.audio is after for c in session.mixer.clips)
+
+
+def test_recasting_a_role_requeues_only_its_lines(session_factory: Callable[..., Session], project: Project) -> None:
+    session = session_factory(project)
+    session.play(0.0)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="all lines ready")
+    session.pause()
+    role = project.cast[1]
+    role.voice = role.voice.with_changes(pitch=role.voice.pitch + 3.0)
+    calls = session.synth.synth_calls
+    session.role_changed(role.name)
+    session.wait_idle()
+    status = states(session)
+    for line in project.lines:
+        if line.role != role.name:
+            assert status[line.id] is LineState.READY
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="the recast lines ready")
+    assert session.synth.synth_calls == calls + sum(1 for line in project.lines if line.role == role.name)
+
+
+def test_mute_and_solo_apply_live_without_resynthesis(session_factory: Callable[..., Session],
+                                                      project: Project) -> None:
+    session = session_factory(project)
+    calls = session.synth.synth_calls
+    project.cast[0].solo = True
+    session.role_changed(project.cast[0].name)
+    session.wait_idle()
+    audible = session.mixer._audible.tolist()
+    assert audible == [True, False, False]
+    project.cast[0].solo = False
+    project.cast[2].mute = True
+    session.role_changed(project.cast[0].name)
+    session.role_changed(project.cast[2].name)
+    session.wait_idle()
+    assert session.mixer._audible.tolist() == [True, True, False]
+    assert session.synth.synth_calls == calls
+
+
+def test_seek_pause_stop_and_loop(session_factory: Callable[..., Session], project: Project) -> None:
+    session = session_factory(project)
+    session.play(0.5)
+    wait_for(lambda: session.transport().playing, what="playing")
+    session.pause()
+    session.wait_idle()
+    wait_for(lambda: not session.transport().playing, what="paused")
+    here = session.transport().position_s
+    time.sleep(0.2)
+    assert session.transport().position_s == pytest.approx(here, abs=0.03)
+    session.seek(2.0)
+    session.wait_idle()
+    wait_for(lambda: abs(session.transport().position_s - 2.0) < 0.05, what="seek while paused")
+    session.set_loop((1.0, 1.5))
+    session.play()
+    session.wait_idle()
+    wait_for(lambda: session.player.snapshot().loop == (1.0, 1.5), what="loop set")
+    time.sleep(0.6)  # at 4x, more than two passes of the half-second loop
+    for _ in range(20):
+        assert 1.0 - 0.05 <= session.player.snapshot().mixed_s <= 1.5 + 0.05
+        time.sleep(0.01)
+    session.stop()
+    session.wait_idle()
+    wait_for(lambda: not session.transport().playing, what="stopped")
+    with pytest.raises(ValueError, match="end must come after"):
+        session.set_loop((3.0, 2.0))
+
+
+def test_audition_synthesizes_at_once_and_plays_while_stopped(session_factory: Callable[..., Session],
+                                                              project: Project) -> None:
+    session = session_factory(project)
+    session.audition(project.cast[0].name, "Testing, one two three.")
+    wait_for(lambda: session.player._audition is not None or session.synth.synth_calls > 0, what="audition")
+    wait_for(lambda: session.synth.synth_calls >= 1, what="audition synthesized")
+    assert not session.transport().playing
+
+
+def test_a_line_that_cannot_be_voiced_is_failed_with_the_reason(session_factory: Callable[..., Session],
+                                                                project: Project) -> None:
+    project.lines[2].role = "NOBODY"
+    session = session_factory(project)
+    status = session.line_status()[project.lines[2].id]
+    assert status.state is LineState.FAILED
+    assert status.error is not None and "NOBODY" in status.error
+
+
+def test_export_from_a_session_shares_its_clips(session_factory: Callable[..., Session], project: Project,
+                                                tmp_path: Path) -> None:
+    session = session_factory(project)
+    session.play(0.0)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="all lines ready")
+    calls = session.synth.synth_calls
+    report = session.export(tmp_path / "out")
+    assert report.synthesized == 0 and report.cached == len(project.lines)
+    assert session.synth.synth_calls == calls
+    assert (tmp_path / "out" / "mix.wav").is_file()
+
+
+def test_waveform_peaks_bound_the_clip() -> None:
+    from engine.session import waveform_peaks
+
+    clip = np.sin(np.linspace(0, 20, 1000)).astype(np.float32)
+    peaks = waveform_peaks(clip, 10)
+    assert peaks.shape == (10, 2)
+    assert np.all(peaks[:, 0] <= peaks[:, 1])
+    assert peaks[:, 0].min() == pytest.approx(clip.min()) and peaks[:, 1].max() == pytest.approx(clip.max())
