@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from engine.audio.cache import ClipCache
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
+from tests.audio_server import PulseServer, PulseServerError
+from tests.audio_server import missing_requirements as missing_audio_server_requirements
 from tests.voices.generate_test_voice import generate_voices
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,3 +51,30 @@ def tiny_project(voice: Path, roles: int = 3, lines_per_role: int = 2) -> Projec
 @pytest.fixture
 def tiny_synth(tmp_path: Path) -> ClipSynthesizer:
     return ClipSynthesizer(VoiceLibrary(base_dir=tmp_path), 48_000, ClipCache(tmp_path / "cache"))
+
+
+@pytest.fixture(scope="session")
+def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServer]:
+    """A private PulseAudio daemon with the null sink ``radioplay_test`` for the session.
+
+    While it lives its ``env`` (PULSE_SERVER, ALSA_CONFIG_PATH, ...) is in
+    ``os.environ`` and PortAudio has been re-initialized, so ``sounddevice``
+    lists the output devices ``radioplay_test`` and ``default`` (both the
+    null sink). Record what reached the sink with ``pulse_server.recorder()``;
+    see tests/audio_server.py. Skipped only where the pulseaudio binary or the
+    PortAudio library is not installed; a server that does not start fails.
+    """
+    reason = missing_audio_server_requirements()
+    if reason:
+        pytest.skip(f"live playback tests need PulseAudio and PortAudio: {reason}")
+    server = PulseServer(tmp_path_factory.mktemp("pulse"))
+    try:
+        server.start()
+    except PulseServerError as exc:
+        print(f"pulse_server: could not start a private PulseAudio server: {exc}", file=sys.stderr)
+        pytest.fail(f"could not start a private PulseAudio server: {exc}", pytrace=False)
+    try:
+        with server.activated():
+            yield server
+    finally:
+        server.stop()
