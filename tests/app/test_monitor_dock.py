@@ -1,0 +1,162 @@
+"""The engine monitor dock, fed by a real MetricsHub on a fake clock."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from app.monitor import LATENCY_LEVELS, PRIORITY_LEVELS, MonitorDock
+from app.monitor_bench import FakeClock, measure
+from app.monitor_trace import Trace
+from engine.metrics.hub import MetricsHub
+
+ROLES = ["MAGGIE", "TOM", "NARRATOR"]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def hub(clock) -> MetricsHub:
+    hub = MetricsHub(clock=clock)
+    for role in ROLES:
+        hub.set_role_priority(role, 1.0)
+        hub.set_queue_depth(role, 1)
+    return hub
+
+
+@pytest.fixture
+def dock(qtbot) -> MonitorDock:
+    d = MonitorDock()
+    qtbot.addWidget(d)
+    d.resize(800, 700)
+    d.show()
+    qtbot.waitExposed(d)
+    return d
+
+
+def test_priority_heatmap_changes_with_new_data(dock, hub, clock):
+    dock.update_from(hub.snapshot())
+    before = dock.priority_data().copy()
+    assert before.shape == (3, 600)
+    clock.t += 0.5
+    hub.set_role_priority("TOM", 5000.0)
+    dock.update_from(hub.snapshot())
+    after = dock.priority_data()
+    assert not np.array_equal(before, after)
+    assert after[1, -1] == pytest.approx(math.log10(5000.0))  # TOM's row, newest column
+    assert after[0, -1] == pytest.approx(0.0)  # MAGGIE held at priority 1
+    # the older columns scrolled left by the 10 columns of 0.5 s
+    np.testing.assert_allclose(after[:, :-10], before[:, 10:])
+
+
+def test_heatmaps_keep_fixed_levels_and_update_in_place(dock, hub, clock):
+    dock.update_from(hub.snapshot())
+    buffer = dock.priority_data()
+    clock.t += 0.2
+    hub.set_role_priority("MAGGIE", 1e12)  # far above the top level: no auto-levels chase it
+    hub.record_request("MAGGIE", "playback", "role-priority", 0.0, 0.1, 0.2, 1.0)
+    dock.update_from(hub.snapshot())
+    assert tuple(dock.priority_image.getLevels()) == PRIORITY_LEVELS
+    assert tuple(dock.latency_image.getLevels()) == pytest.approx(LATENCY_LEVELS)
+    assert dock.priority_image.lut is not None and dock.latency_image.lut is not None
+    assert np.shares_memory(dock.priority_data(), buffer)  # the same preallocated array every frame
+
+
+def test_images_span_the_last_30_seconds_and_one_row_per_role(dock, hub):
+    dock.update_from(hub.snapshot())
+    for item, rows in ((dock.priority_image, 3), (dock.latency_image, 25)):
+        rect = item.mapRectToParent(item.boundingRect())
+        assert (rect.left(), rect.right()) == (pytest.approx(-30.0), pytest.approx(0.0))
+        assert (rect.top(), rect.bottom()) == (pytest.approx(0.0), pytest.approx(rows))
+
+
+def test_role_labels_on_the_heatmap_axis(dock, hub, clock):
+    dock.update_from(hub.snapshot())
+    ticks = dock.priority_plot.getAxis("left")._tickLevels[0]
+    assert [label for _, label in ticks] == ROLES
+    clock.t += 0.1
+    hub.set_role_priority("GHOST", 3.0)
+    dock.update_from(hub.snapshot())
+    assert [label for _, label in dock.priority_plot.getAxis("left")._tickLevels[0]] == [*ROLES, "GHOST"]
+    assert dock.priority_data().shape[0] == 4
+
+
+def test_latency_heatmap_counts_finished_requests_in_their_bin(dock, hub, clock):
+    dock.update_from(hub.snapshot())
+    assert dock.latency_data().max() == 0.0
+    clock.t += 0.1
+    for _ in range(3):
+        hub.record_request("TOM", "playback", "role-priority", 0.01, 0.1, 0.2, 1.0)
+    snap = hub.snapshot()
+    dock.update_from(snap)
+    row = int(np.searchsorted(snap.latency_bins_ms, 200.0))  # le-bucket of 200 ms
+    heat = dock.latency_data()
+    assert heat[row, -1] == pytest.approx(math.log1p(3))
+    assert heat.sum() == pytest.approx(math.log1p(3))
+
+
+def test_queue_busy_and_pool_curves(dock, hub, clock):
+    clock.t += 0.1
+    hub.set_queue_depth("MAGGIE", 4)
+    hub.set_device_busy("infer-0", 0.75)
+    hub.set_pool_stats("host", 16 * 2**20, 48 * 2**20, 40 * 2**20, 1 - 40 / 48)
+    dock.update_from(hub.snapshot())
+    x, depth = dock.curve_data("queue")
+    assert x[-1] == 0.0 and x[0] == pytest.approx(-29.95) and depth[-1] == 4 + 1 + 1
+    _, busy = dock.curve_data("busy:infer-0")
+    assert busy[-1] == pytest.approx(75.0)
+    _, use = dock.curve_data("pool:host:use")
+    _, frag = dock.curve_data("pool:host:frag")
+    assert use[-1] == pytest.approx(25.0) and frag[-1] == pytest.approx(100 * (1 - 40 / 48))
+    assert "host pool 16/64 MiB" in dock.summary.text()
+
+
+def test_a_hidden_dock_draws_the_latest_snapshot_when_shown(qtbot, dock, hub, clock):
+    dock.update_from(hub.snapshot())
+    drawn = dock.updates
+    dock.hide()
+    clock.t += 0.3
+    hub.set_role_priority("NARRATOR", 100.0)
+    dock.update_from(hub.snapshot())
+    assert dock.updates == drawn  # nothing drawn while hidden
+    dock.show()
+    assert dock.updates == drawn + 1
+    assert dock.priority_data()[2, -1] == pytest.approx(2.0)
+
+
+def test_start_polls_the_source_while_visible(qtbot, dock, hub):
+    calls = []
+
+    def source():
+        calls.append(1)
+        return hub.snapshot()
+
+    dock.start(source, interval_ms=10)
+    qtbot.waitUntil(lambda: dock.updates >= 2)
+    dock.stop()
+    assert len(calls) == dock.updates
+
+
+def test_trace_keeps_the_window_and_forgets_the_rest():
+    trace = Trace(4)
+    for t in range(6):
+        trace.append(float(t), 10.0 * t)
+    t, v = trace.window(now=5.0, window_s=2.0)
+    np.testing.assert_allclose(t, [-2.0, -1.0, 0.0])
+    np.testing.assert_allclose(v, [30.0, 40.0, 50.0])
+    assert len(trace) == 4
+
+
+def test_update_cost_on_a_full_window_is_reported(qtbot, capsys):
+    """Prints the cost of a frame (8 roles, 30 s window); the numbers are for reading, not
+    for asserting: this machine is shared."""
+    timing = measure(frames=20)
+    summary = timing.summary()
+    with capsys.disabled():
+        print("\nmonitor frame (8 roles, 30 s): " + ", ".join(f"{k} {v:.2f}" for k, v in summary.items()))
+    assert len(timing.update_ms) == 20 and all(v > 0 for v in timing.paint_ms)
