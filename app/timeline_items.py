@@ -153,6 +153,12 @@ class ClipItem(QGraphicsItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         rect = QRectF(0.0, 0.0, self._w, self._h)
         c = self._colour
+        if self._w < 6.0 and not self.selected:  # zoomed far out: a plain bar, no outline or waveform
+            fill = QColor(c)
+            fill.setAlpha(60 if self.estimated else 200)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            painter.fillRect(rect, fill)
+            return
         if self.estimated:
             fill = QColor(c)
             fill.setAlpha(45)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -429,3 +430,12 @@ def test_five_hundred_clips_lay_out_and_paint(qtbot, peaks):
     assert 0 < len(asked) < 40
     v.set_clips(clips)  # a tick with nothing new leaves every item alone
     assert len(v.clip_items()) == 500
+
+
+def test_lane_levels_show_under_the_lane_names(view):
+    view.set_lane_levels({"MAGGIE": -6.0, "TOM": -math.inf})
+    assert view.header.level("MAGGIE") == pytest.approx(0.9)
+    assert view.header.level("TOM") == 0.0 and view.header.level("NARRATOR") == 0.0
+    view.set_lane_levels({"MAGGIE": -70.0})
+    assert view.header.level("MAGGIE") == 0.0
+    assert not view.header.grab().isNull()
