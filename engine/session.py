@@ -407,8 +407,9 @@ class Session:
             snap = self.player.snapshot()
             placement = self._placement(line_id)
             if snap.playing and placement is not None and snap.mixed_s < placement.end:
-                # Start where the playhead is, one block ahead (not yet mixed).
-                self._pass.pinned[line_id] = snap.mixed_s + 2 * self.player.block / self.rate
+                # Start one block past where the mixer is, so no block already
+                # mixed (while this ran) holds its first frames.
+                self._pass.pinned[line_id] = snap.mixed_s + self.player.block / self.rate
             elif placement is not None:
                 self._pass.frozen[line_id] = placement.duration  # heard on the next pass
         self._relayout()

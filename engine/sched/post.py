@@ -88,12 +88,19 @@ class PostStage:
                 key = item.job.shape_key
                 self._parked[key].append(item)
                 self._parked_at.setdefault(key, self.clock())
-            for key in list(self._parked):
+            # Most urgent group first (origin, then the job a worker took
+            # first): the line the playhead waits for is never shaped after
+            # one that could wait.
+            for key in sorted(self._parked, key=self._urgency):
                 if closing or self._ready(key):
                     self._shape(self._parked.pop(key))
                     self._parked_at.pop(key, None)
             if closing:
                 return
+
+    def _urgency(self, key: ShapeKey) -> tuple[int, float]:
+        group = self._parked[key]
+        return min(int(item.job.origin) for item in group), min(item.job.started for item in group)
 
     def _ready(self, key: ShapeKey) -> bool:
         group = self._parked[key]
