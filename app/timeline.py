@@ -43,10 +43,10 @@ from app.timeline_items import (
     SnapGuide,
 )
 from app.timeline_ruler import RULER_HEIGHT, Ruler, tick_steps
+from app.timeline_snap import snap as snap_times
 
 LANE_HEIGHT = 64
 CLIP_MARGIN = 4
-SNAP_PX = 8.0
 MIN_ZOOM, MAX_ZOOM = 0.5, 2000.0  # pixels per second
 #: Ctrl+1/2/3: the whole act, a few lines, words within a line.
 ZOOM_PRESETS = (10.0, 50.0, 250.0)
@@ -458,41 +458,10 @@ class TimelineView(QGraphicsView):
             self._edges = targets
         return targets
 
-    def _nearest(self, targets: np.ndarray, t: float) -> float | None:
-        if targets.size == 0:
-            return None
-        i = int(np.searchsorted(targets, t))
-        best = None
-        for j in (i - 1, i):
-            if 0 <= j < targets.size and (best is None or abs(targets[j] - t) < abs(best - t)):
-                best = float(targets[j])
-        return best
-
-    def _snap_offset(self, times: tuple[float, ...], targets: np.ndarray) -> tuple[float, float] | None:
-        """Smallest (shift, target) moving one of ``times`` onto a target within SNAP_PX."""
-        best: tuple[float, float] | None = None
-        for t in times:
-            target = self._nearest(targets, t)
-            if target is not None and (best is None or abs(target - t) < abs(best[0])):
-                best = (target - t, target)
-        if best is not None and abs(best[0]) * self._pps <= SNAP_PX:
-            return best
-        return None
-
-    def _snap_grid(self, times: tuple[float, ...]) -> tuple[float, float] | None:
-        _, minor = tick_steps(self._pps)
-        best: tuple[float, float] | None = None
-        for t in times:
-            target = round(t / minor) * minor
-            if best is None or abs(target - t) < abs(best[0]):
-                best = (target - t, target)
-        if best is not None and abs(best[0]) * self._pps <= SNAP_PX:
-            return best
-        return None
-
     def snap_clip_start(self, item: ClipItem, start: float, snap: bool = True) -> tuple[float, float | None]:
         """Where a clip dragged to ``start`` lands: its start or end snapped to another clip's
-        edge (or the playhead, or 0), else to the grid, within SNAP_PX. Returns (start, the
+        edge (or the playhead, or 0), else to the grid (the ruler's minor ticks), within
+        SNAP_PX (see app.timeline_snap). Returns (start, the
         time it snapped to or None)."""
         start = max(0.0, start)
         if not snap or not self.snap_action.isChecked():
@@ -504,8 +473,7 @@ class TimelineView(QGraphicsView):
             targets = drag.targets
         else:
             targets = self._snap_targets(exclude=item)
-        times = (start, start + item.duration)
-        hit = self._snap_offset(times, targets) or self._snap_grid(times)
+        hit = snap_times((start, start + item.duration), targets, tick_steps(self._pps)[1], self._pps)
         if hit is None:
             return start, None
         return max(0.0, start + hit[0]), hit[1]
@@ -514,7 +482,7 @@ class TimelineView(QGraphicsView):
         """A time (a loop edge) snapped to clip edges, the playhead or the grid."""
         if not snap or not self.snap_action.isChecked():
             return t
-        hit = self._snap_offset((t,), self._snap_targets()) or self._snap_grid((t,))
+        hit = snap_times((t,), self._snap_targets(), tick_steps(self._pps)[1], self._pps)
         return t if hit is None else t + hit[0]
 
     # ================================================================= mouse and keys

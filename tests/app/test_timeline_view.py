@@ -439,3 +439,17 @@ def test_lane_levels_show_under_the_lane_names(view):
     view.set_lane_levels({"MAGGIE": -70.0})
     assert view.header.level("MAGGIE") == 0.0
     assert not view.header.grab().isNull()
+
+
+def test_snapping_math_prefers_clip_edges_and_respects_the_threshold():
+    from app.timeline_snap import snap, snap_to_grid
+
+    targets = np.array([0.0, 2.13, 5.0])
+    # start 2.16: clip edge 2.13 (3 px at 100 px/s) wins over grid 2.2 (4 px)
+    assert snap((2.16, 3.66), targets, 0.2, 100.0) == (pytest.approx(-0.03), 2.13)
+    # the end edge can snap too: end 4.96 -> 5.0
+    assert snap((3.46, 4.96), targets, 0.2, 100.0) == (pytest.approx(0.04), 5.0)
+    # nothing within 8 px at 20 px/s: half a second is 10 px
+    assert snap_to_grid((3.5,), 1.0, 20.0) is None
+    assert snap((3.5,), np.array([2.5]), 5.0, 20.0) is None
+    assert snap_to_grid((3.5,), 1.0, 10.0) is not None  # 5 px: snaps
