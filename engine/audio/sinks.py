@@ -115,7 +115,7 @@ class NullSink:
 class DeviceSink:
     """A PortAudio output device fed by rtmixer from the ring."""
 
-    def __init__(self, rate: int, device: str | None = None, latency: str | float = "low") -> None:
+    def __init__(self, rate: int, device: str | None = None, latency: str | float = 0.1) -> None:
         problem = portaudio_error()
         if problem is not None:
             raise AudioUnavailable(problem)
