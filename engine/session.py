@@ -153,8 +153,9 @@ class Session:
         self._limiter = LookaheadLimiter(self.rate, LIMITER_CEILING_DB)
         self._lane_of: dict[str, int] = {}
         self.mixer = self._new_mixer()
-        self.player = LivePlayer(self.mixer, self.rate, sink, master=self._master, on_late=self._on_late,
-                                 on_wrap=self._on_wrap, block=block)
+        self._block = block
+        self._pending = PendingLines.empty()
+        self.player = self._make_player(sink)
         self._events: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._closed = False
         self.last_error: str | None = None  # the last problem the control thread met (for a status line)
@@ -219,6 +220,12 @@ class Session:
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)
 
+    def set_output(self, name: str | None) -> None:
+        """Switch the output (a device name, "null", or None for the default
+        device); playback continues from where it was. The name is what to
+        remember: device indices change when devices come and go."""
+        self._post(lambda: self._set_output(name))
+
     def outputs(self) -> list[str]:
         from engine.audio.portaudio import output_devices
 
@@ -257,6 +264,26 @@ class Session:
         self.close()
 
     # --- control thread -------------------------------------------------------------
+
+    def _make_player(self, sink: OutputSink) -> LivePlayer:
+        return LivePlayer(self.mixer, self.rate, sink, master=self._master, on_late=self._on_late,
+                          on_wrap=self._on_wrap, block=self._block)
+
+    def _set_output(self, name: str | None) -> None:
+        snap = self.player.snapshot()
+        sink, error = open_sink(self.rate, name)
+        self.player.close()
+        self.audio_error = error
+        self.player = self._make_player(sink)
+        self.player.set_pending(self._pending)
+        if snap.loop is not None:
+            self.player.set_loop((int(round(snap.loop[0] * self.rate)), int(round(snap.loop[1] * self.rate))))
+        self.player.start()
+        frame = int(round(snap.position_s * self.rate))
+        if snap.playing:
+            self.player.play(frame)
+        else:
+            self.player.seek(frame)
 
     def _post(self, event: Callable[[], None]) -> None:
         if not self._closed:
@@ -478,7 +505,8 @@ class Session:
                 pending.append((start, p.line_id))
         pending.sort()
         self.mixer.set_clips(placed)
-        self.player.set_pending(PendingLines([s for s, _ in pending], [i for _, i in pending]))
+        self._pending = PendingLines([s for s, _ in pending], [i for _, i in pending])
+        self.player.set_pending(self._pending)
         self._clip_views = [ClipView(p.line_id, p.role, p.start, p.end, self._lines[p.line_id].clip is None
                                      if p.line_id in self._lines else True) for p in self._placements]
         self._apply_lanes()

@@ -6,6 +6,7 @@ real-time clock (sped up so a pass takes a second or two).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -235,3 +236,18 @@ def test_waveform_peaks_bound_the_clip() -> None:
     assert peaks.shape == (10, 2)
     assert np.all(peaks[:, 0] <= peaks[:, 1])
     assert peaks[:, 0].min() == pytest.approx(clip.min()) and peaks[:, 1].max() == pytest.approx(clip.max())
+
+
+def test_switching_output_keeps_the_playhead_and_an_unknown_device_falls_back_with_the_reason(
+        session_factory: Callable[..., Session], project: Project) -> None:
+    session = session_factory(project)
+    session.play(1.0)
+    wait_for(lambda: session.transport().position_s > 1.2, what="playing")
+    session.set_output("no such device")
+    session.wait_idle()
+    transport = session.transport()
+    assert transport.output == "null"
+    assert transport.audio_error is not None and "no such device" in transport.audio_error
+    wait_for(lambda: session.transport().playing, what="playing on the new output")
+    assert session.transport().position_s >= 1.2  # carried over, not restarted
+    assert [t.name for t in threading.enumerate()].count("radioplay-mixer") == 1

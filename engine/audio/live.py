@@ -253,14 +253,22 @@ class LivePlayer:
                 self.on_late(pending.line_ids[i], pending.starts[i])
 
     def _heard(self, played: int) -> int:
-        """The timeline frame the sink is playing now (from the block history)."""
+        """The timeline frame the sink is playing now (from the block history).
+        Silence queued before play() maps to where play started."""
+        counters = self._hist_counter
+        positions = self._hist_pos
+        filled = min(self._hist_next, _HISTORY)
         best = -1
-        best_counter = -1
-        for k in range(_HISTORY):
-            counter = int(self._hist_counter[k])
-            if counter <= played and counter > best_counter and self._hist_next > 0:
-                best_counter = counter
-                best = k
-        if best < 0 or self._hist_pos[best] < 0:
-            return self._t if not self._playing else max(0, self._t - (self._written - played))
-        return int(self._hist_pos[best]) + (played - best_counter)
+        upcoming = -1  # the first playing block not yet reached by the sink
+        for k in range(filled):
+            counter = int(counters[k])
+            if counter <= played:
+                if best < 0 or counter > int(counters[best]):
+                    best = k
+            elif positions[k] >= 0 and (upcoming < 0 or counter < int(counters[upcoming])):
+                upcoming = k
+        if best >= 0 and positions[best] >= 0:
+            return int(positions[best]) + (played - int(counters[best]))
+        if upcoming >= 0:
+            return int(positions[upcoming])
+        return self._t
