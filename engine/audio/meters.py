@@ -1,0 +1,149 @@
+"""Level meters for the studio: per-lane peak and the master's loudness.
+
+Fed with the blocks the :class:`~engine.audio.programme.Programme` produces
+(on its thread), read by the GUI's QTimer from another thread as an
+immutable :class:`MeterSnapshot`: each update builds a new snapshot and
+swaps one reference, so neither side ever waits for the other.
+
+Peaks are sample peaks per block in dBFS, with the ballistics of a digital
+peak meter: the bar jumps up at once and falls at ``decay_db_per_s``; a
+hold mark stays at the highest peak for ``hold_s``, then drops to the bar.
+Loudness is BS.1770 (the K-weighting of :mod:`engine.audio.loudness`),
+ungated, over 100 ms hops: momentary over the last 400 ms, short-term over
+the last 3 s (EBU R128), updated every 100 ms.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.audio.loudness import KWeighting
+
+_HOP_S = 0.1
+_SHORT_TERM_HOPS = 30  # 3 s
+_MOMENTARY_HOPS = 4  # 400 ms
+_FLOOR_DB = -120.0  # a bar that has fallen this far reads silence (-inf)
+
+
+@dataclass(frozen=True)
+class MeterSnapshot:
+    """What the meters show now. Silence reads ``-inf``."""
+
+    frames: int  # programme frames metered since the meters started (or were reset)
+    lane_peak_db: tuple[float, ...]  # falling bar per lane
+    lane_hold_db: tuple[float, ...]  # peak-hold mark per lane
+    master_peak_db: float
+    master_hold_db: float
+    momentary_lufs: float  # last 400 ms
+    short_term_lufs: float  # last 3 s
+
+
+def _db(amplitude: float) -> float:
+    return 20 * math.log10(amplitude) if amplitude > 0 else -math.inf
+
+
+def _block_peak(block: np.ndarray) -> float:
+    # max and -min: no |x| temporary the size of the block.
+    return max(float(block.max()), -float(block.min())) if block.size else 0.0
+
+
+class _PeakBallistics:
+    """Falling bars and hold marks for several channels of metering."""
+
+    def __init__(self, count: int, rate: int, decay_db_per_s: float, hold_s: float) -> None:
+        self.rate = rate
+        self.decay = decay_db_per_s
+        self.hold_frames = int(hold_s * rate)
+        self.bar = [-math.inf] * count
+        self.hold = [-math.inf] * count
+        self.hold_age = [0] * count
+
+    def update(self, index: int, peak_db: float, frames: int) -> None:
+        fallen = self.bar[index] - self.decay * frames / self.rate
+        bar = max(peak_db, fallen)
+        self.bar[index] = bar if bar > _FLOOR_DB else -math.inf
+        if peak_db >= self.hold[index]:
+            self.hold[index] = peak_db
+            self.hold_age[index] = 0
+        else:
+            self.hold_age[index] += frames
+            if self.hold_age[index] > self.hold_frames:
+                self.hold[index] = self.bar[index]
+                self.hold_age[index] = 0
+
+
+class LevelMeters:
+    """Per-lane peak meters and the master's peak and loudness.
+
+    Thread: :meth:`update` and :meth:`reset` run on the thread that runs the
+    programme; :attr:`snapshot` is read from any thread.
+    """
+
+    def __init__(self, rate: int, lanes: int, decay_db_per_s: float = 20.0, hold_s: float = 1.5,
+                 channels: int = 2) -> None:
+        self.rate = rate
+        self.lanes = lanes
+        self.channels = channels
+        self._decay = decay_db_per_s
+        self._hold_s = hold_s
+        self._hop = max(1, int(round(rate * _HOP_S)))
+        self.reset()
+
+    def reset(self) -> None:
+        """Start over: bars at silence, no loudness history."""
+        self._lanes = _PeakBallistics(self.lanes, self.rate, self._decay, self._hold_s)
+        self._master = _PeakBallistics(1, self.rate, self._decay, self._hold_s)
+        self._k = KWeighting(self.rate, self.channels)
+        self._hops = np.zeros(_SHORT_TERM_HOPS)  # channel-summed mean square per hop, a ring
+        self._hops_done = 0
+        self._fill = 0
+        self._acc = 0.0
+        self._frames = 0
+        self.snapshot = MeterSnapshot(0, (-math.inf,) * self.lanes, (-math.inf,) * self.lanes,
+                                      -math.inf, -math.inf, -math.inf, -math.inf)
+
+    def update(self, master: np.ndarray, stems: np.ndarray) -> None:
+        """Meter one block: master (n, channels) and stems (lanes, n, channels)."""
+        n = master.shape[0]
+        if n == 0:
+            return
+        for lane in range(self.lanes):
+            self._lanes.update(lane, _db(_block_peak(stems[lane])), n)
+        self._master.update(0, _db(_block_peak(master)), n)
+        self._feed_loudness(master)
+        self._frames += n
+        self.snapshot = MeterSnapshot(
+            self._frames, tuple(self._lanes.bar), tuple(self._lanes.hold),
+            self._master.bar[0], self._master.hold[0],
+            self._loudness(_MOMENTARY_HOPS), self._loudness(_SHORT_TERM_HOPS))
+
+    def _feed_loudness(self, block: np.ndarray) -> None:
+        weighted = self._k.apply(block)
+        power = np.einsum("ij,ij->j", weighted, weighted)  # channel-summed, per frame
+        pos = 0
+        n = power.size
+        while pos < n:
+            take = min(self._hop - self._fill, n - pos)
+            self._acc += float(power[pos:pos + take].sum())
+            self._fill += take
+            pos += take
+            if self._fill == self._hop:
+                self._hops[self._hops_done % _SHORT_TERM_HOPS] = self._acc / self._hop
+                self._hops_done += 1
+                self._acc = 0.0
+                self._fill = 0
+
+    def _loudness(self, hops: int) -> float:
+        """Ungated loudness over the last ``hops`` complete hops (fewer at the start)."""
+        count = min(hops, self._hops_done)
+        if count == 0:
+            return -math.inf
+        newest = self._hops_done - 1
+        total = 0.0
+        for k in range(count):
+            total += float(self._hops[(newest - k) % _SHORT_TERM_HOPS])
+        mean = total / count
+        return -0.691 + 10 * math.log10(mean) if mean > 0 else -math.inf
