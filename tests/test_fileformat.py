@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine import fsutil
+from engine.audio.effects import DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project import fileformat
 from engine.project.fileformat import (
     FORMAT_VERSION,
@@ -40,11 +41,11 @@ def full_project() -> Project:
             Role(name="ANNA", colour="#1a2B3c",
                  voice=VoiceParams(voice="en_GB-alba-medium", backend="piper", speaker=3,
                                    speed=1.25, variation=0.4, pitch=-2.5),
-                 gain_db=-3.5, pan=-0.75, mute=True, solo=False, priority=2.5),
+                 gain_db=-3.5, pan=-0.75, mute=True, solo=False, priority=2.5, effect="telephone"),
             Role(name="MR. BOB", colour="#ABCDEF",
                  voice=VoiceParams(voice="/voices/custom.onnx", backend="other", speaker="p225",
                                    speed=0.5, variation=0.0, pitch=12.0),
-                 gain_db=6.0, pan=1.0, mute=False, solo=True, priority=0.5),
+                 gain_db=6.0, pan=1.0, mute=False, solo=True, priority=0.5, effect="distance"),
             # speaker 0 and a numeric-looking name: falsy / ambiguous values must survive
             Role(name="CAROL", colour="#000000",
                  voice=VoiceParams(speaker=0, speed=4.0, variation=2.0, pitch=-12.0),
@@ -66,6 +67,7 @@ def full_project() -> Project:
         ],
         lexicon={"Llanfair": "hlan-vire", "Penrose": "[[pɛnɹoʊz]]"},
         timing=Timing(line_gap=0.2, scene_gap=3.0),
+        master_effect=next(name for name in MASTER_EFFECTS if name != DEFAULT_MASTER_EFFECT),
     )
 
 
@@ -145,6 +147,28 @@ def test_minimal_document_gets_defaults() -> None:
                                  "lines": [{"id": "x", "role": "A", "text": "hi"}]})
     assert project.cast[0].voice == VoiceParams()
     assert project.lines[0] == Line(id="x", role="A", text="hi")
+
+
+def test_files_without_effects_load_with_the_defaults() -> None:
+    """Files saved before effects existed: every lane dry, the default master."""
+    project = project_from_dict(base_doc())
+    assert [role.effect for role in project.cast] == ["none", "none"]
+    assert project.master_effect == DEFAULT_MASTER_EFFECT
+
+
+@pytest.mark.parametrize("name", list(LANE_EFFECTS))
+def test_every_lane_effect_round_trips(name: str) -> None:
+    doc = base_doc()
+    doc["cast"][1]["effect"] = name
+    assert project_from_dict(doc).cast[1].effect == name
+    assert project_to_dict(project_from_dict(doc))["cast"][1]["effect"] == name
+
+
+@pytest.mark.parametrize("name", list(MASTER_EFFECTS))
+def test_every_master_effect_round_trips(name: str) -> None:
+    doc = base_doc()
+    doc["master_effect"] = name
+    assert project_to_dict(project_from_dict(doc))["master_effect"] == name
 
 
 def test_sample_project_round_trips(tmp_path: Path) -> None:
@@ -339,6 +363,17 @@ ERROR_CASES: list[tuple[str, tuple[Any, ...], Any, str, str]] = [
     ("text-null", ("lines", 1, "text"), None, "lines[1].text", "expected a string, got null"),
     ("role-number", ("lines", 1, "role"), 7, "lines[1].role", "expected a string, got 7"),
     ("timing-list", ("timing",), [], "timing", "expected an object, got a list"),
+    ("unknown-effect", ("cast", 1, "effect"), "echo", "cast[1].effect",
+     re.escape(f"unknown effect 'echo' (choose {', '.join(LANE_EFFECTS)})")),
+    ("master-preset-as-lane-effect", ("cast", 0, "effect"), "broadcast", "cast[0].effect",
+     re.escape("unknown effect 'broadcast' (choose none, telephone, ")),
+    ("effect-number", ("cast", 0, "effect"), 3, "cast[0].effect", "expected a string, got 3"),
+    ("effect-null", ("cast", 0, "effect"), None, "cast[0].effect", "expected a string, got null"),
+    ("unknown-master-effect", ("master_effect",), "loud", "master_effect",
+     re.escape(f"unknown master effect 'loud' (choose {', '.join(MASTER_EFFECTS)})")),
+    ("master-effect-case", ("master_effect",), "Clean", "master_effect",
+     re.escape("unknown master effect 'Clean' (choose clean, broadcast)")),
+    ("master-effect-list", ("master_effect",), ["clean"], "master_effect", "expected a string, got a list"),
 ]
 
 
@@ -500,7 +535,7 @@ JSON = st.recursive(
                       children, max_size=5),
     max_leaves=20,
 )
-_TOP_KEYS = ["title", "sample_rate", "timing", "cast", "scenes", "lines", "lexicon"]
+_TOP_KEYS = ["title", "sample_rate", "timing", "cast", "scenes", "lines", "lexicon", "master_effect"]
 
 
 def _project_or_error(data: Any) -> None:

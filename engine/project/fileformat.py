@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.audio.effects import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.fsutil import atomic_write_text
 from engine.project.model import DEFAULT_VOICE, VOICE_RANGES, Line, Project, Role, Scene, Timing, VoiceParams
 
@@ -73,6 +74,13 @@ class _Reader:
             raise self.fail(_join(path, key), f"{value} is out of range [{lo:g}, {hi:g}]")
         return value
 
+    def choice(self, d: dict[str, Any], key: str, path: str, default: str, allowed: dict[str, str],
+               what: str) -> str:
+        value = self.text(d, key, path, default)
+        if value not in allowed:
+            raise self.fail(_join(path, key), f"unknown {what} {value!r} (choose {', '.join(allowed)})")
+        return value
+
     def flag(self, d: dict[str, Any], key: str, path: str, default: Any = ...) -> bool:
         value = self._get(d, key, path, default)
         if not isinstance(value, bool):
@@ -109,6 +117,7 @@ def project_to_dict(project: Project) -> dict[str, Any]:
         "title": project.title,
         "sample_rate": project.sample_rate,
         "timing": {"line_gap": project.timing.line_gap, "scene_gap": project.timing.scene_gap},
+        "master_effect": project.master_effect,
         "cast": [_role_to_dict(r) for r in project.cast],
         "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
         "lines": [_line_to_dict(line) for line in project.lines],
@@ -124,7 +133,7 @@ def voice_to_dict(v: VoiceParams) -> dict[str, Any]:
 def _role_to_dict(r: Role) -> dict[str, Any]:
     return {"name": r.name, "colour": r.colour, "voice": voice_to_dict(r.voice),
             "gain_db": r.gain_db, "pan": r.pan, "mute": r.mute, "solo": r.solo,
-            "priority": r.priority}
+            "priority": r.priority, "effect": r.effect}
 
 
 def _line_to_dict(line: Line) -> dict[str, Any]:
@@ -190,6 +199,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             pan=r.num(rd, "pan", path, 0.0, lo=-1, hi=1),
             mute=r.flag(rd, "mute", path, False), solo=r.flag(rd, "solo", path, False),
             priority=r.num(rd, "priority", path, 1.0, lo=0.01, hi=100),
+            effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
         ))
 
     scenes: list[Scene] = []
@@ -245,6 +255,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         title=r.text(root, "title", "", "Untitled"),
         sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
+        master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
     )
 
 
