@@ -188,6 +188,9 @@ class CastModel(QAbstractTableModel):
                 return "Muted (another lane is soloed, so solo decides what is heard)"
             if col == Col.AUDITION:
                 return f"Audition {r.name}: play a sample line in this voice"
+            if col == Col.EFFECT and self.effects:
+                effect = str(getattr(r, "effect", "") or "none")
+                return f"{effect}: {self.effects.get(effect, 'unknown preset')}"
             return HEADER_TIPS.get(col)
         if role == Qt.ItemDataRole.ForegroundRole and col == Col.NAME and r.name not in self.doc.project.audible_roles():
             return QApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)

@@ -173,6 +173,7 @@ class TypingDelegate(QStyledItemDelegate):
         edit = QLineEdit(parent)
         edit.setFrame(False)
         session = next(_sessions)
+        edit.setProperty("typingSession", session)  # Escape undoes this session's typing
         persistent = QPersistentModelIndex(index)
         edit.textEdited.connect(lambda text: self._typed(persistent, text, session))
         return edit

@@ -44,6 +44,10 @@ class Document(QObject):
         self.path = path
         self.undo = QUndoStack(self)
         self.undo.setUndoLimit(500)
+        # The stack emits indexChanged while it is destroyed, after the Python side of its
+        # listeners may be gone: silence it as soon as the document starts going.
+        undo = self.undo
+        self.destroyed.connect(lambda: undo.blockSignals(True))
 
     # ---- whole documents ------------------------------------------------
     def replace(self, project: Project, path: Path | None, *, modified: bool = False) -> None:

@@ -86,7 +86,7 @@ class ScriptModel(QAbstractTableModel):
         doc.lineChanged.connect(self._line_changed)
         doc.linesReset.connect(self.reset)
         doc.castReset.connect(self._cast_changed)
-        doc.roleChanged.connect(lambda _name, _field: self._retime())
+        doc.roleChanged.connect(self._role_changed)
         doc.projectReplaced.connect(self._project_replaced)
 
     # ---- structure --------------------------------------------------------
@@ -127,6 +127,9 @@ class ScriptModel(QAbstractTableModel):
             return
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(Col) - 1))
         self._retime()
+
+    def _role_changed(self, _name: str, _field: str) -> None:
+        self._retime()  # a new speed changes estimated lengths
 
     def scene_of_row(self, row: int) -> str | None:
         for kind, key in reversed(self._rows[: row + 1]):

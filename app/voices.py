@@ -77,24 +77,29 @@ def _speaker_names(info: VoiceInfo) -> tuple[str, ...]:
     return tuple(by_id.get(i, str(i)) for i in range(info.num_speakers))
 
 
-def effect_presets() -> list[str] | None:
-    """Effect preset names, or None while the engine has no effects module.
+def effect_presets() -> dict[str, str] | None:
+    """Lane effect presets (name -> description), or None while the engine has none.
 
-    engine/audio/effects.py is being added by another engineer together with
-    ``Role.effect``; until both exist the cast panel shows the column disabled.
+    engine/audio/effects.py (LANE_EFFECTS) comes with ``Role.effect``; until
+    both exist the cast panel shows the effect column disabled.
     """
     from engine.project.model import Role
 
     if "effect" not in getattr(Role, "__dataclass_fields__", {}):
         return None
     try:
-        from engine.audio import effects  # type: ignore[attr-defined, unused-ignore]
+        from engine.audio import effects
     except ImportError:
         return None
-    for name in ("preset_names", "PRESET_NAMES", "PRESETS", "presets"):
-        found = getattr(effects, name, None)
-        if callable(found):
-            found = found()
-        if found:
-            return [str(n) for n in found]
-    return None
+    presets = getattr(effects, "LANE_EFFECTS", None)
+    return dict(presets) if presets else None
+
+
+def master_presets() -> dict[str, str] | None:
+    """Master bus presets (name -> description), or None without the effects module."""
+    try:
+        from engine.audio import effects
+    except ImportError:
+        return None
+    presets = getattr(effects, "MASTER_EFFECTS", None)
+    return dict(presets) if presets else None

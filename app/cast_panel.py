@@ -1,0 +1,163 @@
+"""The cast dock: a table of roles with their voices and mix settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QColorDialog,
+    QFileDialog,
+    QHeaderView,
+    QTableView,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.cast_model import RANGES, ROLE_NAME, CastModel, Col
+from app.commands import InsertRole, RemoveRole
+from app.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
+from app.document import Document
+from app.voices import VoiceCatalog
+
+BROWSE = "\0browse"  # the voice picker's "Model file…" entry
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class VoiceDelegate(ChoiceDelegate):
+    """Library voices, then "Model file…" which asks for a Piper .onnx file."""
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
+        value = editor.currentData()  # type: ignore[attr-defined]
+        if value == BROWSE:
+            path, _ = QFileDialog.getOpenFileName(editor.window(), "Choose a Piper voice model", "",
+                                                  "Piper voices (*.onnx)")
+            if not path:
+                return
+            value = path
+        if value:
+            model.setData(index, value, Qt.ItemDataRole.EditRole)
+
+
+class CastPanel(QWidget):
+    """Emits ``auditionRequested(role, text)``; ``status(message)`` for the status bar."""
+
+    auditionRequested = Signal(str, str)
+    status = Signal(str)
+
+    def __init__(self, doc: Document, catalog: VoiceCatalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc, self.catalog = doc, catalog
+        self.model = CastModel(doc, catalog, self)
+        self.view = QTableView(self)
+        self.view.setObjectName("castTable")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                  | QAbstractItemView.EditTrigger.EditKeyPressed
+                                  | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.view.verticalHeader().hide()
+        self.view.setAlternatingRowColors(True)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        widths = {Col.COLOUR: 12, Col.NAME: 100, Col.VOICE: 130, Col.SPEAKER: 60, Col.SPEED: 54, Col.PITCH: 58,
+                  Col.VARIATION: 46, Col.GAIN: 62, Col.PAN: 40, Col.PRIORITY: 46, Col.EFFECT: 70, Col.MUTE: 26,
+                  Col.SOLO: 26, Col.AUDITION: 30}
+        for col, width in widths.items():
+            self.view.setColumnWidth(col, width)
+        for col in (Col.SPEED, Col.PITCH, Col.VARIATION, Col.GAIN, Col.PAN, Col.PRIORITY):
+            lo, hi, step, decimals, suffix = RANGES[col]
+            self.view.setItemDelegateForColumn(col, SpinDelegate(lo, hi, step, decimals, suffix, self.view))
+        self.view.setItemDelegateForColumn(Col.VOICE, VoiceDelegate(self._voice_choices, self.view))
+        self.view.setItemDelegateForColumn(Col.SPEAKER, ChoiceDelegate(self._speaker_choices, self.view))
+        self.view.setItemDelegateForColumn(Col.EFFECT, ChoiceDelegate(self._effect_choices, self.view))
+        audition = ButtonDelegate(self.view)
+        audition.clicked.connect(self.audition_row)
+        self.view.setItemDelegateForColumn(Col.AUDITION, audition)
+        self.view.doubleClicked.connect(self._double_clicked)
+
+        self.add_action = QAction("Add role", self)
+        self.add_action.setToolTip("Add a role to the cast")
+        self.add_action.triggered.connect(self.add_role)
+        self.remove_action = QAction("Remove role", self)
+        self.remove_action.setToolTip("Remove the selected role (only roles without lines)")
+        self.remove_action.triggered.connect(self.remove_role)
+        self.audition_action = QAction("Audition", self)
+        self.audition_action.setToolTip("Play a sample line in the selected role's voice")
+        self.audition_action.triggered.connect(lambda: self.audition_row(self.current_row()))
+        bar = QToolBar(self)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in (self.add_action, self.remove_action, self.audition_action):
+            bar.addAction(action)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(bar)
+        layout.addWidget(self.view)
+
+    # ---- choices for the pickers ------------------------------------------
+    def _voice_choices(self, index: _Index) -> list[tuple[str, Any]]:
+        choices: list[tuple[str, Any]] = [(e.label, e.id) for e in self.catalog.entries()]
+        current = self.model.role_at(index.row()).voice.voice
+        if current not in {v for _, v in choices}:
+            problem = self.catalog.problem(current, None)
+            choices.insert(0, (f"{current} (missing)" if problem else current, current))
+        choices.append(("Model file…", BROWSE))
+        return choices
+
+    def _speaker_choices(self, index: _Index) -> list[tuple[str, Any]]:
+        speakers = self.catalog.speakers(self.model.role_at(index.row()).voice.voice)
+        return [(f"{name} ({i})", i) for i, name in enumerate(speakers)]
+
+    def _effect_choices(self, index: _Index) -> list[tuple[str, Any]]:
+        return [(name, name) for name in self.model.effects or {}]
+
+    # ---- actions ------------------------------------------------------------
+    def current_row(self) -> int:
+        index = self.view.currentIndex()
+        return index.row() if index.isValid() else (0 if self.model.rowCount() else -1)
+
+    def current_role(self) -> str | None:
+        row = self.current_row()
+        return self.model.role_at(row).name if row >= 0 else None
+
+    def select_role(self, name: str) -> None:
+        self.view.selectRow(self.model.row_of(name))
+
+    def audition_row(self, row: int) -> None:
+        if not 0 <= row < self.model.rowCount():
+            return
+        name = self.model.role_at(row).name
+        text = next((line.text for line in self.doc.project.lines if line.role == name and line.text.strip()),
+                    f"This is how {name.title()} sounds.")
+        self.auditionRequested.emit(name, text)
+
+    def add_role(self) -> None:
+        role = self.doc.new_role()
+        self.doc.undo.push(InsertRole(self.doc, len(self.doc.project.cast), role))
+        row = self.model.row_of(role.name)
+        self.view.setCurrentIndex(self.model.index(row, Col.NAME))
+        self.view.edit(self.model.index(row, Col.NAME))
+
+    def remove_role(self) -> None:
+        name = self.current_role()
+        if name is None:
+            return
+        used = sum(1 for line in self.doc.project.lines if line.role == name)
+        if used:
+            self.status.emit(f"{name} speaks {used} line{'s' if used != 1 else ''}; give them to another "
+                             f"role before removing {name}")
+            return
+        self.doc.undo.push(RemoveRole(self.doc, name))
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        if index.column() == Col.COLOUR:
+            current = QColor(str(index.data(Qt.ItemDataRole.EditRole)))
+            colour = QColorDialog.getColor(current, self, f"Lane colour of {index.data(ROLE_NAME)}")
+            if colour.isValid():
+                self.model.setData(index, colour.name())

@@ -1,0 +1,172 @@
+"""Export: the options dialog, and the job that runs the export off the GUI thread.
+
+The export itself is the engine's (Session.export, the same renderer as
+``radioplay render``). It blocks, so :class:`ExportJob` runs it on a named
+worker thread; progress comes back through the Marshal, and Cancel sets a
+threading.Event the renderer checks between blocks. The window never waits
+on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QProgressDialog,
+    QPushButton,
+    QWidget,
+)
+
+from app.marshal import Marshal, Task, run_task
+from engine.audio.render import RenderOptions, RenderReport
+
+# What the renderer calls its stages, as a producer would say them.
+STAGES = {"synthesizing": "Voicing lines", "writing": "Mixing and writing files"}
+
+
+class ExportDialog(QDialog):
+    """Folder and options; ``options()`` and ``folder()`` after it is accepted."""
+
+    def __init__(self, folder: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("exportDialog")
+        self.setWindowTitle("Export")
+        self.folder_edit = QLineEdit(str(folder), self)
+        self.folder_edit.setToolTip("mix.wav, stems/, captions and cues.json are written here")
+        browse = QPushButton("Choose…", self)
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.folder_edit)
+        row.addWidget(browse)
+        self.loudness = QDoubleSpinBox(self)
+        self.loudness.setRange(-60.0, 0.0)
+        self.loudness.setValue(-16.0)
+        self.loudness.setSuffix(" LUFS")
+        self.loudness.setToolTip("Integrated loudness of the mix (-16 for podcasts, -23 for EBU broadcast)")
+        self.stems = QCheckBox("One stem per role (32-bit float)", self)
+        self.stems.setChecked(True)
+        self.format = QComboBox(self)
+        self.format.addItem("WAV 24-bit", "wav24")
+        self.format.addItem("WAV 32-bit float", "wav32f")
+        form = QFormLayout(self)
+        form.addRow("Folder", row)
+        form.addRow("Loudness", self.loudness)
+        form.addRow("Mix format", self.format)
+        form.addRow("", self.stems)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export to", self.folder_edit.text())
+        if folder:
+            self.folder_edit.setText(folder)
+
+    def folder(self) -> Path:
+        return Path(self.folder_edit.text()).expanduser()
+
+    def options(self) -> RenderOptions:
+        return RenderOptions(target_lufs=self.loudness.value(), stems=self.stems.isChecked(),
+                             format=str(self.format.currentData()))
+
+
+Exporter = Callable[[Path, RenderOptions, Callable[[str, int, int], None], threading.Event], RenderReport]
+
+
+class ExportJob(QObject):
+    """One export on a worker thread, with a cancellable progress dialog.
+
+    ``finished(report)`` / ``failed(message)`` / ``cancelled()`` arrive on the
+    GUI thread. Thread: "radioplay-export" runs ``exporter``; joined in
+    ``wait()`` (the window calls it on close after cancelling).
+    """
+
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, exporter: Exporter, outdir: Path, options: RenderOptions, marshal: Marshal,
+                 parent: QWidget) -> None:
+        super().__init__(parent)
+        self.outdir, self.options = outdir, options
+        self.cancel_event = threading.Event()
+        self.progress = QProgressDialog("Preparing export…", "Cancel", 0, 0, parent)
+        self.progress.setObjectName("exportProgress")
+        self.progress.setWindowTitle("Exporting")
+        self.progress.setWindowModality(Qt.WindowModality.WindowModal)
+        self.progress.setMinimumDuration(0)
+        self.progress.setAutoClose(False)
+        self.progress.setAutoReset(False)
+        self.progress.canceled.connect(self.cancel)
+        self._marshal = marshal
+        self._exporter = exporter
+        self.task: Task | None = None
+        self.stage = ""
+
+    def start(self) -> None:
+        self.progress.show()
+        self.task = run_task("radioplay-export", self._run, self._marshal, self._done, self._error)
+
+    def _run(self) -> RenderReport:
+        def progress(stage: str, done: int, total: int) -> None:  # worker thread
+            self._marshal.to_main(self._progress, stage, done, total)
+
+        return self._exporter(self.outdir, self.options, progress, self.cancel_event)
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if self.cancel_event.is_set():
+            return
+        self.stage = stage
+        self.progress.setLabelText(f"{STAGES.get(stage, stage.capitalize())}… {done} of {total}")
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(min(done, max(total, 1)))
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+        self.progress.setLabelText("Cancelling…")
+
+    def running(self) -> bool:
+        return self.task is not None and self.task.running()
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self.task is not None:
+            self.task.join(timeout)
+
+    def _done(self, report: Any) -> None:
+        self.progress.close()
+        self.finished.emit(report)
+
+    def _error(self, exc: BaseException) -> None:
+        self.progress.close()
+        if self.cancel_event.is_set():
+            self.cancelled.emit()
+        else:
+            self.failed.emit(describe_export_error(exc))
+
+
+def describe_export_error(exc: BaseException) -> str:
+    from engine.synth.pipeline import LineErrors
+
+    if isinstance(exc, LineErrors):
+        shown = exc.problems[:8]
+        more = len(exc.problems) - len(shown)
+        return (f"{len(exc.problems)} line(s) cannot be voiced:\n" + "\n".join(shown)
+                + (f"\n… and {more} more" if more > 0 else ""))
+    if isinstance(exc, OSError):
+        return f"Cannot write the files: {exc.strerror or exc}"
+    return str(exc) or type(exc).__name__

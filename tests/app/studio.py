@@ -1,0 +1,101 @@
+"""Fixtures for the studio window tests (imported by tests/app/test_studio_*.py).
+
+Every window gets its own QSettings file and recovery folder, runs the real
+engine Session on the null output (a real-time clock, no sound device), and
+is closed at the end of the test with its threads joined: a test that
+leaves an engine, export or playback thread behind fails.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.engine_thread import EngineThread
+from app.main_window import MainWindow, default_session_factory
+from app.recovery import RecoveryStore
+from engine.project.fileformat import save_project
+from engine.project.model import Project
+from tests.conftest import tiny_project
+
+# Python threads the studio and its Session start; none may outlive its window.
+STUDIO_THREADS = ("radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post")
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "state"
+    monkeypatch.setenv("RADIOPLAY_STATE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def settings_path(tmp_path: Path) -> Path:
+    return tmp_path / "settings.ini"
+
+
+@pytest.fixture
+def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Callable[..., MainWindow]]:
+    windows: list[MainWindow] = []
+
+    def make(path: Path | None = None, *, prerender: bool = False, show: bool = True,
+             project: Project | None = None) -> MainWindow:
+        settings = QSettings(str(settings_path), QSettings.Format.IniFormat)
+        window = MainWindow(path, settings=settings, project=project,
+                            session_factory=default_session_factory(output="null", prerender=prerender),
+                            recovery=RecoveryStore(state_dir))
+        window.files.ask_save_changes = lambda: "discard"  # type: ignore[method-assign]
+        windows.append(window)
+        if show:
+            window.show()
+            qtbot.waitExposed(window)
+        return window
+
+    yield make
+    engines: list[EngineThread] = []
+    for window in windows:
+        engines += window.findChildren(EngineThread)
+        if window.isVisible() or window.engine is not None:
+            window.close()
+        if window.engine is not None:  # close was refused or never happened
+            window.shutdown()
+    assert all(engine.isFinished() or not engine.isRunning() for engine in engines)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _studio_threads():
+        time.sleep(0.05)
+    assert not _studio_threads(), f"threads left running: {_studio_threads()}"
+
+
+def _studio_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS)]
+
+
+def wait_engine(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> Any:
+    """Wait for the Session, the window's "ready" and a first snapshot; returns the Session."""
+    qtbot.waitUntil(lambda: window.session() is not None and window.engine is not None
+                    and window.engine.latest() is not None and window.engine_label.text() == "Engine: ready",
+                    timeout=timeout)
+    return window.session()
+
+
+def wait_all_ready(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> None:
+    def ready() -> bool:
+        state = window.engine.latest() if window.engine else None
+        return (state is not None and len(state.line_status) == len(window.doc.project.lines)
+                and all(s.state.name == "READY" for s in state.line_status.values()))
+
+    qtbot.waitUntil(ready, timeout=timeout)
+
+
+@pytest.fixture
+def tiny_file(tmp_path: Path, tiny_voices: dict[str, Path]) -> Path:
+    """Three roles, six lines, on the tiny generated voice, saved as a project file."""
+    path = tmp_path / "tiny.radioplay"
+    save_project(tiny_project(tiny_voices["single"]), path)
+    return path
