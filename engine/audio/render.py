@@ -1,11 +1,15 @@
 """Offline render: master mix, one stem per role, captions and a cue sheet.
 
-Two streaming passes over the same block mixer the live path uses:
-1. analyse the pre-limiter mix (peaks and K-weighted power per millisecond,
-   assembled from each clip's own analysis: no pass over the mix) and solve
-   for the gain whose *limited* loudness hits the target;
-2. apply that gain to every stem and the master, run the master through the
-   look-ahead limiter, and write all files.
+The mix runs through the same :class:`~engine.audio.programme.Programme`
+the live path plays (block mixer, lane effects, master gain, master preset,
+true-peak limiter), in two steps:
+1. analyse the programme before the limiter at unity gain (peaks and
+   K-weighted power per millisecond) and solve for the gain whose *limited*
+   loudness hits the target. With every lane dry and the ``clean`` master
+   this is assembled from each clip's own analysis, without a pass over the
+   mix; otherwise it takes one pass through the real chain;
+2. render with that gain and write the master and the stems (post lane
+   effect and master gain, pre master chain: they sum to what enters it).
 Memory stays flat with production length (clips are memory-mapped from the
 cache, blocks are reused). Every file is written under a temporary name and
 renamed only when all of them are complete, so an interrupted render never
@@ -26,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio import captions
-from engine.audio.limiter import LookaheadLimiter
+from engine.audio.effects import LIMITER_CEILING_DB as LIMITER_CEILING_DB  # re-exported: its old home
 from engine.audio.mixer import BlockMixer, PlacedClip
-from engine.audio.normalize import ProgrammeAnalysis
+from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.model import Project
@@ -40,10 +44,9 @@ from engine.synth.synthesizer import ClipSynthesizer
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 STEM_SUBTYPE = "FLOAT"
 BLOCK = 8192
-# Sample-peak ceiling of the master limiter. Speech limited at -2 dBFS keeps
-# the inter-sample (true) peak under -1 dBTP, which the tests check by 4x
-# oversampling.
-LIMITER_CEILING_DB = -2.0
+# The release of the last consonant (and the limiter's) needs this much after
+# the last clip; lane reverbs ring longer and extend it.
+TAIL_S = 0.5
 
 
 @dataclass
@@ -70,9 +73,12 @@ class RenderReport:
     cached: int = 0
     audio_seconds_synthesized: float = 0.0
     model_seconds: float = 0.0
-    premix_lufs: float = -math.inf
+    premix_lufs: float = -math.inf  # before the master gain and the limiter
     predicted_lufs: float = -math.inf  # of mix.wav, from the limiter simulation
     gain_db: float = 0.0
+    master_effect: str = ""
+    analysis_pass: bool = False  # effects needed a pass through the real chain
+    analysis_wall_s: float = 0.0
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
     placements: list[Placement] = field(default_factory=list)
@@ -98,6 +104,11 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
     for i, role in enumerate(project.cast):
         mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
     return mixer
+
+
+def build_programme(project: Project, mixer: BlockMixer) -> Programme:
+    """The programme of a project: its lanes' effects and its master preset."""
+    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect)
 
 
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
@@ -137,8 +148,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     placements = layout(project, durations)
     report.placements = placements
     mixer = build_mixer(project, result.clips, placements, options.block)
-    # A short tail so reverb/limiter release and the last consonant are not cut.
-    total = mixer.length + int(0.5 * rate)
+    programme = build_programme(project, mixer)
+    total = mixer.length + int(max(TAIL_S, programme.tail_s) * rate)
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
 
@@ -146,10 +157,13 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         if cancel is not None and cancel.is_set():
             raise Cancelled("render cancelled")
 
-    analysis = ProgrammeAnalysis.from_clips(rate, total, mixer.audible_clips())
+    analysed = time.perf_counter()
+    report.master_effect, report.analysis_pass = programme.master_effect, not programme.dry
+    analysis = programme.analyse(total, options.block, check_cancel)
+    report.analysis_wall_s = time.perf_counter() - analysed
     report.premix_lufs = analysis.loudness()
     report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
-    gain = np.float32(10 ** (report.gain_db / 20))
+    programme.set_master_gain(report.gain_db)
 
     outdir.mkdir(parents=True, exist_ok=True)
     subtype = FORMATS[options.format]
@@ -159,7 +173,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         finals += [outdir / "stems" / stem_filename(r.name) for r in project.cast]
     temps = [temp_path_for(f) for f in finals]
     writers: list[SparseWavWriter] = []
-    limiter = LookaheadLimiter(rate, LIMITER_CEILING_DB)
+    latency = programme.latency
     # Encoding and writing run on two writer threads, the mix on one and the
     # stems on the other (numpy and file I/O release the GIL), while the mixer
     # makes the next block; at most one block per thread is in flight.
@@ -176,11 +190,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for i, t in enumerate(blocks):
             check_cancel()
             n = min(options.block, total - t)
-            master, stems = mixer.process(t, n)
-            limited = limiter.process(master * gain)
+            limited, stems = programme.process(t, n)
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
-                limited = limited[limiter.latency:]
-            stem_blocks = [stems[lane] * gain for lane in range(len(writers) - 1)]
+                limited = limited[latency:]
+            # Copies: the writer thread encodes them while the next block is mixed.
+            stem_blocks = [stems[lane].copy() for lane in range(len(writers) - 1)]
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
@@ -190,7 +204,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
                 progress("writing", i + 1, len(blocks))
         for future in pending:
             future.result()
-        writers[0].write(limiter.flush()[:limiter.latency])
+        writers[0].write(programme.flush()[:latency])
         for writer in writers:
             writer.close()
         # Text outputs also go through temporary names (atomic_write_text).
