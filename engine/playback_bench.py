@@ -2,7 +2,9 @@
 
 TTFA is measured from the play command to the first non-silent frame leaving
 the live mixer, on a cold clip cache, at 20 seeded play positions of the
-sample (voices loaded, as they are once the studio has opened a project).
+sample, each inside a line (the line at the playhead starts from its
+beginning once ready), with the voices loaded, as they are once the studio
+has opened a project.
 Beside it, in the same run, the bare synthesis time of the same first line
 heard (plan, phonemes, inference, shaping: one call, nothing else running).
 Target: ``ttfa_p95 <= 1.3 x (bare_p95 + one buffer period)``.
@@ -40,19 +42,16 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 
 
-def _first_heard(session: Session, position_s: float) -> str | None:
-    """The line the listener hears first from ``position_s``: the one under
-    the playhead (it starts once ready), else the next one."""
-    ahead = [c for c in session.clips() if c.end > position_s]
-    return min(ahead, key=lambda c: c.start).line_id if ahead else None
-
-
-def measure_ttfa(project: Project, synth: ClipSynthesizer, position_s: float,
-                 timeout_s: float = 60.0) -> tuple[float, str | None]:
+def measure_ttfa(project: Project, synth: ClipSynthesizer, line_index: int, fraction: float,
+                 timeout_s: float = 60.0) -> tuple[float, str]:
+    """Play from ``fraction`` of the way into line ``line_index`` (a line at
+    the playhead, which starts from its beginning once ready) on a cold cache;
+    returns (milliseconds to the first non-silent frame out of the mixer, line id)."""
     synth.cache = ClipCache()  # cold: nothing synthesized yet
     with Session(project, None, sink=NullSink(project.sample_rate), synth=synth) as session:
         session.wait_idle(60.0)
-        first = _first_heard(session, position_s)
+        clip = session.clips()[line_index]
+        position_s = clip.start + fraction * (clip.end - clip.start)
         commanded = time.monotonic()
         session.play(position_s)
         deadline = commanded + timeout_s
@@ -60,7 +59,7 @@ def measure_ttfa(project: Project, synth: ClipSynthesizer, position_s: float,
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no audio {timeout_s:.0f} s after play at {position_s:.1f} s")
             time.sleep(0.002)
-        return (session.player.first_audio_at - commanded) * 1000.0, first
+        return (session.player.first_audio_at - commanded) * 1000.0, clip.line_id
 
 
 def measure_bare(project: Project, synth: ClipSynthesizer, line_id: str) -> float:
@@ -104,20 +103,16 @@ def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed:
     # Load the voices and let ORT allocate its arenas before anything is timed.
     for role in project.cast:
         synth.synthesize("Warming up.", role.voice)
-    from engine.project.timeline import layout, total_duration
-
-    span = total_duration(layout(project, {}))
     rng = random.Random(seed)
-    starts = [rng.uniform(0.0, span * 0.95) for _ in range(positions)]
+    trials = [(rng.randrange(len(project.lines)), rng.uniform(0.0, 0.8)) for _ in range(positions)]
     ttfa: list[float] = []
     bare: list[float] = []
-    for i, position in enumerate(starts):
-        ms, first = measure_ttfa(project, synth, position)
+    for i, (index, fraction) in enumerate(trials):
+        ms, line_id = measure_ttfa(project, synth, index, fraction)
         ttfa.append(ms)
-        if first is not None:
-            bare.append(measure_bare(project, synth, first))
+        bare.append(measure_bare(project, synth, line_id))
         if progress:
-            progress(f"play at {position:6.1f} s: first audio after {ms:.0f} ms "
+            progress(f"play {fraction:.0%} into line {index + 1} ({line_id}): first audio after {ms:.0f} ms "
                      f"(bare synthesis {bare[-1]:.0f} ms) [{i + 1}/{positions}]")
     period_ms = BLOCK / project.sample_rate * 1000.0
     result: dict[str, Any] = {

@@ -330,3 +330,32 @@ def test_displayed_priority_comes_from_the_scores():
     np.testing.assert_allclose(fifo.displayed(fifo.scores(arrays, now, Playhead()), now), [5.0, 3.0])
     shown = prio.displayed(prio.scores(arrays, now, Playhead()), now)
     assert shown[0] > shown[1] > 0  # the lead, waiting longer, shows higher
+
+
+def test_a_line_the_listener_waits_for_has_the_workers_to_itself(tiny_voices):
+    """Focus: while an overdue playback line (the playhead already reached it)
+    is synthesized and shaped, the other worker starts nothing less urgent."""
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(sessions=2, threads_per_session=1)))
+    with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
+        assert scheduler.workers == 2
+        scheduler.set_playhead(10.0, playing=True)
+        overdue = request_for(synth, "The listener is waiting for this very line right now.", "LEAD",
+                              voice(tiny_voices), origin=Origin.PLAYBACK, deadline=Deadline.on_timeline(9.0))
+        later = [request_for(synth, f"Background line number {i}.", f"R{i}", voice(tiny_voices),
+                             origin=Origin.PRERENDER, deadline=Deadline.on_timeline(60.0 + i)) for i in range(3)]
+        done_at: dict[str, float] = {}
+        for request in [overdue, *later]:
+            scheduler.submit(request).add_done_callback(
+                lambda _f, r=request: done_at.setdefault(r.role, time.monotonic()))
+        started: dict[str, float] = {}
+        real_release = scheduler._release_slot
+
+        def release(job):
+            started.setdefault(job.role, time.monotonic())
+            real_release(job)
+
+        scheduler._release_slot = release  # called as a worker takes a job
+        scheduler.start()
+        for request in [overdue, *later]:
+            request.future.result(timeout=60)
+    assert min(started[f"R{i}"] for i in range(3)) >= done_at["LEAD"] - 0.005
