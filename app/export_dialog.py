@@ -147,13 +147,18 @@ class ExportJob(QObject):
         if self.task is not None:
             self.task.join(timeout)
 
-    def _done(self, report: Any) -> None:
+    def _close_progress(self) -> None:
+        self.progress.canceled.disconnect(self.cancel)  # closing the dialog emits canceled()
         self.progress.close()
+
+    def _done(self, report: Any) -> None:
+        self._close_progress()
         self.finished.emit(report)
 
     def _error(self, exc: BaseException) -> None:
-        self.progress.close()
-        if self.cancel_event.is_set():
+        cancelled = self.cancel_event.is_set()
+        self._close_progress()
+        if cancelled:
             self.cancelled.emit()
         else:
             self.failed.emit(describe_export_error(exc))

@@ -432,9 +432,14 @@ class MainWindow(QMainWindow):
 
     def move_clip(self, line_id: str, new_start: float) -> None:
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement."""
-        clips = self._seen.get("clips") or [_Clip(p.line_id, p.role, p.start, p.end)
-                                             for p in layout(self.doc.project, {})]
-        command = move_clip(self.doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips})
+        state = self.engine.latest() if self.engine is not None else None
+        clips = (state.clips if state is not None and state.clips else None) or [
+            _Clip(p.line_id, p.role, p.start, p.end) for p in layout(self.doc.project, {})]
+        # Relative placement (pause, overlap) only when every length it depends on is real.
+        index = self.doc.line_index(line_id)
+        earlier = {line.id for line in self.doc.project.lines[: index + 1]}
+        exact = all(not c.estimated for c in clips if c.line_id in earlier)
+        command = move_clip(self.doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips}, exact)
         if command.new:
             self.doc.undo.push(command)
         else:  # dropped where it was: put the dragged item back

@@ -59,9 +59,15 @@ class Task:
         try:
             result = self._job()
         except BaseException as exc:  # noqa: BLE001 - reported to the GUI, never swallowed
-            self._marshal.to_main(self._on_error, exc)
+            self._report(self._on_error, exc)
         else:
-            self._marshal.to_main(self._on_done, result)
+            self._report(self._on_done, result)
+
+    def _report(self, fn: Callable[[Any], None], value: Any) -> None:
+        try:
+            self._marshal.to_main(fn, value)
+        except RuntimeError:  # the window (and its Marshal) closed while the task ran
+            pass
 
     def start(self) -> Task:
         self.thread.start()

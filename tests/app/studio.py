@@ -93,6 +93,15 @@ def wait_all_ready(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> Non
     qtbot.waitUntil(ready, timeout=timeout)
 
 
+def voice_everything(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> None:
+    """Play (the Session pre-renders the rest once playback has started), wait until every
+    line is voiced, and stop."""
+    window.actions_["play_pause"].trigger()
+    wait_all_ready(qtbot, window, timeout)
+    window.actions_["stop"].trigger()
+    qtbot.waitUntil(lambda: not window.engine.latest().transport.playing, timeout=timeout)
+
+
 @pytest.fixture
 def tiny_file(tmp_path: Path, tiny_voices: dict[str, Path]) -> Path:
     """Three roles, six lines, on the tiny generated voice, saved as a project file."""

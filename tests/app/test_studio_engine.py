@@ -1,0 +1,112 @@
+"""The studio driving the real engine Session (tiny voices, null output)."""
+# ruff: noqa: F811 - the fixtures come from tests/app/studio.py and are named as arguments
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import Qt
+
+from app.cast_model import Col as CastCol
+from app.script_model import Col as ScriptCol
+from tests.app.studio import (  # noqa: F401
+    make_window,
+    settings_path,
+    state_dir,
+    tiny_file,
+    voice_everything,
+    wait_all_ready,
+    wait_engine,
+)
+
+
+def test_recasting_a_role_requeues_only_its_lines(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file, prerender=True)
+    session = wait_engine(qtbot, window)
+    voice_everything(qtbot, window)
+    project = window.doc.project
+    others = [line.id for line in project.lines if line.role != "ROLE1"]
+    recast = [line.id for line in project.lines if line.role == "ROLE1"]
+    before = session.synth.synth_calls
+    not_ready: set[str] = set()
+
+    def watch() -> None:  # every snapshot the window draws, until the recast is voiced
+        state = window.engine.latest()
+        not_ready.update(lid for lid, s in state.line_status.items() if s.state.name != "READY")
+
+    window.poll_timer.timeout.connect(watch)
+    cast = window.cast.model
+    assert cast.setData(cast.index(cast.row_of("ROLE1"), CastCol.PITCH), 5.0)
+    qtbot.waitUntil(lambda: session.synth.synth_calls >= before + len(recast), timeout=30_000)
+    wait_all_ready(qtbot, window)
+    window.poll_timer.timeout.disconnect(watch)
+    assert session.synth.synth_calls == before + len(recast)  # ROLE1's lines and nothing else
+    assert not_ready.isdisjoint(others)
+    assert project.role("ROLE1").voice.pitch == 5.0
+
+
+def test_a_line_that_cannot_be_voiced_shows_why_in_the_script(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file, prerender=True)
+    wait_engine(qtbot, window)
+    cast = window.cast.model
+    cast.setData(cast.index(cast.row_of("ROLE2"), CastCol.VOICE), "no-such-voice")
+    model = window.script.model
+    broken = [line.id for line in window.doc.project.lines if line.role == "ROLE2"]
+
+    def shown() -> bool:
+        return all((model.status_of(lid) or ("", None))[0] == "FAILED" for lid in broken)
+
+    qtbot.waitUntil(shown, timeout=30_000)
+    row = model.row_of_line(broken[0])
+    assert "no-such-voice" in model.data(model.index(row, ScriptCol.STATUS))
+    assert "no-such-voice" in model.data(model.index(row, ScriptCol.TEXT), Qt.ItemDataRole.ToolTipRole)
+    voice = cast.index(cast.row_of("ROLE2"), CastCol.VOICE)
+    assert "missing" in cast.data(voice)
+    assert "FAILED" not in {(model.status_of(line.id) or ("", None))[0]
+                            for line in window.doc.project.lines if line.role != "ROLE2"}
+    window.actions_["undo"].trigger()  # the voice comes back, and so do the lines
+    qtbot.waitUntil(lambda: not any((model.status_of(lid) or ("", None))[0] == "FAILED" for lid in broken),
+                    timeout=30_000)
+
+
+def test_audition_goes_to_the_session_on_the_engine_thread(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file)
+    session = wait_engine(qtbot, window)
+    calls: list[tuple[str, str, str]] = []
+    real = session.audition
+
+    def spy(role: str, text: str) -> None:
+        calls.append((role, text, threading.current_thread().name))
+        real(role, text)
+
+    session.audition = spy
+    window.cast.select_role("ROLE2")
+    window.actions_["audition"].trigger()
+    qtbot.waitUntil(lambda: bool(calls))
+    role, text, thread = calls[0]
+    assert role == "ROLE2"
+    assert text == next(line.text for line in window.doc.project.lines if line.role == "ROLE2")
+    assert thread != threading.main_thread().name  # the GUI thread only posts
+
+
+def test_play_moves_the_playhead_and_stop_returns(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file, prerender=True)
+    wait_engine(qtbot, window)
+    window.actions_["play_pause"].trigger()
+    qtbot.waitUntil(lambda: window.engine.latest().transport.playing, timeout=10_000)
+    qtbot.waitUntil(lambda: window.timeline.playhead() > 0.3, timeout=10_000)
+    assert window.transport.play_action.isChecked()
+    window.actions_["stop"].trigger()
+    qtbot.waitUntil(lambda: not window.engine.latest().transport.playing, timeout=10_000)
+    qtbot.waitUntil(lambda: window.timeline.playhead() < 0.3, timeout=10_000)
+
+
+def test_seeking_from_a_script_line_moves_the_playhead_there(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file, prerender=True)
+    wait_engine(qtbot, window)
+    voice_everything(qtbot, window)
+    line = window.doc.project.lines[3]
+    start = window.script.model.start_of(line.id)
+    assert start is not None and start > 0
+    window.script.lineActivated.emit(line.id)
+    qtbot.waitUntil(lambda: abs(window.engine.latest().transport.position_s - start) < 0.05, timeout=10_000)

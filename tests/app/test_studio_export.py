@@ -1,0 +1,141 @@
+"""Export from the studio: the dialog, the worker thread, cancel, and clip moves reaching the files."""
+# ruff: noqa: F811 - the fixtures come from tests/app/studio.py and are named as arguments
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+from PySide6.QtCore import Qt, QTimer
+
+from app.export_dialog import ExportDialog, ExportJob
+from app.marshal import Marshal
+from engine.audio.render import RenderOptions, RenderReport, stem_filename
+from engine.project.timeline import layout
+from engine.synth.pipeline import Cancelled
+from tests.app.studio import (  # noqa: F401
+    make_window,
+    settings_path,
+    state_dir,
+    tiny_file,
+    voice_everything,
+    wait_engine,
+)
+
+
+def _export(qtbot, window, outdir: Path) -> RenderReport:
+    window.files.last_report = None
+    dialog = window.files.export(outdir)
+    assert isinstance(dialog, ExportDialog) and dialog.isVisible()
+    assert dialog.folder() == outdir
+    dialog.format.setCurrentIndex(dialog.format.findData("wav32f"))
+    dialog.accept()
+    job = window.files.export_job
+    assert job is not None
+    qtbot.waitUntil(lambda: window.files.last_report is not None, timeout=60_000)
+    assert not job.running() and not job.progress.isVisible()
+    return window.files.last_report
+
+
+def test_export_through_the_dialog_writes_valid_files(qtbot, make_window, tiny_file, tmp_path):
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    outdir = tmp_path / "out"
+    report = _export(qtbot, window, outdir)
+    mix = sf.info(str(outdir / "mix.wav"))
+    assert (mix.samplerate, mix.channels, mix.subtype) == (48_000, 2, "FLOAT")
+    assert mix.duration == pytest.approx(report.duration_s, abs=0.01) and mix.duration > 1.0
+    for role in window.doc.project.role_names():
+        stem = sf.info(str(outdir / "stems" / stem_filename(role)))
+        assert stem.frames == mix.frames
+    cues = json.loads((outdir / "cues.json").read_text())["cues"]
+    assert [c["id"] for c in cues] == [line.id for line in window.doc.project.lines]
+    assert "-->" in (outdir / "captions.srt").read_text()
+    assert window.settings.value("export/folder") == str(outdir)
+
+
+def test_moving_a_clip_changes_the_exported_timing(qtbot, make_window, tiny_file, tmp_path):
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    before = {c["id"]: c for c in json.loads(
+        (_export(qtbot, window, tmp_path / "a").outdir / "cues.json").read_text())["cues"]}
+    moved = window.doc.project.lines[3].id
+    target = before[moved]["start"] + 2.0
+    window.timeline.clip_moved.emit(moved, target)  # what a drag on the timeline reports
+    assert window.doc.undo.count() == 1 and window.isWindowModified()
+    after = {c["id"]: c for c in json.loads(
+        (_export(qtbot, window, tmp_path / "b").outdir / "cues.json").read_text())["cues"]}
+    assert after[moved]["start"] == pytest.approx(target, abs=0.01)
+    first = window.doc.project.lines[0].id
+    assert after[first]["start"] == before[first]["start"]  # earlier lines stay put
+    window.actions_["undo"].trigger()
+    undone = {c["id"]: c for c in json.loads(
+        (_export(qtbot, window, tmp_path / "c").outdir / "cues.json").read_text())["cues"]}
+    assert undone[moved]["start"] == pytest.approx(before[moved]["start"], abs=0.01)
+
+
+def test_a_clip_moved_over_voiced_lines_stays_relative_and_lands_exactly(qtbot, make_window, tiny_file,
+                                                                         tmp_path):
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    voice_everything(qtbot, window)  # real lengths on the timeline
+    durations = {c.line_id: c.end - c.start for c in window.engine.latest().clips}
+    assert not any(c.estimated for c in window.engine.latest().clips)
+    line = window.doc.project.lines[4]
+    previous = layout(window.doc.project, durations)[3]
+    target = previous.end - 0.2  # over the end of the previous line: an interruption
+    window.timeline.clip_moved.emit(line.id, target)
+    assert line.start is None and line.overlap == pytest.approx(0.2, abs=0.002)
+    cues = {c["id"]: c for c in json.loads(
+        (_export(qtbot, window, tmp_path / "out").outdir / "cues.json").read_text())["cues"]}
+    assert cues[line.id]["start"] == pytest.approx(target, abs=0.01)
+
+
+def test_cancel_stops_the_export_and_the_window_stays_responsive(qtbot, tmp_path):
+    from PySide6.QtWidgets import QPushButton, QWidget
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    started = threading.Event()
+
+    def exporter(outdir, options, progress, cancel) -> RenderReport:
+        progress("synthesizing", 0, 10)
+        started.set()
+        if not cancel.wait(30):  # a long export that only Cancel ends
+            raise AssertionError("never cancelled")
+        raise Cancelled("render cancelled")
+
+    job = ExportJob(exporter, tmp_path, RenderOptions(), Marshal(parent), parent)
+    outcome: list[str] = []
+    job.cancelled.connect(lambda: outcome.append("cancelled"))
+    job.finished.connect(lambda report: outcome.append("finished"))
+    ticks: list[int] = []
+    timer = QTimer(parent)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(10)
+    job.start()
+    assert started.wait(10)
+    qtbot.waitUntil(lambda: "Voicing lines" in job.progress.labelText())  # progress crossed threads
+    qtbot.waitUntil(lambda: len(ticks) >= 5)  # the event loop runs while the export works
+    assert job.running()
+    qtbot.mouseClick(job.progress.findChild(QPushButton), Qt.MouseButton.LeftButton)  # Cancel
+    qtbot.waitUntil(lambda: outcome == ["cancelled"], timeout=10_000)
+    job.wait(5)
+    assert not job.running()
+    timer.stop()
+
+
+def test_an_export_that_fails_names_the_lines(qtbot, make_window, tiny_file, tmp_path):
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    window.doc.project.lines[2].text = "..."  # nothing to say
+    job = window.files.start_export(tmp_path / "out", RenderOptions())
+    failures: list[str] = []
+    job.failed.connect(failures.append)
+    qtbot.waitUntil(lambda: bool(failures), timeout=30_000)
+    assert "line 3" in failures[0] and "L0003" in failures[0]
+    assert "Export failed" in window.last_error
+    assert not (tmp_path / "out" / "mix.wav").exists()
