@@ -18,10 +18,10 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -e .
 	touch $@
 
-# Until the studio window exists, `run` renders the bundled sample headless.
+# Opens the studio window on the bundled sample (File > Export renders it;
+# `radioplay render` does the same headless).
 run: $(VENV)/.installed
-	$(VENV)/bin/radioplay render $(SAMPLE) -o out/the-last-broadcast
-	@echo "Open out/the-last-broadcast/mix.wav (stems, captions and cues.json beside it)."
+	$(VENV)/bin/radioplay studio $(SAMPLE)
 
 test: $(VENV)/.installed-test
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest

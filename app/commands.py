@@ -102,6 +102,21 @@ class SetRoleField(QUndoCommand):
         self.doc.apply_role_field(self.role, self.field, self.old)
 
 
+class SetProjectField(QUndoCommand):
+    """A project-wide setting: the title, the master effect preset."""
+
+    def __init__(self, doc: Document, field: str, value: Any, text: str) -> None:
+        super().__init__(text)
+        self.doc, self.field, self.new = doc, field, value
+        self.old = getattr(doc.project, field)
+
+    def redo(self) -> None:
+        self.doc.apply_project_field(self.field, self.new)
+
+    def undo(self) -> None:
+        self.doc.apply_project_field(self.field, self.old)
+
+
 class InsertLine(QUndoCommand):
     def __init__(self, doc: Document, index: int, line: Line) -> None:
         super().__init__(f"Add line for {line.role}")

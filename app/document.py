@@ -25,6 +25,7 @@ LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with
 # Role fields outside the voice (mix settings and looks).
 ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
+PROJECT_FIELDS = ("title", "master_effect")
 
 
 class Document(QObject):
@@ -35,6 +36,7 @@ class Document(QObject):
     roleChanged = Signal(str, str)  # role name, field ("voice.speed", "gain_db", ...)
     castReset = Signal()  # roles added, removed or renamed
     projectReplaced = Signal()  # New, Open, Import, Recover: a different Project object
+    projectChanged = Signal(str)  # a project-wide setting ("title", "master_effect", ...)
     pathChanged = Signal()
 
     def __init__(self, project: Project | None = None, path: Path | None = None,
@@ -106,6 +108,14 @@ class Document(QObject):
         else:
             raise ValueError(f"unknown role field {field!r}")
         self.roleChanged.emit(name, field)
+        return old
+
+    def apply_project_field(self, field: str, value: Any) -> Any:
+        if field not in PROJECT_FIELDS:
+            raise ValueError(f"unknown project field {field!r}")
+        old = getattr(self.project, field)
+        setattr(self.project, field, value)
+        self.projectChanged.emit(field)
         return old
 
     def apply_insert_line(self, index: int, line: Line) -> None:

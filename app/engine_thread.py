@@ -44,6 +44,7 @@ class EngineState:
     clips: list[Any]  # engine.session.ClipView
     levels: Any = None  # engine.session.LevelsSnapshot
     metrics: Any = None  # engine.metrics.hub.EngineSnapshot
+    error: str | None = None  # the last problem the Session met (Session.last_error)
     taken_at: float = field(default_factory=time.monotonic)
 
 
@@ -64,6 +65,7 @@ class EngineThread(QThread):
         self._typing: dict[str, float] = {}  # line id -> monotonic time it may be flushed
         self._stopping = False
         self.session: Any = None  # set on the engine thread; read-only elsewhere
+        self.outputs: list[str] = []  # sound devices the Session can play through, "null" last
 
     # ---- GUI side ------------------------------------------------------
     def post(self, command: Command) -> None:
@@ -91,6 +93,10 @@ class EngineThread(QThread):
         except Exception as exc:  # noqa: BLE001 - reported in the window, not as a traceback
             self.failed.emit(_describe(exc))
             return
+        try:
+            self.outputs = list(self.session.outputs())
+        except Exception:  # noqa: BLE001 - no PortAudio: only the silent clock
+            self.outputs = ["null"]
         self.ready.emit()
         serial = 0
         period = 1.0 / SNAPSHOT_HZ
@@ -148,7 +154,8 @@ class EngineThread(QThread):
         try:
             state = EngineState(serial=serial, transport=s.transport(), line_status=s.line_status(),
                                 clips=s.clips(), levels=_optional(s, "levels"),
-                                metrics=_optional(s.metrics, "snapshot") if getattr(s, "metrics", None) else None)
+                                metrics=_optional(s.metrics, "snapshot") if getattr(s, "metrics", None) else None,
+                                error=getattr(s, "last_error", None))
         except Exception as exc:  # noqa: BLE001
             self.commandFailed.emit(f"Engine status: {_describe(exc)}")
             return

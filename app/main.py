@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -26,14 +27,29 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def no_display() -> str | None:
+    """Why a window cannot open here, or None. Qt would abort the process instead."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open the studio window on (DISPLAY and WAYLAND_DISPLAY are not set); run it "
+            "in a desktop session, or use the headless verbs (radioplay render ...)")
+
+
 def run(project: str | Path | None = None, output: str | None = None) -> int:
     """Open the window (on ``project`` if given) and run until it closes."""
-    app = make_app()
     path = Path(project) if project else None
     if path is not None and not path.is_file():
         print(f"radioplay: error: {path}: no such project file", file=sys.stderr)
         return 1
-    window = MainWindow(path, session_factory=default_session_factory(output=output))
+    problem = no_display()
+    if problem:
+        print(f"radioplay: error: {problem}", file=sys.stderr)
+        return 1
+    app = make_app()
+    # Without --output the window plays through the device chosen last time (Transport > Sound Output).
+    window = MainWindow(path, session_factory=default_session_factory(output=output) if output else None)
     window.show()
     # After the event loop starts, so the question appears over the window.
     QTimer.singleShot(0, window.files.offer_recovery)

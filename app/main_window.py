@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QToolBar, QWidget
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from app import panels
-from app.actions import build_actions, shortcut_table
+from app import menus, panels
+from app.actions import build_actions
 from app.cast_panel import CastPanel
 from app.commands import move_clip
 from app.document import Document
@@ -29,7 +29,6 @@ from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.voices import VoiceCatalog
-from engine import __version__
 from engine.project.model import Project
 from engine.project.timeline import layout
 
@@ -64,7 +63,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
-        self.session_factory = session_factory or default_session_factory()
+        saved_output = self.settings.value("audio/output")
+        self.session_factory = session_factory or default_session_factory(
+            output=str(saved_output) if saved_output else None)
         self.marshal = Marshal(self)
         self.catalog = catalog or VoiceCatalog()
         self.doc = Document(project or panels.new_project(), None, self)
@@ -99,8 +100,8 @@ class MainWindow(QMainWindow):
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
         self.files = FileOps(self)
-        self._build_menus()
-        self._build_toolbar()
+        menus.build_menus(self)
+        menus.build_toolbars(self)
         self._build_status_bar()
         self._connect()
         self._default_state = self.saveState()
@@ -127,77 +128,6 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, dock)
         return dock
-
-    def _build_menus(self) -> None:
-        a = self.actions_
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        for name in ("new", "open"):
-            file_menu.addAction(a[name])
-        self.recent_menu = QMenu("Open &Recent", self)
-        self.recent_menu.setObjectName("recentMenu")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        file_menu.addMenu(self.recent_menu)
-        file_menu.addSeparator()
-        for name in ("save", "save_as"):
-            file_menu.addAction(a[name])
-        file_menu.addSeparator()
-        for name in ("import", "export"):
-            file_menu.addAction(a[name])
-        file_menu.addSeparator()
-        file_menu.addAction(a["quit"])
-
-        edit = bar.addMenu("&Edit")
-        edit.addAction(a["undo"])
-        edit.addAction(a["redo"])
-        edit.addSeparator()
-        edit.addAction(self.script.insert_action)
-        edit.addAction(self.script.delete_action)
-        edit.addSeparator()
-        edit.addAction(a["add_role"])
-        edit.addAction(a["audition"])
-
-        transport = bar.addMenu("&Transport")
-        for name in ("play_pause", "stop", "from_start", "play_line", "loop"):
-            transport.addAction(a[name])
-
-        view = bar.addMenu("&View")
-        for dock in (self.cast_dock, self.timeline_dock, self.monitor_dock):
-            view.addAction(dock.toggleViewAction())
-        view.addSeparator()
-        for action in panels.timeline_actions(self.timeline):
-            view.addAction(action)
-        view.addSeparator()
-        view.addAction(a["reset_layout"])
-
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(a["shortcuts"])
-        help_menu.addAction(a["about"])
-        for action in a.values():  # shortcuts work even while a menu bar is hidden
-            self.addAction(action)
-
-    def _build_toolbar(self) -> None:
-        if self.transport is not None:
-            self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.transport)  # type: ignore[arg-type]
-        else:  # until app/transport_bar.py lands: the actions and a clock
-            bar = QToolBar("Transport", self)
-            bar.setObjectName("transportToolBar")
-            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            for name in ("play_pause", "stop", "from_start", "loop"):
-                bar.addAction(self.actions_[name])
-            self.clock = QLabel("0:00.0 / 0:00.0", bar)
-            self.clock.setObjectName("transportClock")
-            self.clock.setMinimumWidth(120)
-            self.clock.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            bar.addWidget(self.clock)
-            self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        project = QToolBar("Project", self)
-        project.setObjectName("projectToolBar")
-        project.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        for name in ("save", "import", "export"):
-            project.addAction(self.actions_[name])
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, project)
-        self.project_toolbar = project
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
@@ -238,6 +168,7 @@ class MainWindow(QMainWindow):
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
         a["about"].triggered.connect(self.show_about)
+        doc.projectChanged.connect(self._project_changed)
 
         doc.lineChanged.connect(self._line_changed)
         doc.linesReset.connect(self._lines_reset)
@@ -280,18 +211,14 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
 
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        paths = self.files.recent.paths()
-        for i, path in enumerate(paths, start=1):
-            action = self.recent_menu.addAction(f"&{i} {path.name}")
-            action.setToolTip(str(path))
-            action.triggered.connect(lambda _=False, p=path: self.files.open(p))
-        if not paths:
-            self.recent_menu.addAction("No recent projects").setEnabled(False)
-        else:
-            self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear list", self.files.recent.clear)
+    def fill_recent_menu(self) -> None:
+        menus.fill_recent_menu(self)
+
+    def show_shortcuts(self) -> None:
+        menus.show_shortcuts(self)
+
+    def show_about(self) -> None:
+        menus.show_about(self)
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.display_name()}[*] — Radioplay")
@@ -375,6 +302,16 @@ class MainWindow(QMainWindow):
         self._post(lambda s: s.cast_changed())
         panels.update_lanes(self)
 
+    def _project_changed(self, field: str) -> None:
+        if field == "master_effect":  # the Session has no hook of its own for it yet
+            self._post(lambda s: s.cast_changed())
+            self.statusBar().showMessage(f"Master effect: {self.doc.project.master_effect}", 4000)
+
+    def set_output(self, name: str) -> None:
+        """Play through another device (remembered for the next start)."""
+        self.settings.setValue("audio/output", name)
+        self._post(lambda s: s.set_output(name))
+
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         self._update_title()
@@ -413,10 +350,11 @@ class MainWindow(QMainWindow):
         panels.show_transport(self, state.transport, state.levels)
         if state.metrics is not None:
             panels.show_metrics(self, state.metrics)
-        error = getattr(state.transport, "audio_error", None)
-        if error and error != seen.get("audio_error"):
-            seen["audio_error"] = error
-            self.statusBar().showMessage(error, 10000)
+        for key, error in (("audio_error", getattr(state.transport, "audio_error", None)),
+                           ("engine_error", state.error)):
+            if error and error != seen.get(key):
+                seen[key] = error
+                self.statusBar().showMessage(error, 10000)
 
     def _update_lines_label(self, statuses: dict[str, Any]) -> None:
         counts: dict[str, int] = {}
@@ -511,22 +449,6 @@ class MainWindow(QMainWindow):
         box.setObjectName("errorBox")
         box.open()
 
-    def show_shortcuts(self) -> None:
-        rows = shortcut_table(self.actions_, [self.script.insert_action, self.script.delete_action,
-                                              *panels.timeline_actions(self.timeline)])
-        html = "<table>" + "".join(f"<tr><td>{c}</td><td>&nbsp;&nbsp;<b>{k}</b></td></tr>" for c, k in rows) + "</table>"
-        box = QMessageBox(QMessageBox.Icon.NoIcon, "Keyboard shortcuts", html, QMessageBox.StandardButton.Close, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setObjectName("shortcutsBox")
-        box.open()
-
-    def show_about(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, "About Radioplay",
-                          f"<b>Radioplay {__version__}</b><br>A studio for multi-voice audio drama with local "
-                          "neural voices.<br>GPL-3.0-or-later.", QMessageBox.StandardButton.Close, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-
     # ---- closing ---------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self.files.maybe_save() or not self.files.finish_export():
@@ -547,6 +469,3 @@ class MainWindow(QMainWindow):
         if clean:
             self.recovery.discard()
 
-
-def key_names(action: QAction) -> list[str]:
-    return [k.toString(QKeySequence.SequenceFormat.PortableText) for k in action.shortcuts()]

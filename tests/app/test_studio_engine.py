@@ -110,3 +110,20 @@ def test_seeking_from_a_script_line_moves_the_playhead_there(qtbot, make_window,
     assert start is not None and start > 0
     window.script.lineActivated.emit(line.id)
     qtbot.waitUntil(lambda: abs(window.engine.latest().transport.position_s - start) < 0.05, timeout=10_000)
+
+
+def test_master_effect_and_sound_output_menus(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    window.master_menu.aboutToShow.emit()
+    presets = {a.text(): a for a in window.master_menu.actions()}
+    assert presets["Broadcast"].isChecked() and window.doc.project.master_effect == "broadcast"
+    presets["Clean"].trigger()
+    assert window.doc.project.master_effect == "clean" and window.isWindowModified()
+    window.actions_["undo"].trigger()
+    assert window.doc.project.master_effect == "broadcast"
+    window.output_menu.aboutToShow.emit()
+    outputs = {a.text(): a for a in window.output_menu.actions()}
+    assert outputs["No sound (silent clock)"].isChecked()  # the tests run on the null output
+    outputs["No sound (silent clock)"].trigger()
+    assert window.settings.value("audio/output") == "null"

@@ -1,0 +1,187 @@
+"""The main window's menus and toolbars, and the small dialogs behind Help.
+
+Menus only arrange the window's QActions (app/actions.py) and the panels'
+own actions; every command itself lives on the window, the file commands or
+a panel. The Mix menu's master presets and the Transport menu's output
+devices are filled when they open, from the engine's current lists.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QToolBar
+
+from app import panels
+from app.actions import shortcut_table
+from app.commands import SetProjectField
+from app.voices import master_presets
+from engine import __version__
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+
+
+def build_menus(w: MainWindow) -> None:
+    a = w.actions_
+    bar = w.menuBar()
+    file_menu = bar.addMenu("&File")
+    for name in ("new", "open"):
+        file_menu.addAction(a[name])
+    w.recent_menu = QMenu("Open &Recent", w)
+    w.recent_menu.setObjectName("recentMenu")
+    w.recent_menu.aboutToShow.connect(w.fill_recent_menu)
+    file_menu.addMenu(w.recent_menu)
+    file_menu.addSeparator()
+    for name in ("save", "save_as"):
+        file_menu.addAction(a[name])
+    file_menu.addSeparator()
+    for name in ("import", "export"):
+        file_menu.addAction(a[name])
+    file_menu.addSeparator()
+    file_menu.addAction(a["quit"])
+
+    edit = bar.addMenu("&Edit")
+    edit.addAction(a["undo"])
+    edit.addAction(a["redo"])
+    edit.addSeparator()
+    edit.addAction(w.script.insert_action)
+    edit.addAction(w.script.delete_action)
+    edit.addSeparator()
+    edit.addAction(a["add_role"])
+    edit.addAction(a["audition"])
+
+    transport = bar.addMenu("&Transport")
+    for name in ("play_pause", "stop", "from_start", "play_line", "loop"):
+        transport.addAction(a[name])
+    transport.addSeparator()
+    w.output_menu = QMenu("Sound &Output", w)
+    w.output_menu.setObjectName("outputMenu")
+    w.output_menu.setToolTipsVisible(True)
+    w.output_menu.aboutToShow.connect(lambda: fill_output_menu(w))
+    transport.addMenu(w.output_menu)
+
+    mix = bar.addMenu("&Mix")
+    w.master_menu = QMenu("&Master Effect", w)
+    w.master_menu.setObjectName("masterMenu")
+    w.master_menu.setToolTipsVisible(True)
+    w.master_menu.aboutToShow.connect(lambda: fill_master_menu(w))
+    mix.addMenu(w.master_menu)
+
+    view = bar.addMenu("&View")
+    for dock in (w.cast_dock, w.timeline_dock, w.monitor_dock):
+        view.addAction(dock.toggleViewAction())
+    view.addSeparator()
+    for action in panels.timeline_actions(w.timeline):
+        view.addAction(action)
+    view.addSeparator()
+    view.addAction(a["reset_layout"])
+
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(a["shortcuts"])
+    help_menu.addAction(a["about"])
+    for action in a.values():  # shortcuts work even while a menu bar is hidden
+        w.addAction(action)
+
+
+def build_toolbars(w: MainWindow) -> None:
+    if w.transport is not None:
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)  # type: ignore[arg-type]
+    else:  # without app/transport_bar.py: the actions and a clock
+        bar = QToolBar("Transport", w)
+        bar.setObjectName("transportToolBar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for name in ("play_pause", "stop", "from_start", "loop"):
+            bar.addAction(w.actions_[name])
+        w.clock = QLabel("0:00.0 / 0:00.0", bar)
+        w.clock.setObjectName("transportClock")
+        w.clock.setMinimumWidth(120)
+        w.clock.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        bar.addWidget(w.clock)
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+    project = QToolBar("Project", w)
+    project.setObjectName("projectToolBar")
+    project.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    for name in ("save", "import", "export"):
+        project.addAction(w.actions_[name])
+    w.addToolBar(Qt.ToolBarArea.TopToolBarArea, project)
+
+
+def fill_output_menu(w: MainWindow) -> None:
+    """Sound devices as the engine listed them when it started, and "null" (no sound)."""
+    menu = w.output_menu
+    menu.clear()
+    outputs = w.engine.outputs if w.engine is not None else []
+    current = getattr(w.engine.latest().transport, "output", None) if w.engine and w.engine.latest() else None
+    if not outputs:
+        menu.addAction("No engine running").setEnabled(False)
+        return
+    group = QActionGroup(menu)
+    for name in outputs:
+        action = menu.addAction("No sound (silent clock)" if name == "null" else name)
+        action.setCheckable(True)
+        action.setChecked(name == current)
+        group.addAction(action)
+        action.triggered.connect(lambda _=False, n=name: w.set_output(n))
+
+
+def fill_master_menu(w: MainWindow) -> None:
+    menu = w.master_menu
+    menu.clear()
+    presets = master_presets()
+    current = getattr(w.doc.project, "master_effect", None)
+    if not presets or current is None:
+        menu.addAction("No master effects in this engine").setEnabled(False)
+        return
+    group = QActionGroup(menu)
+    for name, description in presets.items():
+        action = menu.addAction(name.capitalize())
+        action.setToolTip(description)
+        action.setCheckable(True)
+        action.setChecked(name == current)
+        group.addAction(action)
+        action.triggered.connect(lambda _=False, n=name: set_master_effect(w, n))
+
+
+def set_master_effect(w: MainWindow, name: str) -> None:
+    if name != getattr(w.doc.project, "master_effect", name):
+        w.doc.undo.push(SetProjectField(w.doc, "master_effect", name, f"Master effect: {name}"))
+
+
+def fill_recent_menu(w: MainWindow) -> None:
+    menu = w.recent_menu
+    menu.clear()
+    paths = w.files.recent.paths()
+    for i, path in enumerate(paths, start=1):
+        action = menu.addAction(f"&{i} {path.name}")
+        action.setToolTip(str(path))
+        action.triggered.connect(lambda _=False, p=path: w.files.open(p))
+    if not paths:
+        menu.addAction("No recent projects").setEnabled(False)
+    else:
+        menu.addSeparator()
+        menu.addAction("Clear list", w.files.recent.clear)
+
+
+def _box(w: MainWindow, icon: QMessageBox.Icon, title: str, text: str, name: str) -> QMessageBox:
+    """A message box that does not block the event loop and deletes itself when closed."""
+    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Close, w)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.setObjectName(name)
+    box.open()
+    return box
+
+
+def show_shortcuts(w: MainWindow) -> QMessageBox:
+    extra: list[QAction] = [w.script.insert_action, w.script.delete_action, *panels.timeline_actions(w.timeline)]
+    rows = shortcut_table(w.actions_, extra)
+    html = "<table>" + "".join(f"<tr><td>{c}</td><td>&nbsp;&nbsp;<b>{k}</b></td></tr>" for c, k in rows) + "</table>"
+    return _box(w, QMessageBox.Icon.NoIcon, "Keyboard shortcuts", html, "shortcutsBox")
+
+
+def show_about(w: MainWindow) -> QMessageBox:
+    return _box(w, QMessageBox.Icon.Information, "About Radioplay",
+                f"<b>Radioplay {__version__}</b><br>A studio for multi-voice audio drama with local neural "
+                "voices.<br>GPL-3.0-or-later.", "aboutBox")
