@@ -158,7 +158,6 @@ class EffectChain:
         self._idle = True
         self._silent_frames = 0
 
-
     def _prime(self) -> None:
         self._board.process(_silence(), self.rate, buffer_size=_BUFFER, reset=False)
 
@@ -168,8 +167,8 @@ class MasterStage(EffectChain):
     follows the master gain applied before it (:meth:`set_gain_db`)."""
 
     def __init__(self, name: str, rate: int, plugins: list[Any] | None = None,
-                 compressor: Any = None, threshold_db: float = 0.0) -> None:
-        super().__init__(name, rate, plugins)
+                 compressor: Any = None, threshold_db: float = 0.0, tail_s: float = 0.0) -> None:
+        super().__init__(name, rate, plugins, tail_s)
         self._compressor = compressor
         self._threshold_db = threshold_db
 
@@ -268,7 +267,9 @@ def master_stage(name: str, rate: int, gain_db: float = 0.0) -> MasterStage:
     threshold = CLIP_LUFS + BROADCAST_THRESHOLD_OVER_LINE_DB
     compressor = pb.Compressor(threshold_db=threshold + gain_db, ratio=BROADCAST_RATIO,
                                attack_ms=5.0, release_ms=150.0)
-    return MasterStage(name, rate, [compressor], compressor, threshold)
+    # Through a pause the envelope keeps falling (~58 dB in 1 s at a 150 ms
+    # release) while silence comes out: only then may the stage idle.
+    return MasterStage(name, rate, [compressor], compressor, threshold, tail_s=1.0)
 
 
 class MasterChain:
