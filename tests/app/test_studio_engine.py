@@ -89,13 +89,19 @@ def test_audition_goes_to_the_session_on_the_engine_thread(qtbot, make_window, t
     assert thread != threading.main_thread().name  # the GUI thread only posts
 
 
-def test_play_moves_the_playhead_and_stop_returns(qtbot, make_window, tiny_file):
+def test_play_moves_the_playhead_feeds_the_monitor_and_stop_returns(qtbot, make_window, tiny_file):
+    import numpy as np
+
     window = make_window(tiny_file, prerender=True)
     wait_engine(qtbot, window)
+    qtbot.waitUntil(lambda: window.monitor.latency_data() is not None)
+    before = window.monitor.latency_data().copy()
     window.actions_["play_pause"].trigger()
     qtbot.waitUntil(lambda: window.engine.latest().transport.playing, timeout=10_000)
     qtbot.waitUntil(lambda: window.timeline.playhead() > 0.3, timeout=10_000)
     assert window.transport.play_action.isChecked()
+    # Lines voiced for playback show up in the monitor's latency heatmap.
+    qtbot.waitUntil(lambda: not np.array_equal(window.monitor.latency_data(), before), timeout=10_000)
     window.actions_["stop"].trigger()
     qtbot.waitUntil(lambda: not window.engine.latest().transport.playing, timeout=10_000)
     qtbot.waitUntil(lambda: window.timeline.playhead() < 0.3, timeout=10_000)
