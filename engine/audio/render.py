@@ -38,6 +38,7 @@ from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
 from engine.sched.export import release_clips, synthesize_lines
+from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
 
@@ -118,12 +119,12 @@ def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> N
 
 def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                    options: RenderOptions | None = None, progress: Progress | None = None,
-                   cancel: threading.Event | None = None) -> RenderReport:
+                   cancel: threading.Event | None = None, scheduler: Scheduler | None = None) -> RenderReport:
     options = options or RenderOptions()
     started = time.perf_counter()
     outdir = Path(outdir)
     report = RenderReport(outdir=outdir, lines=len(project.lines))
-    result = synthesize_lines(project, synth, progress, cancel)
+    result = synthesize_lines(project, synth, progress, cancel, scheduler)
     try:
         _mix_and_write(project, synth, result, report, outdir, options, progress, cancel, started)
     finally:
