@@ -328,45 +328,12 @@ class MainWindow(QMainWindow):
 
     # ---- polling the engine ----------------------------------------------------------
     def poll(self) -> None:
+        """Draw the engine's latest snapshot, if there is a new one (QTimer, GUI thread)."""
         state = self.engine.latest() if self.engine is not None else None
         if state is None or state.serial == self._last_serial:
             return
         self._last_serial = state.serial
-        seen = self._seen
-        if state.line_status is not seen.get("status"):
-            previous = seen.get("status") or {}
-            seen["status"] = state.line_status
-            self.script.model.set_status(state.line_status)
-            arrived = [lid for lid, s in state.line_status.items()
-                       if s.state.name == "READY" and (lid not in previous or previous[lid].state.name != "READY")]
-            if arrived:
-                panels.invalidate_peaks(self, arrived)
-            self._update_lines_label(state.line_status)
-        # Until the engine has planned the lines its clip list is empty: keep the estimates.
-        if state.clips is not seen.get("clips") and (state.clips or not self.doc.project.lines):
-            seen["clips"] = state.clips
-            panels.show_clips(self, state.clips)
-            self.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
-        panels.show_transport(self, state.transport, state.levels)
-        if state.metrics is not None:
-            panels.show_metrics(self, state.metrics)
-        for key, error in (("audio_error", getattr(state.transport, "audio_error", None)),
-                           ("engine_error", state.error)):
-            if error and error != seen.get(key):
-                seen[key] = error
-                self.statusBar().showMessage(error, 10000)
-
-    def _update_lines_label(self, statuses: dict[str, Any]) -> None:
-        counts: dict[str, int] = {}
-        for status in statuses.values():
-            counts[status.state.name] = counts.get(status.state.name, 0) + 1
-        total = len(self.doc.project.lines)
-        parts = [f"{counts.get('READY', 0)} of {total} lines voiced"]
-        if counts.get("SYNTHESIZING") or counts.get("QUEUED"):
-            parts.append(f"{counts.get('SYNTHESIZING', 0) + counts.get('QUEUED', 0)} in progress")
-        if counts.get("FAILED"):
-            parts.append(f"{counts['FAILED']} failed")
-        self.lines_label.setText(" · ".join(parts))
+        panels.draw_state(self, state, self._seen)
 
     def move_clip(self, line_id: str, new_start: float) -> None:
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement."""
