@@ -202,11 +202,11 @@ class ButtonDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         button = QStyleOptionButton()
-        button.rect = QRect(option.rect.adjusted(2, 2, -2, -2))  # type: ignore[attr-defined]
+        button.rect = QRect(option.rect.adjusted(2, 2, -2, -2))
         button.text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         button.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Raised
-        style = option.widget.style() if option.widget else QApplication.style()  # type: ignore[attr-defined]
-        style.drawControl(QStyle.ControlElement.CE_PushButton, button, painter, option.widget)  # type: ignore[attr-defined]
+        style = option.widget.style() if option.widget else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_PushButton, button, painter, option.widget)
 
     def editorEvent(self, event: QEvent, model: QAbstractItemModel, option: QStyleOptionViewItem,  # noqa: N802
                     index: _Index) -> bool:

@@ -60,7 +60,8 @@ class RecentFiles:
         value = self.settings.value(_RECENT_KEY, [])
         if isinstance(value, str):  # QSettings returns a lone string for one-item lists
             value = [value]
-        return [Path(p) for p in (value or []) if p and Path(p).is_file()]
+        items = value if isinstance(value, list) else []
+        return [Path(p) for p in items if p and Path(str(p)).is_file()]
 
     def add(self, path: Path) -> None:
         resolved = str(Path(path).resolve())

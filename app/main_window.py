@@ -16,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
 from app import menus, panels
 from app.actions import build_actions
@@ -76,6 +76,11 @@ class MainWindow(QMainWindow):
         self._last_serial = -1
         self._seen: dict[str, Any] = {}
         self.last_error: str | None = None  # the last error shown to the producer (tests read it)
+        # Made by app/menus.py:
+        self.recent_menu: QMenu
+        self.output_menu: QMenu
+        self.master_menu: QMenu
+        self.clock: QLabel  # only without the transport bar
         self.resize(1440, 900)
 
         self.script = ScriptEditor(self.doc, self)

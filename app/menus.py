@@ -88,7 +88,7 @@ def build_menus(w: MainWindow) -> None:
 
 def build_toolbars(w: MainWindow) -> None:
     if w.transport is not None:
-        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)  # type: ignore[arg-type]
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)  # type: ignore[call-overload]
     else:  # without app/transport_bar.py: the actions and a clock
         bar = QToolBar("Transport", w)
         bar.setObjectName("transportToolBar")
@@ -114,7 +114,8 @@ def fill_output_menu(w: MainWindow) -> None:
     menu = w.output_menu
     menu.clear()
     outputs = w.engine.outputs if w.engine is not None else []
-    current = getattr(w.engine.latest().transport, "output", None) if w.engine and w.engine.latest() else None
+    state = w.engine.latest() if w.engine is not None else None
+    current = getattr(state.transport, "output", None) if state is not None else None
     if not outputs:
         menu.addAction("No engine running").setEnabled(False)
         return

@@ -8,7 +8,7 @@ text for typing. Delete removes the selected lines (one undo step).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
@@ -172,11 +172,14 @@ class ScriptEditor(QWidget):
         line = self.doc.new_line(role, "", scene)
         self.doc.undo.push(InsertLine(self.doc, after + 1, line))
         self.select_line(line.id)
-        index = QPersistentModelIndex(self.model.index(self.model.row_of_line(line.id), Col.TEXT))
         # Open the editor once the view has finished closing the previous one.
-        QTimer.singleShot(0, self, lambda: index.isValid() and self.view.edit(QModelIndex(index)))
+        QTimer.singleShot(0, self, lambda: self._edit_text_of(line.id))
         self.status.emit(f"New line for {role} (Shift+Tab twice to change the speaker)")
         return line.id
+
+    def _edit_text_of(self, line_id: str) -> None:
+        if line_id in {line.id for line in self.doc.project.lines}:
+            self.view.edit(self.model.index(self.model.row_of_line(line_id), Col.TEXT))
 
     def selected_line_ids(self) -> list[str]:
         rows = {i.row() for i in self.view.selectionModel().selectedIndexes()}

@@ -311,7 +311,7 @@ class ScriptModel(QAbstractTableModel):
             return False
         if field == "pause_before":
             try:
-                new = min(600.0, max(0.0, float(new)))
+                new = min(600.0, max(0.0, float(value)))
             except (TypeError, ValueError):
                 return False
         if field == "role" and new not in self.doc.project.role_names():
