@@ -308,8 +308,8 @@ class MainWindow(QMainWindow):
         panels.update_lanes(self)
 
     def _project_changed(self, field: str) -> None:
-        if field == "master_effect":  # the Session has no hook of its own for it yet
-            self._post(lambda s: s.cast_changed())
+        if field == "master_effect":
+            self._post(lambda s: s.master_changed())
             self.statusBar().showMessage(f"Master effect: {self.doc.project.master_effect}", 4000)
 
     def set_output(self, name: str) -> None:

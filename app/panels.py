@@ -10,7 +10,7 @@ the studio still opens while the panels are being built.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -206,9 +206,11 @@ def loop_region(window: MainWindow) -> tuple[float, float] | None:
 
 def show_transport(window: MainWindow, snap: Any, levels: Any = None) -> None:
     show_playhead(window, snap.position_s)
-    lanes = getattr(levels, "lane_peak_db", None)
+    lanes = getattr(levels, "lane_peak_db", None)  # one per lane, in cast order (MeterSnapshot)
     set_lane_levels = getattr(window.timeline, "set_lane_levels", None)
     if lanes is not None and callable(set_lane_levels):
+        if not isinstance(lanes, Mapping):
+            lanes = dict(zip(window.doc.project.role_names(), lanes, strict=False))
         set_lane_levels(lanes)
     bar = window.transport
     if bar is not None:
