@@ -139,3 +139,30 @@ def test_an_export_that_fails_names_the_lines(qtbot, make_window, tiny_file, tmp
     assert "line 3" in failures[0] and "L0003" in failures[0]
     assert "Export failed" in window.last_error
     assert not (tmp_path / "out" / "mix.wav").exists()
+
+
+def test_without_an_engine_the_window_still_edits_and_exports(qtbot, tiny_file, tmp_path, state_dir):
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    from app.recovery import RecoveryStore
+
+    def broken(project, path):
+        raise RuntimeError("no sound card and no voices today")
+
+    window = MainWindow(tiny_file, settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        session_factory=broken, recovery=RecoveryStore(state_dir))
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: window.engine_label.text() == "Engine: not running")
+        assert "no sound card" in window.last_error and "keep editing" in window.last_error
+        assert not window.actions_["play_pause"].isEnabled()
+        window.cast.add_role()  # editing still works
+        assert window.isWindowModified()
+        job = window.files.start_export(tmp_path / "out", RenderOptions())
+        qtbot.waitUntil(lambda: window.files.last_report is not None, timeout=60_000)
+        assert not job.running()
+        assert sf.info(str(tmp_path / "out" / "mix.wav")).frames > 0
+    finally:
+        window.files.ask_save_changes = lambda: "discard"
+        window.close()

@@ -154,3 +154,31 @@ def test_renaming_a_role_renames_its_lines_and_undoes(doc, tmp_path):
     doc.undo.undo()
     assert doc.project.role_names() == ["ANNA", "BEN"]
     assert doc.project.line("L1").role == "ANNA"
+
+
+def test_voice_picker_lists_bundled_and_user_voices_and_speakers(qapp, tmp_path, tiny_voices):
+    import shutil
+
+    from app.cast_panel import BROWSE, CastPanel
+
+    user = tmp_path / "voices"
+    user.mkdir()
+    for suffix in ("", ".json"):
+        shutil.copy(f"{tiny_voices['multi']}{suffix}", user / f"tiny-multi.onnx{suffix}")
+    doc = Document(_project())
+    panel = CastPanel(doc, VoiceCatalog(VoiceLibrary(user_dir=user)))
+    choices = dict(panel._voice_choices(panel.model.index(0, CastCol.VOICE)))
+    assert choices["en_US-joe-medium (bundled)"] == "en_US-joe-medium"
+    assert choices["tiny-multi (user folder)"] == "tiny-multi"
+    assert choices["Model file…"] == BROWSE
+    model = panel.model
+    speaker = model.index(0, CastCol.SPEAKER)
+    assert not model.flags(speaker) & Qt.ItemFlag.ItemIsEditable  # one speaker: nothing to pick
+    assert model.setData(model.index(0, CastCol.VOICE), "tiny-multi")
+    assert model.flags(speaker) & Qt.ItemFlag.ItemIsEditable
+    assert [label for label, _ in panel._speaker_choices(speaker)] == ["alice (0)", "bob (1)", "carol (2)"]
+    assert model.setData(speaker, 1)
+    assert doc.project.cast[0].voice.speaker == 1 and model.data(speaker) == "bob"
+    doc.undo.undo()
+    doc.undo.undo()
+    assert doc.project.cast[0].voice.voice == "en_US-joe-medium" and doc.project.cast[0].voice.speaker is None
