@@ -35,16 +35,25 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from engine.audio.limiter import LookaheadLimiter
+from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.live import BLOCK, LivePlayer, PendingLines
+from engine.audio.meters import LevelMeters, MeterSnapshot
 from engine.audio.mixer import BlockMixer, PlacedClip
-from engine.audio.render import LIMITER_CEILING_DB, RenderOptions, RenderReport, render_project
+from engine.audio.programme import Programme
+from engine.audio.render import (
+    TAIL_S,
+    RenderOptions,
+    RenderReport,
+    build_mixer,
+    build_programme,
+    render_project,
+)
 from engine.audio.sinks import NULL_SINK, OutputSink, SinkStats, open_sink
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
@@ -149,10 +158,12 @@ class Session:
         self._play_origin = 0.0  # where the last play() started (stop returns here)
         self._late_total = 0
         self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
-        self._gain = np.float32(10 ** (DEFAULT_LIVE_GAIN_DB / 20))
-        self._limiter = LookaheadLimiter(self.rate, LIMITER_CEILING_DB)
         self._lane_of: dict[str, int] = {}
+        self.master_gain_db: float | None = None  # solved like export's once every clip exists
+        self._loudness_signature: object = None
+        self._loudness = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-loudness")
         self.mixer = self._new_mixer()
+        self.programme = self._new_programme()
         self._block = block
         self._pending = PendingLines.empty()
         self.player = self._make_player(sink)
@@ -220,6 +231,15 @@ class Session:
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)
 
+    def levels(self) -> MeterSnapshot | None:
+        """Per-lane peaks and the master's short-term loudness, as heard live."""
+        meters = self.programme.meters
+        return meters.snapshot if meters is not None else None
+
+    def master_changed(self) -> None:
+        """The project's master preset changed: applied from the next block."""
+        self._post(self._master_changed)
+
     def set_output(self, name: str | None) -> None:
         """Switch the output (a device name, "null", or None for the default
         device); playback continues from where it was. The name is what to
@@ -252,6 +272,7 @@ class Session:
         self._closed = True
         self._events.put(None)
         self._thread.join(timeout=5.0)
+        self._loudness.shutdown(wait=True, cancel_futures=True)
         self.player.close()
         self.scheduler.close()
         for record in self._lines.values():
@@ -266,8 +287,16 @@ class Session:
     # --- control thread -------------------------------------------------------------
 
     def _make_player(self, sink: OutputSink) -> LivePlayer:
-        return LivePlayer(self.mixer, self.rate, sink, master=self._master, on_late=self._on_late,
-                          on_wrap=self._on_wrap, block=self._block)
+        return LivePlayer(self.programme, self.rate, sink, on_late=self._on_late, on_wrap=self._on_wrap,
+                          block=self._block)
+
+    def _new_programme(self) -> Programme:
+        """The export's chain over the live mixer, so what is heard is what is exported."""
+        lanes = self.mixer.lanes
+        programme = Programme(self.mixer, self.rate, [r.effect for r in self.project.cast] or ["none"] * lanes,
+                              self.project.master_effect, gain_db=self.master_gain_db or DEFAULT_LIVE_GAIN_DB,
+                              meters=LevelMeters(self.rate, lanes))
+        return programme
 
     def _set_output(self, name: str | None) -> None:
         snap = self.player.snapshot()
@@ -518,6 +547,41 @@ class Session:
             lane = self._lane_of.get(role.name)
             if lane is not None and lane < self.mixer.lanes:
                 self.mixer.set_lane(lane, role.gain_db, role.pan, role.name in audible)
+                if self.programme.lane_effects[lane] != role.effect:
+                    self.programme.set_lane_effect(lane, role.effect)
+        self._check_loudness()
+
+    def _master_changed(self) -> None:
+        if self.programme.master_effect != self.project.master_effect:
+            self.programme.set_master_effect(self.project.master_effect)
+        self._check_loudness()
+
+    def _check_loudness(self) -> None:
+        """Once every line has a clip, solve the master gain as export does
+        (in the background: it is a pass over the programme), so live playback
+        is as loud as the exported mix. Until then a nominal gain is used."""
+        if not self._lines or any(r.clip is None for r in self._lines.values()):
+            return
+        signature = (tuple((lid, r.clip_key, id(r.clip)) for lid, r in self._lines.items()),
+                     tuple((r.name, r.gain_db, r.pan, r.mute, r.solo, r.effect) for r in self.project.cast),
+                     self.project.master_effect)
+        if signature == self._loudness_signature:
+            return
+        self._loudness_signature = signature
+        clips = {lid: r.clip for lid, r in self._lines.items() if r.clip is not None}
+        project = self.project
+        future = self._loudness.submit(solve_live_gain, project, clips, self.rate)
+
+        def solved(f: Future[float]) -> None:
+            self._post(lambda: self._gain_solved(signature, f))
+
+        future.add_done_callback(solved)
+
+    def _gain_solved(self, signature: object, future: Future[float]) -> None:
+        if future.cancelled() or future.exception() is not None or signature != self._loudness_signature:
+            return
+        self.master_gain_db = future.result()
+        self.programme.set_master_gain(self.master_gain_db)
 
     def _publish_status(self) -> None:
         states = self.scheduler.job_states()
@@ -555,7 +619,6 @@ class Session:
         self.scheduler.set_playhead(position_s, playing=True)
         self._request_window(position_s)
         self._prerender_rest(position_s)
-        self._limiter = LookaheadLimiter(self.rate, LIMITER_CEILING_DB)
 
     def _play(self, from_s: float | None) -> None:
         self._started_playing = True
@@ -621,9 +684,9 @@ class Session:
         self._apply_lanes()
 
     def _cast_changed(self) -> None:
-        mixer = self._new_mixer()
-        self.mixer = mixer
-        self.player.mixer = mixer
+        self.mixer = self._new_mixer()
+        self.programme = self._new_programme()
+        self.player.source = self.programme
         self._replan_all()
         self._relayout()
 
@@ -641,13 +704,19 @@ class Session:
     def _play_audition(self, role_name: str, future: Future[np.ndarray]) -> None:
         if future.cancelled() or future.exception() is not None:
             return
-        self.player.audition(future.result())
+        gain = 10 ** (self.programme.gain_db / 20)
+        self.player.audition(future.result(), gain, 10 ** (LIMITER_CEILING_DB / 20))
 
-    # master stage (mixer thread)
 
-    def _master(self, block: np.ndarray) -> None:
-        np.multiply(block, self._gain, out=block)
-        block[:] = self._limiter.process(block)
+def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
+                    target_lufs: float = RenderOptions().target_lufs) -> float:
+    """The master gain export would choose for these clips (the same layout,
+    programme, analysis and limiter simulation), on a private mixer."""
+    durations = {lid: clip.shape[0] / rate for lid, clip in clips.items()}
+    programme = build_programme(project, build_mixer(project, clips, layout(project, durations)))
+    total = programme.mixer.length + int(max(TAIL_S, programme.tail_s) * rate)
+    gain_db, _ = programme.analyse(total).solve_gain(target_lufs, LIMITER_CEILING_DB)
+    return gain_db
 
 
 def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:

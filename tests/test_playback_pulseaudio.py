@@ -30,19 +30,19 @@ SPAN_S = 8.0
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, float]:
     """The sample copied, rendered offline once (which also fills its clip cache)."""
     root = tmp_path_factory.mktemp("e2e")
     project_path = root / SAMPLE.name
     shutil.copy(SAMPLE, project_path)
     project = load_project(project_path)
-    render_project(project, make_synthesizer(project_path, project.sample_rate), root / "out")
-    return project_path, root / "out" / "mix.wav"
+    report = render_project(project, make_synthesizer(project_path, project.sample_rate), root / "out")
+    return project_path, root / "out" / "mix.wav", report.gain_db
 
 
 def test_live_playback_into_pulseaudio_matches_the_offline_render(pulse_server: PulseServer,
-                                                                  rendered: tuple[Path, Path]) -> None:
-    project_path, mix_path = rendered
+                                                                  rendered: tuple[Path, Path, float]) -> None:
+    project_path, mix_path, export_gain_db = rendered
     project = load_project(project_path)
     with Session(project, project_path, output=pulse_server.device_name) as session:
         assert session.audio_error is None, session.audio_error
@@ -50,6 +50,12 @@ def test_live_playback_into_pulseaudio_matches_the_offline_render(pulse_server: 
         session.wait_idle(60.0)
         status = session.line_status()
         assert all(s.state is LineState.READY for s in status.values()), "the render left every clip cached"
+        # Live playback solves the master gain as export does, so it is as loud.
+        deadline = time.monotonic() + 60.0
+        while session.master_gain_db is None:
+            assert time.monotonic() < deadline, "the live master gain was never solved"
+            time.sleep(0.05)
+        assert session.master_gain_db == pytest.approx(export_gain_db, abs=0.05)
         with pulse_server.recorder() as recorder:
             session.play(START_S)
             deadline = time.monotonic() + SPAN_S + 30.0

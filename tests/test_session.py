@@ -167,7 +167,28 @@ def test_mute_and_solo_apply_live_without_resynthesis(session_factory: Callable[
     session.role_changed(project.cast[2].name)
     session.wait_idle()
     assert session.mixer._audible.tolist() == [True, True, False]
+    project.cast[1].effect = "telephone"
+    session.role_changed(project.cast[1].name)
+    project.master_effect = "clean"
+    session.master_changed()
+    session.wait_idle()
+    assert session.programme.lane_effects == ("none", "telephone", "none")
+    assert session.programme.master_effect == "clean"
     assert session.synth.synth_calls == calls
+
+
+def test_live_levels_and_master_gain_follow_the_programme(session_factory: Callable[..., Session],
+                                                          project: Project) -> None:
+    session = session_factory(project)
+    assert session.master_gain_db is None  # nothing synthesized: a nominal live gain
+    session.play(0.0)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="all lines ready")
+    # Every clip exists: the gain is solved as export would solve it.
+    wait_for(lambda: session.master_gain_db is not None, what="the master gain solved")
+    assert session.programme.gain_db == pytest.approx(session.master_gain_db)
+    wait_for(lambda: (lv := session.levels()) is not None and lv.master_peak_db > -60.0, what="the meters moving")
+    levels = session.levels()
+    assert levels is not None and len(levels.lane_peak_db) == len(project.cast)
 
 
 def test_seek_pause_stop_and_loop(session_factory: Callable[..., Session], project: Project) -> None:

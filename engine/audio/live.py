@@ -1,18 +1,20 @@
-"""The live mixer thread: timeline -> block mixer -> master stage -> ring -> sink.
+"""The live mixer thread: timeline -> programme -> ring -> sink.
 
 Thread ``radioplay-mixer`` keeps the ring buffer topped up: whenever a
-block's worth of room is free it mixes the next block of the timeline
-straight into the ring's memory (the block mixer sums into the write region;
-the master stage works in place), then publishes it to the sink. While
-paused it writes silence, so the device never starves. Per block nothing is
-allocated by the mixer; the master limiter and any effects allocate their
-block-sized results (they run on this thread, never on the audio callback).
+block's worth of room is free it renders the next block of the timeline
+through the same :class:`~engine.audio.programme.Programme` the export uses
+(block mixer, lane effects, master gain, compressor, limiter) straight into
+the ring's write region, then publishes it to the sink. While paused it
+writes silence, so the device never starves. The block mixer allocates
+nothing per block; the limiter and any wet effects allocate their
+block-sized results (on this thread, never on the audio callback, which is
+rtmixer's C code).
 
 Everything the mixer thread reads from other threads is swapped in whole
-(the clip index, the pending-line table, the lane settings), and everything
-it reports (position, late lines, first audio) is written into preallocated
-slots or handed to a callback, so control threads never wait for a block and
-the mixer never waits for them.
+(the clip index, the pending-line table, the lane settings, the source), and
+everything it reports (position, late lines, first audio) is written into
+preallocated slots or handed to a callback, so control threads never wait
+for a block and the mixer never waits for them.
 
 Transport commands arrive through a deque (atomic append/popleft) and take
 effect at the next block boundary: at most one block period (``block /
@@ -27,16 +29,25 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-from engine.audio.mixer import BlockMixer
 from engine.audio.ring import FrameRing
 from engine.audio.sinks import OutputSink, SinkStats
 
 BLOCK = 1024
 RING_FRAMES = 8192
 _HISTORY = 64  # blocks remembered to map "frames played" back to timeline positions
+
+
+class BlockSource(Protocol):
+    """What the player mixes from: the export's Programme (lane effects, master
+    chain), or a bare BlockMixer. ``process`` writes frames [t, t+n) into ``out``."""
+
+    max_block: int
+
+    def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -63,16 +74,14 @@ class PlayerSnapshot:
 
 
 class LivePlayer:
-    def __init__(self, mixer: BlockMixer, rate: int, sink: OutputSink,
-                 master: Callable[[np.ndarray], None] | None = None,
+    def __init__(self, source: BlockSource, rate: int, sink: OutputSink,
                  on_late: Callable[[str, int], None] | None = None,
                  on_wrap: Callable[[], None] | None = None,
                  block: int = BLOCK, ring_frames: int = RING_FRAMES) -> None:
-        self.mixer = mixer
+        self.source = source  # swapped whole when the cast changes
         self.rate = rate
         self.sink = sink
         self.block = block
-        self.master = master
         self.on_late = on_late
         self.on_wrap = on_wrap
         self.ring = FrameRing(ring_frames, use_portaudio=sink.name != "null")
@@ -90,6 +99,7 @@ class LivePlayer:
         self.first_audio_at: float | None = None  # monotonic time of the first non-silent block after play()
         self._watch_first_audio = False
         self._audition: tuple[np.ndarray, int] | None = None  # (clip, next frame)
+        self._audition_level = (np.float32(1.0), np.float32(1.0))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="radioplay-mixer", daemon=True)
         self._started = False
@@ -123,8 +133,10 @@ class LivePlayer:
                 raise ValueError(f"loop region {start}..{end}: the end must come after the start")
             self._commands.append(("loop", start, end))
 
-    def audition(self, clip: np.ndarray) -> None:
-        """Play a mono clip at once, over the programme (playing or not)."""
+    def audition(self, clip: np.ndarray, gain: float = 1.0, ceiling: float = 1.0) -> None:
+        """Play a mono clip at once, over the programme (playing or not), at
+        ``gain``, held under ``ceiling`` (it does not pass the master chain)."""
+        self._audition_level = (np.float32(gain), np.float32(ceiling))
         self._audition = (clip, 0)
 
     def set_pending(self, pending: PendingLines) -> None:
@@ -197,8 +209,6 @@ class LivePlayer:
             elif self._audition is not None:
                 region.fill(0.0)
                 self._add_audition(region)
-                if self.master is not None:
-                    self.master(region)
             else:
                 region.fill(0.0)
         self.ring.commit_write(n)
@@ -208,18 +218,17 @@ class LivePlayer:
         """Mix the timeline into ``out`` (a region of the ring), wrapping at the loop end."""
         done = 0
         n = out.shape[0]
+        source = self.source
         while done < n:
-            length = min(n - done, self.mixer.max_block)
+            length = min(n - done, source.max_block)
             loop = self._loop
             if loop is not None and self._t + length > loop[1]:
                 length = max(1, loop[1] - self._t)
             view = out[done:done + length]
             self._check_late(self._t, length)
-            self.mixer.process(self._t, length, out=view)
+            source.process(self._t, length, out=view)
             if self._audition is not None:
                 self._add_audition(view)
-            if self.master is not None:
-                self.master(view)
             if self._watch_first_audio and view.any():
                 self.first_audio_at = time.monotonic()
                 self._watch_first_audio = False
@@ -237,8 +246,10 @@ class LivePlayer:
         clip, at = audition
         take = min(out.shape[0], clip.shape[0] - at)
         if take > 0:
-            mono = clip[at:at + take, None]
-            np.add(out[:take], mono, out=out[:take])
+            gain, ceiling = self._audition_level
+            target = out[:take]
+            np.add(target, clip[at:at + take, None] * gain, out=target)
+            np.clip(target, -ceiling, ceiling, out=target)
         self._audition = (clip, at + take) if at + take < clip.shape[0] else None
 
     def _check_late(self, t: int, n: int) -> None:
