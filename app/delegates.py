@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QRect,
+    QSize,
     Qt,
     Signal,
 )
@@ -193,6 +194,20 @@ class TypingDelegate(QStyledItemDelegate):
         assert isinstance(editor, QLineEdit)
         if editor.text() != index.data(Qt.ItemDataRole.EditRole):
             model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
+
+
+class OneLineDelegate(QStyledItemDelegate):
+    """Draws its cell on one line, elided, in a view that wraps text elsewhere (the
+    script's status column: a long error belongs in the tooltip, not in a tall row)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: _Index) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText  # type: ignore[attr-defined]
+        option.textElideMode = Qt.TextElideMode.ElideRight  # type: ignore[attr-defined]
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
+        hint = super().sizeHint(option, index)
+        return QSize(min(hint.width(), 160), option.fontMetrics.height() + 6)  # type: ignore[attr-defined]
 
 
 class ButtonDelegate(QStyledItemDelegate):

@@ -83,9 +83,10 @@ class ImportDialog(QDialog):
             ok.setEnabled(False)
             return
         project, report = self.project, self.report
-        self.summary.setText(f"<b>{project.title}</b>: {len(project.cast)} roles, {len(project.lines)} lines, "
-                             f"{len(project.scenes)} scenes. Every role starts with a distinct voice; "
-                             f"recast them in the cast panel after importing.")
+        self.summary.setText(f"<b>{project.title}</b>: {_count(len(project.cast), 'role')}, "
+                             f"{_count(len(project.lines), 'line')}, {_count(len(project.scenes), 'scene')}. "
+                             f"Every role starts with a distinct voice; recast them in the cast panel after "
+                             f"importing.")
         self.cast.setRowCount(len(project.cast))
         for row, role in enumerate(project.cast):
             name = QTableWidgetItem(role.name)
@@ -100,3 +101,7 @@ class ImportDialog(QDialog):
         notes += report.warnings
         self.notes.setText("\n".join(notes))
         ok.setEnabled(bool(project.lines))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

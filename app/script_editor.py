@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.commands import InsertLine, SetLineField, remove_lines
-from app.delegates import RoleDelegate, SpinDelegate, TypingDelegate
+from app.delegates import OneLineDelegate, RoleDelegate, SpinDelegate, TypingDelegate
 from app.document import Document
 from app.script_model import LINE_ID, Col, ScriptModel
 
@@ -105,6 +105,7 @@ class ScriptEditor(QWidget):
         self.view.setItemDelegateForColumn(Col.TEXT, TypingDelegate(self.view))
         self.view.setItemDelegateForColumn(Col.NOTE, QStyledItemDelegate(self.view))
         self.view.setItemDelegateForColumn(Col.PAUSE, SpinDelegate(0.0, 600.0, 0.25, 2, " s", self.view))
+        self.view.setItemDelegateForColumn(Col.STATUS, OneLineDelegate(self.view))
         self.view.nextLineRequested.connect(self.add_line_after_row)
         self.view.activatedLine.connect(self.lineActivated)
         self.view.doubleClicked.connect(self._double_clicked)

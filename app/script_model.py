@@ -230,8 +230,7 @@ class ScriptModel(QAbstractTableModel):
             if col == Col.STATUS:
                 if status is None:
                     return "" if edit else "—"
-                label = STATES.get(status[0], (status[0].lower(), ""))[0]
-                return f"{label}: {status[1]}" if status[0] == "FAILED" and status[1] else label
+                return STATES.get(status[0], (status[0].lower(), ""))[0]  # a failure's reason: text column
             if col == Col.TIME:
                 start = self._starts.get(key)
                 return None if start is None else (start if edit else format_time(start))
@@ -242,6 +241,8 @@ class ScriptModel(QAbstractTableModel):
             if col == Col.NOTE:
                 return line.note if edit or not line.note else f"({line.note})"
             if col == Col.TEXT:
+                if not edit and status is not None and status[0] == "FAILED" and status[1]:
+                    return f"{line.text}\n⚠ {_short(status[1])}"  # where the producer is looking
                 return line.text
         if role == Qt.ItemDataRole.DecorationRole and col == Col.STATUS and status is not None:
             state = status[0]
@@ -320,3 +321,9 @@ class ScriptModel(QAbstractTableModel):
             return False
         self.doc.undo.push(SetLineField(self.doc, line_id, field, new))
         return True
+
+
+def _short(error: str, limit: int = 90) -> str:
+    """The first clause of an engine error (the tooltip has all of it)."""
+    head = error.split(" (", 1)[0]
+    return head if len(head) <= limit else head[: limit - 1] + "…"

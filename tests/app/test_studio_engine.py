@@ -58,7 +58,8 @@ def test_a_line_that_cannot_be_voiced_shows_why_in_the_script(qtbot, make_window
 
     qtbot.waitUntil(shown, timeout=30_000)
     row = model.row_of_line(broken[0])
-    assert "no-such-voice" in model.data(model.index(row, ScriptCol.STATUS))
+    assert model.data(model.index(row, ScriptCol.STATUS)) == "failed"
+    assert "unknown voice 'no-such-voice'" in model.data(model.index(row, ScriptCol.TEXT))
     assert "no-such-voice" in model.data(model.index(row, ScriptCol.TEXT), Qt.ItemDataRole.ToolTipRole)
     voice = cast.index(cast.row_of("ROLE2"), CastCol.VOICE)
     assert "missing" in cast.data(voice)

@@ -108,8 +108,10 @@ def test_script_status_column_shows_a_failure_with_its_reason(doc):
     ready = SimpleNamespace(state=SimpleNamespace(name="READY"), error=None)
     model.set_status({"L1": failed, "L2": ready})
     row = model.row_of_line("L1")
-    assert "nothing to say" in model.data(model.index(row, ScriptCol.STATUS))
-    assert "nothing to say" in model.data(model.index(row, ScriptCol.TEXT), Qt.ItemDataRole.ToolTipRole)
+    assert model.data(model.index(row, ScriptCol.STATUS)) == "failed"
+    assert model.data(model.index(row, ScriptCol.TEXT)) == "Good morning.\n⚠ text has nothing to say"
+    assert model.data(model.index(row, ScriptCol.TEXT), Qt.ItemDataRole.EditRole) == "Good morning."
+    assert "nothing to say" in model.data(model.index(row, ScriptCol.STATUS), Qt.ItemDataRole.ToolTipRole)
     assert model.data(model.index(model.row_of_line("L2"), ScriptCol.STATUS)) == "ready"
 
 
