@@ -233,3 +233,19 @@ def test_player_thread_fills_the_ring_and_the_playhead_advances() -> None:
     finally:
         player.close()
     assert not any(t.name == "radioplay-mixer" for t in threading.enumerate())
+
+
+def test_pause_silences_what_is_queued_beyond_the_block_being_played() -> None:
+    player = idle_player(BlockMixer(clips(), 2, 4096), block=1024)
+    player._apply("play", 0, 0)
+    ring = player.ring
+    for _ in range(8):  # a full ring of programme audio, none of it played yet
+        player._fill_block()
+    assert ring.read_available() == 8192
+    player._apply("pause", 0, 0)
+    offset, first, second = ring.read_regions(8192)
+    queued = np.concatenate([ring.data[offset:offset + first], ring.data[:second]])
+    assert_allclose(queued[:1024], offline(1024), atol=1e-6)  # the block the device may be reading stays
+    assert not queued[1024:].any()  # the rest is silence: the pause is heard within a block
+    # Once the kept block is played, the position reads as where the mixer stopped.
+    assert player._heard(player._written - 8192 + 2048) == player._t

@@ -182,16 +182,38 @@ class LivePlayer:
         if command == "play":
             if a >= 0:
                 self._t = a
+                self._retract()
             self._playing = True
             self._watch_first_audio = True
         elif command == "pause":
             self._playing = False
+            self._retract()
         elif command == "seek":
             self._t = max(0, a)
+            self._retract()
         elif command == "loop":
             self._loop = None if a < 0 else (a, b)
             if self._loop is not None and not a <= self._t < b:
                 self._t = a
+
+    def _retract(self) -> None:
+        """Silence what is queued but not yet played (beyond the block the
+        device may be reading now), so pause, stop and seek are heard within
+        a block instead of after the whole ring (170 ms)."""
+        ring = self.ring
+        readable = ring.read_available()
+        keep = min(readable, self.block)
+        drop = readable - keep
+        if drop <= 0:
+            return
+        offset, first, second = ring.read_regions(readable)
+        start = (offset + keep) % ring.frames
+        end = start + drop
+        ring.data[start:min(end, ring.frames)].fill(0.0)
+        if end > ring.frames:
+            ring.data[:end - ring.frames].fill(0.0)
+        boundary = self._written - drop
+        self._hist_pos[self._hist_counter >= boundary] = -1
 
     def _fill_block(self) -> None:
         offset, first, second = self.ring.write_regions(self.block)
