@@ -48,7 +48,9 @@ def measure_ttfa(project: Project, synth: ClipSynthesizer, line_index: int, frac
     the playhead, which starts from its beginning once ready) on a cold cache;
     returns (milliseconds to the first non-silent frame out of the mixer, line id)."""
     synth.cache = ClipCache()  # cold: nothing synthesized yet
-    with Session(project, None, sink=NullSink(project.sample_rate), synth=synth) as session:
+    # Pre-render waits for play here: the measurement is a cold start with idle workers.
+    with Session(project, None, sink=NullSink(project.sample_rate), synth=synth,
+                 prerender_on_open=False) as session:
         session.wait_idle(60.0)
         clip = session.clips()[line_index]
         position_s = clip.start + fraction * (clip.end - clip.start)

@@ -132,7 +132,8 @@ class _Pass:
 
 class Session:
     def __init__(self, project: Project, project_path: Path | None = None, *, output: str | None = None,
-                 prerender: bool = True, synth: ClipSynthesizer | None = None, sink: OutputSink | None = None,
+                 prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
+                 sink: OutputSink | None = None,
                  lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK) -> None:
         self.project = project
         self.project_path = project_path
@@ -152,9 +153,10 @@ class Session:
         self._clip_views: list[ClipView] = []
         self._status: dict[str, LineStatus] = {}
         self._requested_until = -1.0  # timeline seconds the prefetch window has covered
-        # Pre-render starts with the first play: until then the devices stay
-        # free for whatever the producer asks first.
-        self._started_playing = False
+        # Pre-render fills idle time from the moment the project opens (the
+        # studio shows lines becoming ready); without prerender_on_open it
+        # waits for the first play (a cold-start measurement wants idle workers).
+        self._started_playing = prerender and prerender_on_open
         self._play_origin = 0.0  # where the last play() started (stop returns here)
         self._late_total = 0
         self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
@@ -173,6 +175,8 @@ class Session:
         self._thread = threading.Thread(target=self._run, name="radioplay-live", daemon=True)
         self._post(self._replan_all)
         self._post(self._load_voices)
+        if self._started_playing:
+            self._post(lambda: self._prerender_rest(0.0))
         self._thread.start()
         self.player.start()
 
@@ -263,8 +267,11 @@ class Session:
         """Render mix, stems, captions and cue sheet (blocking: call it from a
         worker thread). Shares the synthesizer and cache, so lines already
         heard are not synthesized again."""
-        return render_project(self.project, self.synth, outdir, options, progress, cancel,
-                              scheduler=self.scheduler)
+        try:
+            return render_project(self.project, self.synth, outdir, options, progress, cancel,
+                                  scheduler=self.scheduler)
+        finally:
+            self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
 
     def close(self) -> None:
         if self._closed:
@@ -400,6 +407,15 @@ class Session:
                     self.synth.voice(record.plan.voice)
                 except VoiceError as exc:
                     self.last_error = str(exc)
+
+    def _refresh_from_cache(self) -> None:
+        changed = False
+        for line_id, record in self._lines.items():
+            if record.clip is None and record.plan is not None:
+                self._take_cached(line_id, record)
+                changed = changed or record.clip is not None
+        if changed:
+            self._relayout()
 
     def _take_cached(self, line_id: str, record: _Line) -> None:
         assert record.plan is not None
@@ -632,11 +648,19 @@ class Session:
         self.player.pause()
         self.player.seek(int(round(position * self.rate)))
         self.scheduler.set_playhead(position, playing=False, cancel_behind=False)
+        self._end_pass()
 
     def _stop(self) -> None:
         self.player.pause()
         self.player.seek(int(round(self._play_origin * self.rate)))
         self.scheduler.set_playhead(self._play_origin, playing=False, cancel_behind=False)
+        self._end_pass()
+
+    def _end_pass(self) -> None:
+        """Out of playback the timeline shows the layout export will use:
+        no late-line pins, no lengths frozen for the pass."""
+        self._pass = _Pass()
+        self._relayout()
 
     def _seek(self, position_s: float) -> None:
         position_s = max(0.0, position_s)
@@ -725,11 +749,7 @@ def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:
     out = np.zeros((columns, 2), dtype=np.float32)
     if n == 0:
         return out
-    edges = np.linspace(0, n, columns + 1).astype(np.int64)
-    for i in range(columns):
-        a, b = edges[i], max(edges[i + 1], edges[i] + 1)
-        chunk = clip[a:min(b, n)]
-        if chunk.size:
-            out[i, 0] = chunk.min()
-            out[i, 1] = chunk.max()
+    edges = np.minimum(np.linspace(0, n, columns + 1).astype(np.int64)[:-1], n - 1)
+    out[:, 0] = np.minimum.reduceat(clip, edges)
+    out[:, 1] = np.maximum.reduceat(clip, edges)
     return out

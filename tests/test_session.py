@@ -56,15 +56,23 @@ def states(session: Session) -> dict[str, LineState]:
     return {lid: st.state for lid, st in session.line_status().items()}
 
 
-def test_opening_plans_every_line_and_synthesizes_nothing_until_play(session_factory: Callable[..., Session],
-                                                                      project: Project) -> None:
-    session = session_factory(project)
+def test_opening_plans_every_line_and_waits_for_play_without_prerender_on_open(
+        session_factory: Callable[..., Session], project: Project) -> None:
+    session = session_factory(project, prerender_on_open=False)
     assert set(states(session).values()) == {LineState.MISSING}
     assert session.synth.synth_calls == 0
     clips = session.clips()
     assert [c.line_id for c in clips] == [line.id for line in project.lines]
     assert all(c.estimated for c in clips)
     assert all(b.start >= a.end for a, b in zip(clips, clips[1:], strict=False))
+
+
+def test_opening_prerenders_in_the_background_by_default(session_factory: Callable[..., Session],
+                                                         project: Project) -> None:
+    session = session_factory(project)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="every line pre-rendered")
+    assert not session.transport().playing
+    assert session.synth.synth_calls == len(project.lines)
 
 
 def test_play_synthesizes_what_the_playhead_needs_and_plays_it(session_factory: Callable[..., Session],
@@ -215,6 +223,7 @@ def test_seek_pause_stop_and_loop(session_factory: Callable[..., Session], proje
     session.stop()
     session.wait_idle()
     wait_for(lambda: not session.transport().playing, what="stopped")
+    assert not session._pass.pinned and not session._pass.frozen  # the export layout again
     with pytest.raises(ValueError, match="end must come after"):
         session.set_loop((3.0, 2.0))
 
@@ -235,6 +244,15 @@ def test_a_line_that_cannot_be_voiced_is_failed_with_the_reason(session_factory:
     status = session.line_status()[project.lines[2].id]
     assert status.state is LineState.FAILED
     assert status.error is not None and "NOBODY" in status.error
+
+
+def test_export_voices_missing_lines_and_the_session_sees_them_ready(session_factory: Callable[..., Session],
+                                                                     project: Project, tmp_path: Path) -> None:
+    session = session_factory(project, prerender=False)
+    report = session.export(tmp_path / "first")
+    assert report.synthesized == len(project.lines)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="exported lines ready in the session")
+    assert not any(c.estimated for c in session.clips())
 
 
 def test_export_from_a_session_shares_its_clips(session_factory: Callable[..., Session], project: Project,
