@@ -156,7 +156,7 @@ class Session:
         # Pre-render fills idle time from the moment the project opens (the
         # studio shows lines becoming ready); without prerender_on_open it
         # waits for the first play (a cold-start measurement wants idle workers).
-        self._started_playing = prerender and prerender_on_open
+        self._prerendering = prerender and prerender_on_open
         self._play_origin = 0.0  # where the last play() started (stop returns here)
         self._late_total = 0
         self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
@@ -175,7 +175,7 @@ class Session:
         self._thread = threading.Thread(target=self._run, name="radioplay-live", daemon=True)
         self._post(self._replan_all)
         self._post(self._load_voices)
-        if self._started_playing:
+        if self._prerendering:
             self._post(lambda: self._prerender_rest(0.0))
         self._thread.start()
         self.player.start()
@@ -393,7 +393,7 @@ class Session:
             record.plan, record.error, record.failed = plan, error, None
             if plan is not None:
                 self._take_cached(line_id, record)
-                if record.clip is None and (edited or self._started_playing):
+                if record.clip is None and (edited or self._prerendering):
                     self._request(line_id, record, Origin.AUDITION if edited else Origin.PRERENDER)
         self._relayout()
 
@@ -637,7 +637,7 @@ class Session:
         self._prerender_rest(position_s)
 
     def _play(self, from_s: float | None) -> None:
-        self._started_playing = True
+        self._prerendering = self.prerender
         position = self.player.snapshot().position_s if from_s is None else max(0.0, from_s)
         self._play_origin = position
         self._new_pass(position)
