@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := samples/the-last-broadcast.radioplay
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean package package-test
 
 $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,3 +38,16 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info
+
+# The desktop build (packaging/README.md): a self-contained folder under dist/radioplay
+# that runs without Python, made by PyInstaller (pinned in packaging/requirements.txt).
+$(VENV)/.installed-package: $(VENV)/.installed packaging/requirements.txt
+	$(PY) -m pip install -r packaging/requirements.txt
+	touch $@
+
+package: $(VENV)/.installed-package
+	$(PY) packaging/build.py
+
+# Runs the bundle headless with no Python on PATH: studio, render, import, install.sh.
+package-test:
+	packaging/smoke_test.sh dist/radioplay
