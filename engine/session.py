@@ -178,7 +178,9 @@ class Session:
         if self._prerendering:
             self._post(lambda: self._prerender_rest(0.0))
         self._thread.start()
-        self.player.start()
+        # The player (its ring, sink and mixer thread) starts with the first
+        # play or audition: opening a project loads voices, which holds the GIL
+        # for a while, and an idle device would only count that as underruns.
 
     # --- the public, non-blocking interface ---------------------------------------
 
@@ -314,9 +316,9 @@ class Session:
         self.player.set_pending(self._pending)
         if snap.loop is not None:
             self.player.set_loop((int(round(snap.loop[0] * self.rate)), int(round(snap.loop[1] * self.rate))))
-        self.player.start()
         frame = int(round(snap.position_s * self.rate))
         if snap.playing:
+            self.player.start()
             self.player.play(frame)
         else:
             self.player.seek(frame)
@@ -641,6 +643,7 @@ class Session:
         position = self.player.snapshot().position_s if from_s is None else max(0.0, from_s)
         self._play_origin = position
         self._new_pass(position)
+        self.player.start()
         self.player.play(int(round(position * self.rate)))
 
     def _pause(self) -> None:
@@ -729,6 +732,7 @@ class Session:
         if future.cancelled() or future.exception() is not None:
             return
         gain = 10 ** (self.programme.gain_db / 20)
+        self.player.start()
         self.player.audition(future.result(), gain, 10 ** (LIMITER_CEILING_DB / 20))
 
 
