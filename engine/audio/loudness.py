@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Callable
 
 import numpy as np
 
@@ -67,32 +68,45 @@ def gated_loudness(hop_powers: np.ndarray) -> float:
     return -0.691 + 10 * math.log10(final.mean())
 
 
+class HopPower:
+    """K-weighted, channel-summed mean square per 100 ms hop (BS.1770), from
+    blocks of any size: the one accumulator behind the integrated meter and
+    the live momentary/short-term meters."""
+
+    def __init__(self, rate: int, channels: int = 2, hop_s: float = 0.1) -> None:
+        self._k = KWeighting(rate, channels)
+        self.hop = max(1, int(round(rate * hop_s)))
+        self._fill = 0
+        self._acc = 0.0
+
+    def feed(self, block: np.ndarray, on_hop: Callable[[float], None]) -> None:
+        """Filter ``block`` and call ``on_hop(power)`` for every hop it completes."""
+        y = self._k.apply(block)
+        squared = np.einsum("ij,ij->j", y, y)
+        pos = 0
+        n = squared.size
+        while pos < n:
+            take = min(self.hop - self._fill, n - pos)
+            self._acc += float(squared[pos:pos + take].sum())
+            self._fill += take
+            pos += take
+            if self._fill == self.hop:
+                on_hop(self._acc / self.hop)
+                self._acc = 0.0
+                self._fill = 0
+
+
 class LoudnessMeter:
     """Feed stereo (or mono) blocks of any size, read integrated LUFS at the end."""
 
     def __init__(self, rate: int, channels: int = 2) -> None:
         self.rate = rate
         self.channels = channels
-        self._k = KWeighting(rate, channels)
-        self._hop = int(round(rate * 0.1))
-        self._fill = 0
-        self._acc = 0.0
+        self._power = HopPower(rate, channels)
         self._hops: array[float] = array("d")  # channel-summed power per hop
 
     def feed(self, block: np.ndarray) -> None:
-        y = self._k.apply(block)
-        squared = np.einsum("ij,ij->j", y, y)
-        pos = 0
-        n = squared.size
-        while pos < n:
-            take = min(self._hop - self._fill, n - pos)
-            self._acc += float(squared[pos:pos + take].sum())
-            self._fill += take
-            pos += take
-            if self._fill == self._hop:
-                self._hops.append(self._acc / self._hop)
-                self._acc = 0.0
-                self._fill = 0
+        self._power.feed(block, self._hops.append)
 
     def integrated(self) -> float:
         """Gated integrated loudness in LUFS (-inf for silence)."""

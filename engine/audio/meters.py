@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.audio.loudness import KWeighting
+from engine.audio.loudness import HopPower
 
 _HOP_S = 0.1
 _SHORT_TERM_HOPS = 30  # 3 s
@@ -89,18 +89,15 @@ class LevelMeters:
         self.channels = channels
         self._decay = decay_db_per_s
         self._hold_s = hold_s
-        self._hop = max(1, int(round(rate * _HOP_S)))
         self.reset()
 
     def reset(self) -> None:
         """Start over: bars at silence, no loudness history."""
         self._lanes = _PeakBallistics(self.lanes, self.rate, self._decay, self._hold_s)
         self._master = _PeakBallistics(1, self.rate, self._decay, self._hold_s)
-        self._k = KWeighting(self.rate, self.channels)
+        self._power = HopPower(self.rate, self.channels, _HOP_S)
         self._hops = np.zeros(_SHORT_TERM_HOPS)  # channel-summed mean square per hop, a ring
         self._hops_done = 0
-        self._fill = 0
-        self._acc = 0.0
         self._frames = 0
         self.snapshot = MeterSnapshot(0, (-math.inf,) * self.lanes, (-math.inf,) * self.lanes,
                                       -math.inf, -math.inf, -math.inf, -math.inf)
@@ -121,20 +118,11 @@ class LevelMeters:
             self._loudness(_MOMENTARY_HOPS), self._loudness(_SHORT_TERM_HOPS))
 
     def _feed_loudness(self, block: np.ndarray) -> None:
-        weighted = self._k.apply(block)
-        power = np.einsum("ij,ij->j", weighted, weighted)  # channel-summed, per frame
-        pos = 0
-        n = power.size
-        while pos < n:
-            take = min(self._hop - self._fill, n - pos)
-            self._acc += float(power[pos:pos + take].sum())
-            self._fill += take
-            pos += take
-            if self._fill == self._hop:
-                self._hops[self._hops_done % _SHORT_TERM_HOPS] = self._acc / self._hop
-                self._hops_done += 1
-                self._acc = 0.0
-                self._fill = 0
+        self._power.feed(block, self._add_hop)
+
+    def _add_hop(self, power: float) -> None:
+        self._hops[self._hops_done % _SHORT_TERM_HOPS] = power
+        self._hops_done += 1
 
     def _loudness(self, hops: int) -> float:
         """Ungated loudness over the last ``hops`` complete hops (fewer at the start)."""
