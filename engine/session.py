@@ -30,7 +30,6 @@ which case it is heard on the next pass.
 from __future__ import annotations
 
 import contextlib
-import enum
 import queue
 import threading
 import time
@@ -46,14 +45,7 @@ from engine.audio.live import BLOCK, LivePlayer, PendingLines
 from engine.audio.meters import LevelMeters, MeterSnapshot
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
-from engine.audio.render import (
-    TAIL_S,
-    RenderOptions,
-    RenderReport,
-    build_mixer,
-    build_programme,
-    render_project,
-)
+from engine.audio.render import RenderOptions, RenderReport, programme_for, render_project
 from engine.audio.sinks import NULL_SINK, OutputSink, SinkStats, open_sink
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
@@ -61,6 +53,7 @@ from engine.project.timeline import Placement, layout
 from engine.sched.policy import RolePriorityPolicy
 from engine.sched.request import Deadline, LineRequest, Origin
 from engine.sched.scheduler import Scheduler
+from engine.session_views import ClipView, LineState, LineStatus, TransportSnapshot, waveform_peaks
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, make_synthesizer
 
@@ -69,43 +62,6 @@ TICK_S = 0.1  # the control thread's housekeeping period
 # Master gain while playing live, before a render has measured the programme:
 # lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
 DEFAULT_LIVE_GAIN_DB = 10.0
-
-
-class LineState(enum.Enum):
-    MISSING = "missing"  # no clip and not requested (e.g. pre-render off)
-    QUEUED = "queued"
-    SYNTHESIZING = "synthesizing"
-    READY = "ready"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class LineStatus:
-    state: LineState
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class ClipView:
-    line_id: str
-    role: str
-    start: float
-    end: float
-    estimated: bool  # True until the clip exists (the length is a guess)
-
-
-@dataclass(frozen=True)
-class TransportSnapshot:
-    position_s: float
-    playing: bool
-    duration_s: float
-    loop: tuple[float, float] | None
-    late_lines: int
-    underruns: int
-    cpu_load: float
-    output: str
-    audio_error: str | None
-    device_underflows: int = 0
 
 
 @dataclass
@@ -738,22 +694,11 @@ class Session:
 
 def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
                     target_lufs: float = RenderOptions().target_lufs) -> float:
-    """The master gain export would choose for these clips (the same layout,
-    programme, analysis and limiter simulation), on a private mixer."""
-    durations = {lid: clip.shape[0] / rate for lid, clip in clips.items()}
-    programme = build_programme(project, build_mixer(project, clips, layout(project, durations)))
-    total = programme.mixer.length + int(max(TAIL_S, programme.tail_s) * rate)
+    """The master gain export would choose for these clips (same programme,
+    analysis and limiter simulation), on a private mixer."""
+    programme, _, total = programme_for(project, clips)
     gain_db, _ = programme.analyse(total).solve_gain(target_lufs, LIMITER_CEILING_DB)
     return gain_db
 
 
-def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:
-    """(columns, 2) min/max of a clip, for drawing its waveform."""
-    n = clip.shape[0]
-    out = np.zeros((columns, 2), dtype=np.float32)
-    if n == 0:
-        return out
-    edges = np.minimum(np.linspace(0, n, columns + 1).astype(np.int64)[:-1], n - 1)
-    out[:, 0] = np.minimum.reduceat(clip, edges)
-    out[:, 1] = np.maximum.reduceat(clip, edges)
-    return out
+__all__ = ["ClipView", "LineState", "LineStatus", "Session", "TransportSnapshot", "solve_live_gain", "waveform_peaks"]

@@ -112,6 +112,18 @@ def build_programme(project: Project, mixer: BlockMixer) -> Programme:
     return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect)
 
 
+def programme_for(project: Project, clips: dict[str, np.ndarray],
+                  block: int = BLOCK) -> tuple[Programme, list[Placement], int]:
+    """What export mixes from these clips: the layout from their real lengths,
+    the mixer, the lanes' effects and master chain, and the programme's length
+    in frames with the tail (reverb, limiter release, the last consonant)."""
+    rate = project.sample_rate
+    placements = layout(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()})
+    mixer = build_mixer(project, clips, placements, block)
+    programme = build_programme(project, mixer)
+    return programme, placements, mixer.length + int(max(TAIL_S, programme.tail_s) * rate)
+
+
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
     for writer, block in zip(writers, blocks, strict=True):
         writer.write(block)
@@ -145,12 +157,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.model_seconds = result.model_seconds
 
     rate = project.sample_rate
-    durations = {lid: clip.shape[0] / rate for lid, clip in result.clips.items()}
-    placements = layout(project, durations)
+    programme, placements, total = programme_for(project, result.clips, options.block)
     report.placements = placements
-    mixer = build_mixer(project, result.clips, placements, options.block)
-    programme = build_programme(project, mixer)
-    total = mixer.length + int(max(TAIL_S, programme.tail_s) * rate)
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
 

@@ -1,0 +1,58 @@
+"""What the session shows the studio and the CLI: immutable snapshots of line
+states, clip placements and the transport, read from any thread."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class LineState(enum.Enum):
+    MISSING = "missing"  # no clip and not requested (e.g. pre-render off)
+    QUEUED = "queued"
+    SYNTHESIZING = "synthesizing"
+    READY = "ready"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class LineStatus:
+    state: LineState
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ClipView:
+    line_id: str
+    role: str
+    start: float
+    end: float
+    estimated: bool  # True until the clip exists (the length is a guess)
+
+
+@dataclass(frozen=True)
+class TransportSnapshot:
+    position_s: float
+    playing: bool
+    duration_s: float
+    loop: tuple[float, float] | None
+    late_lines: int
+    underruns: int
+    cpu_load: float
+    output: str
+    audio_error: str | None
+    device_underflows: int = 0
+
+
+def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:
+    """(columns, 2) min/max of a clip, for drawing its waveform."""
+    n = clip.shape[0]
+    out = np.zeros((columns, 2), dtype=np.float32)
+    if n == 0:
+        return out
+    edges = np.minimum(np.linspace(0, n, columns + 1).astype(np.int64)[:-1], n - 1)
+    out[:, 0] = np.minimum.reduceat(clip, edges)
+    out[:, 1] = np.maximum.reduceat(clip, edges)
+    return out
