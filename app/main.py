@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow, default_session_factory
@@ -24,6 +25,9 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("Radioplay")
     app.setDesktopFileName("radioplay")
+    icon = Path(__file__).resolve().parent.parent / "resources" / "icons" / "radioplay.svg"
+    if icon.is_file():  # a checkout and the desktop bundle both carry it there
+        app.setWindowIcon(QIcon(str(icon)))
     return app
 
 

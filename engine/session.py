@@ -55,6 +55,7 @@ from engine.sched.request import Deadline, LineRequest, Origin
 from engine.sched.scheduler import Scheduler
 from engine.session_views import ClipView, LineState, LineStatus, TransportSnapshot, waveform_peaks
 from engine.synth.errors import TextError, VoiceError
+from engine.synth.pipeline import Cancelled
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, make_synthesizer
 
 LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
@@ -544,7 +545,7 @@ class Session:
         self._loudness_signature = signature
         clips = {lid: r.clip for lid, r in self._lines.items() if r.clip is not None}
         project = self.project
-        future = self._loudness.submit(solve_live_gain, project, clips, self.rate)
+        future = self._loudness.submit(solve_live_gain, project, clips, self.rate, lambda: self._closed)
 
         def solved(f: Future[float]) -> None:
             self._post(lambda: self._gain_solved(signature, f))
@@ -693,11 +694,18 @@ class Session:
 
 
 def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
+                    cancelled: Callable[[], bool] = lambda: False,
                     target_lufs: float = RenderOptions().target_lufs) -> float:
     """The master gain export would choose for these clips (same programme,
-    analysis and limiter simulation), on a private mixer."""
+    analysis and limiter simulation), on a private mixer. Raises Cancelled
+    between blocks once ``cancelled()`` says so (the session is closing)."""
     programme, _, total = programme_for(project, clips)
-    gain_db, _ = programme.analyse(total).solve_gain(target_lufs, LIMITER_CEILING_DB)
+
+    def check() -> None:
+        if cancelled():
+            raise Cancelled("the session closed")
+
+    gain_db, _ = programme.analyse(total, check=check).solve_gain(target_lufs, LIMITER_CEILING_DB)
     return gain_db
 
 
