@@ -46,7 +46,7 @@ from engine.audio.meters import LevelMeters, MeterSnapshot
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
 from engine.audio.render import RenderOptions, RenderReport, programme_for, render_project
-from engine.audio.sinks import NULL_SINK, OutputSink, SinkStats, open_sink
+from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
@@ -210,9 +210,7 @@ class Session:
         self._post(lambda: self._set_output(name))
 
     def outputs(self) -> list[str]:
-        from engine.audio.portaudio import output_devices
-
-        return [*output_devices(), NULL_SINK]
+        return [*DeviceSink.available(), NULL_SINK]
 
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Block until the control thread has handled every event so far (tests, CLI)."""

@@ -29,6 +29,7 @@ from engine.audio.portaudio import (
     find_output_device,
     load_rtmixer,
     load_sounddevice,
+    output_devices,
     portaudio_error,
     refresh_devices,
 )
@@ -147,8 +148,6 @@ class DeviceSink:
 
     @staticmethod
     def available() -> list[str]:
-        from engine.audio.portaudio import output_devices
-
         return output_devices()
 
     def start(self, ring: FrameRing) -> None:
@@ -186,7 +185,7 @@ class DeviceSink:
 def _has_default_output(sd: Any) -> bool:
     try:
         sd.query_devices(kind="output")
-    except (ValueError, Exception):
+    except Exception:  # sounddevice raises when PortAudio has no default output
         return False
     return True
 
