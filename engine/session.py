@@ -51,7 +51,7 @@ from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
 from engine.sched.policy import RolePriorityPolicy
-from engine.sched.request import Deadline, LineRequest, Origin
+from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler
 from engine.session_views import ClipView, LineState, LineStatus, TransportSnapshot, waveform_peaks
 from engine.synth.errors import TextError, VoiceError
@@ -83,6 +83,7 @@ class _Pass:
 
     frozen: dict[str, float] = field(default_factory=dict)  # passed without a clip: estimated length
     held: dict[str, np.ndarray] = field(default_factory=dict)  # edited while playing: old clip this pass
+    held_keys: list[str] = field(default_factory=list)  # their cache pins, released with the pass
     pinned: dict[str, float] = field(default_factory=dict)  # late lines: start where they arrived
     waiting: set[str] = field(default_factory=set)  # reached (or under the playhead) without a clip
 
@@ -107,6 +108,7 @@ class Session:
         self._lines: dict[str, _Line] = {}
         self._pass = _Pass()
         self._placements: list[Placement] = []
+        self._placement_of: dict[str, Placement] = {}
         self._clip_views: list[ClipView] = []
         self._status: dict[str, LineStatus] = {}
         self._requested_until = -1.0  # timeline seconds the prefetch window has covered
@@ -239,6 +241,7 @@ class Session:
         self._loudness.shutdown(wait=True, cancel_futures=True)
         self.player.close()
         self.scheduler.close()
+        self._reset_pass()
         for record in self._lines.values():
             self._release(record)
 
@@ -345,7 +348,11 @@ class Session:
             self._drop_request(record)
             old_clip = record.clip
             if old_clip is not None and snap.playing and self._under_playhead(line_id, snap.mixed_s):
-                self._pass.held[line_id] = old_clip  # finish the line being heard with its old take
+                # Finish the line being heard with its old take; its pin goes with the pass.
+                self._pass.held[line_id] = old_clip
+                if record.clip_key is not None:
+                    self._pass.held_keys.append(record.clip_key)
+                record.clip, record.clip_key = None, None
             self._release(record)
             record.plan, record.error, record.failed = plan, error, None
             if plan is not None:
@@ -386,16 +393,16 @@ class Session:
         if record.request is not None and not record.request.future.done():
             if origin >= record.request.origin:
                 return  # already asked at least this urgently
-        weight = self.project.role(self.project.line(line_id).role).priority
         placement = self._placement(line_id)
+        role = placement.role if placement is not None else self.project.line(line_id).role
+        weight = self.project.role(role).priority
         if deadline is None:
             deadline = Deadline.on_timeline(placement.start) if placement is not None else Deadline.none()
-        request = LineRequest(plan=record.plan, role=self.project.line(line_id).role, origin=origin,
-                              deadline=deadline, weight=weight, line_id=line_id)
+        request = LineRequest(plan=record.plan, role=role, origin=origin, deadline=deadline, weight=weight,
+                              line_id=line_id)
         try:
             future = self.scheduler.submit(request, timeout=0.0)
-        except Exception as exc:  # queue full: the tick asks again
-            record.failed = None
+        except QueueFull as exc:  # 8192 lines pending: the next play, seek or edit asks again
             self.last_error = str(exc)
             return
         record.request = request
@@ -474,10 +481,7 @@ class Session:
     # layout
 
     def _placement(self, line_id: str) -> Placement | None:
-        for placement in self._placements:
-            if placement.line_id == line_id:
-                return placement
-        return None
+        return self._placement_of.get(line_id)
 
     def _under_playhead(self, line_id: str, position_s: float) -> bool:
         placement = self._placement(line_id)
@@ -493,6 +497,7 @@ class Session:
                 clips[line_id] = clip
         durations.update(self._pass.frozen)
         self._placements = layout(self.project, durations, self._pass.pinned)
+        self._placement_of = {p.line_id: p for p in self._placements}
         placed: list[PlacedClip] = []
         pending: list[tuple[int, str]] = []
         for p in self._placements:
@@ -577,7 +582,7 @@ class Session:
 
     def _new_pass(self, position_s: float) -> None:
         """Classify lines at a new start position: passed, under the playhead, ahead."""
-        self._pass = _Pass()
+        self._reset_pass()
         self._relayout()
         for p in self._placements:
             record = self._lines.get(p.line_id)
@@ -617,8 +622,13 @@ class Session:
     def _end_pass(self) -> None:
         """Out of playback the timeline shows the layout export will use:
         no late-line pins, no lengths frozen for the pass."""
-        self._pass = _Pass()
+        self._reset_pass()
         self._relayout()
+
+    def _reset_pass(self) -> None:
+        for key in self._pass.held_keys:
+            self.synth.cache.unpin(key)
+        self._pass = _Pass()
 
     def _seek(self, position_s: float) -> None:
         position_s = max(0.0, position_s)

@@ -290,3 +290,27 @@ def test_switching_output_keeps_the_playhead_and_an_unknown_device_falls_back_wi
     wait_for(lambda: session.transport().playing, what="playing on the new output")
     assert session.transport().position_s >= 1.2  # carried over, not restarted
     assert [t.name for t in threading.enumerate()].count("radioplay-mixer") == 1
+
+
+def test_a_line_edited_while_heard_finishes_with_its_old_take_kept_pinned(session_factory: Callable[..., Session],
+                                                                          project: Project) -> None:
+    session = session_factory(project, speed=1.0)
+    wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="every line pre-rendered")
+    target = session.clips()[4]
+    old_key = session._lines[target.line_id].clip_key
+    assert old_key is not None
+    # Loop over the line so the playhead stays on it while it is edited.
+    session.set_loop((target.start, target.end))
+    session.play(target.start)
+    wait_for(lambda: session.transport().playing and target.start <= session.player.snapshot().mixed_s < target.end,
+             what="playing the line")
+    project.line(target.line_id).text = "An entirely new reading of this line, edited mid-take."
+    session.line_changed(target.line_id)
+    session.wait_idle()
+    store = session.synth.cache.store
+    # Either still in this pass (old take held and pinned) or the loop already wrapped (released).
+    if target.line_id in session._pass.held:
+        assert store.pins(old_key) >= 1
+    wait_for(lambda: target.line_id not in session._pass.held, what="the loop to wrap into a new pass")
+    assert store.pins(old_key) == 0
+    wait_for(lambda: states(session)[target.line_id] is LineState.READY, what="the new take")
