@@ -30,6 +30,7 @@ which case it is heard on the next pass.
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -57,6 +58,8 @@ from engine.session_views import ClipView, LineState, LineStatus, TransportSnaps
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.pipeline import Cancelled
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, make_synthesizer
+
+log = logging.getLogger(__name__)
 
 LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
@@ -298,6 +301,7 @@ class Session:
             try:
                 event()
             except Exception as exc:  # keep the session alive; say what failed
+                log.exception("session control thread: %s", exc)
                 self.last_error = f"{type(exc).__name__}: {exc}"
 
     def _tick(self) -> None:
@@ -383,9 +387,9 @@ class Session:
 
     def _take_cached(self, line_id: str, record: _Line) -> None:
         assert record.plan is not None
-        clip = self.synth.cache.get(record.plan.key, pin=True)
+        clip, pinned = self.synth.cache.acquire(record.plan.key)
         if clip is not None:
-            record.clip, record.clip_key = clip, record.plan.key
+            record.clip, record.clip_key = clip, record.plan.key if pinned else None
 
     def _request(self, line_id: str, record: _Line, origin: Origin, deadline: Deadline | None = None) -> None:
         if record.plan is None or record.clip is not None:

@@ -6,8 +6,10 @@ real-time clock (sped up so a pass takes a second or two).
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,7 +29,9 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            stacks = "\n".join(f"--- {t.name}\n" + "".join(traceback.format_stack(sys._current_frames()[t.ident]))
+                               for t in threading.enumerate() if t.ident in sys._current_frames())
+            raise AssertionError(f"timed out waiting for {what}; threads:\n{stacks}")
         time.sleep(0.01)
 
 
@@ -162,7 +166,7 @@ def test_recasting_a_role_requeues_only_its_lines(session_factory: Callable[...,
 
 def test_mute_and_solo_apply_live_without_resynthesis(session_factory: Callable[..., Session],
                                                       project: Project) -> None:
-    session = session_factory(project)
+    session = session_factory(project, prerender=False)  # nothing voiced in the background
     calls = session.synth.synth_calls
     project.cast[0].solo = True
     session.role_changed(project.cast[0].name)
@@ -230,7 +234,7 @@ def test_seek_pause_stop_and_loop(session_factory: Callable[..., Session], proje
 
 def test_audition_synthesizes_at_once_and_plays_while_stopped(session_factory: Callable[..., Session],
                                                               project: Project) -> None:
-    session = session_factory(project)
+    session = session_factory(project, prerender=False)
     session.audition(project.cast[0].name, "Testing, one two three.")
     wait_for(lambda: session.player._audition is not None or session.synth.synth_calls > 0, what="audition")
     wait_for(lambda: session.synth.synth_calls >= 1, what="audition synthesized")

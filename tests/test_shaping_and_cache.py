@@ -346,3 +346,21 @@ def test_clip_keys_all_distinct() -> None:
     variants += [key(speaker_id=s) for s in range(5)]  # None (the default) differs from 0
     variants += [key(sample_rate=r) for r in (22050, 44100)]
     assert len(set(variants)) == len(variants)
+
+
+def test_a_clip_on_disk_while_its_synthesis_holds_the_reservation_is_served_from_disk(tmp_path: Path) -> None:
+    """commit() writes the file before filling the arena block: a reader in
+    between gets the memory-mapped file, unpinned, instead of an error."""
+    cache = ClipCache(tmp_path / "cache")
+    audio = np.linspace(-0.5, 0.5, 4800, dtype=np.float32)
+    allocation = cache.reserve("k", 4800)
+    assert allocation is not None
+    cache._write_disk("k", audio)  # the first half of commit()
+    clip, pinned = cache.acquire("k")
+    assert clip is not None and not pinned
+    assert_array_equal(clip, audio)
+    stored = cache.commit("k", allocation, audio)  # the second half still works
+    assert_array_equal(stored, audio)
+    clip, pinned = cache.acquire("k")
+    assert pinned and cache.store.pins("k") == 1
+    cache.unpin("k")

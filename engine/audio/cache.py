@@ -77,8 +77,16 @@ class ClipCache:
     def get(self, key: str, pin: bool = False) -> np.ndarray | None:
         """The clip, or None. With ``pin``, a clip served from memory is pinned
         (unpin it when done); a memory-mapped disk clip needs no pin."""
+        return self.acquire(key, pin)[0]
+
+    def acquire(self, key: str, pin: bool = True) -> tuple[np.ndarray | None, bool]:
+        """(clip or None, whether it was pinned): a caller that keeps the clip
+        unpins it later only if this says it holds a pin."""
+        pinned = False
         audio = self.store.get(key, pin=pin)
-        if audio is None and self.directory is not None:
+        if audio is not None:
+            pinned = pin
+        elif self.directory is not None:
             path = self._path(key)
             if path.is_file():
                 try:
@@ -88,18 +96,21 @@ class ClipCache:
                         path.unlink()  # a damaged entry is re-synthesized, not trusted
                 else:
                     if mapped.dtype == np.float32 and mapped.ndim == 1:
-                        # Promote into the arena (the hot tier); a memory-mapped
-                        # read-only array when there is no room for it.
+                        # Promote into the arena (the hot tier); the memory-mapped
+                        # read-only array when there is no room, or while the
+                        # clip's own synthesis still holds its reservation
+                        # (commit writes the file first).
                         try:
                             audio = self.store.put(key, mapped, pin=pin)
-                        except (ArenaFull, ClipTooLarge):
+                            pinned = pin
+                        except (ArenaFull, ClipTooLarge, KeyError):
                             audio = cast(np.ndarray, mapped)
         with self._lock:
             if audio is None:
                 self.misses += 1
             else:
                 self.hits += 1
-        return audio
+        return audio, pinned
 
     def __contains__(self, key: str) -> bool:
         return key in self.store or (self.directory is not None and self._path(key).is_file())
