@@ -7,6 +7,8 @@ on timing.
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 import time
 from pathlib import Path
@@ -143,12 +145,18 @@ def test_a_low_priority_request_is_served_under_an_adversarial_stream(synth, tin
     """Aging bounds the wait: tau * ln(P_max / P_min) (about 0.9 s with tau = 0.05 s).
 
     The flood is established first (20+ maximally urgent lines queued and
-    more arriving faster than they are served); the humble line must still
-    be served while the flood is on, not after it stops."""
+    more arriving as fast as they are served); the humble line must overtake
+    urgent lines that were queued before it was served, instead of waiting
+    for every one of them (which it does with aging off: then the whole flood
+    of 3000 is served first)."""
     low = request_for(synth, "The humblest line in the play.", "EXTRA", voice(tiny_voices),
                       origin=Origin.PRERENDER, weight=0.01)
     stop = threading.Event()
-    queued_when_served: list[int] = []
+    low_served = threading.Event()
+    order = itertools.count()
+    finished: dict[int, int] = {}  # urgent line -> completion order
+    queued_before_low: list[int] = []  # urgent lines submitted while the humble one waited
+    low_order: list[int] = []
 
     # Planned up front: planning in the feeder made it slower than the worker on
     # a busy machine, and a drained backlog is no flood.
@@ -156,17 +164,24 @@ def test_a_low_priority_request_is_served_under_an_adversarial_stream(synth, tin
 
     with Scheduler(synth, RolePriorityPolicy(tau_s=0.05)) as scheduler:
         def flood() -> None:
-            for plan in plans:
+            for n, plan in enumerate(plans):
                 if stop.is_set():
                     break
                 urgent = LineRequest(plan=plan, role="STAR", origin=Origin.PLAYBACK, weight=100.0,
                                      deadline=Deadline.at(time.monotonic()))
+                if not low_served.is_set():
+                    queued_before_low.append(n)
                 try:
-                    scheduler.submit(urgent, timeout=0.5)
+                    scheduler.submit(urgent, timeout=0.5).add_done_callback(
+                        lambda _f, n=n: finished.setdefault(n, next(order)))
                 except QueueFull:
                     pass
-                if scheduler.stats().pending > 40:
-                    time.sleep(0.001)
+                while scheduler.stats().pending > 40 and not stop.is_set():
+                    time.sleep(0.001)  # a steady backlog of ~40
+
+        def low_done(_f: object) -> None:
+            low_order.append(next(order))
+            low_served.set()
 
         feeder = threading.Thread(target=flood)
         feeder.start()
@@ -175,13 +190,14 @@ def test_a_low_priority_request_is_served_under_an_adversarial_stream(synth, tin
             while scheduler.stats().pending < 20 and time.monotonic() < deadline:
                 time.sleep(0.005)
             assert scheduler.stats().pending >= 20, "the flood never built up"
-            scheduler.submit(low).add_done_callback(
-                lambda _f: queued_when_served.append(scheduler.stats().pending))
-            low.future.result(timeout=20)
+            scheduler.submit(low).add_done_callback(low_done)
+            low.future.result(timeout=30)
+            time.sleep(0.5)  # let the overtaken urgent lines finish
         finally:
             stop.set()
             feeder.join()
-    assert queued_when_served and queued_when_served[0] > 0, "served only after the flood drained"
+    overtaken = [n for n in queued_before_low if finished.get(n, math.inf) > low_order[0]]
+    assert overtaken, "served only after every urgent line queued before it"
 
 
 def test_same_voice_jobs_are_batched_and_trimmed(tiny_voices):

@@ -122,9 +122,15 @@ class Scheduler:
         request.arrival = self.clock()
         with self._cond:
             self._counts["submitted"] += 1
-        cached = self.synth.cache.get(request.key)
+        cached, pinned = self.synth.cache.acquire(request.key)
         if cached is not None:
-            request.future.set_result(cached)
+            # Pinned while the future's callbacks run (they copy or pin it for
+            # themselves): no eviction can reuse the arena block under them.
+            try:
+                request.future.set_result(cached)
+            finally:
+                if pinned:
+                    self.synth.cache.unpin(request.key)
             self._record(request, request.arrival, request.arrival, request.arrival, cached, cached=True)
             return request.future
         with self._cond:
