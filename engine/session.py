@@ -120,7 +120,6 @@ class Session:
         # waits for the first play (a cold-start measurement wants idle workers).
         self._prerendering = prerender and prerender_on_open
         self._play_origin = 0.0  # where the last play() started (stop returns here)
-        self._late_total = 0
         self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
         self._lane_of: dict[str, int] = {}
         self.master_gain_db: float | None = None  # solved like export's once every clip exists
@@ -195,7 +194,7 @@ class Session:
         snap = self.player.snapshot()
         sink: SinkStats = snap.sink
         duration = max((c.end for c in self._clip_views), default=0.0)
-        return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, self._late_total,
+        return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.late_log),
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)
 
@@ -662,7 +661,6 @@ class Session:
         record = self._lines.get(line_id)
         if record is None or record.clip is not None:
             return
-        self._late_total += 1
         placement = self._placement(line_id)
         self.late_log.append((line_id, placement.start if placement is not None else -1.0))
         self._pass.waiting.add(line_id)
