@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.marshal import Marshal, Task, run_task
-from engine.audio.render import RenderOptions, RenderReport
+from engine.export.render import RenderOptions, RenderReport
 
 # What the renderer calls its stages, as a producer would say them.
 STAGES = {"synthesizing": "Voicing lines", "writing": "Mixing and writing files"}

@@ -22,7 +22,7 @@ from app.export_dialog import ExportDialog, ExportJob
 from app.files import FILE_FILTER, SCRIPT_FILTER, RecentFiles, read_project, with_extension, write_project
 from app.import_dialog import ImportDialog
 from app.recovery import Recovery
-from engine.audio.render import RenderOptions, RenderReport
+from engine.export.render import RenderOptions, RenderReport
 from engine.project.fileformat import ProjectFileError
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ class FileOps(QObject):
 
         def render(outdir: Path, options: RenderOptions, progress: Callable[[str, int, int], None],
                    cancel: threading.Event) -> RenderReport:
-            from engine.audio.render import render_project
+            from engine.export.render import render_project
 
             synth = _make_synthesizer(path, project.sample_rate)
             return render_project(project, synth, outdir, options, progress, cancel)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 from engine.synth.errors import VoiceError
 from engine.synth.library import VoiceInfo, VoiceLibrary
 
@@ -77,29 +78,11 @@ def _speaker_names(info: VoiceInfo) -> tuple[str, ...]:
     return tuple(by_id.get(i, str(i)) for i in range(info.num_speakers))
 
 
-def effect_presets() -> dict[str, str] | None:
-    """Lane effect presets (name -> description), or None while the engine has none.
-
-    engine/audio/effects.py (LANE_EFFECTS) comes with ``Role.effect``; until
-    both exist the cast panel shows the effect column disabled.
-    """
-    from engine.project.model import Role
-
-    if "effect" not in getattr(Role, "__dataclass_fields__", {}):
-        return None
-    try:
-        from engine.audio import effects
-    except ImportError:
-        return None
-    presets = getattr(effects, "LANE_EFFECTS", None)
-    return dict(presets) if presets else None
+def effect_presets() -> dict[str, str]:
+    """Lane effect presets: name -> what the preset menu shows."""
+    return dict(LANE_EFFECTS)
 
 
-def master_presets() -> dict[str, str] | None:
-    """Master bus presets (name -> description), or None without the effects module."""
-    try:
-        from engine.audio import effects
-    except ImportError:
-        return None
-    presets = getattr(effects, "MASTER_EFFECTS", None)
-    return dict(presets) if presets else None
+def master_presets() -> dict[str, str]:
+    """Master bus presets: name -> what the preset menu shows."""
+    return dict(MASTER_EFFECTS)

@@ -36,10 +36,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engine.audio.cache import cache_dir_for  # noqa: E402
-from engine.audio.render import RenderOptions, render_project  # noqa: E402
 from engine.benchmark import ceiling_synthesizer, measure_ceiling  # noqa: E402
+from engine.export.render import RenderOptions, render_project  # noqa: E402
 from engine.project.fileformat import load_project  # noqa: E402
+from engine.synth.cache import cache_dir_for  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
 from engine.synth.pipeline import plan_lines  # noqa: E402
 from engine.synth.synthesizer import make_synthesizer  # noqa: E402

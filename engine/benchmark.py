@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.audio.cache import ClipCache
 from engine.metrics.hub import MetricsHub
 from engine.project.model import VoiceParams
 from engine.sched.batching import BatchSizer
 from engine.sched.policy import PendingArrays, Playhead, make_policy
 from engine.sched.request import Origin
 from engine.sched.scheduler import Scheduler, request_for
+from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.piper_backend import PiperBackend, SessionLayout
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer

@@ -51,7 +51,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from engine.audio.render import RenderOptions, render_project
+    from engine.export.render import RenderOptions, render_project
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.synth.errors import VoiceError

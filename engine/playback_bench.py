@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from engine.audio.cache import ClipCache
 from engine.audio.live import BLOCK
 from engine.audio.sinks import NullSink
 from engine.project.fileformat import load_project
 from engine.project.model import Project
 from engine.session import Session
+from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.piper_backend import PiperBackend, SessionLayout
 from engine.synth.synthesizer import ClipSynthesizer

@@ -46,8 +46,8 @@ from engine.audio.live import BLOCK, LivePlayer, PendingLines
 from engine.audio.meters import LevelMeters, MeterSnapshot
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
-from engine.audio.render import RenderOptions, RenderReport, programme_for, render_project
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
+from engine.export.render import RenderOptions, RenderReport, programme_for, render_project
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout

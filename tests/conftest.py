@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.audio.cache import ClipCache
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
+from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.audio_server import PulseServer, PulseServerError

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.audio.captions import _stamp, cue_sheet, srt, vtt
+from engine.export.captions import _stamp, cue_sheet, srt, vtt
 from engine.project.model import Line, Project, Role
 from engine.project.timeline import Placement, layout
 from engine.synth.frontend import caption_text

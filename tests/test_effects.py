@@ -11,18 +11,15 @@ from numpy.testing import assert_allclose
 
 from engine.audio import effects
 from engine.audio.effects import (
-    DEFAULT_LANE_EFFECT,
-    DEFAULT_MASTER_EFFECT,
-    LANE_EFFECTS,
     LIMITER_CEILING_DB,
-    MASTER_EFFECTS,
     EffectChain,
     MasterChain,
     lane_chain,
     master_stage,
 )
 from engine.audio.limiter import LookaheadLimiter
-from engine.audio.loudness import LoudnessMeter
+from engine.audio.loudness import CLIP_LUFS, LoudnessMeter
+from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 
 RATE = 48_000
 WET_LANE_EFFECTS = [name for name in LANE_EFFECTS if name != "none"]
@@ -207,7 +204,7 @@ def test_presets_keep_a_lines_loudness(name: str) -> None:
     """Make-up gains are calibrated on the real voice; on speech-shaped noise
     they land within a few LU (a missing make-up stage would be 4-9 LU off)."""
     x = speechlike(3.0, seed=6)
-    x *= np.float32(10 ** ((effects.CLIP_LUFS - lufs(x)) / 20))  # where lines arrive
+    x *= np.float32(10 ** ((CLIP_LUFS - lufs(x)) / 20))  # where lines arrive
     assert lufs(lane_chain(name, RATE).process(x)) == pytest.approx(lufs(x), abs=2.5)
 
 
@@ -240,7 +237,7 @@ def test_broadcast_threshold_follows_the_master_gain() -> None:
 
 
 def test_broadcast_compresses_loud_passages_and_leaves_quiet_ones() -> None:
-    line = 10 ** ((effects.CLIP_LUFS + effects.BROADCAST_THRESHOLD_OVER_LINE_DB) / 20)  # threshold (peak)
+    line = 10 ** ((CLIP_LUFS + effects.BROADCAST_THRESHOLD_OVER_LINE_DB) / 20)  # threshold (peak)
     quiet = tone(1000.0, 1.0, 0.25 * line)
     loud = tone(1000.0, 1.0, 8.0 * line)  # 18 dB over the threshold
     out = master_stage("broadcast", RATE).process(np.concatenate([quiet, loud]))

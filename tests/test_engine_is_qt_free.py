@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_every_engine_module_imports_without_qt():
     modules = sorted(m.name for m in pkgutil.walk_packages(engine.__path__, "engine."))
-    assert "engine.audio.render" in modules and "engine.cli" in modules
+    assert "engine.export.render" in modules and "engine.cli" in modules
     script = (
         "import sys\n"
         "for name in ('PySide6', 'shiboken6', 'pyqtgraph'):\n"

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine import fsutil
-from engine.audio.effects import DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project import fileformat
 from engine.project.fileformat import (
     FORMAT_VERSION,
@@ -25,6 +24,7 @@ from engine.project.fileformat import (
     save_project,
 )
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.presets import DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from engine.audio.render import render_project
+from engine.export.render import render_project
 from engine.project.fileformat import load_project
 from engine.session import LineState, Session
 from engine.synth.synthesizer import make_synthesizer

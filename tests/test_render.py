@@ -13,12 +13,12 @@ import pyloudnorm
 import pytest
 import soundfile as sf
 
-from engine.audio.cache import ClipCache, cache_dir_for
-from engine.audio.effects import MasterChain, lane_chain
+from engine.audio.effects import LIMITER_CEILING_DB, MasterChain, lane_chain
 from engine.audio.loudness import true_peak_dbtp
-from engine.audio.render import LIMITER_CEILING_DB, RenderOptions, render_project, stem_filename
 from engine.cli import main
+from engine.export.render import RenderOptions, render_project, stem_filename
 from engine.project.fileformat import load_project, save_project
+from engine.synth.cache import ClipCache, cache_dir_for
 from engine.synth.library import VoiceLibrary
 from engine.synth.pipeline import Cancelled, LineErrors
 from engine.synth.synthesizer import ClipSynthesizer

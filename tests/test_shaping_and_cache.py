@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from engine.audio.cache import ClipCache, cache_dir_for, clip_key
 from engine.project.model import VoiceParams
 from engine.synth import shaping
+from engine.synth.cache import ClipCache, cache_dir_for, clip_key
 
 RATES = [22050, 44100, 48000]
 PEAK = 10 ** (-1 / 20)

@@ -9,8 +9,8 @@ import numpy as np
 import pyloudnorm
 import pytest
 
-from engine.audio.cache import ClipCache
 from engine.project.model import VoiceParams
+from engine.synth.cache import ClipCache
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.library import VoiceLibrary, read_voice_info
 from engine.synth.synthesizer import ClipSynthesizer

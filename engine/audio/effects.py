@@ -30,27 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.synth.shaping import CLIP_LUFS
+from engine.audio.loudness import CLIP_LUFS
+from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 
 if TYPE_CHECKING:
     from engine.audio.limiter import LookaheadLimiter
 
-# Lane presets: name -> what a producer reads in the preset menu.
-LANE_EFFECTS: dict[str, str] = {
-    "none": "dry: no processing",
-    "telephone": "a telephone line: 300-3400 Hz with a little drive",
-    "radio": "an old radio receiver: a narrow, boxy band, slightly distorted and compressed",
-    "room": "a small room",
-    "hall": "a large hall",
-    "distance": "across the room: duller, quieter and more reverberant",
-}
-# Master presets; the true-peak limiter ends every one of them.
-MASTER_EFFECTS: dict[str, str] = {
-    "clean": "the true-peak limiter only",
-    "broadcast": "a 3:1 dialogue compressor before the true-peak limiter",
-}
-DEFAULT_LANE_EFFECT = "none"
-DEFAULT_MASTER_EFFECT = "broadcast"
 
 # Sample-peak ceiling of the master limiter. Speech limited at -2 dBFS keeps
 # the inter-sample (true) peak under -1 dBTP, which the tests check by 4x

@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+# Every line's integrated loudness before role gain (EBU R128 programme level):
+# synthesis levels clips to it, the master compressor's threshold is set from it.
+CLIP_LUFS = -23.0
 _ABSOLUTE_GATE = -70.0
 _RELATIVE_GATE = -10.0
 _HOPS_PER_BLOCK = 4  # 400 ms gating blocks with 75 % overlap

@@ -1,7 +1,7 @@
 """The programme: block mixer -> lane effects -> master gain -> master chain.
 
 One object turns the timeline into what the listener hears, block by block,
-for both export (:mod:`engine.audio.render`) and live playback (the mixer
+for both export (:mod:`engine.export.render`) and live playback (the mixer
 thread), so what a producer hears is what they export. It only *uses* the
 :class:`~engine.audio.mixer.BlockMixer`.
 
@@ -26,8 +26,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from engine.audio.effects import (
-    DEFAULT_LANE_EFFECT,
-    DEFAULT_MASTER_EFFECT,
     LIMITER_CEILING_DB,
     EffectChain,
     MasterChain,
@@ -36,6 +34,7 @@ from engine.audio.effects import (
 from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.normalize import ProgrammeAnalysis
+from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 
 
 class Programme:

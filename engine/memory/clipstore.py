@@ -1,6 +1,6 @@
 """An LRU clip store whose audio lives inside one :class:`~engine.memory.arena.Arena`.
 
-Why: the in-memory tier of :class:`engine.audio.cache.ClipCache` keeps one
+Why: the in-memory tier of :class:`engine.synth.cache.ClipCache` keeps one
 numpy array per clip and lets the heap sort it out. Here the byte budget *is*
 the arena, so the store can never overshoot it, freed clips leave reusable
 blocks rather than heap holes, and inference can write its output straight
@@ -52,7 +52,7 @@ class ClipStoreStats:
 
 
 class PooledClipStore(Generic[B]):
-    """Keys are clip keys (:func:`engine.audio.cache.clip_key`); values float32 mono audio."""
+    """Keys are clip keys (:func:`engine.synth.cache.clip_key`); values float32 mono audio."""
 
     def __init__(self, arena: Arena[B]) -> None:
         self.arena = arena

@@ -14,9 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.audio.effects import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.fsutil import atomic_write_text
 from engine.project.model import DEFAULT_VOICE, VOICE_RANGES, Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 
 FORMAT_VERSION = 1
 EXTENSION = ".radioplay"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 
-from engine.audio.effects import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
+from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 
 DEFAULT_SAMPLE_RATE = 48_000
 DEFAULT_VOICE = "en_US-joe-medium"
@@ -64,7 +64,7 @@ class Role:
     mute: bool = False
     solo: bool = False
     priority: float = 1.0  # scheduler base weight: leads get more
-    effect: str = DEFAULT_LANE_EFFECT  # lane preset (engine.audio.effects.LANE_EFFECTS)
+    effect: str = DEFAULT_LANE_EFFECT  # lane preset (engine.project.presets.LANE_EFFECTS)
 
 
 @dataclass
@@ -113,7 +113,7 @@ class Project:
     lines: list[Line] = field(default_factory=list)
     lexicon: dict[str, str] = field(default_factory=dict)
     timing: Timing = field(default_factory=Timing)
-    master_effect: str = DEFAULT_MASTER_EFFECT  # engine.audio.effects.MASTER_EFFECTS
+    master_effect: str = DEFAULT_MASTER_EFFECT  # engine.project.presets.MASTER_EFFECTS
 
     def role(self, name: str) -> Role:
         for role in self.cast:

@@ -2,7 +2,7 @@
 
 ``plan_lines`` runs the text frontend and voice lookup for every line and
 reports every problem at once (line number, id and role). The synthesis
-itself goes through the scheduler (``engine.sched.export``).
+itself goes through the scheduler (``engine.export.lines``).
 """
 
 from __future__ import annotations

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.audio.loudness import CLIP_LUFS
+
 # Piper leaves a little silence around each sentence; trim below this level
 # (relative to the sentence peak) and keep a short pad so consonants survive.
 _TRIM_DB = -45.0
 _TRIM_PAD_S = 0.015
 _FADE_S = 0.004
 _PEAK = 10 ** (-1.0 / 20)  # lines too short for a loudness reading: peak at -1 dBFS
-CLIP_LUFS = -23.0  # every line's integrated loudness before role gain (EBU R128 programme level)
 
 
 def trim(audio: np.ndarray, sample_rate: int) -> np.ndarray:

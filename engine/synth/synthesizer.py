@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.audio.cache import ClipCache, clip_key
 from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
 from engine.project.model import VoiceParams
 from engine.synth import shaping
 from engine.synth.backend import InferenceSettings, PhonemeUnit
+from engine.synth.cache import ClipCache, clip_key
 from engine.synth.errors import VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.library import VoiceInfo, VoiceLibrary
@@ -166,7 +166,7 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     """The synthesizer every verb and the studio use for a project: the clip
     cache beside the project file (memory only without a path), user voices
     found relative to it, one single-threaded ONNX session per core."""
-    from engine.audio.cache import cache_dir_for
+    from engine.synth.cache import cache_dir_for
     from engine.synth.piper_backend import SessionLayout
 
     directory = cache_dir_for(project_path) if use_cache and project_path is not None else None

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 
 from app.export_dialog import ExportDialog, ExportJob
 from app.marshal import Marshal
-from engine.audio.render import RenderOptions, RenderReport, stem_filename
+from engine.export.render import RenderOptions, RenderReport, stem_filename
 from engine.project.timeline import layout
 from engine.synth.pipeline import Cancelled
 from tests.app.studio import (  # noqa: F401

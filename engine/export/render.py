@@ -29,15 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.audio import captions
-from engine.audio.effects import LIMITER_CEILING_DB as LIMITER_CEILING_DB  # re-exported: its old home
+from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
+from engine.export import captions
+from engine.export.lines import release_clips, synthesize_lines
 from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
-from engine.sched.export import release_clips, synthesize_lines
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
