@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
             return
         self._last_serial = state.serial
         panels.draw_state(self, state, self._seen)
+        self.script.show_playhead(state.transport.position_s, state.transport.playing)
 
     def move_clip(self, line_id: str, new_start: float) -> None:
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement."""
