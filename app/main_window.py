@@ -28,6 +28,7 @@ from app.file_ops import FileOps
 from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
+from app.status_bar import StatusBar
 from app.voices import VoiceCatalog
 from engine.project.model import Project
 from engine.project.timeline import layout
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _build_status_bar(self) -> None:
+        self.setStatusBar(StatusBar(self))  # cuts a long message at a word, not mid-word
         status = self.statusBar()
         self.engine_label = QLabel("Engine: starting…", self)
         self.engine_label.setObjectName("engineLabel")
