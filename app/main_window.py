@@ -18,7 +18,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
-from app import menus, panels
+from app import context_menus, menus, panels
 from app.actions import build_actions
 from app.cast_panel import CastPanel
 from app.commands import move_clip
@@ -189,6 +189,7 @@ class MainWindow(QMainWindow):
         self.script.lineActivated.connect(self.seek_to_line)
         panels.connect_timeline(self)
         panels.connect_transport(self)
+        context_menus.install(self)
 
     # Bound methods, not lambdas: Qt drops these connections when the window goes, while the
     # undo stack still emits as it is destroyed.

@@ -88,7 +88,7 @@ class ScriptEditor(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(Col.TEXT, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 92), (Col.ROLE, 110), (Col.NOTE, 120)):
+        for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 112), (Col.ROLE, 110), (Col.NOTE, 120)):
             self.view.setColumnWidth(col, width)
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # Rows wrap their text: when a column changes width, the heights must follow.
