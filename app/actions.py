@@ -82,7 +82,7 @@ _PRINTABLE_END = 0x01000000  # Qt numbers the printable keys below this, the spe
 
 def _typeable(sequence: QKeySequence) -> bool:
     for i in range(sequence.count()):
-        key = sequence[i].key()
+        key = sequence[i].key()  # type: ignore[index]  # QKeySequence[i] is a QKeyCombination at run time
         if key.value >= _PRINTABLE_END and key not in _TYPEABLE and not _K.Key_F1.value <= key.value <= _K.Key_F12.value:
             return False
     return True

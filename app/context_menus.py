@@ -151,10 +151,14 @@ def lane_menu(window: MainWindow, name: str) -> QMenu:
     menu.setObjectName("laneMenu")
     for field, label in (("mute", "Mute"), ("solo", "Solo")):
         on = bool(getattr(role, field))
-        action = menu.addAction(f"{label} {name}", lambda f=field, v=not on: doc.undo.push(
-            SetRoleField(doc, name, f, v)))
+        action = menu.addAction(f"{label} {name}")
         action.setCheckable(True)
         action.setChecked(on)
+
+        def toggle(_checked: bool = False, f: str = field, value: bool = not on) -> None:
+            doc.undo.push(SetRoleField(doc, name, f, value))
+
+        action.triggered.connect(toggle)
     menu.addSeparator()
     row = doc.project.role_names().index(name)
     menu.addAction(f"Audition {name}", lambda: window.cast.audition_row(row)).setEnabled(window.engine is not None)

@@ -77,7 +77,7 @@ class RangeSpinBox(QDoubleSpinBox):
         before the delegate commits, so the delegate reads this to say what was clamped."""
         return self._typed
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         body = self._number(text)
         if body in ("", "-", "+", ".", "-.", "+."):
             return QValidator.State.Intermediate, text, pos

@@ -107,6 +107,11 @@ def test_the_pause_column_shows_overlaps_and_pinned_times(qtbot, make_window, ti
     assert pause(third.id) == "pinned 1:23.4"
     assert pause(fourth.id) == "1.5 s"
     assert pause(doc.project.lines[0].id) == ""
+    # Typing a pause on a pinned line makes it follow the previous line again, in one undo step.
+    assert model.setData(model.index(model.row_of_line(third.id), Col.PAUSE), 0.5)
+    assert third.start is None and third.pause_before == 0.5 and pause(third.id) == "0.5 s"
+    doc.undo.undo()
+    assert third.start == 83.4 and pause(third.id) == "pinned 1:23.4"
 
 
 def test_the_script_highlights_and_follows_the_line_being_played(qtbot, make_window, tiny_file):
