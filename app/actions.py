@@ -72,11 +72,33 @@ def build_actions(parent: QObject) -> dict[str, QAction]:
     return actions
 
 
+_K = Qt.Key
+# Named keys every PC keyboard has; with F1-F12 and the printable keys, what the shortcut list shows.
+_TYPEABLE = {_K.Key_Space, _K.Key_Home, _K.Key_End, _K.Key_Delete, _K.Key_Insert, _K.Key_Backspace,
+             _K.Key_Return, _K.Key_Enter, _K.Key_Escape, _K.Key_Tab, _K.Key_PageUp, _K.Key_PageDown,
+             _K.Key_Left, _K.Key_Right, _K.Key_Up, _K.Key_Down}
+_PRINTABLE_END = 0x01000000  # Qt numbers the printable keys below this, the special keys above
+
+
+def _typeable(sequence: QKeySequence) -> bool:
+    for i in range(sequence.count()):
+        key = sequence[i].key()  # type: ignore[index]  # QKeySequence[i] is a QKeyCombination at run time
+        if key.value >= _PRINTABLE_END and key not in _TYPEABLE and not _K.Key_F1.value <= key.value <= _K.Key_F12.value:
+            return False
+    return True
+
+
+def readable_keys(action: QAction) -> list[str]:
+    """The action's bindings a person types on an ordinary keyboard, primary first. Qt's
+    standard bindings add keys only some keyboards have (Undo, Copy, F14), which read as noise."""
+    return [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if _typeable(k)]
+
+
 def shortcut_table(actions: dict[str, QAction], extra: list[QAction] | None = None) -> list[tuple[str, str]]:
     """(command, keys) rows for the shortcuts dialog."""
     rows = []
     for action in [*actions.values(), *(extra or [])]:
-        keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts())
+        keys = ", ".join(readable_keys(action))
         if keys:
             rows.append((action.text().replace("&", ""), keys))
     return rows

@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
 from app.commands import RenameRole, SetRoleField
+from app.delegates import range_text
 from app.document import Document
 from app.voices import VoiceCatalog, effect_presets
 from engine.project.model import VOICE_RANGES, Role
@@ -81,6 +82,14 @@ _FIELD = {
 _COLUMN_OF_FIELD = {field: col for col, field in _FIELD.items()} | {"voice": Col.VOICE, "voice.voice": Col.VOICE}
 
 
+def column_tip(col: Col) -> str:
+    """The header's explanation, with the range for a numeric column."""
+    if col in RANGES:
+        lo, hi, _step, _decimals, suffix = RANGES[col]
+        return f"{HEADER_TIPS[col]}. Range {range_text(lo, hi, suffix)}"
+    return HEADER_TIPS[col]
+
+
 def format_pan(pan: float) -> str:
     if abs(pan) < 0.005:
         return "C"
@@ -135,7 +144,7 @@ class CastModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[col]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return HEADER_TIPS[col] if col != Col.EFFECT or self.effects else "Effect presets arrive with the effects module"
+            return column_tip(col) if col != Col.EFFECT or self.effects else "Effect presets arrive with the effects module"
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -191,7 +200,7 @@ class CastModel(QAbstractTableModel):
             if col == Col.EFFECT and self.effects:
                 effect = str(getattr(r, "effect", "") or "none")
                 return f"{effect}: {self.effects.get(effect, 'unknown preset')}"
-            return HEADER_TIPS.get(col)
+            return column_tip(col)
         if role == Qt.ItemDataRole.ForegroundRole and col == Col.NAME and r.name not in self.doc.project.audible_roles():
             return QApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in RANGES:

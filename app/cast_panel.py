@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.cast_model import RANGES, ROLE_NAME, CastModel, Col
+from app.cast_model import HEADERS, RANGES, ROLE_NAME, CastModel, Col
 from app.commands import InsertRole, RemoveRole
 from app.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
 from app.document import Document
@@ -72,7 +72,9 @@ class CastPanel(QWidget):
             self.view.setColumnWidth(col, width)
         for col in (Col.SPEED, Col.PITCH, Col.VARIATION, Col.GAIN, Col.PAN, Col.PRIORITY):
             lo, hi, step, decimals, suffix = RANGES[col]
-            self.view.setItemDelegateForColumn(col, SpinDelegate(lo, hi, step, decimals, suffix, self.view))
+            spin = SpinDelegate(lo, hi, step, decimals, suffix, self.view, name=HEADERS[col])
+            spin.clamped.connect(self.status)
+            self.view.setItemDelegateForColumn(col, spin)
         self.view.setItemDelegateForColumn(Col.VOICE, VoiceDelegate(self._voice_choices, self.view))
         self.view.setItemDelegateForColumn(Col.SPEAKER, ChoiceDelegate(self._speaker_choices, self.view))
         self.view.setItemDelegateForColumn(Col.EFFECT, ChoiceDelegate(self._effect_choices, self.view))

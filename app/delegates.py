@@ -1,7 +1,9 @@
 """Item delegates shared by the cast panel and the script editor.
 
-Editors are small and keyboard-first: a spin box with the engine's range,
-a combo box for choices, a line edit with type-ahead over the cast, and a
+Editors are small and keyboard-first: a spin box with the engine's range
+(a number typed outside it is clamped and the clamp is reported, with the
+range, never dropped digit by digit), a combo box for choices, a line edit
+with type-ahead over the cast (picking from its popup is the edit), and a
 line edit that writes while you type (merged into one undo step).
 """
 
@@ -22,7 +24,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainter, QValidator
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -39,22 +41,83 @@ from PySide6.QtWidgets import (
 _Index = QModelIndex | QPersistentModelIndex
 
 
+def format_number(value: float, lo: float, suffix: str = "") -> str:
+    """A value as a range shows it: signed where the range goes below zero (-12 to +12 st)."""
+    return f"{value:+g}{suffix}" if lo < 0 else f"{value:g}{suffix}"
+
+
+def range_text(lo: float, hi: float, suffix: str = "") -> str:
+    return f"{format_number(lo, lo)} to {format_number(hi, lo, suffix)}"
+
+
+class RangeSpinBox(QDoubleSpinBox):
+    """A spin box that takes any number typed. QDoubleSpinBox's own validator refuses a key
+    that would leave the range, so "20" for a pitch of -12..+12 silently became 2; here the
+    number stays as typed and SpinDelegate clamps it on commit, saying so."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._typed: str | None = None
+        self.lineEdit().textEdited.connect(self._edited)
+
+    def _edited(self, text: str) -> None:
+        self._typed = self._number(text)
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 - arrows after typing: the value is the stepped one
+        self._typed = None
+        super().stepBy(steps)
+
+    def _number(self, text: str) -> str:
+        body = text.strip().removeprefix(self.prefix().strip()).removesuffix(self.suffix().strip()).strip()
+        locale = self.locale()
+        return body.replace(locale.groupSeparator(), "").replace(locale.decimalPoint(), ".")
+
+    def typed(self) -> str | None:
+        """The number as the producer typed it: Enter makes the spin box clamp its own text
+        before the delegate commits, so the delegate reads this to say what was clamped."""
+        return self._typed
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        body = self._number(text)
+        if body in ("", "-", "+", ".", "-.", "+."):
+            return QValidator.State.Intermediate, text, pos
+        try:
+            float(body)
+        except ValueError:
+            return QValidator.State.Invalid, text, pos
+        return QValidator.State.Acceptable, text, pos
+
+    def valueFromText(self, text: str) -> float:  # noqa: N802
+        try:
+            return float(self._number(text))
+        except ValueError:
+            return self.value()
+
+
 class SpinDelegate(QStyledItemDelegate):
-    """A QDoubleSpinBox limited to (lo, hi) with the column's step and suffix."""
+    """A spin box for (lo, hi) with the column's step and suffix. ``clamped(message)`` says when
+    a typed number was outside the range and what it became."""
+
+    clamped = Signal(str)
 
     def __init__(self, lo: float, hi: float, step: float, decimals: int, suffix: str = "",
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, *, name: str = "Value") -> None:
         super().__init__(parent)
         self.lo, self.hi, self.step, self.decimals, self.suffix = lo, hi, step, decimals, suffix
+        self.name = name
+
+    def range_text(self) -> str:
+        return range_text(self.lo, self.hi, self.suffix)
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:  # noqa: N802
-        spin = QDoubleSpinBox(parent)
+        spin = RangeSpinBox(parent)
         spin.setRange(self.lo, self.hi)
         spin.setSingleStep(self.step)
         spin.setDecimals(self.decimals)
         spin.setSuffix(self.suffix)
         spin.setKeyboardTracking(False)
         spin.setFrame(False)
+        spin.setToolTip(f"{self.name}: {self.range_text()}")
         return spin
 
     def setEditorData(self, editor: QWidget, index: _Index) -> None:  # noqa: N802
@@ -62,9 +125,20 @@ class SpinDelegate(QStyledItemDelegate):
         editor.setValue(float(index.data(Qt.ItemDataRole.EditRole) or 0.0))
 
     def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
-        assert isinstance(editor, QDoubleSpinBox)
-        editor.interpretText()
-        model.setData(index, editor.value(), Qt.ItemDataRole.EditRole)
+        assert isinstance(editor, RangeSpinBox)
+        typed = editor.typed()
+        if typed is None:  # stepped with the arrows or the wheel: always in range
+            model.setData(index, editor.value(), Qt.ItemDataRole.EditRole)
+            return
+        try:
+            number = float(typed)
+        except ValueError:  # "-" or "." alone: nothing to set
+            return
+        value = round(min(self.hi, max(self.lo, number)), self.decimals)
+        model.setData(index, value, Qt.ItemDataRole.EditRole)
+        if value != round(number, self.decimals):  # said last, so no message about the edit hides it
+            self.clamped.emit(f"{self.name} {typed} is outside the range {self.range_text()}: "
+                              f"set to {format_number(value, self.lo, self.suffix)}")
 
 
 class ChoiceDelegate(QStyledItemDelegate):
@@ -123,9 +197,17 @@ class RoleDelegate(QStyledItemDelegate):
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        # Picking a name in the popup is the edit: commit at once (the Enter that picked it
+        # never reaches the delegate, so without this a second Enter was needed).
+        completer.activated.connect(lambda text, e=edit: self._picked(e, text))
         edit.setCompleter(completer)
         edit.setPlaceholderText("Type a role…")
         return edit
+
+    def _picked(self, editor: QLineEdit, text: str) -> None:
+        editor.setText(text)
+        self.commitData.emit(editor)
+        self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
 
     def setEditorData(self, editor: QWidget, index: _Index) -> None:  # noqa: N802
         assert isinstance(editor, QLineEdit)

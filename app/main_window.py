@@ -18,7 +18,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
-from app import menus, panels
+from app import context_menus, menus, panels
 from app.actions import build_actions
 from app.cast_panel import CastPanel
 from app.commands import move_clip
@@ -28,6 +28,7 @@ from app.file_ops import FileOps
 from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
+from app.status_bar import StatusBar
 from app.voices import VoiceCatalog
 from engine.project.model import Project
 from engine.project.timeline import layout
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _build_status_bar(self) -> None:
+        self.setStatusBar(StatusBar(self))  # cuts a long message at a word, not mid-word
         status = self.statusBar()
         self.engine_label = QLabel("Engine: starting…", self)
         self.engine_label.setObjectName("engineLabel")
@@ -187,6 +189,7 @@ class MainWindow(QMainWindow):
         self.script.lineActivated.connect(self.seek_to_line)
         panels.connect_timeline(self)
         panels.connect_transport(self)
+        context_menus.install(self)
 
     # Bound methods, not lambdas: Qt drops these connections when the window goes, while the
     # undo stack still emits as it is destroyed.
@@ -339,6 +342,7 @@ class MainWindow(QMainWindow):
             return
         self._last_serial = state.serial
         panels.draw_state(self, state, self._seen)
+        self.script.show_playhead(state.transport.position_s, state.transport.playing)
 
     def move_clip(self, line_id: str, new_start: float) -> None:
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement."""

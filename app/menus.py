@@ -47,9 +47,11 @@ def build_menus(w: MainWindow) -> None:
     edit.addAction(a["undo"])
     edit.addAction(a["redo"])
     edit.addSeparator()
-    edit.addAction(w.script.insert_action)
-    edit.addAction(w.script.delete_action)
-    edit.addSeparator()
+    script = w.script.edit_actions()  # cut, copy, paste, insert, delete, find, replace, find next/previous
+    for group in (script[:3], script[3:5], script[5:]):
+        for action in group:
+            edit.addAction(action)
+        edit.addSeparator()
     edit.addAction(a["add_role"])
     edit.addAction(a["audition"])
 
@@ -74,6 +76,7 @@ def build_menus(w: MainWindow) -> None:
     for dock in (w.cast_dock, w.timeline_dock, w.monitor_dock):
         view.addAction(dock.toggleViewAction())
     view.addSeparator()
+    view.addAction(w.script.follow_action)
     for action in panels.timeline_actions(w.timeline):
         view.addAction(action)
     view.addSeparator()
@@ -176,7 +179,7 @@ def _box(w: MainWindow, icon: QMessageBox.Icon, title: str, text: str, name: str
 
 
 def show_shortcuts(w: MainWindow) -> QMessageBox:
-    extra: list[QAction] = [w.script.insert_action, w.script.delete_action, *panels.timeline_actions(w.timeline)]
+    extra: list[QAction] = [*w.script.edit_actions(), *panels.timeline_actions(w.timeline)]
     rows = shortcut_table(w.actions_, extra)
     html = "<table>" + "".join(f"<tr><td>{c}</td><td>&nbsp;&nbsp;<b>{k}</b></td></tr>" for c, k in rows) + "</table>"
     return _box(w, QMessageBox.Icon.NoIcon, "Keyboard shortcuts", html, "shortcutsBox")

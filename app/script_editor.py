@@ -1,9 +1,12 @@
 """The script editor: scenes and lines in order, edited in place.
 
 Keyboard flow like a screenwriting tool: type the speaker (type-ahead over
-the cast), Tab to the delivery note and the text, Enter on the text adds the
-next line with the next speaker guessed from the alternation and opens its
-text for typing. Delete removes the selected lines (one undo step).
+the cast), Tab to the delivery note and the text; Enter commits what was
+typed. Adding a line is its own command (Ctrl+Enter, "Insert line after"):
+the next speaker is guessed from the alternation and the new line's text
+opens for typing. Delete removes the selected lines (one undo step). While
+playing, the line under the playhead is highlighted and, with "Follow
+playhead" on, kept in view.
 """
 
 from __future__ import annotations
@@ -20,16 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.clipboard import LineClipboard
 from app.commands import InsertLine, SetLineField, remove_lines
 from app.delegates import OneLineDelegate, RoleDelegate, SpinDelegate, TypingDelegate
 from app.document import Document
+from app.find_replace import FindBar
 from app.script_model import LINE_ID, Col, ScriptModel
 
 
 class ScriptView(QTableView):
-    """A table that turns Enter on the last column into "next line"."""
+    """A table where Enter opens an editable cell and, on a read-only one, seeks there."""
 
-    nextLineRequested = Signal(int)  # row the Enter was pressed on
     activatedLine = Signal(str)  # Enter/double-click elsewhere than an editable cell: seek there
 
     def __init__(self, doc: Document, parent: QWidget | None = None) -> None:
@@ -37,13 +41,10 @@ class ScriptView(QTableView):
         self.doc = doc
 
     def closeEditor(self, editor: QWidget, hint: QAbstractItemDelegate.EndEditHint) -> None:  # noqa: N802
-        row, column = self.currentIndex().row(), self.currentIndex().column()
         session = editor.property("typingSession")
         super().closeEditor(editor, hint)
         if hint == QAbstractItemDelegate.EndEditHint.RevertModelCache and session is not None:
             self._revert_typing(session)
-        if hint == QAbstractItemDelegate.EndEditHint.SubmitModelCache and column == Col.TEXT:
-            self.nextLineRequested.emit(row)
 
     def _revert_typing(self, session: int) -> None:
         """Escape while typing puts the text back as it was (the text was written live)."""
@@ -56,9 +57,7 @@ class ScriptView(QTableView):
         index = self.currentIndex()
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
             if index.isValid() and index.data(LINE_ID) is not None:
-                if index.column() == Col.TEXT:
-                    self.nextLineRequested.emit(index.row())
-                elif index.flags() & Qt.ItemFlag.ItemIsEditable:
+                if index.flags() & Qt.ItemFlag.ItemIsEditable:
                     self.edit(index)
                 else:
                     self.activatedLine.emit(index.data(LINE_ID))
@@ -89,7 +88,7 @@ class ScriptEditor(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(Col.TEXT, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 50), (Col.ROLE, 110), (Col.NOTE, 120)):
+        for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 112), (Col.ROLE, 110), (Col.NOTE, 120)):
             self.view.setColumnWidth(col, width)
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # Rows wrap their text: when a column changes width, the heights must follow.
@@ -104,9 +103,10 @@ class ScriptEditor(QWidget):
         self.view.setItemDelegateForColumn(Col.ROLE, self.role_delegate)
         self.view.setItemDelegateForColumn(Col.TEXT, TypingDelegate(self.view))
         self.view.setItemDelegateForColumn(Col.NOTE, QStyledItemDelegate(self.view))
-        self.view.setItemDelegateForColumn(Col.PAUSE, SpinDelegate(0.0, 600.0, 0.25, 2, " s", self.view))
+        pause = SpinDelegate(0.0, 600.0, 0.25, 2, " s", self.view, name="Pause")
+        pause.clamped.connect(self.status)
+        self.view.setItemDelegateForColumn(Col.PAUSE, pause)
         self.view.setItemDelegateForColumn(Col.STATUS, OneLineDelegate(self.view))
-        self.view.nextLineRequested.connect(self.add_line_after_row)
         self.view.activatedLine.connect(self.lineActivated)
         self.view.doubleClicked.connect(self._double_clicked)
         self.model.modelReset.connect(self._span_scenes)
@@ -125,10 +125,37 @@ class ScriptEditor(QWidget):
         self.delete_action.triggered.connect(self.delete_selected)
         self.addAction(self.insert_action)
         self.addAction(self.delete_action)
+        self.clipboard = LineClipboard(self)
+        self.clipboard.status.connect(self.status)
+        self.cut_action, self.copy_action, self.paste_action = self.clipboard.actions()
+        self.find_bar = FindBar(self)
+        self.find_bar.status.connect(self.status)
+        self.find_action, self.replace_action = self.find_bar.find_action, self.find_bar.replace_action
+        self.follow_action = QAction("Follow playhead", self)
+        self.follow_action.setCheckable(True)
+        self.follow_action.setChecked(True)
+        self.follow_action.setToolTip("While playing, keep the line being heard in view")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
         layout.addWidget(self.view)
+        layout.addWidget(self.find_bar)
+
+    def edit_actions(self) -> list[QAction]:
+        """The script's own commands, for the Edit menu and the shortcut list."""
+        return [*self.clipboard.actions(), self.insert_action, self.delete_action, *self.find_bar.actions()]
+
+    def show_playhead(self, position_s: float, playing: bool) -> None:
+        """Highlight the line under the playhead while playing; with Follow on, keep it in view
+        (not while the producer is typing in a cell: the view must not move under the cursor)."""
+        line_id = self.model.line_at(position_s) if playing else None
+        if line_id == self.model.playing_line():
+            return
+        self.model.set_playing_line(line_id)
+        if (line_id is not None and self.follow_action.isChecked()
+                and self.view.state() != QAbstractItemView.State.EditingState):
+            self.view.scrollTo(self.model.index(self.model.row_of_line(line_id), Col.TEXT))
 
     def _column_resized(self, _index: int, _old: int, _new: int) -> None:
         self._rows_timer.start()
@@ -156,20 +183,27 @@ class ScriptEditor(QWidget):
         self.view.setCurrentIndex(index)
         self.view.scrollTo(index)
 
-    def add_line_after_row(self, row: int) -> str | None:
-        """New line after the line at ``row`` (or at the end), speaker guessed; starts typing its text."""
+    def insertion_point(self, row: int) -> tuple[int, str | None]:
+        """(index of the line a new line goes after, -1 for the top; its scene) for ``row``:
+        after that row's line, at the top of a scene heading's scene, or at the end."""
         project = self.doc.project
         line_id = self.model.line_id_at(row)
         if line_id is None and self.model.is_scene_row(row):
             line_id = self.model.line_id_at(row + 1)
             after = self.doc.line_index(line_id) - 1 if line_id else len(project.lines) - 1
-        else:
-            after = self.doc.line_index(line_id) if line_id else len(project.lines) - 1
+            return after, self.model.scene_of_row(row)
+        after = self.doc.line_index(line_id) if line_id else len(project.lines) - 1
+        scene = project.lines[after].scene if after >= 0 else (project.scenes[0].id if project.scenes else None)
+        return after, scene
+
+    def add_line_after_row(self, row: int) -> str | None:
+        """New line after the line at ``row`` (or at the end), speaker guessed; starts typing its text."""
+        project = self.doc.project
+        after, scene = self.insertion_point(row)
         if not project.cast:
             self.status.emit("Add a role to the cast first: every line needs a speaker")
             return None
         role = self.doc.guess_next_role(after) or project.cast[0].name
-        scene = project.lines[after].scene if after >= 0 else (project.scenes[0].id if project.scenes else None)
         line = self.doc.new_line(role, "", scene)
         self.doc.undo.push(InsertLine(self.doc, after + 1, line))
         self.select_line(line.id)

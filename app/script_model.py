@@ -4,7 +4,9 @@ Scene headings are rows of their own (the view spans them across all
 columns); every other row is one line. Columns follow a screenplay: pause,
 speaker, delivery note (the parenthetical), text. The status column shows
 what the engine reports for the line (Session.line_status), the time column
-where the line sits on the timeline.
+where the line sits on the timeline, the pause column how it is placed (a
+pause, an overlap with the previous line, a pinned time). The line under the
+playhead is highlighted while playing.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
-from app.commands import SetLineField
+from app.commands import SetLineField, SetLineFields
 from app.delegates import TYPING_ROLE
 from app.document import Document
-from engine.project.timeline import layout
+from engine.project.model import Line
+from engine.project.timeline import Placement, layout
 
 LINE_ID = Qt.ItemDataRole.UserRole + 1  # data(index, LINE_ID) -> line id, or None on a scene row
 SCENE_ROW = Qt.ItemDataRole.UserRole + 2  # True on a scene heading row
@@ -38,12 +41,14 @@ class Col(IntEnum):
 HEADERS = {Col.STATUS: "Status", Col.TIME: "Time", Col.PAUSE: "Pause", Col.ROLE: "Role",
            Col.NOTE: "Delivery", Col.TEXT: "Line"}
 HEADER_TIPS = {
-    Col.STATUS: "Ready (voiced and cached), queued, synthesizing, or failed (hover for the reason)",
+    Col.STATUS: "Ready (voiced and cached), queued, synthesizing, empty (no text yet), or failed (hover for the "
+                "reason)",
     Col.TIME: "Where the line starts on the timeline (estimated until it is voiced)",
-    Col.PAUSE: "Extra silence before the line, in seconds",
+    Col.PAUSE: "Extra silence before the line, in seconds; or how the line is placed: an overlap with the "
+               "previous line or a pinned start time (made by dragging its clip). Typing a pause unpins it",
     Col.ROLE: "Speaker: type a few letters of a cast name",
     Col.NOTE: "Delivery note for the actor (never spoken), e.g. whispering",
-    Col.TEXT: "What is said. Enter adds the next line",
+    Col.TEXT: "What is said. Enter commits; Ctrl+Enter adds the next line",
 }
 # Engine line states (engine.session.LineState names) -> label and colour.
 STATES = {
@@ -52,7 +57,9 @@ STATES = {
     "SYNTHESIZING": ("voicing…", "#f5a623"),
     "FAILED": ("failed", "#d03030"),
     "MISSING": ("not voiced", "#c8c8c8"),
+    "EMPTY": ("empty", "#e0e0e0"),
 }
+PLAYING_BACKGROUND = QColor(255, 214, 102, 110)  # the line under the playhead: a translucent amber
 
 
 def _dot(colour: str) -> QIcon:
@@ -72,6 +79,18 @@ def format_time(seconds: float) -> str:
     return f"{int(minutes)}:{secs:04.1f}"
 
 
+def placement_text(line: Line) -> str:
+    """The Pause column: how the line is placed after the previous one, as the layout reads it."""
+    if line.start is not None:
+        return f"pinned {format_time(line.start)}"
+    pause = f"{line.pause_before:g} s" if line.pause_before else ""
+    if line.with_previous:
+        return f"with previous +{pause}" if pause else "with previous"
+    if line.overlap:
+        return f"-{line.overlap:g} s overlap"
+    return pause
+
+
 class ScriptModel(QAbstractTableModel):
     def __init__(self, doc: Document, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -81,6 +100,8 @@ class ScriptModel(QAbstractTableModel):
         self._status: dict[str, tuple[str, str | None]] = {}  # line id -> (state name, error)
         self._durations: dict[str, float] = {}
         self._starts: dict[str, float] = {}
+        self._placements: list[Placement] = []
+        self._playing: str | None = None  # the line under the playhead while playing
         self._icons: dict[str, QIcon] = {}
         self._build()
         doc.lineChanged.connect(self._line_changed)
@@ -100,7 +121,10 @@ class ScriptModel(QAbstractTableModel):
             rows.append(("line", line.id))
         self._rows = rows
         self._row_of = {key: i for i, (kind, key) in enumerate(rows) if kind == "line"}
-        self._starts = {p.line_id: p.start for p in layout(self.doc.project, self._durations)}
+        self._placements = layout(self.doc.project, self._durations)
+        self._starts = {p.line_id: p.start for p in self._placements}
+        if self._playing not in self._row_of:
+            self._playing = None
 
     def reset(self) -> None:
         self.beginResetModel()
@@ -177,7 +201,8 @@ class ScriptModel(QAbstractTableModel):
             self._retime()
 
     def _retime(self) -> None:
-        starts = {p.line_id: p.start for p in layout(self.doc.project, self._durations)}
+        self._placements = layout(self.doc.project, self._durations)
+        starts = {p.line_id: p.start for p in self._placements}
         changed = [lid for lid, s in starts.items() if abs(self._starts.get(lid, -1.0) - s) > 0.05]
         self._starts = starts
         rows = [self._row_of[lid] for lid in changed if lid in self._row_of]
@@ -186,6 +211,29 @@ class ScriptModel(QAbstractTableModel):
 
     def start_of(self, line_id: str) -> float | None:
         return self._starts.get(line_id)
+
+    def line_at(self, seconds: float) -> str | None:
+        """The line heard at ``seconds`` (the latest to start, where lines overlap); in a pause,
+        the line just heard; before the first line, None."""
+        started = [p for p in self._placements if p.start <= seconds]
+        if not started:
+            return None
+        sounding = [p for p in started if seconds < p.end]
+        if sounding:
+            return max(sounding, key=lambda p: p.start).line_id
+        return max(started, key=lambda p: p.end).line_id
+
+    def playing_line(self) -> str | None:
+        return self._playing
+
+    def set_playing_line(self, line_id: str | None) -> None:
+        """Highlight the line under the playhead (None: nothing is playing)."""
+        if line_id == self._playing:
+            return
+        rows = [self._row_of[lid] for lid in (self._playing, line_id) if lid in self._row_of]
+        self._playing = line_id if line_id in self._row_of else None
+        for row in rows:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Col) - 1))
 
     # ---- reading ------------------------------------------------------------
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
@@ -235,7 +283,7 @@ class ScriptModel(QAbstractTableModel):
                 start = self._starts.get(key)
                 return None if start is None else (start if edit else format_time(start))
             if col == Col.PAUSE:
-                return line.pause_before if edit else (f"{line.pause_before:g} s" if line.pause_before else "")
+                return line.pause_before if edit else placement_text(line)
             if col == Col.ROLE:
                 return line.role
             if col == Col.NOTE:
@@ -244,6 +292,8 @@ class ScriptModel(QAbstractTableModel):
                 if not edit and status is not None and status[0] == "FAILED" and status[1]:
                     return f"{line.text}\n⚠ {_short(status[1])}"  # where the producer is looking
                 return line.text
+        if role == Qt.ItemDataRole.BackgroundRole and key == self._playing:
+            return QBrush(PLAYING_BACKGROUND)
         if role == Qt.ItemDataRole.DecorationRole and col == Col.STATUS and status is not None:
             state = status[0]
             if state not in self._icons:
@@ -315,6 +365,11 @@ class ScriptModel(QAbstractTableModel):
                 new = min(600.0, max(0.0, float(value)))
             except (TypeError, ValueError):
                 return False
+            if line.start is not None or line.overlap or line.with_previous:
+                # A typed pause places the line after the previous one again: unpin it.
+                values = {"pause_before": new, "start": None, "overlap": 0.0, "with_previous": False}
+                self.doc.undo.push(SetLineFields(self.doc, line_id, values, "Change pause"))
+                return True
         if field == "role" and new not in self.doc.project.role_names():
             return False
         if getattr(line, field) == new:

@@ -341,6 +341,8 @@ class Session:
             error: str | None = None
             if role is None:
                 error = f"unknown role {line.role!r} (not in the cast)"
+            elif not line.text.strip():
+                pass  # nothing typed yet: no plan and no error is what _publish_status calls EMPTY
             else:
                 try:
                     plan = self.synth.plan(line.text, role.voice, self.project.lexicon)
@@ -572,6 +574,8 @@ class Session:
                 status[line_id] = LineStatus(LineState.FAILED, record.error)
             elif record.failed is not None:
                 status[line_id] = LineStatus(LineState.FAILED, record.failed)
+            elif record.plan is None:  # planned lines have a plan or an error: this one is blank
+                status[line_id] = LineStatus(LineState.EMPTY)
             elif record.clip is not None:
                 status[line_id] = LineStatus(LineState.READY)
             elif record.plan is not None and record.plan.key in states:

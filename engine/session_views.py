@@ -15,6 +15,7 @@ class LineState(enum.Enum):
     SYNTHESIZING = "synthesizing"
     READY = "ready"
     FAILED = "failed"
+    EMPTY = "empty"  # no text yet (a line just inserted): nothing to voice, nothing wrong
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import QLineEdit
 
-from app.script_model import LINE_ID
 from app.script_model import Col as ScriptCol
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
 from tests.conftest import REPO, SAMPLE
@@ -77,25 +76,6 @@ def test_escape_while_typing_puts_the_text_back(qtbot, make_window, tiny_file):
     qtbot.keyClick(editor, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: line.text == original)
     assert not window.isWindowModified()
-
-
-def test_enter_on_the_text_adds_the_next_line_for_the_next_speaker(qtbot, make_window, tiny_file):
-    window = make_window(tiny_file)
-    lines = window.doc.project.lines
-    assert [line.role for line in lines[:3]] == ["ROLE0", "ROLE1", "ROLE2"]
-    # ROLE1, ROLE2 alternate at lines 2-3: after ROLE2 comes ROLE1 again.
-    editor = _edit_text(qtbot, window, lines[2].id, "!")
-    count = len(lines)
-    qtbot.keyClick(editor, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: len(lines) == count + 1)
-    new = lines[3]
-    assert new.role == "ROLE1" and new.text == "" and new.scene == lines[2].scene
-    # The new line's text is open for typing right away.
-    qtbot.waitUntil(lambda: window.script.view.findChild(QLineEdit) is not None
-                    and window.script.view.findChild(QLineEdit).isVisible())
-    assert window.script.view.currentIndex().data(LINE_ID) == new.id
-    qtbot.keyClicks(window.script.view.findChild(QLineEdit), "Me again.")
-    assert new.text == "Me again."
 
 
 def test_shortcuts_are_bound_and_unambiguous(qtbot, make_window, tiny_file):
