@@ -9,7 +9,7 @@ app/file_ops.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.voices import VoiceCatalog
 from engine.project.model import Project
+from engine.project.snapshot import freeze, refresh
 from engine.project.timeline import layout
 
 POLL_HZ = 20
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         self._retiring: list[EngineThread] = []
         self._last_serial = -1
         self._seen: dict[str, Any] = {}
+        self._snapshot = freeze(self.doc.project)  # what the Session was last handed
         self.last_error: str | None = None  # the last error shown to the producer (tests read it)
         # Made by app/menus.py:
         self.recent_menu: QMenu
@@ -232,7 +234,8 @@ class MainWindow(QMainWindow):
     # ---- the engine -------------------------------------------------------------
     def _start_engine(self) -> None:
         self._stop_engine()
-        project, path, factory = self.doc.project, self.doc.path, self.session_factory
+        self._snapshot = freeze(self.doc.project)
+        project, path, factory = self._snapshot, self.doc.path, self.session_factory
         engine = EngineThread(lambda: factory(project, path), self)
         engine.ready.connect(self._engine_ready)
         engine.failed.connect(self._engine_failed)
@@ -288,28 +291,34 @@ class MainWindow(QMainWindow):
         session = self.session()
         return session.clip_peaks(line_id, columns) if session is not None else None
 
+    def _hand_over(self, lines: Collection[str] | None = None, typing: bool = False) -> None:
+        """Give the Session a snapshot of the document as it is now (never the document's own objects)."""
+        snapshot = refresh(self._snapshot, self.doc.project, lines)
+        if snapshot is not self._snapshot:
+            self._snapshot = snapshot
+            self._post(lambda s: s.update(snapshot, typing=typing))
+
     def _line_changed(self, line_id: str) -> None:
-        if self.engine is not None:
-            self.engine.line_changed(line_id, typing=True)
+        self._hand_over([line_id], typing=True)
         self._refresh_layout()
 
     def _lines_reset(self) -> None:
-        self._post(lambda s: s.lines_changed())
+        self._hand_over()
         self._refresh_layout()
 
     def _role_changed(self, name: str, field: str) -> None:
-        self._post(lambda s: s.role_changed(name))
+        self._hand_over(())
         panels.update_lanes(self)
         if field.startswith("voice"):
             self.statusBar().showMessage(f"{name}'s lines will be voiced again with the new settings", 4000)
 
     def _cast_reset(self) -> None:
-        self._post(lambda s: s.cast_changed())
+        self._hand_over()  # a rename changes lines too
         panels.update_lanes(self)
 
     def _project_changed(self, field: str) -> None:
+        self._hand_over(())
         if field == "master_effect":
-            self._post(lambda s: s.master_changed())
             self.statusBar().showMessage(f"Master effect: {self.doc.project.master_effect}", 4000)
 
     def set_output(self, name: str) -> None:

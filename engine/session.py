@@ -29,7 +29,6 @@ which case it is heard on the next pass.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import queue
 import threading
@@ -50,6 +49,7 @@ from engine.audio.render import RenderOptions, RenderReport, programme_for, rend
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
+from engine.project.snapshot import freeze
 from engine.project.timeline import Placement, layout
 from engine.sched.policy import RolePriorityPolicy
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 
 LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
+TYPING_QUIET_S = 0.35  # a line being typed is re-planned once it has been quiet this long
 # Master gain while playing live, before a render has measured the programme:
 # lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
 DEFAULT_LIVE_GAIN_DB = 10.0
@@ -96,7 +97,12 @@ class Session:
                  prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
                  sink: OutputSink | None = None,
                  lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK) -> None:
-        self.project = project
+        self.project = freeze(project)  # the control thread's snapshot
+        self._latest = self.project  # the newest handed over (update), for export
+        self._latest_typing = False
+        self._update_posted = False
+        self._handover = threading.Lock()  # update() vs the control thread taking the newest snapshot
+        self._quiet: dict[str, float] = {}  # line id -> when typing in it has been quiet long enough
         self.project_path = project_path
         self.rate = project.sample_rate
         self.prerender = prerender
@@ -145,17 +151,20 @@ class Session:
 
     # --- the public, non-blocking interface ---------------------------------------
 
-    def line_changed(self, line_id: str) -> None:
-        self._post(lambda: self._replan([line_id], edited=True))
-
-    def lines_changed(self) -> None:
-        self._post(self._replan_all)
-
-    def role_changed(self, role: str) -> None:
-        self._post(lambda: self._role_changed(role))
-
-    def cast_changed(self) -> None:
-        self._post(self._cast_changed)
+    def update(self, project: Project, *, typing: bool = False) -> None:
+        """Hand over the production as it is now: a snapshot
+        (engine.project.snapshot) nobody changes afterwards. The control
+        thread compares it with the one it has and re-plans only what
+        changed; snapshots that arrive faster than it applies them are
+        skipped (the newest wins). With ``typing`` the lines whose text
+        changed are re-planned once they have been quiet for
+        ``TYPING_QUIET_S`` (not on every keystroke); their timing follows at once."""
+        with self._handover:
+            self._latest = project
+            self._latest_typing = typing and (self._latest_typing or not self._update_posted)
+            posted, self._update_posted = self._update_posted, True
+        if not posted:
+            self._post(self._take_update)
 
     def play(self, from_s: float | None = None) -> None:
         self._post(lambda: self._play(from_s))
@@ -203,10 +212,6 @@ class Session:
         meters = self.programme.meters
         return meters.snapshot if meters is not None else None
 
-    def master_changed(self) -> None:
-        """The project's master preset changed: applied from the next block."""
-        self._post(self._master_changed)
-
     def set_output(self, name: str | None) -> None:
         """Switch the output (a device name, "null", or None for the default
         device); playback continues from where it was. The name is what to
@@ -229,7 +234,7 @@ class Session:
         worker thread). Shares the synthesizer and cache, so lines already
         heard are not synthesized again."""
         try:
-            return render_project(self.project, self.synth, outdir, options, progress, cancel,
+            return render_project(self._latest, self.synth, outdir, options, progress, cancel,
                                   scheduler=self.scheduler)
         finally:
             self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
@@ -290,25 +295,102 @@ class Session:
     def _run(self) -> None:
         next_tick = time.monotonic()
         while True:
-            try:
-                event = self._events.get(timeout=max(0.0, next_tick - time.monotonic()))
-            except queue.Empty:
-                event = self._tick
+            # The tick runs on time however many events arrive (a burst of
+            # edits must not starve the prefetch window).
+            timeout = next_tick - time.monotonic()
+            if timeout <= 0:
                 next_tick = time.monotonic() + TICK_S
+                self._handle(self._tick)
+                continue
+            try:
+                event = self._events.get(timeout=timeout)
+            except queue.Empty:
+                continue
             if event is None:
                 return
-            try:
-                event()
-            except Exception as exc:  # keep the session alive; say what failed
-                log.exception("session control thread: %s", exc)
-                self.last_error = f"{type(exc).__name__}: {exc}"
+            self._handle(event)
+
+    def _handle(self, event: Callable[[], None]) -> None:
+        try:
+            event()
+        except Exception as exc:  # keep the session alive; say what failed
+            log.exception("session control thread: %s", exc)
+            self.last_error = f"{type(exc).__name__}: {exc}"
 
     def _tick(self) -> None:
-        """Keep the prefetch window ahead of the playhead; refresh line states."""
+        """Keep the prefetch window ahead of the playhead; re-plan lines typing
+        has left alone long enough; refresh line states."""
         snap = self.player.snapshot()
         if snap.playing:
             self._request_window(snap.mixed_s)
-        self._publish_status()
+        now = time.monotonic()
+        due = [line_id for line_id, at in self._quiet.items() if at <= now]
+        if due:
+            for line_id in due:
+                del self._quiet[line_id]
+            self._replan(due, edited=True)
+            self._relayout()
+        else:
+            self._publish_status()
+
+    # edits
+
+    def _take_update(self) -> None:
+        with self._handover:
+            project, typing = self._latest, self._latest_typing
+            self._update_posted, self._latest_typing = False, False
+        self._apply(project, typing)
+
+    def _apply(self, new: Project, typing: bool) -> None:
+        """Move from the applied snapshot to ``new``: re-plan the lines whose
+        sound changed, rebuild the lanes if the cast changed shape, and lay
+        the timeline out again. Unchanged objects are shared between
+        snapshots, so most of this is identity checks."""
+        old, self.project = self.project, new
+        if new is old:
+            return
+        old_roles = {r.name: r for r in old.cast}
+        recast: set[str] = set(old_roles) - {r.name for r in new.cast}  # gone: their lines fail
+        for role in new.cast:
+            before = old_roles.get(role.name)
+            if before is role:
+                continue
+            if before is None or before.voice != role.voice:
+                recast.add(role.name)
+            if before is None or before.priority != role.priority:
+                self.scheduler.set_role_weight(role.name, role.priority)
+        if [r.name for r in old.cast] != [r.name for r in new.cast]:
+            self._reshape_lanes()
+        ids = {line.id for line in new.lines}
+        for gone in set(self._lines) - ids:
+            record = self._lines.pop(gone)
+            self._drop_request(record)
+            self._release(record)
+            self._quiet.pop(gone, None)
+        lexicon = new.lexicon != old.lexicon
+        old_lines = {line.id: line for line in old.lines}
+        added: list[str] = []
+        edited: list[str] = []
+        now = time.monotonic()
+        for line in new.lines:
+            before_line = old_lines.get(line.id)
+            if line.id not in self._lines:
+                added.append(line.id)
+            elif line.role in recast or lexicon:
+                edited.append(line.id)
+            elif before_line is not line and (before_line is None or before_line.text != line.text
+                                               or before_line.role != line.role):
+                if typing:
+                    self._quiet[line.id] = now + TYPING_QUIET_S
+                else:
+                    edited.append(line.id)
+        for line_id in edited:
+            self._quiet.pop(line_id, None)
+        self._replan(added)
+        self._replan(edited, edited=True)
+        if new.master_effect != old.master_effect:
+            self._master_changed()
+        self._relayout()
 
     # planning and requests
 
@@ -317,12 +399,8 @@ class Session:
         return BlockMixer([], max(1, len(self.project.cast)), max_block=max(BLOCK, 8192))
 
     def _replan_all(self) -> None:
-        ids = [line.id for line in self.project.lines]
-        for gone in set(self._lines) - set(ids):
-            record = self._lines.pop(gone)
-            self._drop_request(record)
-            self._release(record)
-        self._replan(ids)
+        self._replan([line.id for line in self.project.lines])
+        self._relayout()
 
     def _replan(self, line_ids: list[str], edited: bool = False) -> None:
         """Plan lines again after a change; a line whose sound changed loses its
@@ -362,7 +440,6 @@ class Session:
                 self._take_cached(line_id, record)
                 if record.clip is None and (edited or self._prerendering):
                     self._request(line_id, record, Origin.AUDITION if edited else Origin.PRERENDER)
-        self._relayout()
 
     def _load_voices(self) -> None:
         """Load the cast's voices now, so the first play does not wait for it."""
@@ -670,19 +747,11 @@ class Session:
 
     # cast
 
-    def _role_changed(self, name: str) -> None:
-        with contextlib.suppress(KeyError):
-            role = self.project.role(name)
-            self.scheduler.set_role_weight(name, role.priority)
-        self._replan([line.id for line in self.project.lines if line.role == name], edited=True)
-        self._apply_lanes()
-
-    def _cast_changed(self) -> None:
+    def _reshape_lanes(self) -> None:
+        """Roles were added, removed, renamed or reordered: one lane per role again."""
         self.mixer = self._new_mixer()
         self.programme = self._new_programme()
         self.player.source = self.programme
-        self._replan_all()
-        self._relayout()
 
     def _audition(self, role_name: str, text: str) -> None:
         try:

@@ -131,7 +131,7 @@ def test_cancel_stops_the_export_and_the_window_stays_responsive(qtbot, tmp_path
 def test_an_export_that_fails_names_the_lines(qtbot, make_window, tiny_file, tmp_path):
     window = make_window(tiny_file)
     wait_engine(qtbot, window)
-    window.doc.project.lines[2].text = "..."  # nothing to say
+    window.doc.apply_line_field(window.doc.project.lines[2].id, "text", "...")  # nothing to say
     job = window.files.start_export(tmp_path / "out", RenderOptions())
     failures: list[str] = []
     job.failed.connect(failures.append)
