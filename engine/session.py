@@ -54,7 +54,14 @@ from engine.project.timeline import Placement, layout
 from engine.sched.policy import RolePriorityPolicy
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler
-from engine.session_views import ClipView, LineState, LineStatus, TransportSnapshot, waveform_peaks
+from engine.session_views import (
+    ClipView,
+    LineState,
+    LineStatus,
+    SessionState,
+    TransportSnapshot,
+    waveform_peaks,
+)
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.pipeline import Cancelled
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, make_synthesizer
@@ -206,6 +213,11 @@ class Session:
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.late_log),
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)
+
+    def state(self) -> SessionState:
+        """One read of everything the studio draws; never waits for the control thread."""
+        return SessionState(self.transport(), self._status, self._clip_views, self.levels(),
+                            self.metrics.snapshot(), self.last_error)
 
     def levels(self) -> MeterSnapshot | None:
         """Per-lane peaks and the master's short-term loudness, as heard live."""
@@ -788,4 +800,4 @@ def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
     return gain_db
 
 
-__all__ = ["ClipView", "LineState", "LineStatus", "Session", "TransportSnapshot", "solve_live_gain", "waveform_peaks"]
+__all__ = ["ClipView", "LineState", "LineStatus", "Session", "SessionState", "TransportSnapshot", "solve_live_gain", "waveform_peaks"]

@@ -82,8 +82,8 @@ def test_a_clip_moved_over_voiced_lines_stays_relative_and_lands_exactly(qtbot, 
     window = make_window(tiny_file)
     wait_engine(qtbot, window)
     voice_everything(qtbot, window)  # real lengths on the timeline
-    durations = {c.line_id: c.end - c.start for c in window.engine.latest().clips}
-    assert not any(c.estimated for c in window.engine.latest().clips)
+    durations = {c.line_id: c.end - c.start for c in window.engine.state().clips}
+    assert not any(c.estimated for c in window.engine.state().clips)
     line = window.doc.project.lines[4]
     previous = layout(window.doc.project, durations)[3]
     target = previous.end - 0.2  # over the end of the previous line: an interruption
