@@ -31,8 +31,7 @@ from app.document import Document
 from app.marshal import Marshal, Task, run_task
 from engine.project.model import Project
 from engine.project.snapshot import freeze, refresh
-from engine.session import Session
-from engine.session_views import SessionState
+from engine.session import Session, SessionState
 
 SessionFactory = Callable[[Project, Path | None], Session]
 

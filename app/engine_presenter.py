@@ -1,7 +1,7 @@
 """EnginePresenter: turns the Session's state snapshots into view updates.
 
 One GUI QTimer (``POLL_HZ``) reads ``EngineLink.state()`` (one
-:class:`engine.session_views.SessionState`, built from latest-value slots:
+:class:`engine.session.SessionState`, built from latest-value slots:
 no queue, no waiting) and draws what changed: line states in the script,
 clips on the timeline, the playhead and meters, the monitor's heatmaps and
 the engine's last error. Until the engine has laid the lines out, the
@@ -23,7 +23,7 @@ from app.document import Document
 from app.engine_link import EngineLink
 from app.script_editor import ScriptEditor
 from engine.project.timeline import layout
-from engine.session_views import ClipView, LineState, LineStatus, SessionState
+from engine.session import ClipView, LineState, LineStatus, SessionState
 
 POLL_HZ = 20
 ENGINE_ACTIONS = ("play_pause", "stop", "from_start", "play_line", "loop", "audition")
