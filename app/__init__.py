@@ -1,1 +1,1 @@
-"""The PySide6 studio (windows, widgets, EngineThread). May import engine; never the reverse."""
+"""The PySide6 studio (windows, widgets, the engine link and presenter). May import engine; never the reverse."""

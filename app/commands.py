@@ -17,7 +17,7 @@ from PySide6.QtGui import QUndoCommand
 
 from app.document import Document
 from engine.project.model import Line, Role
-from engine.project.timeline import layout
+from engine.project.timeline import layout, start_if
 
 # QUndoCommand.id() values: commands with the same id may merge.
 TYPING_ID = 1001
@@ -247,27 +247,13 @@ def move_clip(doc: Document, line_id: str, new_start: float, durations: Mapping[
 
 def _natural_start(doc: Document, line_id: str, durations: Mapping[str, float]) -> float | None:
     """Where the line would start with no pause, overlap or pin of its own."""
-    line = doc.project.line(line_id)
-    saved = (line.start, line.overlap, line.with_previous, line.pause_before)
-    try:
-        line.start, line.overlap, line.with_previous, line.pause_before = None, 0.0, False, 0.0
-        return next(p.start for p in layout(doc.project, durations) if p.line_id == line_id)
-    finally:
-        line.start, line.overlap, line.with_previous, line.pause_before = saved
+    natural = {"start": None, "overlap": 0.0, "with_previous": False, "pause_before": 0.0}
+    return start_if(doc.project, durations, line_id, natural)
 
 
 def _lands_at(doc: Document, line_id: str, values: Mapping[str, Any], durations: Mapping[str, float],
               target: float) -> bool:
-    line = doc.project.line(line_id)
-    saved = {k: getattr(line, k) for k in values}
-    try:
-        for k, v in values.items():
-            setattr(line, k, v)
-        start = next(p.start for p in layout(doc.project, durations) if p.line_id == line_id)
-    finally:
-        for k, v in saved.items():
-            setattr(line, k, v)
-    return abs(start - target) < 0.002
+    return abs(start_if(doc.project, durations, line_id, values) - target) < 0.002
 
 
 _LINE_LABELS = {"text": "Edit text", "role": "Change speaker", "note": "Edit delivery note",

@@ -116,9 +116,9 @@ def fill_output_menu(w: MainWindow) -> None:
     """Sound devices as the engine listed them when it started, and "null" (no sound)."""
     menu = w.output_menu
     menu.clear()
-    outputs = w.engine.outputs if w.engine is not None else []
-    state = w.engine.latest() if w.engine is not None else None
-    current = getattr(state.transport, "output", None) if state is not None else None
+    outputs = w.engine.outputs
+    state = w.engine.state()
+    current = state.transport.output if state is not None else None
     if not outputs:
         menu.addAction("No engine running").setEnabled(False)
         return

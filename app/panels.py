@@ -127,46 +127,7 @@ def connect_transport(window: MainWindow) -> None:
     bar.loop_toggled.connect(window._loop_toggled)  # type: ignore[attr-defined]
 
 
-# ---- engine snapshots -> widgets -------------------------------------------------
-def draw_state(window: MainWindow, state: Any, seen: dict[str, Any]) -> None:
-    """One EngineState onto every panel; ``seen`` keeps what was drawn last, so unchanged
-    parts (the clip list, line states) are not redrawn."""
-    if state.line_status is not seen.get("status"):
-        previous = seen.get("status") or {}
-        seen["status"] = state.line_status
-        window.script.model.set_status(state.line_status)
-        arrived = [lid for lid, s in state.line_status.items()
-                   if s.state.name == "READY" and (lid not in previous or previous[lid].state.name != "READY")]
-        if arrived:
-            invalidate_peaks(window, arrived)
-        window.lines_label.setText(lines_summary(state.line_status, len(window.doc.project.lines)))
-    # Until the engine has planned the lines its clip list is empty: keep the estimates.
-    if state.clips is not seen.get("clips") and (state.clips or not window.doc.project.lines):
-        seen["clips"] = state.clips
-        show_clips(window, state.clips)
-        window.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
-    show_transport(window, state.transport, state.levels)
-    if state.metrics is not None:
-        show_metrics(window, state.metrics)
-    for key, error in (("audio_error", getattr(state.transport, "audio_error", None)), ("engine_error", state.error)):
-        if error and error != seen.get(key):
-            seen[key] = error
-            window.statusBar().showMessage(error, 10000)
-
-
-def lines_summary(statuses: dict[str, Any], total: int) -> str:
-    counts: dict[str, int] = {}
-    for status in statuses.values():
-        counts[status.state.name] = counts.get(status.state.name, 0) + 1
-    parts = [f"{counts.get('READY', 0)} of {total} lines voiced"]
-    busy = counts.get("SYNTHESIZING", 0) + counts.get("QUEUED", 0)
-    if busy:
-        parts.append(f"{busy} in progress")
-    if counts.get("FAILED"):
-        parts.append(f"{counts['FAILED']} failed")
-    return " · ".join(parts)
-
-
+# ---- engine snapshots -> widgets (drawn by app/engine_presenter.py) ---------------
 def update_lanes(window: MainWindow) -> None:
     timeline = window.timeline
     if not _is_timeline(timeline):

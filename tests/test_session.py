@@ -11,6 +11,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 
 from engine.audio.sinks import NullSink
 from engine.project.model import Project
+from engine.project.snapshot import with_line, with_role
 from engine.session import LineState, Session
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.conftest import tiny_project
@@ -135,8 +137,8 @@ def test_editing_a_line_during_playback_resynthesizes_only_that_line(session_fac
     target = project.lines[-1]
     before = session._lines[target.id].clip
     assert before is not None
-    target.text = "A completely different and much longer line of dialogue, for the edit test."
-    session.line_changed(target.id)
+    session.update(with_line(project, target.id,
+                             text="A completely different and much longer line of dialogue, for the edit test."))
     wait_for(lambda: states(session)[target.id] is LineState.READY and session._lines[target.id].clip is not before,
              what="the edited line re-synthesized")
     assert session.synth.synth_calls == calls + 1
@@ -152,9 +154,8 @@ def test_recasting_a_role_requeues_only_its_lines(session_factory: Callable[...,
     wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="all lines ready")
     session.pause()
     role = project.cast[1]
-    role.voice = role.voice.with_changes(pitch=role.voice.pitch + 3.0)
     calls = session.synth.synth_calls
-    session.role_changed(role.name)
+    session.update(with_role(project, role.name, voice=role.voice.with_changes(pitch=role.voice.pitch + 3.0)))
     session.wait_idle()
     status = states(session)
     for line in project.lines:
@@ -168,21 +169,17 @@ def test_mute_and_solo_apply_live_without_resynthesis(session_factory: Callable[
                                                       project: Project) -> None:
     session = session_factory(project, prerender=False)  # nothing voiced in the background
     calls = session.synth.synth_calls
-    project.cast[0].solo = True
-    session.role_changed(project.cast[0].name)
+    names = [role.name for role in project.cast]
+    soloed = with_role(project, names[0], solo=True)
+    session.update(soloed)
     session.wait_idle()
     audible = session.mixer._audible.tolist()
     assert audible == [True, False, False]
-    project.cast[0].solo = False
-    project.cast[2].mute = True
-    session.role_changed(project.cast[0].name)
-    session.role_changed(project.cast[2].name)
+    muted = with_role(with_role(soloed, names[0], solo=False), names[2], mute=True)
+    session.update(muted)
     session.wait_idle()
     assert session.mixer._audible.tolist() == [True, True, False]
-    project.cast[1].effect = "telephone"
-    session.role_changed(project.cast[1].name)
-    project.master_effect = "clean"
-    session.master_changed()
+    session.update(replace(with_role(muted, names[1], effect="telephone"), master_effect="clean"))
     session.wait_idle()
     assert session.programme.lane_effects == ("none", "telephone", "none")
     assert session.programme.master_effect == "clean"
@@ -308,8 +305,7 @@ def test_a_line_edited_while_heard_finishes_with_its_old_take_kept_pinned(sessio
     session.play(target.start)
     wait_for(lambda: session.transport().playing and target.start <= session.player.snapshot().mixed_s < target.end,
              what="playing the line")
-    project.line(target.line_id).text = "An entirely new reading of this line, edited mid-take."
-    session.line_changed(target.line_id)
+    session.update(with_line(project, target.line_id, text="An entirely new reading of this line, edited mid-take."))
     session.wait_idle()
     store = session.synth.cache.store
     # Either still in this pass (old take held and pinned) or the loop already wrapped (released).
@@ -318,3 +314,39 @@ def test_a_line_edited_while_heard_finishes_with_its_old_take_kept_pinned(sessio
     wait_for(lambda: target.line_id not in session._pass.held, what="the loop to wrap into a new pass")
     assert store.pins(old_key) == 0
     wait_for(lambda: states(session)[target.line_id] is LineState.READY, what="the new take")
+
+
+def test_the_session_keeps_its_own_snapshot_and_applies_the_newest_update(session_factory: Callable[..., Session],
+                                                                          project: Project) -> None:
+    session = session_factory(project, prerender=False)
+    project.lines[0].text = "Changed behind the session's back."
+    project.cast[0].mute = True
+    session.wait_idle()
+    assert session.project.lines[0].text != project.lines[0].text and not session.project.cast[0].mute
+    snapshot = session.project
+    target = snapshot.lines[1].id
+    for i in range(300):  # faster than the control thread applies them: the newest wins
+        snapshot = with_line(snapshot, target, pause_before=i / 100)
+        session.update(snapshot)
+    assert session.wait_idle()
+    assert session.project is snapshot
+    clips = {c.line_id: c for c in session.clips()}
+    first = clips[snapshot.lines[0].id]
+    assert clips[target].start == pytest.approx(first.end + snapshot.timing.line_gap + 2.99)
+
+
+def test_typing_replans_a_line_once_it_has_been_quiet(session_factory: Callable[..., Session],
+                                                      project: Project) -> None:
+    session = session_factory(project, prerender=False)
+    target = project.lines[2].id
+    plan = session._lines[target].plan
+    assert plan is not None
+    snapshot = session.project
+    for text in ("A", "A n", "A new line"):
+        snapshot = with_line(snapshot, target, text=text)
+        session.update(snapshot, typing=True)
+        session.wait_idle()
+        assert session._lines[target].plan is plan  # not re-planned on every keystroke
+    wait_for(lambda: session._lines[target].plan is not plan, timeout=5.0, what="the quiet line re-planned")
+    new_plan = session._lines[target].plan
+    assert new_plan is not None and new_plan.key == session.synth.plan("A new line", project.cast[2].voice).key

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.audio.sinks import NullSink
+from engine.project.snapshot import with_line
 from engine.session import LineState, LineStatus, Session
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.conftest import tiny_project
@@ -32,8 +33,7 @@ def test_an_empty_line_is_empty_and_voiced_once_typed(tiny_voices: dict[str, Pat
 
         _wait(lambda: all(states().get(lid) is LineState.READY for lid in others), "the other lines pre-rendered")
         assert session.line_status()[empty.id] == LineStatus(LineState.EMPTY, None)
-        empty.text = "Now there is something to say."
-        session.line_changed(empty.id)
+        session.update(with_line(session.project, empty.id, text="Now there is something to say."))
         _wait(lambda: states().get(empty.id) is LineState.READY, "the typed line voiced")
     finally:
         session.close()

@@ -12,6 +12,7 @@ from engine.project.timeline import (
     Placement,
     estimate_duration,
     layout,
+    start_if,
     total_duration,
 )
 
@@ -264,3 +265,43 @@ def test_layout_invariants(specs: list[dict]) -> None:
             assert x.start >= ends_so_far + LINE_GAP - 1e-9
         ends_so_far = max(ends_so_far, x.end)
     assert total_duration(p) == pytest.approx(ends_so_far)
+
+
+# ---- what-if: where would a line start with other placement fields (a clip drag asks) ----
+
+PLACEMENT_FIELDS = ("start", "overlap", "with_previous", "pause_before")
+
+
+def test_start_if_answers_without_changing_the_project() -> None:
+    project = make([L("a"), L("b", "B", overlap=0.4), L("c")])
+    before = [(line.id, *(getattr(line, f) for f in PLACEMENT_FIELDS)) for line in project.lines]
+    durations = {"a": 2.0, "b": 1.0, "c": 1.0}
+    natural = {"start": None, "overlap": 0.0, "with_previous": False, "pause_before": 0.0}
+    assert start_if(project, durations, "b", natural) == pytest.approx(2.0 + LINE_GAP)
+    assert start_if(project, durations, "b", {"start": 7.0}) == 7.0
+    assert start_if(project, durations, "b", {**natural, "pause_before": 1.0}) == pytest.approx(3.0 + LINE_GAP)
+    assert start_if(project, durations, "c", {"with_previous": True}) == pytest.approx(layout(project, durations)[1].start)
+    after = [(line.id, *(getattr(line, f) for f in PLACEMENT_FIELDS)) for line in project.lines]
+    assert after == before
+
+
+def test_start_if_names_an_unknown_line() -> None:
+    with pytest.raises(KeyError, match="nope"):
+        start_if(make([L("a")]), {}, "nope", {"start": 1.0})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.1, 5.0), st.floats(0.0, 2.0), st.booleans(), st.floats(0.0, 1.0)),
+                min_size=1, max_size=8), st.data())
+def test_start_if_agrees_with_laying_out_the_changed_project(specs: list[tuple[float, float, bool, float]],
+                                                             data: st.DataObject) -> None:
+    lines = [L(f"L{i}", "AB"[i % 2], pause_before=p, overlap=o, with_previous=w)
+             for i, (_, p, w, o) in enumerate(specs)]
+    durations = {f"L{i}": d for i, (d, *_) in enumerate(specs)}
+    project = make(lines)
+    target = data.draw(st.sampled_from(lines)).id
+    changes = {"start": data.draw(st.none() | st.floats(0.0, 20.0)), "overlap": data.draw(st.floats(0.0, 2.0)),
+               "with_previous": data.draw(st.booleans()), "pause_before": data.draw(st.floats(0.0, 2.0))}
+    changed = make([Line(**{**line.__dict__, **changes}) if line.id == target else line for line in lines])
+    expected = next(p.start for p in layout(changed, durations) if p.line_id == target)
+    assert start_if(project, durations, target, changes) == pytest.approx(expected)

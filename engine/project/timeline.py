@@ -9,10 +9,10 @@ The next line always follows whichever line ended last.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 
-from engine.project.model import Project
+from engine.project.model import Line, Project
 
 # Before a clip exists its length is estimated from the text (about 14
 # characters per second for these voices at speed 1.0).
@@ -42,11 +42,34 @@ def layout(project: Project, durations: Mapping[str, float],
     ``starts`` pins lines to times for one playback pass only (a late line
     starts where the playhead was when its clip arrived); later lines follow
     it as they would follow an explicit ``start``."""
+    return list(_place(project, project.lines, durations, starts))
+
+
+def start_if(project: Project, durations: Mapping[str, float], line_id: str,
+             placement: Mapping[str, object]) -> float:
+    """Where ``line_id`` would start if its placement fields (``start``,
+    ``overlap``, ``with_previous``, ``pause_before``) were ``placement``: the
+    what-if a clip drag asks before it chooses how to record the move. Pure:
+    the project is not changed, and lines after this one are not placed."""
+    lines: list[Line] = []
+    for line in project.lines:
+        if line.id == line_id:
+            lines.append(replace(line, **placement))  # type: ignore[arg-type]
+            break
+        lines.append(line)
+    else:
+        raise KeyError(f"unknown line {line_id!r}")
+    *_, last = _place(project, lines, durations, None)
+    return last.start
+
+
+def _place(project: Project, lines: Iterable[Line], durations: Mapping[str, float],
+           starts: Mapping[str, float] | None) -> Iterator[Placement]:
     speeds = {r.name: r.voice.speed for r in project.cast}
-    placements: list[Placement] = []
+    previous: Placement | None = None
     cursor = 0.0
     previous_scene: str | None = None
-    for index, line in enumerate(project.lines):
+    for index, line in enumerate(lines):
         duration = durations.get(line.id)
         if duration is None:
             duration = estimate_duration(line.text, speeds.get(line.role, 1.0))
@@ -54,20 +77,19 @@ def layout(project: Project, durations: Mapping[str, float],
             start = starts[line.id]
         elif line.start is not None:
             start = line.start
-        elif line.with_previous and placements:
-            start = placements[-1].start + line.pause_before
+        elif line.with_previous and previous is not None:
+            start = previous.start + line.pause_before
         else:
             gap = 0.0
             if index > 0:
                 gap = project.timing.scene_gap if line.scene != previous_scene else project.timing.line_gap
             start = cursor + gap + line.pause_before
-            if line.overlap and placements:
-                start = max(placements[-1].start, placements[-1].end - line.overlap)
-        end = start + duration
-        placements.append(Placement(line.id, line.role, start, end))
-        cursor = max(cursor, end)
+            if line.overlap and previous is not None:
+                start = max(previous.start, previous.end - line.overlap)
+        previous = Placement(line.id, line.role, start, start + duration)
+        yield previous
+        cursor = max(cursor, previous.end)
         previous_scene = line.scene
-    return placements
 
 
 def total_duration(placements: list[Placement]) -> float:

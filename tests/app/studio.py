@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.engine_thread import EngineThread
 from app.main_window import MainWindow, default_session_factory
 from app.recovery import RecoveryStore
 from engine.project.fileformat import save_project
@@ -25,7 +24,7 @@ from engine.project.model import Project
 from tests.conftest import tiny_project
 
 # Python threads the studio and its Session start; none may outlive its window.
-STUDIO_THREADS = ("radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post")
+STUDIO_THREADS = ("radioplay-engine", "radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post")
 
 
 @pytest.fixture
@@ -58,14 +57,11 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
         return window
 
     yield make
-    engines: list[EngineThread] = []
     for window in windows:
-        engines += window.findChildren(EngineThread)
-        if window.isVisible() or window.engine is not None:
+        if window.isVisible() or window.engine.running():
             window.close()
-        if window.engine is not None:  # close was refused or never happened
+        if window.engine.running():  # close was refused or never happened
             window.shutdown()
-    assert all(engine.isFinished() or not engine.isRunning() for engine in engines)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and _studio_threads():
         time.sleep(0.05)
@@ -78,15 +74,14 @@ def _studio_threads() -> list[str]:
 
 def wait_engine(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> Any:
     """Wait for the Session, the window's "ready" and a first snapshot; returns the Session."""
-    qtbot.waitUntil(lambda: window.session() is not None and window.engine is not None
-                    and window.engine.latest() is not None and window.engine_label.text() == "Engine: ready",
-                    timeout=timeout)
+    qtbot.waitUntil(lambda: window.session() is not None and window.engine.state() is not None
+                    and window.engine_label.text() == "Engine: ready", timeout=timeout)
     return window.session()
 
 
 def wait_all_ready(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> None:
     def ready() -> bool:
-        state = window.engine.latest() if window.engine else None
+        state = window.engine.state()
         return (state is not None and len(state.line_status) == len(window.doc.project.lines)
                 and all(s.state.name == "READY" for s in state.line_status.values()))
 
@@ -99,7 +94,7 @@ def voice_everything(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> N
     window.actions_["play_pause"].trigger()
     wait_all_ready(qtbot, window, timeout)
     window.actions_["stop"].trigger()
-    qtbot.waitUntil(lambda: not window.engine.latest().transport.playing, timeout=timeout)
+    qtbot.waitUntil(lambda: not window.engine.state().transport.playing, timeout=timeout)
 
 
 @pytest.fixture

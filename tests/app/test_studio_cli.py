@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
@@ -49,5 +50,6 @@ def test_radioplay_studio_runs_the_window_until_it_is_closed(qtbot, tiny_file, s
     QTimer.singleShot(50, close_when_ready)
     assert cli.main(["studio", str(tiny_file), "--output", "null"]) == 0
     assert seen and seen[0].doc.path == tiny_file
-    assert seen[0].engine is None  # closed: the engine thread was stopped and joined
+    assert not seen[0].engine.running()  # closed: the Session was closed and its threads joined
+    assert not [t.name for t in threading.enumerate() if t.name.startswith(("radioplay-engine", "radioplay-live"))]
     assert (tmp_path / "config").is_dir()  # settings went to the isolated folder

@@ -31,15 +31,15 @@ def test_recasting_a_role_requeues_only_its_lines(qtbot, make_window, tiny_file)
     not_ready: set[str] = set()
 
     def watch() -> None:  # every snapshot the window draws, until the recast is voiced
-        state = window.engine.latest()
+        state = window.engine.state()
         not_ready.update(lid for lid, s in state.line_status.items() if s.state.name != "READY")
 
-    window.poll_timer.timeout.connect(watch)
+    window.presenter.timer.timeout.connect(watch)
     cast = window.cast.model
     assert cast.setData(cast.index(cast.row_of("ROLE1"), CastCol.PITCH), 5.0)
     qtbot.waitUntil(lambda: session.synth.synth_calls >= before + len(recast), timeout=30_000)
     wait_all_ready(qtbot, window)
-    window.poll_timer.timeout.disconnect(watch)
+    window.presenter.timer.timeout.disconnect(watch)
     assert session.synth.synth_calls == before + len(recast)  # ROLE1's lines and nothing else
     assert not_ready.isdisjoint(others)
     assert project.role("ROLE1").voice.pitch == 5.0
@@ -70,24 +70,22 @@ def test_a_line_that_cannot_be_voiced_shows_why_in_the_script(qtbot, make_window
                     timeout=30_000)
 
 
-def test_audition_goes_to_the_session_on_the_engine_thread(qtbot, make_window, tiny_file):
+def test_audition_is_synthesized_on_the_session_control_thread_not_the_gui(qtbot, make_window, tiny_file):
     window = make_window(tiny_file)
     session = wait_engine(qtbot, window)
-    calls: list[tuple[str, str, str]] = []
-    real = session.audition
+    calls: list[tuple[str, str]] = []
+    real = session.scheduler.submit
 
-    def spy(role: str, text: str) -> None:
-        calls.append((role, text, threading.current_thread().name))
-        real(role, text)
+    def spy(request, timeout=None):
+        calls.append((request.origin.name, threading.current_thread().name))
+        return real(request, timeout=timeout)
 
-    session.audition = spy
+    session.scheduler.submit = spy
     window.cast.select_role("ROLE2")
     window.actions_["audition"].trigger()
-    qtbot.waitUntil(lambda: bool(calls))
-    role, text, thread = calls[0]
-    assert role == "ROLE2"
-    assert text == next(line.text for line in window.doc.project.lines if line.role == "ROLE2")
-    assert thread != threading.main_thread().name  # the GUI thread only posts
+    qtbot.waitUntil(lambda: any(origin == "AUDITION" for origin, _ in calls))
+    origin, thread = next(c for c in calls if c[0] == "AUDITION")
+    assert thread == "radioplay-live"  # the GUI thread only asked; the Session's control thread submitted
 
 
 def test_play_moves_the_playhead_feeds_the_monitor_and_stop_returns(qtbot, make_window, tiny_file):
@@ -98,13 +96,13 @@ def test_play_moves_the_playhead_feeds_the_monitor_and_stop_returns(qtbot, make_
     qtbot.waitUntil(lambda: window.monitor.latency_data() is not None)
     before = window.monitor.latency_data().copy()
     window.actions_["play_pause"].trigger()
-    qtbot.waitUntil(lambda: window.engine.latest().transport.playing, timeout=10_000)
+    qtbot.waitUntil(lambda: window.engine.state().transport.playing, timeout=10_000)
     qtbot.waitUntil(lambda: window.timeline.playhead() > 0.3, timeout=10_000)
     assert window.transport.play_action.isChecked()
     # Lines voiced for playback show up in the monitor's latency heatmap.
     qtbot.waitUntil(lambda: not np.array_equal(window.monitor.latency_data(), before), timeout=10_000)
     window.actions_["stop"].trigger()
-    qtbot.waitUntil(lambda: not window.engine.latest().transport.playing, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.engine.state().transport.playing, timeout=10_000)
     qtbot.waitUntil(lambda: window.timeline.playhead() < 0.3, timeout=10_000)
 
 
@@ -116,7 +114,7 @@ def test_seeking_from_a_script_line_moves_the_playhead_there(qtbot, make_window,
     start = window.script.model.start_of(line.id)
     assert start is not None and start > 0
     window.script.lineActivated.emit(line.id)
-    qtbot.waitUntil(lambda: abs(window.engine.latest().transport.position_s - start) < 0.05, timeout=10_000)
+    qtbot.waitUntil(lambda: abs(window.engine.state().transport.position_s - start) < 0.05, timeout=10_000)
 
 
 def test_master_effect_and_sound_output_menus(qtbot, make_window, tiny_file):

@@ -82,8 +82,8 @@ def test_a_clip_moved_over_voiced_lines_stays_relative_and_lands_exactly(qtbot, 
     window = make_window(tiny_file)
     wait_engine(qtbot, window)
     voice_everything(qtbot, window)  # real lengths on the timeline
-    durations = {c.line_id: c.end - c.start for c in window.engine.latest().clips}
-    assert not any(c.estimated for c in window.engine.latest().clips)
+    durations = {c.line_id: c.end - c.start for c in window.engine.state().clips}
+    assert not any(c.estimated for c in window.engine.state().clips)
     line = window.doc.project.lines[4]
     previous = layout(window.doc.project, durations)[3]
     target = previous.end - 0.2  # over the end of the previous line: an interruption
@@ -131,7 +131,7 @@ def test_cancel_stops_the_export_and_the_window_stays_responsive(qtbot, tmp_path
 def test_an_export_that_fails_names_the_lines(qtbot, make_window, tiny_file, tmp_path):
     window = make_window(tiny_file)
     wait_engine(qtbot, window)
-    window.doc.project.lines[2].text = "..."  # nothing to say
+    window.doc.apply_line_field(window.doc.project.lines[2].id, "text", "...")  # nothing to say
     job = window.files.start_export(tmp_path / "out", RenderOptions())
     failures: list[str] = []
     job.failed.connect(failures.append)

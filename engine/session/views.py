@@ -4,9 +4,13 @@ states, clip placements and the transport, read from any thread."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from engine.audio.meters import MeterSnapshot
+from engine.metrics.hub import EngineSnapshot
 
 
 class LineState(enum.Enum):
@@ -45,6 +49,23 @@ class TransportSnapshot:
     output: str
     audio_error: str | None
     device_underflows: int = 0
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """Everything the studio draws, in one read (``Session.state()``).
+
+    Assembled from "latest value" slots: the control thread publishes
+    ``line_status`` and ``clips`` as new objects when they change (an
+    identity check tells a reader whether to redraw), the player its
+    transport, the meters and metrics hub their own snapshots."""
+
+    transport: TransportSnapshot
+    line_status: Mapping[str, LineStatus]
+    clips: Sequence[ClipView]
+    levels: MeterSnapshot | None
+    metrics: EngineSnapshot
+    error: str | None  # the last problem the control thread met
 
 
 def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:

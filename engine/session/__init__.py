@@ -1,0 +1,20 @@
+"""One open production: the engine behind the studio and ``radioplay play``.
+
+The Session (control.py) is split by concept: the line book (lines.py), the
+playback pass (playback.py), the live mix and loudness matching (mix.py);
+what it shows readers is in views.py.
+"""
+
+from engine.session.control import Session
+from engine.session.mix import solve_live_gain
+from engine.session.views import (
+           ClipView,
+           LineState,
+           LineStatus,
+           SessionState,
+           TransportSnapshot,
+           waveform_peaks,
+)
+
+__all__ = ["ClipView", "LineState", "LineStatus", "Session", "SessionState", "TransportSnapshot", "solve_live_gain",
+           "waveform_peaks"]

@@ -1,0 +1,147 @@
+"""The live mix: lanes, effects, output and loudness matching.
+
+The export's programme over the live mixer (what is heard is what is
+exported), one lane per role, the output device, auditions, and the master
+gain solved as export solves it once every line has a clip (on the
+"radioplay-loudness" thread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+
+import numpy as np
+
+from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.live import BLOCK, LivePlayer
+from engine.audio.meters import LevelMeters
+from engine.audio.mixer import BlockMixer
+from engine.audio.programme import Programme
+from engine.audio.sinks import OutputSink, open_sink
+from engine.export.render import RenderOptions, programme_for
+from engine.project.model import Project
+from engine.sched.request import LineRequest, Origin
+from engine.session.base import SessionCore
+from engine.synth.errors import TextError, VoiceError
+from engine.synth.pipeline import Cancelled
+
+# Master gain while playing live, before a render has measured the programme:
+# lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
+DEFAULT_LIVE_GAIN_DB = 10.0
+
+
+class LiveMix(SessionCore):
+    def _make_player(self, sink: OutputSink) -> LivePlayer:
+        return LivePlayer(self.programme, self.rate, sink, on_late=self._on_late, on_wrap=self._on_wrap,
+                          block=self._block)
+
+    def _new_programme(self) -> Programme:
+        """The export's chain over the live mixer, so what is heard is what is exported."""
+        lanes = self.mixer.lanes
+        programme = Programme(self.mixer, self.rate, [r.effect for r in self.project.cast] or ["none"] * lanes,
+                              self.project.master_effect, gain_db=self.master_gain_db or DEFAULT_LIVE_GAIN_DB,
+                              meters=LevelMeters(self.rate, lanes))
+        return programme
+
+    def _set_output(self, name: str | None) -> None:
+        snap = self.player.snapshot()
+        sink, error = open_sink(self.rate, name)
+        self.player.close()
+        self.audio_error = error
+        self.player = self._make_player(sink)
+        self.player.set_pending(self._pending)
+        if snap.loop is not None:
+            self.player.set_loop((int(round(snap.loop[0] * self.rate)), int(round(snap.loop[1] * self.rate))))
+        frame = int(round(snap.position_s * self.rate))
+        if snap.playing:
+            self.player.start()
+            self.player.play(frame)
+        else:
+            self.player.seek(frame)
+
+    def _new_mixer(self) -> BlockMixer:
+        self._lane_of = {r.name: i for i, r in enumerate(self.project.cast)}
+        return BlockMixer([], max(1, len(self.project.cast)), max_block=max(BLOCK, 8192))
+
+    def _reshape_lanes(self) -> None:
+        """Roles were added, removed, renamed or reordered: one lane per role again."""
+        self.mixer = self._new_mixer()
+        self.programme = self._new_programme()
+        self.player.source = self.programme
+
+    def _apply_lanes(self) -> None:
+        audible = self.project.audible_roles()
+        for role in self.project.cast:
+            lane = self._lane_of.get(role.name)
+            if lane is not None and lane < self.mixer.lanes:
+                self.mixer.set_lane(lane, role.gain_db, role.pan, role.name in audible)
+                if self.programme.lane_effects[lane] != role.effect:
+                    self.programme.set_lane_effect(lane, role.effect)
+        self._check_loudness()
+
+    def _master_changed(self) -> None:
+        if self.programme.master_effect != self.project.master_effect:
+            self.programme.set_master_effect(self.project.master_effect)
+        self._check_loudness()
+
+    def _check_loudness(self) -> None:
+        """Once every line has a clip, solve the master gain as export does
+        (in the background: it is a pass over the programme), so live playback
+        is as loud as the exported mix. Until then a nominal gain is used."""
+        if not self._lines or any(r.clip is None for r in self._lines.values()):
+            return
+        signature = (tuple((lid, r.clip_key, id(r.clip)) for lid, r in self._lines.items()),
+                     tuple((r.name, r.gain_db, r.pan, r.mute, r.solo, r.effect) for r in self.project.cast),
+                     self.project.master_effect)
+        if signature == self._loudness_signature:
+            return
+        self._loudness_signature = signature
+        clips = {lid: r.clip for lid, r in self._lines.items() if r.clip is not None}
+        project = self.project
+        future = self._loudness.submit(solve_live_gain, project, clips, self.rate, lambda: self._closed)
+
+        def solved(f: Future[float]) -> None:
+            self._post(lambda: self._gain_solved(signature, f))
+
+        future.add_done_callback(solved)
+
+    def _gain_solved(self, signature: object, future: Future[float]) -> None:
+        if future.cancelled() or future.exception() is not None or signature != self._loudness_signature:
+            return
+        self.master_gain_db = future.result()
+        self.programme.set_master_gain(self.master_gain_db)
+
+    def _audition(self, role_name: str, text: str) -> None:
+        try:
+            role = self.project.role(role_name)
+            plan = self.synth.plan(text, role.voice, self.project.lexicon)
+        except (KeyError, TextError, VoiceError) as exc:
+            self.last_error = str(exc)
+            return
+        request = LineRequest(plan=plan, role=role_name, origin=Origin.AUDITION, weight=role.priority)
+        future = self.scheduler.submit(request, timeout=0.0)
+        future.add_done_callback(lambda f: self._post(lambda: self._play_audition(role_name, f)))
+
+    def _play_audition(self, role_name: str, future: Future[np.ndarray]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        gain = 10 ** (self.programme.gain_db / 20)
+        self.player.start()
+        self.player.audition(future.result(), gain, 10 ** (LIMITER_CEILING_DB / 20))
+
+
+def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
+                    cancelled: Callable[[], bool] = lambda: False,
+                    target_lufs: float = RenderOptions().target_lufs) -> float:
+    """The master gain export would choose for these clips (same programme,
+    analysis and limiter simulation), on a private mixer. Raises Cancelled
+    between blocks once ``cancelled()`` says so (the session is closing)."""
+    programme, _, total = programme_for(project, clips)
+
+    def check() -> None:
+        if cancelled():
+            raise Cancelled("the session closed")
+
+    gain_db, _ = programme.analyse(total, check=check).solve_gain(target_lufs, LIMITER_CEILING_DB)
+    return gain_db
