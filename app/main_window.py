@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageB
 from app import menus, panels
 from app.actions import build_actions
 from app.cast_panel import CastPanel
-from app.commands import move_clip
 from app.document import Document
 from app.engine_thread import EngineThread
 from app.file_ops import FileOps
@@ -98,9 +97,7 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([self.cast_dock], [660], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.timeline_dock], [330], Qt.Orientation.Vertical)
-        self.resizeDocks([self.cast_dock, self.monitor_dock], [280, 220], Qt.Orientation.Vertical)
+        panels.arrange_default(self)
 
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
@@ -320,9 +317,9 @@ class MainWindow(QMainWindow):
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         self._update_title()
-        panels.update_lanes(self)
+        panels.show_new_project(self)
+        self._start_engine()  # first: it forgets the previous engine's clips, so the estimates show
         self._refresh_layout()
-        self._start_engine()
         self.autosaver.schedule()
 
     def _refresh_layout(self) -> None:
@@ -345,11 +342,7 @@ class MainWindow(QMainWindow):
         state = self.engine.latest() if self.engine is not None else None
         clips = (state.clips if state is not None and state.clips else None) or [
             _Clip(p.line_id, p.role, p.start, p.end) for p in layout(self.doc.project, {})]
-        # Relative placement (pause, overlap) only when every length it depends on is real.
-        index = self.doc.line_index(line_id)
-        earlier = {line.id for line in self.doc.project.lines[: index + 1]}
-        exact = all(not c.estimated for c in clips if c.line_id in earlier)
-        command = move_clip(self.doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips}, exact)
+        command = panels.drop_command(self.doc, clips, line_id, new_start)
         if command.new:
             self.doc.undo.push(command)
         else:  # dropped where it was: put the dragged item back

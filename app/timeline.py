@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView, QWidget
 
@@ -239,6 +239,10 @@ class TimelineView(QGraphicsView):
     def height_for_lanes(self, lanes: int) -> int:
         """The widget height that shows ``lanes`` whole lanes (ruler and scroll bar included)."""
         return lanes * self._scene.lane_h + RULER_HEIGHT + self.horizontalScrollBar().sizeHint().height()
+
+    def sizeHint(self) -> QSize:
+        """Six lanes: what the default layout gives the timeline (the dock may be resized)."""
+        return QSize(800, self.height_for_lanes(6) + 4)
 
     def _scene_x0(self) -> float:
         return float(self.mapToScene(QPoint(0, 0)).x())

@@ -27,7 +27,7 @@ HEADER_WIDTH = 132
 LEVEL_FLOOR_DB = -60.0
 LANE_SCALE_DB = (-48, -24, -12, 0)
 _BAR_H, _CLIP_W = 4.0, 9.0
-_CLIP_ON, _CLIP_OFF = QColor("#ff2d2d"), QColor(90, 40, 40)
+_CLIP_ON, _CLIP_OFF = QColor("#ff2d2d"), QColor(60, 60, 60)  # off reads grey, not a dim red
 
 
 class _Lane(Protocol):
