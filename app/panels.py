@@ -94,13 +94,16 @@ def arrange_default(window: MainWindow) -> None:
         header.resizeSection(col, max(header.sectionSize(col), header.sectionSizeHint(col)))
     cast_w = header.length() + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width() + 8
     window.resizeDocks([window.cast_dock], [cast_w], Qt.Orientation.Horizontal)
-    lanes = getattr(window.timeline, "height_for_lanes", None)
-    title = window.timeline_dock.fontMetrics().height() + 8
-    timeline_h = (lanes(6) + 4 if callable(lanes) else 330) + title
-    window.resizeDocks([window.timeline_dock], [timeline_h], Qt.Orientation.Vertical)
+    # The timeline's size hint is six lanes; the dock's adds its title bar.
+    window.resizeDocks([window.timeline_dock], [window.timeline_dock.sizeHint().height()], Qt.Orientation.Vertical)
     rows = max(table.model().rowCount(), 7)
-    cast_h = header.height() + rows * table.verticalHeader().defaultSectionSize() + 2 * title + 12
-    window.resizeDocks([window.cast_dock, window.monitor_dock], [cast_h, 330], Qt.Orientation.Vertical)
+    # Dock title and tool bar (laid out above), then the table's header, rows and frame.
+    chrome = (window.cast_dock.sizeHint().height() - table.sizeHint().height() + header.sizeHint().height()
+              + 2 * table.frameWidth())
+    cast_h = chrome + rows * table.verticalHeader().defaultSectionSize() + 2
+    left = window.cast_dock.height() + window.monitor_dock.height()  # sizes that do not add up get scaled
+    window.resizeDocks([window.cast_dock, window.monitor_dock], [cast_h, max(200, left - cast_h)],
+                       Qt.Orientation.Vertical)
 
 
 def _is_timeline(widget: QWidget) -> bool:

@@ -67,6 +67,7 @@ def test_the_default_layout_at_1600x1000_is_whole_and_legible(qtbot, make_window
     for col in range(header.count()):
         assert not header.isSectionHidden(col)
         assert header.sectionSize(col) >= header.sectionSizeHint(col), header.model().headerData(col, 1)
+    assert table.verticalScrollBar().maximum() == 0  # the sample's seven roles, all in view
     # At least six whole lanes.
     assert window.timeline.viewport().height() >= 6 * window.timeline.lane_height()
 
