@@ -54,8 +54,7 @@ class TimelineView(QGraphicsView):
     seek_requested = Signal(float)
     loop_changed = Signal(object)
 
-    # Its View-menu actions (zoom_in_action, fit_action, snap_action, ...) are made by
-    # app/timeline_actions.py.
+    # Its View-menu actions (zoom_in_action, fit_action, snap_action, ...): app/timeline_actions.py.
 
     def __init__(self, peaks: PeaksFn | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,7 +64,7 @@ class TimelineView(QGraphicsView):
         self._loop: tuple[float, float] | None = None
         self._selected: str | None = None
         self._mouse_x: float | None = None
-        self.snapper = Snapper(self._scene, self.playhead, self._snapping)
+        self.snapper = Snapper(self._scene, self.playhead, lambda: self.snap_action.isChecked())
         #: The clip drag under way, if any; its ``describe`` callable words the drop hint.
         self.drag = ClipDrag(self)
 
@@ -130,10 +129,7 @@ class TimelineView(QGraphicsView):
 
     def invalidate_peaks(self, line_ids: Iterable[str] | None = None) -> None:
         """Forget cached waveforms (all, or these lines'): their audio changed in place."""
-        for line_id in (self._scene.clips if line_ids is None else line_ids):
-            item = self._scene.clips.get(line_id)
-            if item is not None:
-                item.invalidate_peaks()
+        self._scene.invalidate_peaks(line_ids)
 
     def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None) -> None:
         """Per-role peak dBFS (the engine's lane meters) and their hold marks, drawn under the
@@ -159,16 +155,11 @@ class TimelineView(QGraphicsView):
     def playhead(self) -> float:
         return self._playhead_s
 
-    def _snapping(self) -> bool:
-        return self.snap_action.isChecked()
-
     def set_loop(self, region: tuple[float, float] | None) -> None:
         """Show a loop region set elsewhere (the transport); emits nothing."""
         if region is not None:
-            a, b = float(region[0]), float(region[1])
-            region = (min(a, b), max(a, b))
-            if region[1] - region[0] <= 0:
-                region = None
+            a, b = sorted((float(region[0]), float(region[1])))
+            region = (a, b) if b > a else None
         if region != self._loop:
             self._loop = region
             self._show_loop(region)
@@ -279,14 +270,12 @@ class TimelineView(QGraphicsView):
 
     def set_lane_height(self, px: float) -> None:
         """Every lane ``px`` high (clamped); the lane at the top of the view stays there."""
-        height = round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))
-        old = self._scene.lane_h
-        if height == old:
-            return
-        first = self.verticalScrollBar().value() / old
-        self._scene.lane_h = height
-        self._relayout()
-        self.verticalScrollBar().setValue(round(first * height))
+        old, new = self._scene.lane_h, round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))
+        if new != old:
+            first = self.verticalScrollBar().value() / old
+            self._scene.lane_h = new
+            self._relayout()
+            self.verticalScrollBar().setValue(round(first * new))
 
     def scale_lanes(self, factor: float) -> None:
         self.set_lane_height(self._scene.lane_h * factor)

@@ -104,6 +104,12 @@ class TimelineScene(QGraphicsScene):
             self.edges_changed()
         return added, removed
 
+    def invalidate_peaks(self, line_ids: Iterable[str] | None = None) -> None:
+        for line_id in (self.clips if line_ids is None else line_ids):
+            item = self.clips.get(line_id)
+            if item is not None:
+                item.invalidate_peaks()
+
     def remove(self, line_id: str) -> ClipItem:
         item = self.clips.pop(line_id)
         self.removeItem(item)
