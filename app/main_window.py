@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.output_menu: QMenu
         self.master_menu: QMenu
         self.clock: QLabel  # only without the transport bar
-        self.resize(1440, 900)
+        self.resize(1600, 1000)  # the size the default layout is made for (app/panels.arrange_default)
 
         self.script = ScriptEditor(self.doc, self)
         self.setCentralWidget(self.script)
@@ -97,7 +97,6 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
-        panels.arrange_default(self)
 
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
@@ -105,6 +104,7 @@ class MainWindow(QMainWindow):
         menus.build_menus(self)
         menus.build_toolbars(self)
         self._build_status_bar()
+        panels.arrange_default(self)  # after the bars: they take their height from the docks
         self._connect()
         self._default_state = self.saveState()
         self._restore_settings()

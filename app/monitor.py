@@ -135,6 +135,7 @@ class MonitorDock(QDockWidget):
         self.priority_image.setLevels(PRIORITY_LEVELS)
         self.priority_plot.addItem(self.priority_image)
         self.priority_plot.invertY(True)
+        self.priority_plot.getAxis("left").setTicks([[]])  # role names only, once roles are known
         self.priority_bar = _colour_bar(self.priority_view, cmap, PRIORITY_LEVELS, "priority (log scale)",
                                         PRIORITY_TICKS)
         scroll = QScrollArea()  # with many roles the canvas grows and scrolls rather than squash rows
@@ -152,6 +153,7 @@ class MonitorDock(QDockWidget):
         self.latency_image.setLookupTable(lut)
         self.latency_image.setLevels(LATENCY_LEVELS)
         self.latency_plot.addItem(self.latency_image)
+        self.latency_plot.getAxis("left").setTicks([[]])  # bin bounds come with the first snapshot
         self.latency_bar = _colour_bar(self.latency_view, cmap, LATENCY_LEVELS, "requests per 50 ms",
                                        LATENCY_TICKS)
         latency.addWidget(self.latency_view)

@@ -100,7 +100,7 @@ def arrange_default(window: MainWindow) -> None:
     # Dock title and tool bar (laid out above), then the table's header, rows and frame.
     chrome = (window.cast_dock.sizeHint().height() - table.sizeHint().height() + header.sizeHint().height()
               + 2 * table.frameWidth())
-    cast_h = chrome + rows * table.verticalHeader().defaultSectionSize() + 2
+    cast_h = chrome + rows * table.verticalHeader().defaultSectionSize() + 4  # + what rounding takes
     left = window.cast_dock.height() + window.monitor_dock.height()  # sizes that do not add up get scaled
     window.resizeDocks([window.cast_dock, window.monitor_dock], [cast_h, max(200, left - cast_h)],
                        Qt.Orientation.Vertical)
