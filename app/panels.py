@@ -132,10 +132,14 @@ def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: f
     """The edit a clip dropped at ``new_start`` makes, from the clips the timeline shows.
     Relative placement (pause, overlap) only when every length it depends on is real."""
     clips = list(clips)
-    index = doc.line_index(line_id)
-    earlier = {line.id for line in doc.project.lines[: index + 1]}
-    exact = all(not c.estimated for c in clips if c.line_id in earlier)
-    return move_clip(doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips}, exact)
+    return move_clip(doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips},
+                     _lengths_known(doc, clips, line_id))
+
+
+def _lengths_known(doc: Document, clips: list[Any], line_id: str) -> bool:
+    """Every line up to this one is voiced, so its clip's length is real, not an estimate."""
+    earlier = {line.id for line in doc.project.lines[: doc.line_index(line_id) + 1]}
+    return all(not c.estimated for c in clips if c.line_id in earlier)
 
 
 def describe_drop(window: MainWindow, line_id: str, new_start: float) -> str:
@@ -144,13 +148,15 @@ def describe_drop(window: MainWindow, line_id: str, new_start: float) -> str:
     nothing the engine reads changes while the mouse moves."""
     project = window.doc.project
     whatif = Document(replace(project, lines=[replace(line) for line in project.lines]))
-    command = drop_command(whatif, window.timeline.clip_items(), line_id, new_start)  # type: ignore[attr-defined]
+    clips = window.timeline.clip_items()  # type: ignore[attr-defined]
+    command = drop_command(whatif, clips, line_id, new_start)
     if not command.new:
         return "stays where it is"
     line = whatif.project.line(line_id)
     final = {"start": line.start, "overlap": line.overlap, "pause_before": line.pause_before, **command.new}
     if final["start"] is not None:
-        return f"pinned at {format_time(final['start'])}"
+        why = "" if _lengths_known(whatif, clips, line_id) else " (lines before it not voiced yet)"
+        return f"pinned at {format_time(final['start'])}{why}"
     if final["overlap"] > 0:
         return f"overlaps the previous line by {final['overlap']:.2f} s"
     if final["pause_before"] > 0:
