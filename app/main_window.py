@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageB
 from app import context_menus, menus, panels
 from app.actions import build_actions
 from app.cast_panel import CastPanel
-from app.commands import move_clip
 from app.document import Document
 from app.engine_link import EngineLink, SessionFactory, default_session_factory
 from app.engine_presenter import EnginePresenter
@@ -56,7 +55,7 @@ class MainWindow(QMainWindow):
         self.output_menu: QMenu
         self.master_menu: QMenu
         self.clock: QLabel  # only without the transport bar
-        self.resize(1440, 900)
+        self.resize(1600, 1000)  # the size the default layout is made for (app/panels.arrange_default)
 
         self.script = ScriptEditor(self.doc, self)
         self.setCentralWidget(self.script)
@@ -73,9 +72,6 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([self.cast_dock], [660], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.timeline_dock], [330], Qt.Orientation.Vertical)
-        self.resizeDocks([self.cast_dock, self.monitor_dock], [280, 220], Qt.Orientation.Vertical)
 
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
@@ -84,6 +80,7 @@ class MainWindow(QMainWindow):
         menus.build_toolbars(self)
         self._build_status_bar()
         self.presenter = EnginePresenter(self, self.engine, self)
+        panels.arrange_default(self)  # after the bars: they take their height from the docks
         self._connect()
         self._default_state = self.saveState()
         self._restore_settings()
@@ -228,18 +225,14 @@ class MainWindow(QMainWindow):
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         self._update_title()
-        panels.update_lanes(self)
-        self._start_engine()
+        panels.show_new_project(self)
+        self._start_engine()  # it forgets the previous engine's clips, so the estimates show
         self.autosaver.schedule()
 
     def move_clip(self, line_id: str, new_start: float) -> None:
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement."""
         clips = self.presenter.clips()
-        # Relative placement (pause, overlap) only when every length it depends on is real.
-        index = self.doc.line_index(line_id)
-        earlier = {line.id for line in self.doc.project.lines[: index + 1]}
-        exact = all(not c.estimated for c in clips if c.line_id in earlier)
-        command = move_clip(self.doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips}, exact)
+        command = panels.drop_command(self.doc, clips, line_id, new_start)
         if command.new:
             self.doc.undo.push(command)
         else:  # dropped where it was: put the dragged item back

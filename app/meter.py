@@ -1,9 +1,11 @@
 """A painted peak meter with a dBFS scale, a peak-hold mark, a clip light and a LUFS readout.
 
-The engine's meters (``engine.audio.meters``) already apply the ballistics (falling bar, hold
-mark) on the audio side, so this widget draws what it is given; when no hold value comes with
-a level it keeps its own hold (``hold_s``, on an injectable clock) so it also works fed with raw
-peaks. GUI thread only; it is fed by the transport's QTimer.
+The engine's meters (``engine.audio.meters``) apply the ballistics (falling bar, hold mark) to
+the audio they meter, but nothing is metered while playback is paused or stopped, so their last
+snapshot stays lit. The widgets therefore fall on their own clock too (:func:`fall`, the
+engine's 20 dB/s): fed silence once nothing plays, the bar sinks to the floor instead of
+freezing. When no hold value comes with a level the meter keeps its own hold (``hold_s``), so it
+also works fed with raw peaks. GUI thread only; it is fed by the transport's QTimer.
 """
 
 from __future__ import annotations
@@ -18,6 +20,15 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 SCALE_MARKS_DB = (-48, -36, -24, -18, -12, -6, -3, 0)
 CLIP_DB = -0.1  # a peak at or above this lights the clip indicator until it is clicked
+FALL_DB_PER_S = 20.0  # engine.audio.meters.LevelMeters' decay
+
+
+def fall(shown_db: float, target_db: float, dt: float, rate: float = FALL_DB_PER_S) -> float:
+    """A bar's next value: it jumps up to ``target_db`` at once and falls toward it at ``rate``
+    dB per second, so after ``dt`` seconds it reads the higher of the two."""
+    if not target_db < shown_db:
+        return target_db
+    return max(target_db, shown_db - rate * max(0.0, dt))
 
 
 def format_lufs(lufs: float | None) -> str:
@@ -42,6 +53,7 @@ class LevelMeter(QWidget):
         self.lufs: float | None = None
         self.clipped = False
         self._hold_at = 0.0
+        self._fed_at = clock()
         if orientation == Qt.Orientation.Horizontal:
             self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         else:
@@ -58,12 +70,18 @@ class LevelMeter(QWidget):
     def set_levels(self, peak_db: float | None, hold_db: float | None = None, lufs: float | None = None) -> None:
         """Show a peak (dBFS; None or -inf is silence), its hold mark (None: keep our own) and
         the short-term loudness (None: not measured yet). Repaints only if something moved."""
-        peak = -math.inf if peak_db is None or math.isnan(peak_db) else float(peak_db)
         now = self._clock()
+        given = -math.inf if peak_db is None or math.isnan(peak_db) else float(peak_db)
+        peak = fall(self.level_db, given, now - self._fed_at)
+        if peak != given and peak < self.floor_db:
+            peak = -math.inf  # fallen off the scale: silence, and no repaint per tick from here
+        self._fed_at = now
         if hold_db is not None and not math.isnan(hold_db):
             hold = float(hold_db)
-        elif peak >= self.hold_db or now - self._hold_at > self.hold_s:
+        elif peak >= self.hold_db:
             hold, self._hold_at = peak, now
+        elif now - self._hold_at > self.hold_s:
+            hold = peak  # held long enough: the mark rides the falling bar
         else:
             hold = self.hold_db
         clipped = self.clipped or max(peak, hold) >= CLIP_DB

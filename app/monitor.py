@@ -1,11 +1,16 @@
-"""Engine monitor dock: live heatmaps and curves of what the scheduler and workers are doing.
+"""Engine monitor dock: what the scheduler and workers are doing, one view per tab.
 
-Shows, over the last 30 s in 50 ms columns (the grids ``engine.metrics.hub.MetricsHub`` keeps):
+Over the last 30 s in 50 ms columns (the grids ``engine.metrics.hub.MetricsHub`` keeps):
 
-* a role x time heatmap of scheduler priority (log scale: the displayed priority spans decades);
-* a latency heatmap: requests finished per latency bin and column;
-* queue depth (all roles) and device busy curves;
-* pool use and fragmentation curves, and a one-line summary.
+* **Priority**: a role x time heatmap of scheduler priority (log scale, a colour bar in priority
+  units), every row labelled with its role;
+* **Latency**: end-to-end latency per origin, playback and audition first (what the listener
+  waited for), background pre-render last; and a heatmap of requests finished per latency bin;
+* **Queue & devices**: lines waiting to be synthesized, and each device's busy share;
+* **Pool**: audio pool use and fragmentation.
+
+Every axis is labelled with its unit. A one-line summary above the tabs leads with the playback
+wait, so a pre-render that waits 25 s by design never reads as a 25 s playback delay.
 
 Fed by :meth:`MonitorDock.update_from` with an ``EngineSnapshot``, from the main window's QTimer
 or from :meth:`MonitorDock.start`. Every update writes into preallocated arrays that the
@@ -22,25 +27,60 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QTimer
+from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.monitor_latency import OriginTable, format_ms, listener_summary
 from app.monitor_trace import Trace
 
 #: log10 of the displayed priority: 0.1 (a role with little pending) .. 100,000 (due now, aged).
 PRIORITY_LEVELS = (-1.0, 5.0)
 PRIORITY_FLOOR = 10.0 ** (PRIORITY_LEVELS[0] - 1)  # roles with nothing pending (priority 0) read black
+PRIORITY_TICKS = [(float(e), label) for e, label in zip(range(-1, 6), ("0.1", "1", "10", "100", "1k", "10k", "100k"),
+                                                        strict=True)]
 #: log(1 + requests per 50 ms column and latency bin).
 LATENCY_LEVELS = (0.0, math.log1p(20.0))
+LATENCY_TICKS = [(math.log1p(n), str(n)) for n in (0, 1, 2, 5, 10, 20)]
 MAX_ROWS = 64  # MetricsHub.MAX_ROLES
+ROW_PX = 16  # the least height of a heatmap row: its role name fits
 TRACE_SAMPLES = 1024  # device and pool samples kept (30 s at up to 30 Hz)
+TIME_LABEL = ("time", "s")  # the bottom axes: seconds before now
 
 
 def latency_label(upper_ms: float) -> str:
-    if not math.isfinite(upper_ms):
-        return "slower"
-    return f"{upper_ms:.0f} ms" if upper_ms < 1000 else f"{upper_ms / 1000:.3g} s"
+    return "slower" if not math.isfinite(upper_ms) else format_ms(upper_ms)
+
+
+def _plot(graphics: pg.GraphicsLayoutWidget, row: int, col: int, left: str, window_s: float) -> pg.PlotItem:
+    plot = graphics.addPlot(row=row, col=col)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    plot.setXRange(-window_s, 0.0, padding=0)
+    plot.disableAutoRange()  # fixed ranges: no per-frame scan of the data
+    plot.setLabel("left", left)
+    plot.setLabel("bottom", TIME_LABEL[0], units=TIME_LABEL[1])
+    plot.getAxis("bottom").enableAutoSIPrefix(False)
+    plot.getAxis("bottom").setTicks([[(float(-t), f"{-t:g}") for t in range(0, int(window_s) + 1, 10)]])
+    return plot
+
+
+def _colour_bar(graphics: pg.GraphicsLayoutWidget, cmap: Any, levels: tuple[float, float], label: str,
+                ticks: list[tuple[float, str]]) -> pg.ColorBarItem:
+    bar = pg.ColorBarItem(values=levels, colorMap=cmap, interactive=False, width=12, label=label)
+    bar.axis.setTicks([ticks])
+    graphics.addItem(bar, row=0, col=1)
+    return bar
 
 
 class MonitorDock(QDockWidget):
@@ -63,64 +103,81 @@ class MonitorDock(QDockWidget):
         self._pool_use: dict[str, Trace] = {}
         self._pool_frag: dict[str, Trace] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
+        self._queue_top = 0.0
         self.updates = 0  # snapshots drawn (hidden updates that were skipped do not count)
 
         body = QWidget()
         layout = QVBoxLayout(body)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(4, 2, 4, 4)
+        layout.setSpacing(2)
         self.summary = QLabel("No engine activity yet")
         self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        self.graphics = pg.GraphicsLayoutWidget()
-        layout.addWidget(self.graphics, 1)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("monitorTabs")
+        self.tabs.setDocumentMode(True)
+        layout.addWidget(self.tabs, 1)
         self.setWidget(body)
-        self._build_plots()
+        self._build_views()
 
     # ------------------------------------------------------------------ construction
 
-    def _build_plots(self) -> None:
-        g = self.graphics
+    def _build_views(self) -> None:
         cmap = pg.colormap.get("inferno")
         lut = cmap.getLookupTable(nPts=256)
+        w = self.window_s
 
-        self.priority_plot = g.addPlot(row=0, col=0, title="Scheduler priority by role (log10)")
+        self.priority_view = pg.GraphicsLayoutWidget()
+        self.priority_plot = _plot(self.priority_view, 0, 0, "role", w)
         self.priority_image = pg.ImageItem(axisOrder="row-major")
         self.priority_image.setLookupTable(lut)
         self.priority_image.setLevels(PRIORITY_LEVELS)
         self.priority_plot.addItem(self.priority_image)
         self.priority_plot.invertY(True)
-        self.priority_bar = pg.ColorBarItem(values=PRIORITY_LEVELS, colorMap=cmap, interactive=False, width=12)
-        g.addItem(self.priority_bar, row=0, col=1)
+        self.priority_plot.getAxis("left").setTicks([[]])  # role names only, once roles are known
+        self.priority_bar = _colour_bar(self.priority_view, cmap, PRIORITY_LEVELS, "priority (log scale)",
+                                        PRIORITY_TICKS)
+        scroll = QScrollArea()  # with many roles the canvas grows and scrolls rather than squash rows
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.priority_view)
+        self.tabs.addTab(scroll, "Priority")
 
-        self.latency_plot = g.addPlot(row=1, col=0, title="Requests finished by latency")
+        latency = QSplitter(Qt.Orientation.Horizontal)
+        self.origins = OriginTable()
+        latency.addWidget(self.origins)
+        self.latency_view = pg.GraphicsLayoutWidget()
+        self.latency_plot = _plot(self.latency_view, 0, 0, "latency (all origins)", w)
         self.latency_image = pg.ImageItem(axisOrder="row-major")
         self.latency_image.setLookupTable(lut)
         self.latency_image.setLevels(LATENCY_LEVELS)
         self.latency_plot.addItem(self.latency_image)
+        self.latency_plot.getAxis("left").setTicks([[]])  # bin bounds come with the first snapshot
+        self.latency_bar = _colour_bar(self.latency_view, cmap, LATENCY_LEVELS, "requests per 50 ms",
+                                       LATENCY_TICKS)
+        latency.addWidget(self.latency_view)
+        latency.setStretchFactor(1, 1)
+        latency.setSizes([320, 480])
+        self.tabs.addTab(latency, "Latency")
 
-        self.queue_plot = g.addPlot(row=2, col=0, title="Queue depth (all roles)")
+        self.queue_view = pg.GraphicsLayoutWidget()
+        self.queue_plot = _plot(self.queue_view, 0, 0, "lines waiting", w)
         self.queue_curve = self.queue_plot.plot(pen=pg.mkPen("#4cc3ff", width=1.5))
-        self.busy_plot = g.addPlot(row=3, col=0, title="Device busy %")
+        self.busy_plot = _plot(self.queue_view, 0, 1, "device busy (%)", w)
         self.busy_plot.setYRange(0, 100, padding=0.02)
-        self.busy_plot.addLegend(offset=(8, 4), labelTextSize="7pt")  # left: new data is on the right
-        self.pool_plot = g.addPlot(row=4, col=0, title="Pool use % (solid) / fragmentation % (dashed)")
-        self.pool_plot.setYRange(0, 100, padding=0.02)
+        self.busy_plot.addLegend(offset=(8, 4), labelTextSize="8pt")  # left: new data is on the right
+        self.tabs.addTab(self.queue_view, "Queue && devices")
 
-        for plot in (self.priority_plot, self.latency_plot, self.queue_plot, self.busy_plot, self.pool_plot):
-            plot.setMouseEnabled(x=False, y=False)
-            plot.hideButtons()
-            plot.setMenuEnabled(False)
-            plot.setXRange(-self.window_s, 0.0, padding=0)
-            plot.getAxis("left").setWidth(72)
-            if plot is not self.pool_plot:
-                plot.getAxis("bottom").setStyle(showValues=False)
-        for plot in (self.priority_plot, self.latency_plot, self.busy_plot, self.pool_plot):
-            plot.disableAutoRange()  # fixed ranges: no per-frame scan of the data
-        self.queue_plot.disableAutoRange()
-        self._queue_top = 0.0
-        self.pool_plot.setLabel("bottom", "seconds ago")
-        for i, stretch in enumerate((3, 3, 1, 1, 1)):
-            g.ci.layout.setRowStretchFactor(i, stretch)
+        self.pool_view = pg.GraphicsLayoutWidget()
+        self.pool_plot = _plot(self.pool_view, 0, 0, "share of pool (%)", w)
+        self.pool_plot.setYRange(0, 100, padding=0.02)
+        self.pool_plot.addLegend(offset=(8, 4), labelTextSize="8pt")
+        self.tabs.addTab(self.pool_view, "Pool")
+
+    def graphics_views(self) -> list[pg.GraphicsLayoutWidget]:
+        """The plot canvases, in tab order (the latency tab's is beside its origin table)."""
+        return [self.priority_view, self.latency_view, self.queue_view, self.pool_view]
 
     # ------------------------------------------------------------------ feeding
 
@@ -188,6 +245,9 @@ class MonitorDock(QDockWidget):
             self._roles = roles
             self.priority_plot.getAxis("left").setTicks([[(i + 0.5, name) for i, name in enumerate(roles)]])
             self.priority_plot.setYRange(0, max(n, 1), padding=0)
+            # Every row keeps room for its name: more roles than fit make the canvas taller, not
+            # the names overprint (the tab scrolls then).
+            self.priority_view.setMinimumHeight(n * ROW_PX + 70)
         if n == 0:
             self.priority_image.clear()
             return
@@ -205,12 +265,13 @@ class MonitorDock(QDockWidget):
         if bins != self._bins:
             self._bins = bins
             uppers = [*bins, math.inf][:rows]
-            step = max(1, rows // 6)
-            ticks = [(i + 0.5, latency_label(u)) for i, u in enumerate(uppers) if i % step == 0 or i == rows - 1]
+            step = max(1, rows // 5)
+            ticks = [(i + 0.5, latency_label(u)) for i, u in enumerate(uppers) if i % step == 0]
             self.latency_plot.getAxis("left").setTicks([ticks])
             self.latency_plot.setYRange(0, rows, padding=0)
         np.log1p(heat, out=self._heat)
         self._set_image(self.latency_image, self._heat)
+        self.origins.show_latency(getattr(snap, "latency_by_origin", {}))
 
     def _set_image(self, item: pg.ImageItem, data: np.ndarray) -> None:
         """New pixels into an ImageItem: fixed levels and LUT, and the same array each frame.
@@ -225,7 +286,7 @@ class MonitorDock(QDockWidget):
         if curve is None:
             pen = pg.mkPen(pg.intColor(index, hues=8), width=1.5)
             if dashed:
-                pen.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
+                pen.setStyle(Qt.PenStyle.DashLine)
             curve = self._curves[key] = plot.plot(pen=pen, name=name)
         return curve
 
@@ -250,20 +311,21 @@ class MonitorDock(QDockWidget):
                 trace.append(snap.t, value)
                 t, v = trace.window(snap.t, self.window_s)
                 key = f"pool:{name}:{'frag' if dashed else 'use'}"
-                self._curve(key, self.pool_plot, i, None, dashed).setData(t, v)
+                label = f"{name} {'fragmentation' if dashed else 'in use'}"
+                self._curve(key, self.pool_plot, i, label, dashed).setData(t, v)
 
     def _draw_summary(self, snap: Any) -> None:
-        parts = [f"{snap.requests} lines synthesized", f"{snap.audio_seconds_total:.0f} s of audio"]
+        parts = [listener_summary(getattr(snap, "latency_by_origin", {})),
+                 f"{snap.requests} lines voiced", f"{snap.audio_seconds_total:.0f} s of audio"]
         if snap.anomalies:
             parts.append(f"{snap.anomalies} slow outliers")
         for name, pool in sorted(snap.pools.items()):
             total = pool.used_bytes + pool.free_bytes
             if total:
-                parts.append(f"{name} pool {pool.used_bytes / 2**20:.0f}/{total / 2**20:.0f} MiB, "
-                             f"fragmentation {pool.fragmentation:.0%}")
-        if snap.p95_ms_by_role:
-            slowest = sorted(snap.p95_ms_by_role.items(), key=lambda kv: -kv[1])[:3]
-            parts.append("p95 " + ", ".join(f"{role} {ms:.0f} ms" for role, ms in slowest))
+                parts.append(f"{name} pool {pool.used_bytes / 2**20:.0f}/{total / 2**20:.0f} MiB")
+        prerender = getattr(snap, "latency_by_origin", {}).get("prerender")
+        if prerender is not None:  # last, and named for what it is: no one waits for it
+            parts.append(f"background pre-render p95 {format_ms(prerender.p95_ms)}")
         text = " \u00b7 ".join(parts)
         if self.summary.text() != text:
             self.summary.setText(text)

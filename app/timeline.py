@@ -6,71 +6,35 @@ with ``line_id, role, start, end, estimated`` such as ``engine.session.ClipView`
 main window turns those signals into seeks, loop changes and undoable clip moves, so nothing
 here touches the engine. GUI thread only.
 
-Coordinates: scene x = seconds * zoom (pixels per second), lane ``i`` spans scene y
-``[i * LANE_HEIGHT, (i + 1) * LANE_HEIGHT)``. The ruler (top) and lane headers (left) sit in the
-view's margins and map through the view, so everything stays aligned while scrolling.
+The lanes are the cast, always: :meth:`TimelineView.set_lanes` takes the cast's roles and a clip
+of a role that is not among them (a late snapshot of a previous project) is not shown.
+
+What is on the timeline and where (lanes, clips, coordinates) is app/timeline_scene.py; this view
+is how the producer looks at it (scroll, zoom, lane height) and acts on it. The ruler (top) and
+lane headers (left) sit in the view's margins and map through the view, so everything stays
+aligned while scrolling. Dragging lives in app/timeline_drag.py, snapping in app/timeline_snap.py,
+the View-menu actions in app/timeline_actions.py.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-import numpy as np
-from PySide6.QtCore import QPoint, QRectF, Qt, Signal
-from PySide6.QtGui import (
-    QAction,
-    QColor,
-    QKeyEvent,
-    QKeySequence,
-    QMouseEvent,
-    QPainter,
-    QResizeEvent,
-    QWheelEvent,
-)
-from PySide6.QtWidgets import QApplication, QFrame, QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
+from PySide6.QtWidgets import QFrame, QGraphicsView, QWidget
 
+from app.timeline_actions import ZOOM_PRESETS, build_view_actions, wheel_zoom
+from app.timeline_drag import ClipDrag
 from app.timeline_header import HEADER_WIDTH, LaneHeader
-from app.timeline_items import (
-    Z_CLIP,
-    Z_DRAGGED,
-    ClipItem,
-    ClipLike,
-    LoopShade,
-    PeaksFn,
-    PlayheadItem,
-    SnapGuide,
-)
-from app.timeline_ruler import RULER_HEIGHT, Ruler, tick_steps
-from app.timeline_snap import snap as snap_times
+from app.timeline_items import ClipItem, ClipLike, PeaksFn
+from app.timeline_ruler import RULER_HEIGHT, Ruler
+from app.timeline_scene import LANE_HEIGHT, MAX_LANE_HEIGHT, MIN_LANE_HEIGHT, Lane, TimelineScene
+from app.timeline_snap import Snapper
 
-LANE_HEIGHT = 64
-CLIP_MARGIN = 4
 MIN_ZOOM, MAX_ZOOM = 0.5, 2000.0  # pixels per second
-#: Ctrl+1/2/3: the whole act, a few lines, words within a line.
-ZOOM_PRESETS = (10.0, 50.0, 250.0)
-WHEEL_ZOOM_STEP = 1.25  # zoom factor per wheel notch (120 eighths of a degree)
-UNKNOWN_LANE_COLOUR = "#888888"
 
-
-@dataclass(frozen=True)
-class Lane:
-    """A lane: the role's name, its colour ("#rrggbb") and whether it is silent in the mix."""
-
-    name: str
-    colour: str
-    muted: bool = False
-
-
-@dataclass
-class _Drag:
-    item: ClipItem
-    press_x: float
-    origin: float
-    active: bool = False
-    start: float = 0.0
-    targets: np.ndarray | None = None
+__all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "TimelineView"]
 
 
 class TimelineView(QGraphicsView):
@@ -90,29 +54,19 @@ class TimelineView(QGraphicsView):
     seek_requested = Signal(float)
     loop_changed = Signal(object)
 
+    # Its View-menu actions (zoom_in_action, fit_action, snap_action, ...): app/timeline_actions.py.
+
     def __init__(self, peaks: PeaksFn | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._peaks = peaks
-        self._pps = ZOOM_PRESETS[1]
-        self._lanes: list[Lane] = []
-        self._lane_index: dict[str, int] = {}
-        self._items: dict[str, ClipItem] = {}
-        self._edges: np.ndarray | None = None  # sorted clip edges for snapping (lazy)
-        self._duration = 0.0
+        self._scene = TimelineScene(peaks, ZOOM_PRESETS[1], self)
+        self.setScene(self._scene)
         self._playhead_s = 0.0
         self._loop: tuple[float, float] | None = None
         self._selected: str | None = None
-        self._drag: _Drag | None = None
         self._mouse_x: float | None = None
-
-        scene = QGraphicsScene(self)
-        scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
-        self.setScene(scene)
-        self._playhead = PlayheadItem()
-        self._loop_shade = LoopShade()
-        self._guide = SnapGuide()
-        for item in (self._playhead, self._loop_shade, self._guide):
-            scene.addItem(item)
+        self.snapper = Snapper(self._scene, self.playhead, lambda: self.snap_action.isChecked())
+        #: The clip drag under way, if any; its ``describe`` callable words the drop hint.
+        self.drag = ClipDrag(self)
 
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -124,111 +78,63 @@ class TimelineView(QGraphicsView):
         self.setViewportMargins(HEADER_WIDTH, RULER_HEIGHT, 0, 0)
         self.ruler = Ruler(self)
         self.header = LaneHeader(self)
-        self._make_actions()
+        #: Every action of the timeline, for the main window's View menu.
+        self.view_actions: list[QAction] = build_view_actions(self)
         self._relayout()
         self.set_playhead(0.0)
-
-    # ================================================================= actions
-
-    def _make_actions(self) -> None:
-        def action(text: str, keys: list[QKeySequence], slot: object, tip: str) -> QAction:
-            a = QAction(text, self)
-            a.setShortcuts(keys)
-            a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            a.setToolTip(tip)
-            a.triggered.connect(slot)
-            self.addAction(a)
-            return a
-
-        std = QKeySequence.StandardKey
-        self.zoom_in_action = action("Zoom In", [QKeySequence(std.ZoomIn), QKeySequence("Ctrl+=")],
-                                     lambda: self.zoom_by(2.0), "Zoom in around the mouse")
-        self.zoom_out_action = action("Zoom Out", [QKeySequence(std.ZoomOut)], lambda: self.zoom_by(0.5),
-                                      "Zoom out around the mouse")
-        names = ("Zoom: Whole Scenes", "Zoom: Lines", "Zoom: Words")
-        self.zoom_preset_actions = [
-            action(name, [QKeySequence(f"Ctrl+{i + 1}")], lambda _=False, i=i: self.zoom_preset(i),
-                   f"{ZOOM_PRESETS[i]:g} pixels per second")
-            for i, name in enumerate(names)]
-        self.fit_action = action("Zoom to Fit", [QKeySequence("Ctrl+0")], self.fit,
-                                 "Show the whole production")
-        self.clear_loop_action = action("Clear Loop Region", [], self.clear_loop, "Play without looping")
-        self.snap_action = QAction("Snap to Clips and Grid", self)
-        self.snap_action.setCheckable(True)
-        self.snap_action.setChecked(True)
-        self.snap_action.setToolTip("Dragged clips snap to other clips' edges and the grid (hold Shift to "
-                                    "place freely)")
-        self.follow_action = QAction("Follow Playhead", self)
-        self.follow_action.setCheckable(True)
-        self.follow_action.setChecked(True)
-        #: Every action of the timeline, for the main window's View menu.
-        self.view_actions: list[QAction] = [self.zoom_in_action, self.zoom_out_action,
-                                            *self.zoom_preset_actions, self.fit_action, self.clear_loop_action,
-                                            self.snap_action, self.follow_action]
 
     # ================================================================= data in
 
     def set_lanes(self, lanes: Iterable[Lane]) -> None:
-        """One lane per role, in order. Clips of roles without a lane get a grey lane at the end."""
-        self._lanes = [lane if isinstance(lane, Lane) else Lane(*lane) for lane in lanes]
-        self._lane_index = {lane.name: i for i, lane in enumerate(self._lanes)}
-        for item in self._items.values():
-            self._ensure_lane(item.role)
-            item.setOpacity(0.35 if self._lanes[self._lane_index[item.role]].muted else 1.0)
+        """The cast, one lane per role in order. Clips of roles not in it leave the timeline."""
+        for line_id in self._scene.set_lanes(lanes):
+            self._forget(line_id)
         self._relayout()
 
     def set_clips(self, clips: Iterable[ClipLike], texts: Mapping[str, str] | None = None) -> None:
-        """Show exactly these clips. Cheap when little changed: existing items are updated in
-        place, so calling it on every status tick is fine. ``texts`` labels clips (line text)."""
-        texts = texts or {}
-        scene = self.scene()
-        seen: set[str] = set()
-        moved = False
-        for clip in clips:
-            seen.add(clip.line_id)
-            self._ensure_lane(clip.role)
-            colour = QColor(self._lanes[self._lane_index[clip.role]].colour)
-            label = texts.get(clip.line_id, "")
-            item = self._items.get(clip.line_id)
-            if item is None:
-                item = ClipItem(clip, colour, self._peaks, label)
-                item.selected = clip.line_id == self._selected
-                self._items[clip.line_id] = item
-                scene.addItem(item)
-                moved = True
-            elif self._drag is not None and self._drag.item is item and self._drag.active:
-                continue  # the producer is holding it; the release decides where it goes
-            else:
-                moved |= item.update_from(clip, colour, label)
-            item.setOpacity(0.35 if self._lanes[self._lane_index[clip.role]].muted else 1.0)
-            self._place(item)
-        for line_id in [k for k in self._items if k not in seen]:
-            item = self._items.pop(line_id)
-            if self._drag is not None and self._drag.item is item:
-                self._drag = None
-            scene.removeItem(item)
-            moved = True
-            if self._selected == line_id:
-                self._selected = None
-        if moved:
-            self._edges = None
+        """Show exactly these clips (those of roles with a lane). Cheap when little changed:
+        existing items are updated in place, so calling it on every status tick is fine.
+        ``texts`` labels clips (line text)."""
+        held = self.drag.holding if self.drag.active else None
+        added, removed = self._scene.set_clips(clips, texts or {}, held)
+        for item in added:
+            item.selected = item.line_id == self._selected
+        for line_id in removed:
+            self._forget(line_id)
+        if added or removed:
             self._update_scene_rect()
+
+    def _forget(self, line_id: str) -> None:
+        """A clip left the scene: it is no longer dragged or selected."""
+        self.drag.forget(line_id)
+        if self._selected == line_id:
+            self._selected = None
+
+    def reset(self, lanes: Iterable[Lane]) -> None:
+        """A different project: its cast, no clips yet, no loop, playhead and scroll at the start."""
+        self._scene.set_lanes([])
+        self._scene.duration = 0.0
+        self._selected = None
+        self._loop = None
+        self.set_lanes(lanes)
+        self.set_playhead(0.0)
+        self.horizontalScrollBar().setValue(0)
+        self.verticalScrollBar().setValue(0)
+        self.ruler.update()
 
     def set_duration(self, seconds: float) -> None:
         """The production's length (the transport's), so the view can scroll to its end."""
-        self._duration = max(0.0, float(seconds))
+        self._scene.duration = max(0.0, float(seconds))
         self._update_scene_rect()
 
     def invalidate_peaks(self, line_ids: Iterable[str] | None = None) -> None:
         """Forget cached waveforms (all, or these lines'): their audio changed in place."""
-        for line_id in (self._items if line_ids is None else line_ids):
-            item = self._items.get(line_id)
-            if item is not None:
-                item.invalidate_peaks()
+        self._scene.invalidate_peaks(line_ids)
 
-    def set_lane_levels(self, peaks_db: Mapping[str, float]) -> None:
-        """Per-role peak dBFS (the engine's lane meters) as small bars under the lane names."""
-        self.header.set_levels(dict(peaks_db))
+    def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None) -> None:
+        """Per-role peak dBFS (the engine's lane meters) and their hold marks, drawn under the
+        lane names; a missing role reads silence."""
+        self.header.set_levels(dict(peaks_db), dict(holds_db) if holds_db is not None else None)
 
     def set_playhead(self, seconds: float) -> None:
         """Move the playhead. Only the strips under the old and new line are repainted, unless
@@ -236,13 +142,13 @@ class TimelineView(QGraphicsView):
         seconds = max(0.0, float(seconds))
         was_visible = 0 <= self.x_of(self._playhead_s) <= self.viewport().width()
         self._playhead_s = seconds
-        self._edges = None
-        self._playhead.setPos(seconds * self._pps, 0.0)
+        self._scene.edges_changed()
+        self._scene.set_playhead(seconds)
         x = self.x_of(seconds)
         width = self.viewport().width()
-        if (self.follow_action.isChecked() and was_visible and self._drag is None
+        if (self.follow_action.isChecked() and was_visible and not self.drag.active
                 and not self.ruler.dragging and (x > width - 16 or x < 0)):
-            self.horizontalScrollBar().setValue(round(seconds * self._pps - 0.1 * width))
+            self.horizontalScrollBar().setValue(round(seconds * self.zoom() - 0.1 * width))
             x = self.x_of(seconds)
         self.ruler.playhead_moved(round(x))
 
@@ -252,10 +158,8 @@ class TimelineView(QGraphicsView):
     def set_loop(self, region: tuple[float, float] | None) -> None:
         """Show a loop region set elsewhere (the transport); emits nothing."""
         if region is not None:
-            a, b = float(region[0]), float(region[1])
-            region = (min(a, b), max(a, b))
-            if region[1] - region[0] <= 0:
-                region = None
+            a, b = sorted((float(region[0]), float(region[1])))
+            region = (a, b) if b > a else None
         if region != self._loop:
             self._loop = region
             self._show_loop(region)
@@ -273,7 +177,7 @@ class TimelineView(QGraphicsView):
         """Select a line's clip and scroll it into view (the script editor follows the producer's
         cursor through this). Emits nothing, so the two views cannot ping-pong."""
         self._set_selected(line_id)
-        item = self._items.get(line_id) if line_id else None
+        item = self._scene.clips.get(line_id) if line_id else None
         if item is not None:
             self.ensureVisible(item, 40, 8)
             self.ruler.update()
@@ -286,44 +190,55 @@ class TimelineView(QGraphicsView):
         if line_id == self._selected:
             return
         for key in (self._selected, line_id):
-            item = self._items.get(key) if key else None
+            item = self._scene.clips.get(key) if key else None
             if item is not None:
                 item.selected = key == line_id
                 item.update()
-        self._selected = line_id if line_id in self._items else None
+        self._selected = line_id if line_id in self._scene.clips else None
 
     # ================================================================= queries
 
     def lanes(self) -> list[Lane]:
-        return list(self._lanes)
+        return list(self._scene.lanes)
 
     def clip_item(self, line_id: str) -> ClipItem | None:
-        return self._items.get(line_id)
+        return self._scene.clips.get(line_id)
 
     def clip_items(self) -> list[ClipItem]:
-        return list(self._items.values())
+        return list(self._scene.clips.values())
 
     def zoom(self) -> float:
         """Pixels per second."""
-        return self._pps
+        return self._scene.pps
+
+    def lane_height(self) -> int:
+        return self._scene.lane_h
 
     def time_at(self, x: float) -> float:
         """Seconds at viewport (or ruler) x."""
-        return (x + self._scene_x0()) / self._pps
+        return (x + self._scene_x0()) / self.zoom()
 
     def x_of(self, seconds: float) -> float:
         """Viewport (or ruler) x of a time."""
-        return seconds * self._pps - self._scene_x0()
+        return seconds * self.zoom() - self._scene_x0()
 
     def lane_span(self, index: int) -> tuple[float, float]:
         """(top, height) of lane ``index`` in viewport (and header) y."""
-        top = self.mapFromScene(0.0, float(index * LANE_HEIGHT)).y()
-        return float(top), float(LANE_HEIGHT)
+        h = self._scene.lane_h
+        return float(self.mapFromScene(0.0, float(index * h)).y()), float(h)
+
+    def height_for_lanes(self, lanes: int) -> int:
+        """The widget height that shows ``lanes`` whole lanes (ruler and scroll bar included)."""
+        return lanes * self._scene.lane_h + RULER_HEIGHT + self.horizontalScrollBar().sizeHint().height()
+
+    def sizeHint(self) -> QSize:
+        """Six lanes: what the default layout gives the timeline (the dock may be resized)."""
+        return QSize(800, self.height_for_lanes(6) + 4)
 
     def _scene_x0(self) -> float:
         return float(self.mapToScene(QPoint(0, 0)).x())
 
-    # ================================================================= zoom
+    # ================================================================= zoom and lane height
 
     def set_zoom(self, px_per_s: float, anchor_x: float | None = None) -> None:
         """Zoom to ``px_per_s`` keeping the time under viewport x ``anchor_x`` in place
@@ -332,26 +247,38 @@ class TimelineView(QGraphicsView):
         if anchor_x is None:
             anchor_x = self._default_anchor()
         t = max(0.0, self.time_at(anchor_x))
-        self._pps = min(MAX_ZOOM, max(MIN_ZOOM, float(px_per_s)))
+        self._scene.pps = min(MAX_ZOOM, max(MIN_ZOOM, float(px_per_s)))
         self._relayout()
-        self.horizontalScrollBar().setValue(round(t * self._pps - anchor_x))
-        self._playhead.setPos(self._playhead_s * self._pps, 0.0)
+        self.horizontalScrollBar().setValue(round(t * self.zoom() - anchor_x))
+        self._scene.set_playhead(self._playhead_s)
         self.ruler.playhead_moved(round(self.x_of(self._playhead_s)))
         self.ruler.update()
         self.viewport().update()
 
     def zoom_by(self, factor: float, anchor_x: float | None = None) -> None:
-        self.set_zoom(self._pps * factor, anchor_x)
+        self.set_zoom(self.zoom() * factor, anchor_x)
 
     def zoom_preset(self, index: int) -> None:
         self.set_zoom(ZOOM_PRESETS[index])
 
     def fit(self) -> None:
         """Zoom so the whole production fits the visible width."""
-        end = max(self._content_end(), 1.0)
+        end = max(self._scene.content_end(), 1.0)
         self.set_zoom((self.viewport().width() - 24) / end, 0.0)
         self.horizontalScrollBar().setValue(0)
         self.ruler.update()
+
+    def set_lane_height(self, px: float) -> None:
+        """Every lane ``px`` high (clamped); the lane at the top of the view stays there."""
+        old, new = self._scene.lane_h, round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))
+        if new != old:
+            first = self.verticalScrollBar().value() / old
+            self._scene.lane_h = new
+            self._relayout()
+            self.verticalScrollBar().setValue(round(first * new))
+
+    def scale_lanes(self, factor: float) -> None:
+        self.set_lane_height(self._scene.lane_h * factor)
 
     def _default_anchor(self) -> float:
         if self._mouse_x is not None:
@@ -363,45 +290,23 @@ class TimelineView(QGraphicsView):
 
     # ================================================================= layout
 
-    def _ensure_lane(self, role: str) -> None:
-        if role not in self._lane_index:
-            self._lane_index[role] = len(self._lanes)
-            self._lanes.append(Lane(role, UNKNOWN_LANE_COLOUR))
-            self._update_scene_rect()
-            self.header.update()
-
-    def _place(self, item: ClipItem) -> None:
-        lane = self._lane_index[item.role]
-        item.set_geometry(item.start * self._pps, lane * LANE_HEIGHT + CLIP_MARGIN,
-                          item.duration * self._pps, LANE_HEIGHT - 2 * CLIP_MARGIN)
+    def move_item(self, item: ClipItem, start: float) -> None:
+        """Show a clip at ``start`` (a drag in progress, or put back after one)."""
+        self._scene.move_item(item, start)
 
     def _relayout(self) -> None:
-        for item in self._items.values():
-            self._place(item)
+        self._scene.relayout()
         self._update_scene_rect()
         self._show_loop(self._loop)
         self.viewport().update()
-        self.header.update()
-
-    def _content_end(self) -> float:
-        end = max((item.end for item in self._items.values()), default=0.0)
-        return max(end, self._duration)
 
     def _update_scene_rect(self) -> None:
-        width = max(self._content_end() * self._pps + 0.5 * self.viewport().width(), float(self.viewport().width()))
-        height = max(len(self._lanes) * LANE_HEIGHT, 1)
-        self.scene().setSceneRect(QRectF(0.0, 0.0, width, float(height)))
-        self._playhead.set_height(height)
-        self._guide.setLine(0.0, 0.0, 0.0, float(height))
+        self._scene.update_rect(float(self.viewport().width()))
+        self.drag.set_height(self._scene.lanes_height())
         self.header.update()
 
     def _show_loop(self, region: tuple[float, float] | None) -> None:
-        if region is None:
-            self._loop_shade.hide()
-        else:
-            h = max(len(self._lanes) * LANE_HEIGHT, 1)
-            self._loop_shade.setRect(QRectF(region[0] * self._pps, 0.0, (region[1] - region[0]) * self._pps, h))
-            self._loop_shade.show()
+        self._scene.show_loop(region)
         self.ruler.update()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -417,73 +322,6 @@ class TimelineView(QGraphicsView):
             self.ruler.update()
         if dy:
             self.header.update()
-
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
-        # 1-px fillRects, not drawLine: on the raster engine a translucent line costs ~40x more.
-        pal = self.palette()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        painter.fillRect(rect, pal.base())
-        separator = pal.mid().color()
-        for i, lane in enumerate(self._lanes):
-            top = i * LANE_HEIGHT
-            if top > rect.bottom() or top + LANE_HEIGHT < rect.top():
-                continue
-            band = QColor(lane.colour)
-            band.setAlpha(10 if lane.muted else (22 if i % 2 else 30))
-            painter.fillRect(QRectF(rect.left(), top, rect.width(), LANE_HEIGHT), band)
-            painter.fillRect(QRectF(rect.left(), top + LANE_HEIGHT - 1, rect.width(), 1.0), separator)
-        major, minor = tick_steps(self._pps)
-        grid = QColor(pal.text().color())
-        for step, alpha in ((minor, 14), (major, 38)):
-            if step * self._pps < 6:
-                continue
-            grid.setAlpha(alpha)
-            k0, k1 = math.floor(rect.left() / (step * self._pps)), math.ceil(rect.right() / (step * self._pps))
-            for k in range(max(0, k0), k1 + 1):
-                painter.fillRect(QRectF(round(k * step * self._pps), rect.top(), 1.0, rect.height()), grid)
-
-    # ================================================================= snapping
-
-    def _snap_targets(self, exclude: ClipItem | None = None) -> np.ndarray:
-        """Sorted times a clip or loop edge may snap to: 0, the playhead and every clip edge
-        (except those of ``exclude``, the clip being dragged)."""
-        if exclude is None and self._edges is not None:
-            return self._edges
-        edges = [0.0, self._playhead_s]
-        for item in self._items.values():
-            if item is not exclude:
-                edges += (item.start, item.end)
-        targets = np.unique(np.asarray(edges, dtype=np.float64))
-        if exclude is None:
-            self._edges = targets
-        return targets
-
-    def snap_clip_start(self, item: ClipItem, start: float, snap: bool = True) -> tuple[float, float | None]:
-        """Where a clip dragged to ``start`` lands: its start or end snapped to another clip's
-        edge (or the playhead, or 0), else to the grid (the ruler's minor ticks), within
-        SNAP_PX (see app.timeline_snap). Returns (start, the
-        time it snapped to or None)."""
-        start = max(0.0, start)
-        if not snap or not self.snap_action.isChecked():
-            return start, None
-        drag = self._drag
-        if drag is not None and drag.item is item:
-            if drag.targets is None:
-                drag.targets = self._snap_targets(exclude=item)
-            targets = drag.targets
-        else:
-            targets = self._snap_targets(exclude=item)
-        hit = snap_times((start, start + item.duration), targets, tick_steps(self._pps)[1], self._pps)
-        if hit is None:
-            return start, None
-        return max(0.0, start + hit[0]), hit[1]
-
-    def snap_time(self, t: float, snap: bool = True) -> float:
-        """A time (a loop edge) snapped to clip edges, the playhead or the grid."""
-        if not snap or not self.snap_action.isChecked():
-            return t
-        hit = snap_times((t,), self._snap_targets(), tick_steps(self._pps)[1], self._pps)
-        return t if hit is None else t + hit[0]
 
     # ================================================================= mouse and keys
 
@@ -502,45 +340,29 @@ class TimelineView(QGraphicsView):
         item = self._clip_at(pos.toPoint())
         if item is not None:
             self._set_selected(item.line_id)
-            self._drag = _Drag(item, pos.x(), item.start, start=item.start)
+            self.drag.press(item, pos.x())
             self.clip_selected.emit(item.line_id)
         else:
             self.seek_requested.emit(max(0.0, self.time_at(pos.x())))
         event.accept()
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        x = event.position().x()
-        self._mouse_x = x
-        drag = self._drag
-        if drag is None:
+        self._mouse_x = event.position().x()
+        if self.drag.holding is None:
             super().mouseMoveEvent(event)
             return
-        if not drag.active and abs(x - drag.press_x) < QApplication.startDragDistance():
-            return
-        drag.active = True
-        drag.item.setZValue(Z_DRAGGED)
-        snap = not (event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        start, target = self.snap_clip_start(drag.item, drag.origin + (x - drag.press_x) / self._pps, snap)
-        drag.start = start
-        self._move_item(drag.item, start)
-        if target is None:
-            self._guide.hide()
-        else:
-            self._guide.setPos(target * self._pps, 0.0)
-            self._guide.show()
+        self.drag.move(self._mouse_x, snap=not (event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
         event.accept()
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        drag, self._drag = self._drag, None
-        if drag is None or event.button() != Qt.MouseButton.LeftButton:
+        if event.button() != Qt.MouseButton.LeftButton or self.drag.holding is None:
             super().mouseReleaseEvent(event)
             return
-        self._guide.hide()
-        drag.item.setZValue(Z_CLIP)
-        if drag.active and abs(drag.start - drag.origin) > 1e-9:
-            self._edges = None
+        drop = self.drag.release()
+        if drop is not None:
+            self._scene.edges_changed()
             self._update_scene_rect()
-            self.clip_moved.emit(drag.item.line_id, drag.start)
+            self.clip_moved.emit(*drop)
         event.accept()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
@@ -552,11 +374,7 @@ class TimelineView(QGraphicsView):
         super().mouseDoubleClickEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_Escape and self._drag is not None:
-            drag, self._drag = self._drag, None
-            self._move_item(drag.item, drag.origin)
-            drag.item.setZValue(Z_CLIP)
-            self._guide.hide()
+        if event.key() == Qt.Key.Key_Escape and self.drag.cancel():
             event.accept()
             return
         super().keyPressEvent(event)
@@ -566,25 +384,8 @@ class TimelineView(QGraphicsView):
         super().leaveEvent(event)  # type: ignore[arg-type]
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        mods = event.modifiers()
-        delta = event.angleDelta()
-        if mods & Qt.KeyboardModifier.ControlModifier:
-            notches = delta.y() / 120.0 if delta.y() else delta.x() / 120.0
-            if notches:
-                self.zoom_by(WHEEL_ZOOM_STEP ** notches, event.position().x())
-            event.accept()
-            return
-        if mods & Qt.KeyboardModifier.ShiftModifier and delta.y():
-            bar = self.horizontalScrollBar()
-            bar.setValue(bar.value() - delta.y())
-            event.accept()
-            return
-        super().wheelEvent(event)
-
-    def _move_item(self, item: ClipItem, start: float) -> None:
-        duration = item.duration
-        item.start, item.end = start, start + duration
-        self._place(item)
+        if not wheel_zoom(self, event):
+            super().wheelEvent(event)
 
     # ================================================================= from the ruler
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -240,3 +241,25 @@ class SnapGuide(QGraphicsLineItem):
         self.setZValue(Z_GUIDE)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.hide()
+
+
+class DropHint(QGraphicsSimpleTextItem):
+    """While a clip is dragged: what releasing it there will do, on a dark label by the clip."""
+
+    PAD = 3.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setBrush(QColor("#ffffff"))
+        self.setZValue(Z_GUIDE)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.hide()
+
+    def boundingRect(self) -> QRectF:
+        return super().boundingRect().adjusted(-self.PAD, -self.PAD, self.PAD, self.PAD)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(20, 20, 20, 225))
+        painter.drawRoundedRect(self.boundingRect(), 3.0, 3.0)
+        super().paint(painter, option, widget)

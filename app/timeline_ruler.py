@@ -9,14 +9,11 @@ moving playhead only repaints a few pixels of the ruler (:meth:`Ruler.playhead_m
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
 from PySide6.QtWidgets import QApplication, QWidget
-
-if TYPE_CHECKING:
-    from app.timeline import TimelineView
 
 RULER_HEIGHT = 26
 MIN_LABEL_SPACING_PX = 72.0
@@ -62,13 +59,31 @@ def label_decimals(major_step: float) -> int:
     return 1 if major_step >= 0.1 else 2
 
 
+class _Snapper(Protocol):
+    def time(self, t: float, snap_on: bool = True) -> float: ...
+
+
+class _View(Protocol):
+    """What the ruler asks of the timeline view (app/timeline.py)."""
+
+    snapper: _Snapper
+
+    def zoom(self) -> float: ...
+    def time_at(self, x: float) -> float: ...
+    def x_of(self, seconds: float) -> float: ...
+    def loop_region(self) -> tuple[float, float] | None: ...
+    def loop_preview(self, region: tuple[float, float] | None) -> None: ...
+    def ruler_loop_selected(self, region: tuple[float, float] | None) -> None: ...
+    def ruler_clicked(self, seconds: float) -> None: ...
+
+
 class Ruler(QWidget):
     """Time ruler above the lanes. Click seeks; a drag selects the loop region; a double-click
     clears it. Gestures are reported to the owning view, which emits its public signals."""
 
-    def __init__(self, view: TimelineView) -> None:
+    def __init__(self, view: QWidget) -> None:
         super().__init__(view)
-        self._view = view
+        self._view: _View = view  # type: ignore[assignment]
         self.setFixedHeight(RULER_HEIGHT)
         self.setMouseTracking(False)
         self.setCursor(Qt.CursorShape.IBeamCursor)
@@ -110,15 +125,18 @@ class Ruler(QWidget):
             p.fillRect(QRectF(a, 0, max(1.0, b - a), h), LOOP_COLOUR)
         pps = view.zoom()
         major, minor = tick_steps(pps)
-        t0 = max(0.0, view.time_at(x0))
+        decimals = label_decimals(major)
+        p.setFont(self._font)
+        # A label is drawn right of its tick: start from ticks left of the exposed strip whose
+        # text reaches into it, or a strip repainted under the playhead cuts labels ("00:0(").
+        reach = p.fontMetrics().horizontalAdvance(format_time(view.time_at(x1), decimals)) + 4
+        t0 = max(0.0, view.time_at(x0 - reach))
         t1 = view.time_at(x1)
         text_pen = QPen(pal.windowText().color())
         tick_pen = QPen(pal.mid().color())
-        p.setFont(self._font)
         first = math.floor(t0 / minor)
         last = math.ceil(t1 / minor)
         ratio = round(major / minor)
-        decimals = label_decimals(major)
         for k in range(first, last + 1):
             t = k * minor
             if t < 0:
@@ -159,8 +177,8 @@ class Ruler(QWidget):
             return
         self._dragging = True
         snap = not (event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        a = self._view.snap_time(self._view.time_at(self._press_x), snap)
-        b = self._view.snap_time(self._view.time_at(x), snap)
+        a = self._view.snapper.time(self._view.time_at(self._press_x), snap)
+        b = self._view.snapper.time(self._view.time_at(x), snap)
         self._drag_region = (max(0.0, min(a, b)), max(0.0, max(a, b)))
         self.update()
         self._view.loop_preview(self._drag_region)

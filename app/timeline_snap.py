@@ -1,18 +1,35 @@
 """Snapping for the timeline: where a dragged clip or a loop edge lands.
 
-Pure functions on sorted numpy arrays of times (seconds), so they are tested without a view.
-A snap happens only within ``threshold_px`` at the current zoom; clip edges (and 0 and the
-playhead) win over the grid, as in REAPER and Audacity.
+Pure functions on sorted numpy arrays of times (seconds), so they are tested without a view,
+and :class:`Snapper`, which applies them to what the timeline shows (clip edges, the playhead,
+the ruler's minor ticks as the grid) at its zoom. A snap happens only within ``threshold_px``;
+clip edges (and 0 and the playhead) win over the grid, as in REAPER and Audacity.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
+
 import numpy as np
+
+from app.timeline_ruler import tick_steps
+
+if TYPE_CHECKING:
+    from app.timeline_items import ClipItem
 
 SNAP_PX = 8.0
 
 #: (shift to apply in seconds, the time snapped to)
 Snap = tuple[float, float]
+
+
+def edge_targets(spans: Iterable[tuple[float, float]], playhead_s: float) -> np.ndarray:
+    """Sorted, unique snap targets: 0, the playhead and both edges of every (start, end) span."""
+    edges = [0.0, playhead_s]
+    for start, end in spans:
+        edges += (start, end)
+    return np.unique(np.asarray(edges, dtype=np.float64))
 
 
 def nearest(targets: np.ndarray, t: float) -> float | None:
@@ -54,3 +71,46 @@ def snap(times: tuple[float, ...], targets: np.ndarray, step_s: float, px_per_s:
     """Clip edges first, then the grid."""
     return (snap_to_targets(times, targets, px_per_s, threshold_px)
             or snap_to_grid(times, step_s, px_per_s, threshold_px))
+
+
+class _Scene(Protocol):
+    """What snapping reads of the timeline scene (app/timeline_scene.py)."""
+
+    pps: float
+
+    def snap_targets(self, playhead_s: float, exclude: ClipItem | None = None) -> np.ndarray: ...
+
+
+class Snapper:
+    """Snapping on a timeline scene: ``playhead()`` is a snap target, ``enabled()`` is the View
+    menu's "Snap to Clips and Grid"; Shift (``snap=False``) places freely."""
+
+    def __init__(self, scene: _Scene, playhead: Callable[[], float], enabled: Callable[[], bool]) -> None:
+        self._scene = scene
+        self._playhead = playhead
+        self._enabled = enabled
+
+    def targets(self, exclude: ClipItem | None = None) -> np.ndarray:
+        return self._scene.snap_targets(self._playhead(), exclude)
+
+    def clip_start(self, item: ClipItem, start: float, snap_on: bool = True,
+                   targets: np.ndarray | None = None) -> tuple[float, float | None]:
+        """Where a clip dragged to ``start`` lands: its start or end on another clip's edge
+        (or the playhead, or 0), else on the grid. Returns (start, the time it snapped to or
+        None); ``targets`` are the drag's cached targets (without the clip's own edges)."""
+        start = max(0.0, start)
+        if not snap_on or not self._enabled():
+            return start, None
+        if targets is None:
+            targets = self.targets(exclude=item)
+        pps = self._scene.pps
+        hit = snap((start, start + item.duration), targets, tick_steps(pps)[1], pps)
+        return (start, None) if hit is None else (max(0.0, start + hit[0]), hit[1])
+
+    def time(self, t: float, snap_on: bool = True) -> float:
+        """A time (a loop edge) snapped to clip edges, the playhead or the grid."""
+        if not snap_on or not self._enabled():
+            return t
+        pps = self._scene.pps
+        hit = snap((t,), self.targets(), tick_steps(pps)[1], pps)
+        return t if hit is None else t + hit[0]

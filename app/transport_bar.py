@@ -13,7 +13,8 @@ override shortcuts for keys it uses), so typing a line never starts playback.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -62,7 +63,7 @@ class TransportBar(QToolBar):
     home_requested = Signal()
     loop_toggled = Signal(bool)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__("Transport", parent)
         self.setObjectName("TransportBar")  # QMainWindow.saveState needs a name
         self.setMovable(True)
@@ -114,7 +115,7 @@ class TransportBar(QToolBar):
         self._audio_error_action = self.addWidget(self.audio_error_label)
         self._audio_error_action.setVisible(False)
         self.addSeparator()
-        self.meter = LevelMeter(Qt.Orientation.Horizontal)
+        self.meter = LevelMeter(Qt.Orientation.Horizontal, clock=clock)
         self.meter.setMinimumWidth(200)
         self.addWidget(self.meter)
         self.addSeparator()
@@ -167,7 +168,11 @@ class TransportBar(QToolBar):
     def update_from(self, snapshot: Any, levels: Any = None) -> None:
         """Show a transport snapshot (``engine.session.TransportSnapshot`` fields: position_s,
         playing, duration_s, loop, late_lines, underruns, cpu_load, output, audio_error) and a
-        levels snapshot (see :func:`master_levels`; None leaves the meter silent)."""
+        levels snapshot (see :func:`master_levels`; None: silence). While nothing plays the
+        engine meters nothing and its last levels stay as they were: the meter is fed silence
+        then, and falls."""
+        if snapshot is not None and not snapshot.playing:
+            levels = None
         if snapshot is not None:
             text = self._time_text(snapshot.position_s, snapshot.duration_s)
             if self.time_label.text() != text:

@@ -267,3 +267,23 @@ def test_concurrent_writers_lose_nothing() -> None:
     assert hub.snapshot().requests == 20_000
     assert sum(h.count for h in hub.histograms()) == 20_000
     assert all(s.requests <= 20_000 for s in snaps)
+
+
+def test_latency_is_kept_per_origin_so_a_background_prerender_never_reads_as_a_playback_wait() -> None:
+    hub = MetricsHub(clock=FakeClock())
+    playback = [0.08, 0.1, 0.12, 0.2]
+    for e2e in playback:
+        request(hub, e2e, role="NARRATOR", origin="playback")
+    for e2e in (20.0, 24.6, 30.0):  # the whole project voiced in the background
+        request(hub, e2e, role="NARRATOR", origin="prerender")
+    request(hub, 0.3, role="TOM", origin="audition")
+    by_origin = hub.snapshot().latency_by_origin
+    assert set(by_origin) == {"playback", "prerender", "audition"}
+    play = by_origin["playback"]
+    assert play.requests == 4
+    assert play.p50_ms == pytest.approx(np.percentile(playback, 50) * 1000)
+    assert play.p95_ms == pytest.approx(np.percentile(playback, 95) * 1000)
+    assert play.max_ms == pytest.approx(200.0)
+    assert by_origin["prerender"].p95_ms > 20_000 and by_origin["audition"].requests == 1
+    # the per-role figure mixes both, which is why the studio leads with the origins
+    assert hub.snapshot().p95_ms_by_role["NARRATOR"] > 20_000

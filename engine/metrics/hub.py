@@ -71,6 +71,19 @@ class LatencyHistogram:
 
 
 @dataclass(frozen=True)
+class OriginLatency:
+    """End-to-end latency of one origin's requests (playback, audition, export, prerender, ...):
+    the percentiles are exact over the origin's last RECENT_LATENCIES requests. Kept apart
+    because a background pre-render waits seconds by design, while a playback or audition
+    request is what the listener waits for."""
+
+    requests: int  # finished since the hub started
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+
+@dataclass(frozen=True)
 class EngineSnapshot:
     """Plain data and numpy copies; safe to keep and read from any thread."""
 
@@ -92,6 +105,7 @@ class EngineSnapshot:
     pools: dict[str, PoolStats]
     predictor: dict[str, float]
     audio_seconds_total: float
+    latency_by_origin: dict[str, OriginLatency] = field(default_factory=dict)
 
 
 @dataclass
@@ -137,6 +151,9 @@ class MetricsHub:
         self._role_recent: dict[str, Ring] = {}
         self._p95_ms: dict[str, float] = {}
         self._p95_dirty: set[str] = set()
+        self._origin_recent: dict[str, Ring] = {}
+        self._origin_latency: dict[str, OriginLatency] = {}
+        self._origin_dirty: set[str] = set()
         self._all_recent = Ring(RECENT_LATENCIES)
         self._anomaly = anomaly if anomaly is not None else AnomalyDetector()
         self._requests = 0
@@ -185,6 +202,12 @@ class MetricsHub:
             ring.append(e2e_s)
             self._p95_dirty.add(role)
             self._all_recent.append(e2e_s)
+            key = _cap(origin, self._origin_recent, MAX_KEYS)
+            recent = self._origin_recent.get(key)
+            if recent is None:
+                recent = self._origin_recent[key] = Ring(RECENT_LATENCIES)
+            recent.append(e2e_s)
+            self._origin_dirty.add(key)
             self._heat.add_at(b, 1.0, t)
             self._requests += 1
             self._audio_s += audio_s
@@ -265,6 +288,12 @@ class MetricsHub:
                 if p95 is not None:
                     self._p95_ms[role] = p95 * 1000.0
             self._p95_dirty.clear()
+            for origin in self._origin_dirty:
+                ring = self._origin_recent[origin]
+                values = ring.values() * 1000.0
+                p50, p95 = np.percentile(values, (50.0, 95.0))
+                self._origin_latency[origin] = OriginLatency(ring.total, float(p50), float(p95), float(values.max()))
+            self._origin_dirty.clear()
             devices = {}
             for name, d in self._devices.items():
                 sizes = d.sizes.values()
@@ -277,4 +306,5 @@ class MetricsHub:
                 anomalies_by_origin=dict(self._anomaly.flagged), requests=self._requests,
                 device_busy=dict(self._busy), device_batches=devices, pools=dict(self._pools),
                 predictor=dict(self._predictor), audio_seconds_total=self._audio_s,
+                latency_by_origin=dict(self._origin_latency),
             )

@@ -112,10 +112,10 @@ def test_one_lane_per_role_and_clips_at_their_times(view):
     assert tops == sorted(tops) and tops[1] - tops[0] == LANE_HEIGHT
 
 
-def test_clips_of_unknown_roles_get_a_lane_and_muted_lanes_are_dimmed(view):
+def test_clips_of_roles_outside_the_cast_are_not_shown_and_muted_lanes_are_dimmed(view):
     view.set_clips([*CLIPS, Clip("L9", "GHOST", 1.0, 2.0)])
-    assert [lane.name for lane in view.lanes()][-1] == "GHOST"
-    assert view.clip_item("L9").scenePos().y() > 3 * LANE_HEIGHT
+    assert [lane.name for lane in view.lanes()] == ["MAGGIE", "TOM", "NARRATOR"]  # the lanes are the cast
+    assert view.clip_item("L9") is None
     assert view.clip_item("L3").opacity() < 1.0  # NARRATOR is muted
     assert view.clip_item("L1").opacity() == 1.0
     view.set_lanes([Lane("MAGGIE", "#e6194b", muted=True), *LANES[1:]])
@@ -319,13 +319,13 @@ def test_ruler_drag_selects_a_loop_region_and_double_click_clears_it(qtbot, view
     start, end = loop.args[0]
     assert start == pytest.approx(1.5, abs=0.01) and end == pytest.approx(3.7, abs=0.01)
     assert view.loop_region() == loop.args[0]
-    assert view._loop_shade.isVisible()
-    assert view._loop_shade.rect().left() == pytest.approx(start * 100)
+    assert view._scene.loop_shade.isVisible()
+    assert view._scene.loop_shade.rect().left() == pytest.approx(start * 100)
 
     with qtbot.waitSignal(view.loop_changed) as cleared:
         QTest.mouseDClick(view.ruler, LEFT, NOMOD, QPoint(a + 5, 10))
     assert cleared.args == [None]
-    assert view.loop_region() is None and not view._loop_shade.isVisible()
+    assert view.loop_region() is None and not view._scene.loop_shade.isVisible()
 
 
 def test_loop_edges_snap_to_clip_edges(qtbot, view):
@@ -341,7 +341,7 @@ def test_loop_edges_snap_to_clip_edges(qtbot, view):
 def test_set_loop_shows_a_region_without_emitting(qtbot, view):
     with qtbot.assertNotEmitted(view.loop_changed):
         view.set_loop((6.0, 2.0))
-    assert view.loop_region() == (2.0, 6.0) and view._loop_shade.isVisible()
+    assert view.loop_region() == (2.0, 6.0) and view._scene.loop_shade.isVisible()
 
 
 @pytest.mark.parametrize("seconds, decimals, text", [
@@ -381,7 +381,7 @@ def test_set_playhead_repaints_only_a_strip(qtbot, view):
     qtbot.waitUntil(lambda: bool(spy.rects))
     QApplication.processEvents()
     view.viewport().removeEventFilter(spy)
-    assert view._playhead.scenePos().x() == pytest.approx(300.0)
+    assert view._scene.playhead.scenePos().x() == pytest.approx(300.0)
     # two thin strips (where the line was, where it is), not the lanes between them
     assert sum(r.width() for r in spy.rects) < 0.05 * view.viewport().width(), spy.rects
     assert any(r.left() <= view.x_of(3.0) <= r.right() for r in spy.rects)
@@ -433,9 +433,15 @@ def test_five_hundred_clips_lay_out_and_paint(qtbot, peaks):
 
 
 def test_lane_levels_show_under_the_lane_names(view):
+    now = [100.0]
+    view.header.clock = lambda: now[0]
     view.set_lane_levels({"MAGGIE": -6.0, "TOM": -math.inf})
     assert view.header.level("MAGGIE") == pytest.approx(0.9)
     assert view.header.level("TOM") == 0.0 and view.header.level("NARRATOR") == 0.0
+    now[0] += 0.5  # a bar falls at 20 dB/s, it does not jump down
+    view.set_lane_levels({"MAGGIE": -70.0})
+    assert view.header.level("MAGGIE") == pytest.approx(0.73)
+    now[0] += 3.0
     view.set_lane_levels({"MAGGIE": -70.0})
     assert view.header.level("MAGGIE") == 0.0
     assert not view.header.grab().isNull()

@@ -113,12 +113,38 @@ def test_an_audio_error_is_shown_with_its_fix_and_cleared(qtbot, bar):
     assert not bar.audio_error_visible() and bar.output_label.text() == "Output: pulse"
 
 
-def test_levels_drive_the_master_meter(bar):
-    bar.update_from(Transport(), Meters(master_peak_db=-12.5, master_hold_db=-6.0, short_term_lufs=-16.14))
+def test_levels_drive_the_master_meter(qtbot):
+    clock = Clock()
+    bar = TransportBar(clock=clock)
+    qtbot.addWidget(bar)
+    playing = Transport(playing=True)
+    bar.update_from(playing, Meters(master_peak_db=-12.5, master_hold_db=-6.0, short_term_lufs=-16.14))
     assert bar.meter.level_db == -12.5 and bar.meter.hold_db == -6.0
     assert bar.meter.lufs_text() == "\u221216.1 LUFS"
-    bar.update_from(Transport(), None)  # no levels yet: a silent meter, no error
-    assert bar.meter.level_db == -math.inf and bar.meter.lufs_text() == "-- LUFS"
+    clock.t += 0.1
+    bar.update_from(playing, None)  # no levels: silence, no error; the bar falls, it does not jump
+    assert bar.meter.level_db == pytest.approx(-14.5) and bar.meter.lufs_text() == "-- LUFS"
+    clock.t += 3.0
+    bar.update_from(playing, None)
+    assert bar.meter.level_db == -math.inf
+
+
+def test_the_meter_falls_to_silence_when_nothing_plays(qtbot):
+    """Paused or stopped, the engine meters nothing and its last snapshot stays lit."""
+    clock = Clock()
+    bar = TransportBar(clock=clock)
+    qtbot.addWidget(bar)
+    loud = Meters(master_peak_db=-8.0, master_hold_db=-6.0, short_term_lufs=-16.0)
+    bar.update_from(Transport(playing=True), loud)
+    assert bar.meter.level_db == -8.0
+    clock.t += 0.5
+    bar.update_from(Transport(playing=False, position_s=12.0), loud)
+    assert -20.0 < bar.meter.level_db < -8.0  # falling, at the engine's 20 dB/s
+    for _ in range(60):  # 3 s of 20 Hz polls of the same stale snapshot
+        clock.t += 0.05
+        bar.update_from(Transport(playing=False, position_s=12.0), loud)
+    assert bar.meter.level_db == -math.inf and bar.meter.hold_db == -math.inf
+    assert bar.meter.lufs_text() == "-- LUFS"
 
 
 def test_levels_without_a_master_peak_use_the_loudest_lane():
