@@ -39,7 +39,7 @@ from engine.sched.policy import PendingArrays, Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.table import PendingTable
-from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
+from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
@@ -193,27 +193,12 @@ class Scheduler:
             doomed = [r for job in self._jobs.values() if not job.running for r in job.waiters if predicate(r)]
         return sum(1 for r in doomed if r.future.cancel())
 
-    def cancel_line(self, line_id: str) -> int:
-        """The line was edited: its pending requests are stale."""
-        return self.cancel(lambda r: r.line_id == line_id)
-
-    def cancel_role(self, role: str) -> int:
-        """The role was recast (new voice): its pending requests are stale."""
-        return self.cancel(lambda r: r.role == role)
-
     def set_role_weight(self, role: str, weight: float) -> None:
         """The role's priority weight changed: pending requests follow at once."""
         with self._cond:
             if self._table.set_role_weight(role, weight):
                 self._dirty = True
                 self._cond.notify_all()
-
-    def calibrate(self, plan: ClipPlan, repeats: int = 4) -> int:
-        """Measure the batch size for this device and voice (start-up, before
-        load). ``plan`` should hold a few sentences of different lengths, so
-        padding costs what it costs in real work."""
-        model = self.synth.voice(plan.voice)
-        return self.batch.measure(model, plan.settings, self.synth.phonemize(plan) * repeats)
 
     def set_playhead(self, position_s: float, playing: bool, rate: float = 1.0,
                      cancel_behind: bool = True) -> int:
