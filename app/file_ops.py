@@ -197,8 +197,9 @@ class FileOps(QObject):
         def render(outdir: Path, options: RenderOptions, progress: Callable[[str, int, int], None],
                    cancel: threading.Event) -> RenderReport:
             from engine.export.render import render_project
+            from engine.synth.synthesizer import make_synthesizer
 
-            synth = _make_synthesizer(path, project.sample_rate)
+            synth = make_synthesizer(path, project.sample_rate)
             return render_project(project, synth, outdir, options, progress, cancel)
 
         return render
@@ -248,12 +249,3 @@ class FileOps(QObject):
         self.doc.replace(project, recovery.original, modified=True)
         self.window.statusBar().showMessage("Recovered your unsaved changes; save to keep them", 10000)
         return True
-
-
-def _make_synthesizer(path: Path | None, sample_rate: int) -> Any:
-    """The CLI's synthesizer factory (it moves from engine.cli to engine.synth.synthesizer)."""
-    try:
-        from engine.synth.synthesizer import make_synthesizer  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        from engine.cli import make_synthesizer  # type: ignore[attr-defined, no-redef, unused-ignore]
-    return make_synthesizer(path, sample_rate)

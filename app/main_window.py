@@ -80,7 +80,6 @@ class MainWindow(QMainWindow):
         self.recent_menu: QMenu
         self.output_menu: QMenu
         self.master_menu: QMenu
-        self.clock: QLabel  # only without the transport bar
         self.resize(1440, 900)
 
         self.script = ScriptEditor(self.doc, self)
@@ -93,7 +92,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.cast_dock = self._dock("castDock", "Cast", self.cast, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.monitor_dock = panels.monitor_dock(self, self.monitor)
+        self.monitor_dock = self.monitor  # MonitorDock is a dock itself
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.monitor_dock)
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
@@ -164,11 +163,6 @@ class MainWindow(QMainWindow):
         doc.undo.cleanChanged.connect(self._clean_changed)
         a["add_role"].triggered.connect(self.cast.add_role)
         a["audition"].triggered.connect(lambda: self.cast.audition_row(self.cast.current_row()))
-        if self.transport is None:  # otherwise the transport bar's signals drive these (panels.py)
-            a["play_pause"].triggered.connect(self.play_pause)
-            a["stop"].triggered.connect(self.stop)
-            a["from_start"].triggered.connect(self.from_start)
-            a["loop"].toggled.connect(self._loop_toggled)
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
