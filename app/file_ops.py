@@ -22,6 +22,7 @@ from app.export_dialog import ExportDialog, ExportJob
 from app.files import FILE_FILTER, SCRIPT_FILTER, RecentFiles, read_project, with_extension, write_project
 from app.import_dialog import ImportDialog
 from app.recovery import Recovery
+from app.settings import EXPORT_FOLDER
 from engine.export.render import RenderOptions, RenderReport
 from engine.project.fileformat import ProjectFileError
 
@@ -160,11 +161,11 @@ class FileOps(QObject):
 
     # ---- export --------------------------------------------------------------------------
     def default_export_dir(self) -> Path:
-        saved = self.window.settings.value("export/folder")
+        saved = EXPORT_FOLDER.read(self.window.settings)
         if self.doc.path is not None:
             return self.doc.path.parent / "out" / self.doc.path.stem
         if saved:
-            return Path(str(saved))
+            return Path(saved)
         return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.MusicLocation)) / "Radioplay"
 
     def export(self, folder: Path | None = None) -> ExportDialog | None:
@@ -178,7 +179,7 @@ class FileOps(QObject):
         return dialog
 
     def start_export(self, outdir: Path, options: RenderOptions) -> ExportJob:
-        self.window.settings.setValue("export/folder", str(outdir))
+        EXPORT_FOLDER.write(self.window.settings, str(outdir))
         job = ExportJob(self._exporter(), outdir, options, self.window.marshal, self.window)
         job.finished.connect(self._export_done)
         job.failed.connect(lambda message: self.window.show_error("Export failed", message))

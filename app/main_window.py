@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
@@ -28,6 +28,7 @@ from app.file_ops import FileOps
 from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
+from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.voices import VoiceCatalog
 from engine.project.model import Project
 from engine.project.timeline import layout
@@ -63,9 +64,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
-        saved_output = self.settings.value("audio/output")
         self.session_factory = session_factory or default_session_factory(
-            output=str(saved_output) if saved_output else None)
+            output=OUTPUT_DEVICE.read(self.settings))
         self.marshal = Marshal(self)
         self.catalog = catalog or VoiceCatalog()
         self.doc = Document(project or panels.new_project(), None, self)
@@ -198,16 +198,16 @@ class MainWindow(QMainWindow):
 
     # ---- settings ------------------------------------------------------------
     def _restore_settings(self) -> None:
-        geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray | bytes):
-            self.restoreGeometry(QByteArray(geometry))
-        state = self.settings.value("window/state")
-        if isinstance(state, QByteArray | bytes):
-            self.restoreState(QByteArray(state))
+        geometry = WINDOW_GEOMETRY.read(self.settings)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = WINDOW_STATE.read(self.settings)
+        if state is not None:
+            self.restoreState(state)
 
     def _save_settings(self) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        WINDOW_GEOMETRY.write(self.settings, self.saveGeometry())
+        WINDOW_STATE.write(self.settings, self.saveState())
         self.settings.sync()
 
     def fill_recent_menu(self) -> None:
@@ -308,7 +308,7 @@ class MainWindow(QMainWindow):
 
     def set_output(self, name: str) -> None:
         """Play through another device (remembered for the next start)."""
-        self.settings.setValue("audio/output", name)
+        OUTPUT_DEVICE.write(self.settings, name)
         self._post(lambda s: s.set_output(name))
 
     def _project_replaced(self) -> None:
