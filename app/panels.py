@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def new_project() -> Project:
     """What File > New starts from: one narrator and one scene to write into."""
-    return Project(title="Untitled", cast=[Role(name="NARRATOR")], scenes=[Scene(id="S1", heading="Scene 1")])
+    return Project(cast=[Role(name="NARRATOR")], scenes=[Scene(id="S1", heading="Scene 1")])
 
 
 # ---- construction ---------------------------------------------------------

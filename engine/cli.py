@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import __version__
+from engine.project.defaults import DEFAULT_TARGET_LUFS
 
 
 def _error(message: str) -> int:
@@ -232,7 +233,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
     p.add_argument("project", help="project file (.radioplay)")
     p.add_argument("-o", "--output", required=True, help="output folder")
-    p.add_argument("--target-lufs", type=float, default=-16.0, help="integrated loudness of mix.wav (default -16)")
+    p.add_argument("--target-lufs", type=float, default=DEFAULT_TARGET_LUFS,
+                   help=f"integrated loudness of mix.wav (default {DEFAULT_TARGET_LUFS:g})")
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
