@@ -2,8 +2,8 @@
 
 Reads the Document's Project directly and writes only through undo
 commands, so every cast change can be undone and reaches the engine the
-same way. Value ranges are the engine's (VOICE_RANGES and the file format's
-limits), so the studio cannot make a project the file format would reject.
+same way. Value ranges are the engine's (engine/project/defaults.py: the file format
+checks the same), so the studio cannot make a project the file format would reject.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from app.commands import RenameRole, SetRoleField
 from app.delegates import range_text
 from app.document import Document
 from app.voices import VoiceCatalog, effect_presets
-from engine.project.model import VOICE_RANGES, Role
+from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
+from engine.project.model import Role
 
 ROLE_NAME = Qt.ItemDataRole.UserRole + 1  # data(index, ROLE_NAME) -> the row's role name
 _Index = QModelIndex | QPersistentModelIndex
@@ -64,15 +65,15 @@ HEADER_TIPS = {
     Col.AUDITION: "Play a sample line in this voice",
 }
 
-# (minimum, maximum, step, decimals, suffix) for the spin boxes. Gain, pan and
-# priority limits are the ones engine.project.fileformat checks on load.
+# (minimum, maximum, step, decimals, suffix) for the spin boxes: the limits are the ones
+# the file format checks on load (engine/project/defaults.py).
 RANGES: dict[Col, tuple[float, float, float, int, str]] = {
     Col.SPEED: (*VOICE_RANGES["speed"], 0.02, 2, "×"),
     Col.PITCH: (*VOICE_RANGES["pitch"], 0.5, 1, " st"),
     Col.VARIATION: (*VOICE_RANGES["variation"], 0.05, 2, ""),
-    Col.GAIN: (-60.0, 24.0, 0.5, 1, " dB"),
-    Col.PAN: (-1.0, 1.0, 0.05, 2, ""),
-    Col.PRIORITY: (0.01, 100.0, 0.25, 2, ""),
+    Col.GAIN: (*GAIN_DB_RANGE, 0.5, 1, " dB"),
+    Col.PAN: (*PAN_RANGE, 0.05, 2, ""),
+    Col.PRIORITY: (*PRIORITY_RANGE, 0.25, 2, ""),
 }
 _FIELD = {
     Col.SPEED: "voice.speed", Col.PITCH: "voice.pitch", Col.VARIATION: "voice.variation", Col.GAIN: "gain_db",

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.marshal import Marshal, Task, run_task
 from engine.export.render import RenderOptions, RenderReport
+from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 
 # What the renderer calls its stages, as a producer would say them.
 STAGES = {"synthesizing": "Voicing lines", "writing": "Mixing and writing files"}
@@ -52,8 +53,8 @@ class ExportDialog(QDialog):
         row.addWidget(self.folder_edit)
         row.addWidget(browse)
         self.loudness = QDoubleSpinBox(self)
-        self.loudness.setRange(-60.0, 0.0)
-        self.loudness.setValue(-16.0)
+        self.loudness.setRange(*TARGET_LUFS_RANGE)
+        self.loudness.setValue(DEFAULT_TARGET_LUFS)
         self.loudness.setSuffix(" LUFS")
         self.loudness.setToolTip("Integrated loudness of the mix (-16 for podcasts, -23 for EBU broadcast)")
         self.stems = QCheckBox("One stem per role (32-bit float)", self)

@@ -22,6 +22,7 @@ from app.export_dialog import ExportDialog, ExportJob
 from app.files import FILE_FILTER, SCRIPT_FILTER, RecentFiles, read_project, with_extension, write_project
 from app.import_dialog import ImportDialog
 from app.recovery import Recovery
+from app.settings import EXPORT_FOLDER
 from engine.export.render import RenderOptions, RenderReport
 from engine.project.fileformat import ProjectFileError
 
@@ -160,11 +161,11 @@ class FileOps(QObject):
 
     # ---- export --------------------------------------------------------------------------
     def default_export_dir(self) -> Path:
-        saved = self.window.settings.value("export/folder")
+        saved = EXPORT_FOLDER.read(self.window.settings)
         if self.doc.path is not None:
             return self.doc.path.parent / "out" / self.doc.path.stem
         if saved:
-            return Path(str(saved))
+            return Path(saved)
         return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.MusicLocation)) / "Radioplay"
 
     def export(self, folder: Path | None = None) -> ExportDialog | None:
@@ -178,7 +179,7 @@ class FileOps(QObject):
         return dialog
 
     def start_export(self, outdir: Path, options: RenderOptions) -> ExportJob:
-        self.window.settings.setValue("export/folder", str(outdir))
+        EXPORT_FOLDER.write(self.window.settings, str(outdir))
         job = ExportJob(self._exporter(), outdir, options, self.window.marshal, self.window)
         job.finished.connect(self._export_done)
         job.failed.connect(lambda message: self.window.show_error("Export failed", message))
@@ -197,8 +198,9 @@ class FileOps(QObject):
         def render(outdir: Path, options: RenderOptions, progress: Callable[[str, int, int], None],
                    cancel: threading.Event) -> RenderReport:
             from engine.export.render import render_project
+            from engine.synth.synthesizer import make_synthesizer
 
-            synth = _make_synthesizer(path, project.sample_rate)
+            synth = make_synthesizer(path, project.sample_rate)
             return render_project(project, synth, outdir, options, progress, cancel)
 
         return render
@@ -248,12 +250,3 @@ class FileOps(QObject):
         self.doc.replace(project, recovery.original, modified=True)
         self.window.statusBar().showMessage("Recovered your unsaved changes; save to keep them", 10000)
         return True
-
-
-def _make_synthesizer(path: Path | None, sample_rate: int) -> Any:
-    """The CLI's synthesizer factory (it moves from engine.cli to engine.synth.synthesizer)."""
-    try:
-        from engine.synth.synthesizer import make_synthesizer  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        from engine.cli import make_synthesizer  # type: ignore[attr-defined, no-redef, unused-ignore]
-    return make_synthesizer(path, sample_rate)

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QIODevice, QSaveFile, QSettings
 
+from app.settings import RECENT_FILES
 from engine.project.fileformat import EXTENSION, load_project, project_to_dict
 from engine.project.model import Project
 
 FILE_FILTER = f"Radioplay projects (*{EXTENSION});;All files (*)"
 SCRIPT_FILTER = "Scripts (*.fountain *.spmd *.txt);;All files (*)"
 MAX_RECENT = 8
-_RECENT_KEY = "files/recent"
 
 
 def project_text(project: Project) -> str:
@@ -57,16 +57,12 @@ class RecentFiles:
         self.settings = settings
 
     def paths(self) -> list[Path]:
-        value = self.settings.value(_RECENT_KEY, [])
-        if isinstance(value, str):  # QSettings returns a lone string for one-item lists
-            value = [value]
-        items = value if isinstance(value, list) else []
-        return [Path(p) for p in items if p and Path(str(p)).is_file()]
+        return [Path(p) for p in RECENT_FILES.read(self.settings) if Path(p).is_file()]
 
     def add(self, path: Path) -> None:
         resolved = str(Path(path).resolve())
         paths = [resolved] + [str(p) for p in self.paths() if str(p) != resolved]
-        self.settings.setValue(_RECENT_KEY, paths[:MAX_RECENT])
+        RECENT_FILES.write(self.settings, paths[:MAX_RECENT])
 
     def clear(self) -> None:
-        self.settings.setValue(_RECENT_KEY, [])
+        RECENT_FILES.write(self.settings, [])

@@ -1,4 +1,5 @@
-"""``radioplay`` / ``radioplay studio [PROJECT]``: open the studio window."""
+"""``radioplay`` / ``radioplay studio [PROJECT]``: open the studio window (app/launch.py parses the
+command line and imports this module, and so Qt, only for the studio)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app.main_window import MainWindow, default_session_factory
+from app.self_test import SelfTest
 
 ORGANIZATION = "Radioplay"
 APPLICATION = "Radioplay Studio"
@@ -41,8 +43,9 @@ def no_display() -> str | None:
             "in a desktop session, or use the headless verbs (radioplay render ...)")
 
 
-def run(project: str | Path | None = None, output: str | None = None) -> int:
-    """Open the window (on ``project`` if given) and run until it closes."""
+def run(project: str | Path | None = None, output: str | None = None, self_test: str | Path | None = None) -> int:
+    """Open the window (on ``project`` if given) and run until it closes. With ``self_test``
+    (a report path) the window closes itself once usable: see app/self_test.py."""
     path = Path(project) if project else None
     if path is not None and not path.is_file():
         print(f"radioplay: error: {path}: no such project file", file=sys.stderr)
@@ -52,13 +55,19 @@ def run(project: str | Path | None = None, output: str | None = None) -> int:
         print(f"radioplay: error: {problem}", file=sys.stderr)
         return 1
     app = make_app()
+    probe = SelfTest(Path(self_test)) if self_test is not None else None
+    if probe is not None:
+        probe.constructing()
     # Without --output the window plays through the device chosen last time (Transport > Sound Output).
     window = MainWindow(path, session_factory=default_session_factory(output=output) if output else None)
     window.show()
-    # After the event loop starts, so the question appears over the window.
-    QTimer.singleShot(0, window.files.offer_recovery)
-    return int(app.exec())
+    if probe is not None:
+        probe.attach(window)  # a self-test answers no recovery question: it only watches
+    else:  # after the event loop starts, so the question appears over the window
+        QTimer.singleShot(0, window.files.offer_recovery)
+    status = int(app.exec())
+    if probe is not None and (problem := probe.problem()):
+        print(f"radioplay: self-test failed: {problem} (report: {probe.path})", file=sys.stderr)
+        return status or 1
+    return status
 
-
-if __name__ == "__main__":
-    sys.exit(run(sys.argv[1] if len(sys.argv) > 1 else None))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
@@ -25,6 +25,7 @@ from app.file_ops import FileOps
 from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
+from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.status_bar import StatusBar
 from app.voices import VoiceCatalog
 from engine.project.model import Project
@@ -40,9 +41,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
-        saved_output = self.settings.value("audio/output")
         self.session_factory = session_factory or default_session_factory(
-            output=str(saved_output) if saved_output else None)
+            output=OUTPUT_DEVICE.read(self.settings))
         self.marshal = Marshal(self)
         self.catalog = catalog or VoiceCatalog()
         self.doc = Document(project or panels.new_project(), None, self)
@@ -54,7 +54,6 @@ class MainWindow(QMainWindow):
         self.recent_menu: QMenu
         self.output_menu: QMenu
         self.master_menu: QMenu
-        self.clock: QLabel  # only without the transport bar
         self.resize(1600, 1000)  # the size the default layout is made for (app/panels.arrange_default)
 
         self.script = ScriptEditor(self.doc, self)
@@ -67,7 +66,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.cast_dock = self._dock("castDock", "Cast", self.cast, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.monitor_dock = panels.monitor_dock(self, self.monitor)
+        self.monitor_dock = self.monitor  # MonitorDock is a dock itself
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.monitor_dock)
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
@@ -132,11 +131,6 @@ class MainWindow(QMainWindow):
         doc.undo.cleanChanged.connect(self._clean_changed)
         a["add_role"].triggered.connect(self.cast.add_role)
         a["audition"].triggered.connect(lambda: self.cast.audition_row(self.cast.current_row()))
-        if self.transport is None:  # otherwise the transport bar's signals drive these (panels.py)
-            a["play_pause"].triggered.connect(self.play_pause)
-            a["stop"].triggered.connect(self.stop)
-            a["from_start"].triggered.connect(self.from_start)
-            a["loop"].toggled.connect(self._loop_toggled)
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
@@ -171,16 +165,16 @@ class MainWindow(QMainWindow):
 
     # ---- settings ------------------------------------------------------------
     def _restore_settings(self) -> None:
-        geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray | bytes):
-            self.restoreGeometry(QByteArray(geometry))
-        state = self.settings.value("window/state")
-        if isinstance(state, QByteArray | bytes):
-            self.restoreState(QByteArray(state))
+        geometry = WINDOW_GEOMETRY.read(self.settings)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = WINDOW_STATE.read(self.settings)
+        if state is not None:
+            self.restoreState(state)
 
     def _save_settings(self) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        WINDOW_GEOMETRY.write(self.settings, self.saveGeometry())
+        WINDOW_STATE.write(self.settings, self.saveState())
         self.settings.sync()
 
     def fill_recent_menu(self) -> None:
@@ -219,7 +213,7 @@ class MainWindow(QMainWindow):
 
     def set_output(self, name: str) -> None:
         """Play through another device (remembered for the next start)."""
-        self.settings.setValue("audio/output", name)
+        OUTPUT_DEVICE.write(self.settings, name)
         self.engine.set_output(name)
 
     def _project_replaced(self) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QToolBar
+from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
 
 from app import panels
 from app.actions import shortcut_table
@@ -90,20 +90,7 @@ def build_menus(w: MainWindow) -> None:
 
 
 def build_toolbars(w: MainWindow) -> None:
-    if w.transport is not None:
-        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)  # type: ignore[call-overload]
-    else:  # without app/transport_bar.py: the actions and a clock
-        bar = QToolBar("Transport", w)
-        bar.setObjectName("transportToolBar")
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        for name in ("play_pause", "stop", "from_start", "loop"):
-            bar.addAction(w.actions_[name])
-        w.clock = QLabel("0:00.0 / 0:00.0", bar)
-        w.clock.setObjectName("transportClock")
-        w.clock.setMinimumWidth(120)
-        w.clock.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        bar.addWidget(w.clock)
-        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+    w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)
     project = QToolBar("Project", w)
     project.setObjectName("projectToolBar")
     project.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)

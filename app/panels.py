@@ -3,24 +3,25 @@
 Those widgets (app/timeline.py, app/transport_bar.py, app/monitor.py) take
 plain data and report through signals; this module is the one place that
 feeds them engine snapshots and turns their signals into window commands.
-A widget whose module is not importable yet gets a labelled placeholder, so
-the studio still opens while the panels are being built.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.commands import SetLineFields, move_clip
 from app.document import Document
+from app.monitor import MonitorDock
 from app.script_model import format_time
+from app.timeline import Lane, TimelineView
+from app.timeline_items import PeaksFn
+from app.transport_bar import TransportBar
 from engine.project.model import Project, Role, Scene
 
 if TYPE_CHECKING:
@@ -29,58 +30,24 @@ if TYPE_CHECKING:
 
 def new_project() -> Project:
     """What File > New starts from: one narrator and one scene to write into."""
-    return Project(title="Untitled", cast=[Role(name="NARRATOR")], scenes=[Scene(id="S1", heading="Scene 1")])
-
-
-def _load(module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
-
-
-def _placeholder(text: str, parent: QWidget) -> QLabel:
-    label = QLabel(text, parent)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setEnabled(False)
-    return label
+    return Project(cast=[Role(name="NARRATOR")], scenes=[Scene(id="S1", heading="Scene 1")])
 
 
 # ---- construction ---------------------------------------------------------
-def make_timeline(peaks: Any, parent: QWidget) -> QWidget:
-    view = _load("app.timeline", "TimelineView")
-    if view is None:
-        return _placeholder("The timeline appears here.", parent)
-    timeline: QWidget = view(peaks=peaks, parent=parent)
+def make_timeline(peaks: PeaksFn, parent: QWidget) -> TimelineView:
+    timeline = TimelineView(peaks=peaks, parent=parent)
     timeline.setObjectName("timeline")
     return timeline
 
 
-def make_monitor(parent: QWidget) -> QWidget:
-    monitor = _load("app.monitor", "MonitorDock")
-    if monitor is None:
-        return _placeholder("Scheduler heatmaps appear here.", parent)
-    widget: QWidget = monitor(parent=parent)
-    return widget
+def make_monitor(parent: QWidget) -> MonitorDock:
+    return MonitorDock(parent=parent)
 
 
-def monitor_dock(window: QMainWindow, monitor: QWidget) -> QDockWidget:
-    """MonitorDock is a dock itself; a placeholder gets one."""
-    if isinstance(monitor, QDockWidget):
-        return monitor
-    dock = QDockWidget("Engine Monitor", window)
-    dock.setObjectName("MonitorDock")
-    dock.setWidget(monitor)
-    return dock
-
-
-def make_transport(parent: QWidget) -> QWidget | None:
-    bar = _load("app.transport_bar", "TransportBar")
-    if bar is None:
-        return None
-    widget: QWidget = bar(parent=parent)
-    widget.setObjectName("transportBar")
-    return widget
+def make_transport(parent: QWidget) -> TransportBar:
+    bar = TransportBar(parent=parent)
+    bar.setObjectName("transportBar")
+    return bar
 
 
 def arrange_default(window: MainWindow) -> None:
@@ -106,27 +73,20 @@ def arrange_default(window: MainWindow) -> None:
                        Qt.Orientation.Vertical)
 
 
-def _is_timeline(widget: QWidget) -> bool:
-    return hasattr(widget, "set_clips") and hasattr(widget, "clip_moved")
-
-
-def timeline_actions(timeline: QWidget) -> list[QAction]:
+def timeline_actions(timeline: TimelineView) -> list[QAction]:
     """The timeline's zoom, fit, loop and snap actions, for the View menu."""
-    return list(getattr(timeline, "view_actions", []))
+    return list(timeline.view_actions)
 
 
 # ---- signals -> window commands ----------------------------------------------
 def connect_timeline(window: MainWindow) -> None:
     timeline = window.timeline
-    if not _is_timeline(timeline):
-        return
-    timeline.clip_moved.connect(window.move_clip)  # type: ignore[attr-defined]
-    timeline.seek_requested.connect(window.seek)  # type: ignore[attr-defined]
-    timeline.loop_changed.connect(window.loop_changed)  # type: ignore[attr-defined]
-    timeline.clip_selected.connect(lambda line_id: window.script.select_line(line_id))  # type: ignore[attr-defined]
-    timeline.clip_activated.connect(window.seek_to_line)  # type: ignore[attr-defined]
-    timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)  # type: ignore[attr-defined]
-
+    timeline.clip_moved.connect(window.move_clip)
+    timeline.seek_requested.connect(window.seek)
+    timeline.loop_changed.connect(window.loop_changed)
+    timeline.clip_selected.connect(lambda line_id: window.script.select_line(line_id))
+    timeline.clip_activated.connect(window.seek_to_line)
+    timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)
 
 def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: float) -> SetLineFields:
     """The edit a clip dropped at ``new_start`` makes, from the clips the timeline shows.
@@ -168,32 +128,24 @@ def adopt_transport_actions(window: MainWindow) -> None:
     """The transport bar owns Space, Shift+Space, Home and L; the menus use its actions
     (two actions with one shortcut would make Qt ignore both)."""
     bar = window.transport
-    if bar is None:
-        return
-    for name, attr in (("play_pause", "play_action"), ("stop", "stop_action"), ("from_start", "home_action"),
-                       ("loop", "loop_action")):
-        theirs = getattr(bar, attr, None)
-        if isinstance(theirs, QAction):
-            mine = window.actions_[name]
-            mine.setShortcuts([])
-            mine.deleteLater()
-            window.actions_[name] = theirs
+    for name, theirs in (("play_pause", bar.play_action), ("stop", bar.stop_action), ("from_start", bar.home_action),
+                         ("loop", bar.loop_action)):
+        mine = window.actions_[name]
+        mine.setShortcuts([])
+        mine.deleteLater()
+        window.actions_[name] = theirs
 
 
 def connect_transport(window: MainWindow) -> None:
     bar = window.transport
-    if bar is None:
-        return
-    bar.play_toggled.connect(window.set_playing)  # type: ignore[attr-defined]
-    bar.stop_requested.connect(window.stop)  # type: ignore[attr-defined]
-    bar.home_requested.connect(window.from_start)  # type: ignore[attr-defined]
-    bar.loop_toggled.connect(window._loop_toggled)  # type: ignore[attr-defined]
+    bar.play_toggled.connect(window.set_playing)
+    bar.stop_requested.connect(window.stop)
+    bar.home_requested.connect(window.from_start)
+    bar.loop_toggled.connect(window._loop_toggled)
 
 
 # ---- engine snapshots -> widgets (drawn by app/engine_presenter.py) ---------------
-def _lanes(window: MainWindow) -> list[Any]:
-    from app.timeline import Lane
-
+def _lanes(window: MainWindow) -> list[Lane]:
     project = window.doc.project
     audible = project.audible_roles()
     return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast]
@@ -201,41 +153,32 @@ def _lanes(window: MainWindow) -> list[Any]:
 
 def update_lanes(window: MainWindow) -> None:
     """The cast changed: the timeline's lanes follow it (they are the cast, always)."""
-    if _is_timeline(window.timeline):
-        window.timeline.set_lanes(_lanes(window))  # type: ignore[attr-defined]
+    window.timeline.set_lanes(_lanes(window))
 
 
 def show_new_project(window: MainWindow) -> None:
     """New, Open, Import, Recover: the timeline starts over on the new cast, scrolled to the top
     and the start, with none of the previous project's clips."""
-    if _is_timeline(window.timeline):
-        window.timeline.reset(_lanes(window))  # type: ignore[attr-defined]
+    window.timeline.reset(_lanes(window))
 
 
 def show_clips(window: MainWindow, clips: Iterable[Any]) -> None:
-    timeline = window.timeline
     clips = list(clips)
-    if _is_timeline(timeline):
-        texts = {line.id: line.text for line in window.doc.project.lines}
-        timeline.set_clips(clips, texts)  # type: ignore[attr-defined]
-        timeline.set_duration(max((c.end for c in clips), default=0.0))  # type: ignore[attr-defined]
+    texts = {line.id: line.text for line in window.doc.project.lines}
+    window.timeline.set_clips(clips, texts)
+    window.timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 
 def invalidate_peaks(window: MainWindow, line_ids: list[str]) -> None:
-    invalidate = getattr(window.timeline, "invalidate_peaks", None)
-    if callable(invalidate):
-        invalidate(line_ids)
+    window.timeline.invalidate_peaks(line_ids)
 
 
 def show_playhead(window: MainWindow, seconds: float) -> None:
-    set_playhead = getattr(window.timeline, "set_playhead", None)
-    if callable(set_playhead):
-        set_playhead(seconds)
+    window.timeline.set_playhead(seconds)
 
 
 def loop_region(window: MainWindow) -> tuple[float, float] | None:
-    region = getattr(window.timeline, "loop_region", None)
-    return region() if callable(region) else None
+    return window.timeline.loop_region()
 
 
 def _by_role(window: MainWindow, values: Any) -> dict[str, float]:
@@ -248,22 +191,12 @@ def _by_role(window: MainWindow, values: Any) -> dict[str, float]:
 
 def show_transport(window: MainWindow, snap: Any, levels: Any = None) -> None:
     show_playhead(window, snap.position_s)
-    set_lane_levels = getattr(window.timeline, "set_lane_levels", None)
-    if callable(set_lane_levels):
-        # Nothing plays: the engine meters nothing and its last levels stay; the lanes fall.
-        playing = levels is not None and snap.playing
-        set_lane_levels(_by_role(window, getattr(levels, "lane_peak_db", None) if playing else None),
-                        _by_role(window, getattr(levels, "lane_hold_db", None) if playing else None))
-    bar = window.transport
-    if bar is not None:
-        bar.update_from(snap, levels)  # type: ignore[attr-defined]
-        return
-    window.actions_["play_pause"].setText("&Pause" if snap.playing else "&Play")
-    window.clock.setText(f"{format_time(snap.position_s)} / {format_time(snap.duration_s)}")
-    window.clock.setToolTip(f"Output: {snap.output} · late lines {snap.late_lines} · underruns {snap.underruns}")
+    # Nothing plays: the engine meters nothing and its last levels stay; the lanes fall.
+    playing = levels is not None and snap.playing
+    window.timeline.set_lane_levels(_by_role(window, getattr(levels, "lane_peak_db", None) if playing else None),
+                                    _by_role(window, getattr(levels, "lane_hold_db", None) if playing else None))
+    window.transport.update_from(snap, levels)
 
 
 def show_metrics(window: MainWindow, metrics: Any) -> None:
-    update = getattr(window.monitor, "update_from", None)
-    if callable(update):
-        update(metrics)
+    window.monitor.update_from(metrics)

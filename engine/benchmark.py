@@ -23,8 +23,8 @@ from engine.metrics.hub import MetricsHub
 from engine.project.model import VoiceParams
 from engine.sched.batching import BatchSizer
 from engine.sched.policy import PendingArrays, Playhead, make_policy
-from engine.sched.request import Origin
-from engine.sched.scheduler import Scheduler, request_for
+from engine.sched.request import Origin, request_for
+from engine.sched.scheduler import Scheduler
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.piper_backend import PiperBackend, SessionLayout

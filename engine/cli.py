@@ -1,16 +1,22 @@
-"""``radioplay``: the studio (no arguments) and the headless verbs.
+"""The headless verbs of ``radioplay`` (import, render, play, bench, serve, probe, voices).
 
 Every verb works on the same project file through the same engine objects
-the studio uses; none keeps a private copy of engine logic.
+the studio uses; none keeps a private copy of engine logic. The ``radioplay``
+command itself is app/launch.py: it adds the ``studio`` verb (the default with
+no verb) and hands every other verb to :func:`run` here, so this module and
+everything it imports stay Qt-free. ``python -m engine.cli`` runs the headless
+verbs alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from engine import __version__
+from engine.project.defaults import DEFAULT_TARGET_LUFS
 
 
 def _error(message: str) -> int:
@@ -208,23 +214,14 @@ def cmd_probe(args: argparse.Namespace) -> int:
     return probe(args.url, interval, args.mode)
 
 
-def cmd_studio(args: argparse.Namespace) -> int:
-    """Open the studio window. Qt is imported here, on demand, so the engine and
-    every headless verb stay importable (and runnable) without Qt."""
-    import importlib
-
-    try:  # by name: neither mypy's strict engine check nor import-linter follows it into app/
-        run = importlib.import_module("app.main").run
-    except ImportError as exc:
-        return _error(f"the studio window needs PySide6 ({exc}); the headless verbs work without it "
-                      f"(radioplay --help)")
-    return int(run(getattr(args, "project", None), output=getattr(args, "output_device", None)))
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] | None = None,
+                 ) -> argparse.ArgumentParser:
+    """The headless verbs; ``add_verbs`` adds more first (the launcher's ``studio``)."""
     parser = argparse.ArgumentParser(prog="radioplay", description="Radioplay: a studio for multi-voice audio drama.")
     parser.add_argument("--version", action="version", version=f"radioplay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if add_verbs is not None:
+        add_verbs(sub)
 
     p = sub.add_parser("import", help="import a Fountain or 'NAME: line' script into a project")
     p.add_argument("script", help="script file (.fountain, or plain text with NAME: line)")
@@ -236,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
     p.add_argument("project", help="project file (.radioplay)")
     p.add_argument("-o", "--output", required=True, help="output folder")
-    p.add_argument("--target-lufs", type=float, default=-16.0, help="integrated loudness of mix.wav (default -16)")
+    p.add_argument("--target-lufs", type=float, default=DEFAULT_TARGET_LUFS,
+                   help=f"integrated loudness of mix.wav (default {DEFAULT_TARGET_LUFS:g})")
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
@@ -288,26 +286,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["live", "once"], default="live", help="refresh until Ctrl-C, or print once")
     p.set_defaults(func=cmd_probe)
 
-    p = sub.add_parser("studio", help="open the studio window (the default with no command)")
-    p.add_argument("project", nargs="?", help="project file to open (.radioplay)")
-    p.add_argument("--output", dest="output_device", help="sound device name, or 'null' for no sound")
-    p.set_defaults(func=cmd_studio)
-
     p = sub.add_parser("voices", help="list the voices available to roles")
     p.set_defaults(func=cmd_voices)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        return cmd_studio(args)
+def run(args: argparse.Namespace) -> int:
+    """Run the verb ``args`` were parsed for; Ctrl-C ends it with the shell's status 130."""
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
         print("radioplay: interrupted", file=sys.stderr)
         return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The headless verbs alone (``python -m engine.cli``); no verb prints the help."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return 2
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -226,9 +226,10 @@ def start_up(cold: bool) -> dict[str, float]:
         project = Path(tmp) / "the-last-broadcast.radioplay"
         shutil.copy(INTERNAL / "samples" / project.name, project)
         report = Path(tmp) / "report.json"
-        env = bundle_env(home) | {"RADIOPLAY_SMOKE_REPORT": str(report)}
+        env = bundle_env(home)
         launched = time.time()
-        proc = subprocess.run([str(BUNDLE / "radioplay"), "studio", str(project), "--output", "null"],
+        proc = subprocess.run([str(BUNDLE / "radioplay"), "studio", str(project), "--output", "null",
+                               "--self-test", str(report)],
                               env=env, capture_output=True, text=True, timeout=180, check=False)
         ended = time.time()
         if proc.returncode != 0 or not report.is_file():

@@ -1,29 +1,15 @@
-"""The desktop build's one executable: the same ``engine.cli:main`` as the
+"""The desktop build's one executable: the same ``app.launch:main`` as the
 ``radioplay`` console script, so ``radioplay`` with no arguments opens the
-studio and ``radioplay render ...`` and the other headless verbs work from
-the bundle.
-
-``RADIOPLAY_SMOKE_REPORT=FILE`` turns on the smoke-test hook (see
-packaging/smoke_hook.py): the studio opens, waits until it is usable, writes
-a JSON report to FILE and closes itself. Without it nothing changes.
+studio, ``radioplay render ...`` and the other headless verbs work from the
+bundle, and ``radioplay studio --self-test REPORT.json`` (app/self_test.py)
+gives the smoke test its report.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-
-def main() -> int:
-    report = os.environ.get("RADIOPLAY_SMOKE_REPORT")
-    if report:
-        import smoke_hook
-
-        smoke_hook.install(report)
-    from engine.cli import main as cli_main
-
-    return int(cli_main())
-
+from app.launch import main
 
 if __name__ == "__main__":
     sys.exit(main())

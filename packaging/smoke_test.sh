@@ -9,7 +9,8 @@
 #   1. `radioplay --version` and `radioplay voices` (the bundled voice is found);
 #   2. the studio opens offscreen on a copy of the bundled sample, paints, starts
 #      its voice engine, and closes with exit status 0 and no traceback
-#      (packaging/smoke_hook.py reports what it loaded: Qt platform, PortAudio, torch);
+#      (`radioplay studio --self-test REPORT.json`, app/self_test.py, reports what it
+#      loaded: Qt platform, PortAudio, torch);
 #      where Xvfb is installed, once more on X11 through the xcb platform plugin;
 #   3. `radioplay render` of the sample writes mix.wav, stems/, captions.srt,
 #      captions.vtt and cues.json; the WAVs are read chunk by chunk and must
@@ -47,7 +48,7 @@ bare_env=(PATH="$tmp/decoys:/usr/bin:/bin" HOME="$tmp/home" LANG=C.UTF-8 XDG_RUN
           RADIOPLAY_STATE_DIR="$tmp/home/state")
 bare() { env -i "${bare_env[@]}" QT_QPA_PLATFORM=offscreen "$@"; }
 
-# JSON written by smoke_hook.py (one "key": value per line); prints the raw value.
+# JSON written by --self-test (app/self_test.py: one "key": value per line); prints the raw value.
 json_value() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | sed 's/,$//'; }
 
 u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
@@ -88,7 +89,7 @@ cp "$sample" "$tmp/studio/"
 report="$tmp/studio/report.json"
 launched=$(date +%s.%N)
 set +e
-bare RADIOPLAY_SMOKE_REPORT="$report" timeout 180 "$exe" studio "$tmp/studio/the-last-broadcast.radioplay" \
+bare timeout 180 "$exe" studio --self-test "$report" "$tmp/studio/the-last-broadcast.radioplay" \
     >"$tmp/studio/out.log" 2>&1
 status=$?
 set -e
@@ -127,8 +128,8 @@ if command -v Xvfb >/dev/null; then
     for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$display" ] && break; sleep 0.2; done
     mkdir -p "$tmp/xcb"; cp "$sample" "$tmp/xcb/"
     set +e
-    env -i "${bare_env[@]}" DISPLAY=":$display" RADIOPLAY_SMOKE_REPORT="$tmp/xcb/report.json" timeout 180 \
-        "$exe" studio "$tmp/xcb/the-last-broadcast.radioplay" --output null >"$tmp/xcb/out.log" 2>&1
+    env -i "${bare_env[@]}" DISPLAY=":$display" timeout 180 "$exe" studio --self-test "$tmp/xcb/report.json" \
+        "$tmp/xcb/the-last-broadcast.radioplay" --output null >"$tmp/xcb/out.log" 2>&1
     status=$?
     set -e
     kill "$xvfb" 2>/dev/null || true; wait "$xvfb" 2>/dev/null || true; xvfb=""

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from engine import fsutil
 from engine.project import fileformat
+from engine.project.defaults import DEFAULT_COLOUR, ROLE_COLOURS
 from engine.project.fileformat import (
     FORMAT_VERSION,
     ProjectFileError,
@@ -147,6 +148,14 @@ def test_minimal_document_gets_defaults() -> None:
                                  "lines": [{"id": "x", "role": "A", "text": "hi"}]})
     assert project.cast[0].voice == VoiceParams()
     assert project.lines[0] == Line(id="x", role="A", text="hi")
+
+
+def test_a_role_left_bare_in_a_file_is_the_models_default_role() -> None:
+    """One table of defaults (engine/project/defaults.py): a role with only a name loads as
+    Role(name) would make it, colour included (the file format once filled in grey)."""
+    project = project_from_dict({"format_version": 1, "cast": [{"name": "A"}]})
+    assert project.cast[0] == Role(name="A")
+    assert project.cast[0].colour == DEFAULT_COLOUR == ROLE_COLOURS[0]
 
 
 def test_files_without_effects_load_with_the_defaults() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.project.defaults import ROLE_COLOURS
 from engine.project.fileformat import load_project, save_project
 from engine.project.importers.build import (
     INTERRUPTION_OVERLAP_S,
@@ -27,7 +28,6 @@ from engine.project.importers.parsed import (
     Transition,
 )
 from engine.project.importers.plaintext import parse_plaintext
-from engine.project.model import ROLE_COLOURS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

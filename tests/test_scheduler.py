@@ -20,8 +20,8 @@ from engine.metrics.hub import MetricsHub
 from engine.project.model import VoiceParams
 from engine.sched.batching import BatchSizer
 from engine.sched.policy import FifoPolicy, RolePriorityPolicy, make_policy
-from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
-from engine.sched.scheduler import Scheduler, request_for
+from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, request_for
+from engine.sched.scheduler import Scheduler
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.piper_backend import PiperBackend, PiperVoiceModel, SessionLayout
@@ -112,7 +112,7 @@ def test_cancelled_and_stale_requests_never_reach_the_device(synth, tiny_voices)
         for r in (edited, behind, ahead, dropped, kept):
             scheduler.submit(r)
         assert dropped.future.cancel()
-        assert scheduler.cancel_line("L7") == 1
+        assert scheduler.cancel(lambda r: r.line_id == "L7") == 1  # the line was edited
         assert scheduler.set_playhead(20.0, playing=True) == 1  # seek past line B
         scheduler.start()
         ahead.future.result(10)
@@ -321,7 +321,7 @@ def test_recast_cancels_a_roles_requests_and_weights_reorder(synth, tiny_voices)
     with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
         for r in (*recast, minor, promoted):
             scheduler.submit(r).add_done_callback(lambda f, r=r: None if f.cancelled() else order.append(r.role))
-        assert scheduler.cancel_role("RECAST") == 2
+        assert scheduler.cancel(lambda r: r.role == "RECAST") == 2  # the role was recast
         scheduler.set_role_weight("PROMOTED", 10.0)  # without it MINOR goes first (it arrived first)
         scheduler.start()
         minor.future.result(10)
@@ -333,10 +333,10 @@ def test_recast_cancels_a_roles_requests_and_weights_reorder(synth, tiny_voices)
 
 def test_calibration_measures_batch_sizes_on_the_voice(synth, tiny_voices):
     plan = synth.plan("Calibrating the batch size on this device.", voice(tiny_voices))
-    with Scheduler(synth, make_policy("fifo"), batch=BatchSizer(candidates=(1, 2, 4)), start=False) as scheduler:
-        chosen = scheduler.calibrate(plan)
+    batch = BatchSizer(candidates=(1, 2, 4))
+    chosen = batch.measure(synth.voice(plan.voice), plan.settings, synth.phonemize(plan) * 4)
     assert chosen in (1, 2, 4)
-    measured = scheduler.batch.measured_audio_s_per_s()
+    measured = batch.measured_audio_s_per_s()
     assert set(measured) == {1, 2, 4} and all(v > 0 for v in measured.values())
 
 

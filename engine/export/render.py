@@ -36,6 +36,7 @@ from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.lines import release_clips, synthesize_lines
 from engine.fsutil import atomic_write_text, commit, temp_path_for
+from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout
 from engine.sched.scheduler import Scheduler
@@ -52,7 +53,7 @@ TAIL_S = 0.5
 
 @dataclass
 class RenderOptions:
-    target_lufs: float = -16.0
+    target_lufs: float = DEFAULT_TARGET_LUFS
     stems: bool = True
     format: str = "wav24"
     block: int = BLOCK
@@ -60,8 +61,9 @@ class RenderOptions:
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r} (choose {', '.join(FORMATS)})")
-        if not -60.0 <= self.target_lufs <= 0.0:
-            raise ValueError(f"target loudness {self.target_lufs} LUFS is outside -60..0")
+        lo, hi = TARGET_LUFS_RANGE
+        if not lo <= self.target_lufs <= hi:
+            raise ValueError(f"target loudness {self.target_lufs} LUFS is outside {lo:g}..{hi:g}")
 
 
 @dataclass

@@ -15,7 +15,30 @@ from pathlib import Path
 from typing import Any
 
 from engine.fsutil import atomic_write_text
-from engine.project.model import DEFAULT_VOICE, VOICE_RANGES, Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.defaults import (
+    DEFAULT_BACKEND,
+    DEFAULT_COLOUR,
+    DEFAULT_GAIN_DB,
+    DEFAULT_LINE_GAP,
+    DEFAULT_PAN,
+    DEFAULT_PITCH,
+    DEFAULT_PRIORITY,
+    DEFAULT_SAMPLE_RATE,
+    DEFAULT_SCENE_GAP,
+    DEFAULT_SPEED,
+    DEFAULT_TITLE,
+    DEFAULT_VARIATION,
+    DEFAULT_VOICE,
+    GAIN_DB_RANGE,
+    GAP_RANGE,
+    OVERLAP_RANGE,
+    PAN_RANGE,
+    PAUSE_RANGE,
+    PRIORITY_RANGE,
+    SAMPLE_RATE_RANGE,
+    VOICE_RANGES,
+)
+from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 
 FORMAT_VERSION = 1
@@ -157,13 +180,13 @@ def voice_from_dict(r: _Reader, d: Any, path: str) -> VoiceParams:
     if speaker is not None and (isinstance(speaker, bool) or not isinstance(speaker, (int, str))):
         raise r.fail(_join(path, "speaker"), f"expected a speaker id or name, got {_kind(speaker)}")
     return VoiceParams(
-        backend=r.text(d, "backend", path, "piper", empty=False),
+        backend=r.text(d, "backend", path, DEFAULT_BACKEND, empty=False),
         voice=r.text(d, "voice", path, DEFAULT_VOICE, empty=False),
         speaker=speaker,
-        speed=r.num(d, "speed", path, 1.0, lo=VOICE_RANGES["speed"][0], hi=VOICE_RANGES["speed"][1]),
-        variation=r.num(d, "variation", path, 1.0, lo=VOICE_RANGES["variation"][0],
+        speed=r.num(d, "speed", path, DEFAULT_SPEED, lo=VOICE_RANGES["speed"][0], hi=VOICE_RANGES["speed"][1]),
+        variation=r.num(d, "variation", path, DEFAULT_VARIATION, lo=VOICE_RANGES["variation"][0],
                         hi=VOICE_RANGES["variation"][1]),
-        pitch=r.num(d, "pitch", path, 0.0, lo=VOICE_RANGES["pitch"][0], hi=VOICE_RANGES["pitch"][1]),
+        pitch=r.num(d, "pitch", path, DEFAULT_PITCH, lo=VOICE_RANGES["pitch"][0], hi=VOICE_RANGES["pitch"][1]),
     )
 
 
@@ -180,8 +203,9 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         raise r.fail("format_version", f"unknown version {version}")
 
     timing_d = r.obj(root.get("timing", {}), "timing")
-    timing = Timing(line_gap=r.num(timing_d, "line_gap", "timing", 0.35, lo=0, hi=60),
-                    scene_gap=r.num(timing_d, "scene_gap", "timing", 1.5, lo=0, hi=60))
+    timing = Timing(line_gap=r.num(timing_d, "line_gap", "timing", DEFAULT_LINE_GAP, lo=GAP_RANGE[0], hi=GAP_RANGE[1]),
+                    scene_gap=r.num(timing_d, "scene_gap", "timing", DEFAULT_SCENE_GAP, lo=GAP_RANGE[0],
+                                    hi=GAP_RANGE[1]))
 
     cast: list[Role] = []
     for i, rd in enumerate(r.items(root.get("cast", []), "cast")):
@@ -190,15 +214,15 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         name = r.text(rd, "name", path, empty=False)
         if any(role.name == name for role in cast):
             raise r.fail(_join(path, "name"), f"duplicate role {name!r}")
-        colour = r.text(rd, "colour", path, "#808080")
+        colour = r.text(rd, "colour", path, DEFAULT_COLOUR)
         if not _COLOUR.match(colour):
             raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
         cast.append(Role(
             name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), _join(path, "voice")),
-            gain_db=r.num(rd, "gain_db", path, 0.0, lo=-60, hi=24),
-            pan=r.num(rd, "pan", path, 0.0, lo=-1, hi=1),
+            gain_db=r.num(rd, "gain_db", path, DEFAULT_GAIN_DB, lo=GAIN_DB_RANGE[0], hi=GAIN_DB_RANGE[1]),
+            pan=r.num(rd, "pan", path, DEFAULT_PAN, lo=PAN_RANGE[0], hi=PAN_RANGE[1]),
             mute=r.flag(rd, "mute", path, False), solo=r.flag(rd, "solo", path, False),
-            priority=r.num(rd, "priority", path, 1.0, lo=0.01, hi=100),
+            priority=r.num(rd, "priority", path, DEFAULT_PRIORITY, lo=PRIORITY_RANGE[0], hi=PRIORITY_RANGE[1]),
             effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
         ))
 
@@ -237,9 +261,9 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         lines.append(Line(
             id=lid, role=role, scene=scene, text=r.text(ld, "text", path),
             note=r.text(ld, "note", path, ""),
-            pause_before=r.num(ld, "pause_before", path, 0.0, lo=0, hi=600),
+            pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=PAUSE_RANGE[1]),
             start=r.num(ld, "start", path, None, lo=0, optional=True),
-            overlap=r.num(ld, "overlap", path, 0.0, lo=0, hi=60),
+            overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
             with_previous=r.flag(ld, "with_previous", path, False),
         ))
 
@@ -248,11 +272,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         if not isinstance(say, str) or not say.strip():
             raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
 
-    sample_rate = r.num(root, "sample_rate", "", 48_000, lo=8_000, hi=192_000)
+    sample_rate = r.num(root, "sample_rate", "", DEFAULT_SAMPLE_RATE, lo=SAMPLE_RATE_RANGE[0], hi=SAMPLE_RATE_RANGE[1])
     if not isinstance(sample_rate, int):
         raise r.fail("sample_rate", f"expected a whole number of Hz, got {sample_rate}")
     return Project(
-        title=r.text(root, "title", "", "Untitled"),
+        title=r.text(root, "title", "", DEFAULT_TITLE),
         sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),

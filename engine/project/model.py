@@ -9,22 +9,23 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 
-from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
-
-DEFAULT_SAMPLE_RATE = 48_000
-DEFAULT_VOICE = "en_US-joe-medium"
-
-# A palette that stays distinguishable on dark and light lanes.
-ROLE_COLOURS = (
-    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4",
-    "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000",
+from engine.project.defaults import (
+    DEFAULT_BACKEND,
+    DEFAULT_COLOUR,
+    DEFAULT_GAIN_DB,
+    DEFAULT_LINE_GAP,
+    DEFAULT_PAN,
+    DEFAULT_PITCH,
+    DEFAULT_PRIORITY,
+    DEFAULT_SAMPLE_RATE,
+    DEFAULT_SCENE_GAP,
+    DEFAULT_SPEED,
+    DEFAULT_TITLE,
+    DEFAULT_VARIATION,
+    DEFAULT_VOICE,
+    ROLE_COLOURS,
 )
-
-
-# Allowed range of each numeric voice parameter: the file format, the service
-# and the studio all check against this one table.
-VOICE_RANGES: dict[str, tuple[float, float]] = {"speed": (0.25, 4.0), "pitch": (-12.0, 12.0),
-                                                "variation": (0.0, 2.0)}
+from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,11 @@ class VoiceParams:
     """
 
     voice: str = DEFAULT_VOICE
-    backend: str = "piper"
+    backend: str = DEFAULT_BACKEND
     speaker: int | str | None = None
-    speed: float = 1.0
-    variation: float = 1.0
-    pitch: float = 0.0
+    speed: float = DEFAULT_SPEED
+    variation: float = DEFAULT_VARIATION
+    pitch: float = DEFAULT_PITCH
 
     def with_changes(self, **changes: object) -> VoiceParams:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -57,13 +58,13 @@ class Role:
     """A character in the cast and its lane on the timeline."""
 
     name: str
-    colour: str = ROLE_COLOURS[0]
+    colour: str = DEFAULT_COLOUR
     voice: VoiceParams = field(default_factory=VoiceParams)
-    gain_db: float = 0.0
-    pan: float = 0.0  # -1 = left, +1 = right
+    gain_db: float = DEFAULT_GAIN_DB
+    pan: float = DEFAULT_PAN  # -1 = left, +1 = right
     mute: bool = False
     solo: bool = False
-    priority: float = 1.0  # scheduler base weight: leads get more
+    priority: float = DEFAULT_PRIORITY  # scheduler base weight: leads get more
     effect: str = DEFAULT_LANE_EFFECT  # lane preset (engine.project.presets.LANE_EFFECTS)
 
 
@@ -100,13 +101,13 @@ class Line:
 class Timing:
     """Gaps used when lines simply follow each other."""
 
-    line_gap: float = 0.35
-    scene_gap: float = 1.5
+    line_gap: float = DEFAULT_LINE_GAP
+    scene_gap: float = DEFAULT_SCENE_GAP
 
 
 @dataclass
 class Project:
-    title: str = "Untitled"
+    title: str = DEFAULT_TITLE
     sample_rate: int = DEFAULT_SAMPLE_RATE
     cast: list[Role] = field(default_factory=list)
     scenes: list[Scene] = field(default_factory=list)

@@ -17,7 +17,8 @@ from enum import IntEnum
 
 import numpy as np
 
-from engine.synth.synthesizer import ClipPlan
+from engine.project.model import VoiceParams
+from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 
 class Origin(IntEnum):
@@ -80,3 +81,12 @@ class LineRequest:
     @property
     def key(self) -> str:
         return self.plan.key
+
+
+def request_for(synth: ClipSynthesizer, text: str, role: str, params: VoiceParams, *, lexicon: dict[str, str] | None = None,
+                origin: Origin = Origin.SERVICE, deadline: Deadline | None = None, weight: float = 1.0,
+                line_id: str | None = None) -> LineRequest:
+    """Plan a line (text frontend, voice lookup, cache key) into a request."""
+    plan = synth.plan(text, params, lexicon)
+    return LineRequest(plan=plan, role=role, origin=origin, deadline=deadline or Deadline.none(),
+                       weight=weight, line_id=line_id)

@@ -37,9 +37,10 @@ from engine.sched.hashring import WeightedHashRing
 from engine.sched.job import Job
 from engine.sched.policy import PendingArrays, Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
-from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
+from engine.sched.request import LineRequest, Origin, QueueFull
 from engine.sched.table import PendingTable
-from engine.synth.synthesizer import ClipPlan, ClipSynthesizer, RawAudio
+from engine.sched.tick import SchedulerTick
+from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
@@ -61,7 +62,7 @@ class SchedulerStats:
     running: int
 
 
-class Scheduler:
+class Scheduler(SchedulerTick):
     def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
                  metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
                  clock: Callable[[], float] = time.monotonic, tick_s: float = TICK_S,
@@ -193,27 +194,12 @@ class Scheduler:
             doomed = [r for job in self._jobs.values() if not job.running for r in job.waiters if predicate(r)]
         return sum(1 for r in doomed if r.future.cancel())
 
-    def cancel_line(self, line_id: str) -> int:
-        """The line was edited: its pending requests are stale."""
-        return self.cancel(lambda r: r.line_id == line_id)
-
-    def cancel_role(self, role: str) -> int:
-        """The role was recast (new voice): its pending requests are stale."""
-        return self.cancel(lambda r: r.role == role)
-
     def set_role_weight(self, role: str, weight: float) -> None:
         """The role's priority weight changed: pending requests follow at once."""
         with self._cond:
             if self._table.set_role_weight(role, weight):
                 self._dirty = True
                 self._cond.notify_all()
-
-    def calibrate(self, plan: ClipPlan, repeats: int = 4) -> int:
-        """Measure the batch size for this device and voice (start-up, before
-        load). ``plan`` should hold a few sentences of different lengths, so
-        padding costs what it costs in real work."""
-        model = self.synth.voice(plan.voice)
-        return self.batch.measure(model, plan.settings, self.synth.phonemize(plan) * repeats)
 
     def set_playhead(self, position_s: float, playing: bool, rate: float = 1.0,
                      cancel_behind: bool = True) -> int:
@@ -437,88 +423,5 @@ class Scheduler:
         self.metrics.record_request(request.role, request.origin.label, self.policy.name, queue_wait, synth_s,
                                     max(0.0, done - request.arrival), clip.shape[0] / self.synth.sample_rate)
 
-    # --- the tick: priorities to metrics, text frontend ahead of the workers ------------
 
-    def publish_metrics(self) -> list[Job]:
-        """Re-prioritize, publish each role's priority and queue depth, and
-        return the most urgent jobs still lacking phonemes (the tick's work)."""
-        with self._cond:
-            idx, scores = self.reprioritize()
-            todo: list[Job] = []
-            if idx.size:
-                self._publish(idx, self.policy.displayed(scores, self._scores_at))
-                for i in np.argsort(-scores)[: self.frontend_ahead]:
-                    job = self._table.jobs[int(idx[i])]
-                    if job is not None and job.units is None:
-                        todo.append(job)
-            elif self.metrics is not None:
-                for role in self._table.role_ids:
-                    self.metrics.set_role_priority(role, 0.0)
-                    self.metrics.set_queue_depth(role, 0)
-        if self.metrics is not None:
-            self._publish_busy()
-            pool = self.synth.cache.store.stats().arena
-            self.metrics.set_pool_stats("host", pool.used_bytes, pool.free_bytes, pool.largest_free_bytes,
-                                        pool.fragmentation)
-            report = self.synth.predictor.report()
-            self.metrics.set_predictor(report.p90_error, report.misses, report.observations)
-        return todo
-
-    def _tick_loop(self) -> None:
-        while True:
-            with self._cond:
-                if self._closed:
-                    return
-            todo = self.publish_metrics()
-            for job in todo:  # phonemize outside the lock; a worker may take it meanwhile
-                try:
-                    units = self.synth.phonemize(job.plan)
-                except Exception:  # noqa: BLE001 - the worker will hit and report it
-                    continue
-                if job.units is None:
-                    job.units = units
-            with self._cond:
-                if self._closed:
-                    return
-                self._cond.wait(self.tick_s)
-
-    def _publish_busy(self) -> None:
-        """Each worker's busy fraction since the previous tick."""
-        assert self.metrics is not None
-        now = self.clock()
-        with self._cond:
-            busy = dict(self._busy)
-        then, seen = self._busy_seen
-        if now > then:
-            for w in range(self.workers):
-                name = f"infer-{w}"
-                fraction = (busy.get(name, 0.0) - seen.get(name, 0.0)) / (now - then)
-                self.metrics.set_device_busy(name, min(1.0, max(0.0, fraction)))
-        self._busy_seen = (now, busy)
-
-    def _publish(self, idx: np.ndarray, priorities: np.ndarray) -> None:
-        if self.metrics is None:
-            return
-        roles = self._table.role[idx]
-        names = {v: k for k, v in self._table.role_ids.items()}
-        top = np.zeros(len(names))
-        depth = np.bincount(roles, minlength=len(names))
-        np.maximum.at(top, roles, priorities)
-        for rid, name in names.items():
-            self.metrics.set_role_priority(name, float(top[rid]))
-            self.metrics.set_queue_depth(name, int(depth[rid]))
-
-
-def request_for(synth: ClipSynthesizer, text: str, role: str, params: object, *, lexicon: dict[str, str] | None = None,
-                origin: Origin = Origin.SERVICE, deadline: Deadline | None = None, weight: float = 1.0,
-                line_id: str | None = None) -> LineRequest:
-    """Plan a line (text frontend, voice lookup, cache key) into a request."""
-    from engine.project.model import VoiceParams
-
-    assert isinstance(params, VoiceParams)
-    plan = synth.plan(text, params, lexicon)
-    return LineRequest(plan=plan, role=role, origin=origin, deadline=deadline or Deadline.none(),
-                       weight=weight, line_id=line_id)
-
-
-__all__ = ["Scheduler", "SchedulerStats", "QueueFull", "request_for"]
+__all__ = ["Scheduler", "SchedulerStats", "QueueFull"]

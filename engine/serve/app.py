@@ -42,9 +42,10 @@ from aiohttp.typedefs import Handler
 
 from engine.fsutil import atomic_write_bytes
 from engine.metrics.hub import MetricsHub
-from engine.project.model import VOICE_RANGES, Project, Role, VoiceParams
-from engine.sched.request import LineRequest, Origin, QueueFull
-from engine.sched.scheduler import Scheduler, request_for
+from engine.project.defaults import VOICE_RANGES
+from engine.project.model import Project, Role, VoiceParams
+from engine.sched.request import LineRequest, Origin, QueueFull, request_for
+from engine.sched.scheduler import Scheduler
 from engine.serve.security import LinkSigner, TokenAuth, TokenBucketLimiter
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.synthesizer import ClipSynthesizer

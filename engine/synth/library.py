@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.project.model import DEFAULT_VOICE
+from engine.project.defaults import DEFAULT_VOICE
 from engine.synth.errors import VoiceError
 
 

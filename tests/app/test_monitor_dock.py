@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from app.monitor import LATENCY_LEVELS, PRIORITY_LEVELS, MonitorDock
-from app.monitor_bench import FakeClock, measure
 from app.monitor_trace import Trace
+from bench.monitor_update import FakeClock, measure
 from engine.metrics.hub import MetricsHub
 
 ROLES = ["MAGGIE", "TOM", "NARRATOR"]

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.project.defaults import DEFAULT_TITLE
 from engine.project.importers.parsed import (
     Action,
     Dialogue,
@@ -78,7 +79,7 @@ def find_aliases(names: list[str]) -> list[tuple[str, str]]:
 def build_project(parsed: ParsedScript, narrate_action: bool = False,
                   title: str | None = None) -> tuple[Project, ImportReport]:
     report = ImportReport(warnings=list(parsed.warnings))
-    project = Project(title=title or parsed.title or Path(parsed.source).stem or "Untitled")
+    project = Project(title=title or parsed.title or Path(parsed.source).stem or DEFAULT_TITLE)
     scene: Scene | None = None
     pending_pause = 0.0
     previous: Line | None = None

@@ -1,4 +1,4 @@
-"""Cost of one monitor update on a full window: ``python -m app.monitor_bench``.
+"""Cost of one monitor update on a full window: ``python bench/monitor_update.py``.
 
 Fills a real :class:`engine.metrics.hub.MetricsHub` (fake clock) with 30 s of 50 ms ticks for
 8 roles (priorities, queue depths, finished requests in every latency decade, two devices, a
@@ -12,10 +12,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(REPO))
 
 ROLES = 8
 

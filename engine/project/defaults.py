@@ -1,0 +1,50 @@
+"""Every default and allowed range of the data model, declared once.
+
+The model's dataclasses take their defaults from here, the file format fills
+missing fields and checks ranges with the same numbers, the CLI and the export
+dialog offer the same loudness, the HTTP service checks voice overrides and the
+cast panel's spin boxes stop where a saved file would be refused. Effect preset
+names and their defaults are data too, in engine/project/presets.py.
+"""
+
+from __future__ import annotations
+
+# ---- the production ----------------------------------------------------------------
+DEFAULT_TITLE = "Untitled"
+DEFAULT_SAMPLE_RATE = 48_000
+SAMPLE_RATE_RANGE = (8_000, 192_000)
+
+# ---- timing (seconds) ----------------------------------------------------------------
+DEFAULT_LINE_GAP = 0.35  # between lines that simply follow each other
+DEFAULT_SCENE_GAP = 1.5  # before the first line of a new scene
+GAP_RANGE = (0.0, 60.0)
+PAUSE_RANGE = (0.0, 600.0)  # a line's pause_before
+OVERLAP_RANGE = (0.0, 60.0)  # how far a line may start before the previous one ends
+
+# ---- a role's voice ------------------------------------------------------------------
+DEFAULT_VOICE = "en_US-joe-medium"
+DEFAULT_BACKEND = "piper"
+DEFAULT_SPEED = 1.0
+DEFAULT_VARIATION = 1.0
+DEFAULT_PITCH = 0.0
+# Allowed range of each numeric voice parameter, by field name.
+VOICE_RANGES: dict[str, tuple[float, float]] = {"speed": (0.25, 4.0), "pitch": (-12.0, 12.0),
+                                                "variation": (0.0, 2.0)}
+
+# ---- a role's lane in the mix --------------------------------------------------------
+# A palette that stays distinguishable on dark and light lanes; new roles take the next.
+ROLE_COLOURS = (
+    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4",
+    "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000",
+)
+DEFAULT_COLOUR = ROLE_COLOURS[0]  # a role made without one, in code or in a file
+DEFAULT_GAIN_DB = 0.0
+DEFAULT_PAN = 0.0
+DEFAULT_PRIORITY = 1.0  # scheduler base weight: leads get more
+GAIN_DB_RANGE = (-60.0, 24.0)
+PAN_RANGE = (-1.0, 1.0)  # -1 = left, +1 = right
+PRIORITY_RANGE = (0.01, 100.0)
+
+# ---- export ------------------------------------------------------------------------------
+DEFAULT_TARGET_LUFS = -16.0  # integrated loudness of mix.wav (podcasts; EBU broadcast is -23)
+TARGET_LUFS_RANGE = (-60.0, 0.0)
