@@ -11,18 +11,15 @@ that the cast lacks. Cut and paste are one undo step each.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QUndoCommand
 
 from app.commands import InsertLine, InsertRole, Macro, remove_lines
+from app.script_access import ScriptAccess
 from engine.project.importers.parsed import Dialogue, Pause, ScriptSyntaxError
 from engine.project.importers.plaintext import parse_plaintext
 from engine.project.model import Line, next_colour
-
-if TYPE_CHECKING:
-    from app.script_editor import ScriptEditor
 
 
 def lines_to_text(lines: list[Line]) -> str:
@@ -58,7 +55,7 @@ class LineClipboard(QObject):
 
     status = Signal(str)
 
-    def __init__(self, editor: ScriptEditor) -> None:
+    def __init__(self, editor: ScriptAccess) -> None:
         super().__init__(editor)
         self.editor = editor
         self.cut_action = self._action("Cut", QKeySequence.StandardKey.Cut, "Cut the selected lines", self.cut)

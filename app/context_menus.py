@@ -11,22 +11,20 @@ queries only (``items``, ``lanes``, ``lane_span``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
 
 from app.commands import SetLineFields, SetRoleField
 from app.script_model import LINE_ID
-
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
+from app.studio_window import StudioWindow
 
 # A line's placement fields and their values when it simply follows the previous line.
 NATURAL_TIMING = {"start": None, "overlap": 0.0, "with_previous": False, "pause_before": 0.0}
 
 
-def install(window: MainWindow) -> None:
+def install(window: StudioWindow) -> None:
     """Give the script, the cast, the timeline and its lane headers their menus."""
     _hook(window.script.view, lambda pos: script_menu(window, pos))
     _hook(window.cast.view, lambda pos: cast_menu(window, pos))
@@ -51,7 +49,7 @@ def _hook(widget: QWidget, build: Callable[[QPoint], QMenu | None]) -> None:
 
 
 # ---- script ---------------------------------------------------------------
-def script_menu(window: MainWindow, pos: QPoint) -> QMenu:
+def script_menu(window: StudioWindow, pos: QPoint) -> QMenu:
     """Commands for the line under ``pos`` (viewport coordinates), which becomes current."""
     script = window.script
     view = script.view
@@ -86,7 +84,7 @@ def script_menu(window: MainWindow, pos: QPoint) -> QMenu:
 
 
 # ---- cast ---------------------------------------------------------------------
-def cast_menu(window: MainWindow, pos: QPoint) -> QMenu:
+def cast_menu(window: StudioWindow, pos: QPoint) -> QMenu:
     cast = window.cast
     index = cast.view.indexAt(pos)
     if index.isValid():
@@ -104,7 +102,7 @@ def cast_menu(window: MainWindow, pos: QPoint) -> QMenu:
 
 
 # ---- timeline -----------------------------------------------------------------------
-def timeline_menu(window: MainWindow, pos: QPoint) -> QMenu | None:
+def timeline_menu(window: StudioWindow, pos: QPoint) -> QMenu | None:
     """A clip's menu over a clip, else the menu of the lane under ``pos`` (viewport coordinates)."""
     timeline: Any = window.timeline
     line_id = next((item.line_id for item in timeline.items(pos) if getattr(item, "line_id", None)), None)
@@ -113,7 +111,7 @@ def timeline_menu(window: MainWindow, pos: QPoint) -> QMenu | None:
     return lane_menu_at(window, pos)
 
 
-def lane_menu_at(window: MainWindow, pos: QPoint) -> QMenu | None:
+def lane_menu_at(window: StudioWindow, pos: QPoint) -> QMenu | None:
     timeline: Any = window.timeline
     for i, lane in enumerate(timeline.lanes()):
         top, height = timeline.lane_span(i)
@@ -122,7 +120,7 @@ def lane_menu_at(window: MainWindow, pos: QPoint) -> QMenu | None:
     return None
 
 
-def clip_menu(window: MainWindow, line_id: str) -> QMenu:
+def clip_menu(window: StudioWindow, line_id: str) -> QMenu:
     doc = window.doc
     line = doc.project.line(line_id)
     menu = QMenu(window.timeline)
@@ -144,7 +142,7 @@ def clip_menu(window: MainWindow, line_id: str) -> QMenu:
     return menu
 
 
-def lane_menu(window: MainWindow, name: str) -> QMenu:
+def lane_menu(window: StudioWindow, name: str) -> QMenu:
     doc = window.doc
     role = doc.project.role(name)
     menu = QMenu(window.timeline)

@@ -12,38 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from app import panels
-from app.document import Document
 from app.engine_link import EngineLink
-from app.script_editor import ScriptEditor
+from app.studio_window import StudioWindow
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 
 POLL_HZ = 20
 ENGINE_ACTIONS = ("play_pause", "stop", "from_start", "play_line", "loop", "audition")
-
-
-class StudioWindow(Protocol):
-    """What the presenter draws on (the main window)."""
-
-    doc: Document
-    script: ScriptEditor
-    timeline: QWidget
-    monitor: QWidget
-    transport: QWidget | None
-    engine_label: QLabel
-    lines_label: QLabel
-    actions_: dict[str, QAction]
-
-    def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
-
-    def show_error(self, title: str, text: str) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """File commands of the main window: New, Open, Save, Import, Export, Recover.
 
 Every question to the producer goes through one of the ``ask_*`` methods
-(tests replace them), and every failure ends in MainWindow.show_error with
+(tests replace them), and every failure ends in StudioWindow.show_error with
 the engine's own message (file, JSON path, problem), never a traceback.
 """
 
@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, QStandardPaths, QUrl
 from PySide6.QtGui import QDesktopServices
@@ -23,15 +23,13 @@ from app.files import FILE_FILTER, SCRIPT_FILTER, RecentFiles, read_project, wit
 from app.import_dialog import ImportDialog
 from app.recovery import Recovery
 from app.settings import EXPORT_FOLDER
+from app.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
 from engine.project.fileformat import ProjectFileError
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
-
 
 class FileOps(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: StudioWindow) -> None:
         super().__init__(window)
         self.window = window
         self.doc = window.doc

@@ -11,7 +11,6 @@ once as one undo step.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QUndoCommand
@@ -27,9 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.commands import Macro, SetLineField
-
-if TYPE_CHECKING:
-    from app.script_editor import ScriptEditor
+from app.script_access import ScriptAccess
 
 
 class FindBar(QFrame):
@@ -37,7 +34,7 @@ class FindBar(QFrame):
 
     status = Signal(str)
 
-    def __init__(self, editor: ScriptEditor) -> None:
+    def __init__(self, editor: ScriptAccess) -> None:
         super().__init__(editor)
         self.setObjectName("findBar")
         self.setFrameShape(QFrame.Shape.StyledPanel)

@@ -8,8 +8,6 @@ devices are filled when they open, from the engine's current lists.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
@@ -17,14 +15,12 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
 from app import panels
 from app.actions import shortcut_table
 from app.commands import SetProjectField
+from app.studio_window import StudioWindow
 from app.voices import master_presets
 from engine import __version__
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
 
-
-def build_menus(w: MainWindow) -> None:
+def build_menus(w: StudioWindow) -> None:
     a = w.actions_
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
@@ -89,7 +85,7 @@ def build_menus(w: MainWindow) -> None:
         w.addAction(action)
 
 
-def build_toolbars(w: MainWindow) -> None:
+def build_toolbars(w: StudioWindow) -> None:
     w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)
     project = QToolBar("Project", w)
     project.setObjectName("projectToolBar")
@@ -99,7 +95,7 @@ def build_toolbars(w: MainWindow) -> None:
     w.addToolBar(Qt.ToolBarArea.TopToolBarArea, project)
 
 
-def fill_output_menu(w: MainWindow) -> None:
+def fill_output_menu(w: StudioWindow) -> None:
     """Sound devices as the engine listed them when it started, and "null" (no sound)."""
     menu = w.output_menu
     menu.clear()
@@ -118,7 +114,7 @@ def fill_output_menu(w: MainWindow) -> None:
         action.triggered.connect(lambda _=False, n=name: w.set_output(n))
 
 
-def fill_master_menu(w: MainWindow) -> None:
+def fill_master_menu(w: StudioWindow) -> None:
     menu = w.master_menu
     menu.clear()
     presets = master_presets()
@@ -136,12 +132,12 @@ def fill_master_menu(w: MainWindow) -> None:
         action.triggered.connect(lambda _=False, n=name: set_master_effect(w, n))
 
 
-def set_master_effect(w: MainWindow, name: str) -> None:
+def set_master_effect(w: StudioWindow, name: str) -> None:
     if name != getattr(w.doc.project, "master_effect", name):
         w.doc.undo.push(SetProjectField(w.doc, "master_effect", name, f"Master effect: {name}"))
 
 
-def fill_recent_menu(w: MainWindow) -> None:
+def fill_recent_menu(w: StudioWindow) -> None:
     menu = w.recent_menu
     menu.clear()
     paths = w.files.recent.paths()
@@ -156,7 +152,7 @@ def fill_recent_menu(w: MainWindow) -> None:
         menu.addAction("Clear list", w.files.recent.clear)
 
 
-def _box(w: MainWindow, icon: QMessageBox.Icon, title: str, text: str, name: str) -> QMessageBox:
+def _box(w: StudioWindow, icon: QMessageBox.Icon, title: str, text: str, name: str) -> QMessageBox:
     """A message box that does not block the event loop and deletes itself when closed."""
     box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Close, w)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -165,14 +161,14 @@ def _box(w: MainWindow, icon: QMessageBox.Icon, title: str, text: str, name: str
     return box
 
 
-def show_shortcuts(w: MainWindow) -> QMessageBox:
+def show_shortcuts(w: StudioWindow) -> QMessageBox:
     extra: list[QAction] = [*w.script.edit_actions(), *panels.timeline_actions(w.timeline)]
     rows = shortcut_table(w.actions_, extra)
     html = "<table>" + "".join(f"<tr><td>{c}</td><td>&nbsp;&nbsp;<b>{k}</b></td></tr>" for c, k in rows) + "</table>"
     return _box(w, QMessageBox.Icon.NoIcon, "Keyboard shortcuts", html, "shortcutsBox")
 
 
-def show_about(w: MainWindow) -> QMessageBox:
+def show_about(w: StudioWindow) -> QMessageBox:
     return _box(w, QMessageBox.Icon.Information, "About Radioplay",
                 f"<b>Radioplay {__version__}</b><br>A studio for multi-voice audio drama with local neural "
                 "voices.<br>GPL-3.0-or-later.", "aboutBox")

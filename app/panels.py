@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
@@ -19,13 +19,11 @@ from app.commands import SetLineFields, move_clip
 from app.document import Document
 from app.monitor import MonitorDock
 from app.script_model import format_time
+from app.studio_window import StudioWindow
 from app.timeline import Lane, TimelineView
 from app.timeline_items import PeaksFn
 from app.transport_bar import TransportBar
 from engine.project.model import Project, Role, Scene
-
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
 
 
 def new_project() -> Project:
@@ -50,7 +48,7 @@ def make_transport(parent: QWidget) -> TransportBar:
     return bar
 
 
-def arrange_default(window: MainWindow) -> None:
+def arrange_default(window: StudioWindow) -> None:
     """The default layout: every cast column shown, six timeline lanes, the monitor below the
     cast with the rest of the left column. Sizes come from the panels' contents, so a window of
     1600x1000 (or one restored larger) shows them whole."""
@@ -79,7 +77,7 @@ def timeline_actions(timeline: TimelineView) -> list[QAction]:
 
 
 # ---- signals -> window commands ----------------------------------------------
-def connect_timeline(window: MainWindow) -> None:
+def connect_timeline(window: StudioWindow) -> None:
     timeline = window.timeline
     timeline.clip_moved.connect(window.move_clip)
     timeline.seek_requested.connect(window.seek)
@@ -102,7 +100,7 @@ def _lengths_known(doc: Document, clips: list[Any], line_id: str) -> bool:
     return all(not c.estimated for c in clips if c.line_id in earlier)
 
 
-def describe_drop(window: MainWindow, line_id: str, new_start: float) -> str:
+def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
     """What releasing a dragged clip at ``new_start`` will do, in the producer's words: the
     same decision the drop makes (:func:`drop_command`), asked of a copy of the lines, so
     nothing the engine reads changes while the mouse moves."""
@@ -124,7 +122,7 @@ def describe_drop(window: MainWindow, line_id: str, new_start: float) -> str:
     return "right after the previous line"
 
 
-def adopt_transport_actions(window: MainWindow) -> None:
+def adopt_transport_actions(window: StudioWindow) -> None:
     """The transport bar owns Space, Shift+Space, Home and L; the menus use its actions
     (two actions with one shortcut would make Qt ignore both)."""
     bar = window.transport
@@ -136,7 +134,7 @@ def adopt_transport_actions(window: MainWindow) -> None:
         window.actions_[name] = theirs
 
 
-def connect_transport(window: MainWindow) -> None:
+def connect_transport(window: StudioWindow) -> None:
     bar = window.transport
     bar.play_toggled.connect(window.set_playing)
     bar.stop_requested.connect(window.stop)
@@ -145,43 +143,43 @@ def connect_transport(window: MainWindow) -> None:
 
 
 # ---- engine snapshots -> widgets (drawn by app/engine_presenter.py) ---------------
-def _lanes(window: MainWindow) -> list[Lane]:
+def _lanes(window: StudioWindow) -> list[Lane]:
     project = window.doc.project
     audible = project.audible_roles()
     return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast]
 
 
-def update_lanes(window: MainWindow) -> None:
+def update_lanes(window: StudioWindow) -> None:
     """The cast changed: the timeline's lanes follow it (they are the cast, always)."""
     window.timeline.set_lanes(_lanes(window))
 
 
-def show_new_project(window: MainWindow) -> None:
+def show_new_project(window: StudioWindow) -> None:
     """New, Open, Import, Recover: the timeline starts over on the new cast, scrolled to the top
     and the start, with none of the previous project's clips."""
     window.timeline.reset(_lanes(window))
 
 
-def show_clips(window: MainWindow, clips: Iterable[Any]) -> None:
+def show_clips(window: StudioWindow, clips: Iterable[Any]) -> None:
     clips = list(clips)
     texts = {line.id: line.text for line in window.doc.project.lines}
     window.timeline.set_clips(clips, texts)
     window.timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 
-def invalidate_peaks(window: MainWindow, line_ids: list[str]) -> None:
+def invalidate_peaks(window: StudioWindow, line_ids: list[str]) -> None:
     window.timeline.invalidate_peaks(line_ids)
 
 
-def show_playhead(window: MainWindow, seconds: float) -> None:
+def show_playhead(window: StudioWindow, seconds: float) -> None:
     window.timeline.set_playhead(seconds)
 
 
-def loop_region(window: MainWindow) -> tuple[float, float] | None:
+def loop_region(window: StudioWindow) -> tuple[float, float] | None:
     return window.timeline.loop_region()
 
 
-def _by_role(window: MainWindow, values: Any) -> dict[str, float]:
+def _by_role(window: StudioWindow, values: Any) -> dict[str, float]:
     if values is None:
         return {}
     if isinstance(values, Mapping):
@@ -189,7 +187,7 @@ def _by_role(window: MainWindow, values: Any) -> dict[str, float]:
     return dict(zip(window.doc.project.role_names(), values, strict=False))  # MeterSnapshot: cast order
 
 
-def show_transport(window: MainWindow, snap: Any, levels: Any = None) -> None:
+def show_transport(window: StudioWindow, snap: Any, levels: Any = None) -> None:
     show_playhead(window, snap.position_s)
     # Nothing plays: the engine meters nothing and its last levels stay; the lanes fall.
     playing = levels is not None and snap.playing
@@ -198,5 +196,5 @@ def show_transport(window: MainWindow, snap: Any, levels: Any = None) -> None:
     window.transport.update_from(snap, levels)
 
 
-def show_metrics(window: MainWindow, metrics: Any) -> None:
+def show_metrics(window: StudioWindow, metrics: Any) -> None:
     window.monitor.update_from(metrics)
