@@ -2,8 +2,9 @@
 
 Starts ``radioplay serve`` as its own process on a tiny generated voice,
 opens ``--slow`` sockets that send a request header one byte a second and
-``--held`` sockets that connect and send nothing, and for ``--seconds``
-runs a well-behaved client that alternates ``GET /tts`` and ``GET /metrics``
+``--held`` sockets that connect and send nothing, and, from before the first of
+them until ``--seconds`` after the last, runs a well-behaved client that
+alternates ``GET /tts`` and ``GET /metrics``
 (a new connection each time). Prints one JSON object: the normal client's
 statuses and latency, how many misbehaving sockets the server closed and
 when, the server's open descriptors and the size of its log.
@@ -156,16 +157,6 @@ def run(args: argparse.Namespace, server: subprocess.Popen[bytes], port: int, me
             print(log_path.read_text(errors="replace"), file=sys.stderr)
             return 2
         time.sleep(0.2)
-    t0 = time.monotonic()
-    slow, held = Held(), Held()
-    header = b"POST /tts HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4000
-    for _ in range(args.slow):
-        slow.connect(port, b"P")
-    for _ in range(args.held):
-        if time.monotonic() - t0 > 60:  # the backlog is full and connects time out: enough
-            break
-        held.connect(port)
-    opened_s = time.monotonic() - t0
     results: list[tuple[str, int | str, float]] = []
     stop = threading.Event()
 
@@ -176,9 +167,19 @@ def run(args: argparse.Namespace, server: subprocess.Popen[bytes], port: int, me
                 results.append((name, status, took))
 
     worker = threading.Thread(target=client, name="normal-client")
-    worker.start()
+    worker.start()  # asking while the sockets are opened too: that is when the server is busiest
+    t0 = time.monotonic()
+    slow, held = Held(), Held()
+    header = b"POST /tts HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4000
+    for _ in range(args.slow):
+        slow.connect(port, b"P")
+    for _ in range(args.held):
+        if time.monotonic() - t0 > 60:  # the backlog is full and connects time out: enough
+            break
+        held.connect(port)
+    opened_s = time.monotonic() - t0
     peak_fds, step = 0, 1
-    while time.monotonic() - t0 < args.seconds:
+    while time.monotonic() - t0 < opened_s + args.seconds:
         for s in slow.open:  # one more header byte a second
             with contextlib.suppress(OSError):
                 s.send(header[step:step + 1])

@@ -104,6 +104,10 @@ class _Connection(RequestHandler):
         super().connection_made(transport)
         self.guard.admit(self, transport)
 
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.guard.lost(self)
+        super().connection_lost(exc)
+
 
 class ConnectionGuard:
     """Protocol factory for one listening socket, admitting at most ``limit`` connections."""
@@ -118,6 +122,7 @@ class ConnectionGuard:
         self._server: web.Server | None = None
         self._options: dict[str, Any] = {}
         self._busy: dict[RequestHandler, int] = {}  # connection -> requests inside a handler
+        self._open: dict[RequestHandler, None] = {}  # admitted and not yet closed, oldest first
         self._reported = (0, 0)
 
     def attach(self, server: web.Server, **options: Any) -> None:
@@ -130,26 +135,26 @@ class ConnectionGuard:
         return _Connection(self, self._server, **self._options)
 
     def admit(self, connection: RequestHandler, transport: asyncio.BaseTransport) -> None:
-        """Just connected (and counted by the server): make room, or refuse it with a 503.
+        """Just connected: make room, or refuse it with a 503.
 
         Admission waits for the connection to be made, not for the factory: asyncio
         creates every protocol of an accept batch before connecting any of them."""
-        assert self._server is not None
-        connections = self._server.connections  # oldest first
-        if len(connections) <= self.limit:
-            return
-        live = [c for c in connections if c.transport is not None]  # force-closed ones linger a moment
-        for _ in range(len(live) - self.limit):
-            victim = next((c for c in live if c not in self._busy and c is not connection), None)
+        self._open[connection] = None
+        while len(self._open) > self.limit:
+            victim = next((c for c in self._open if c not in self._busy and c is not connection), None)
             if victim is None:
                 self.refused += 1
+                del self._open[connection]
                 assert isinstance(transport, asyncio.WriteTransport)
                 transport.write(REFUSAL)
                 connection.force_close()
                 return
             self.evicted += 1
+            del self._open[victim]
             victim.force_close()
-            live.remove(victim)
+
+    def lost(self, connection: RequestHandler) -> None:
+        self._open.pop(connection, None)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
