@@ -190,7 +190,10 @@ def wav_bytes(clip: np.ndarray, rate: int, gain_db: float = 0.0) -> bytes:
 
 def _error(status: int, message: str, field: str | None = None,
            headers: Mapping[str, str] | None = None) -> web.Response:
-    return web.json_response({"error": message, "field": field}, status=status, headers=headers)
+    response = web.json_response({"error": message, "field": field}, status=status, headers=headers)
+    if headers is not None and headers.get("Connection") == "close":
+        response.force_close()  # the header alone does not stop aiohttp reading another request
+    return response
 
 
 def make_app(service: Service, api_guard: ConnectionGuard,
@@ -234,12 +237,12 @@ def make_app(service: Service, api_guard: ConnectionGuard,
         await make_room(len(wav), reserve=True)
         render_id = secrets.token_hex(16)
         path = store.folder / f"{render_id}.wav"
+        url, exp = service.signer.link(path.name)  # first: a file is never written without its link
         try:
             await loop.run_in_executor(service.executor, atomic_write_bytes, path, wav)
         except BaseException:
             store.release(len(wav))
             raise
-        url, exp = service.signer.link(path.name)
         store.add(path.name, len(wav), exp)
         return web.json_response({"id": render_id, "url": url, "expires": exp}, status=201)
 

@@ -81,16 +81,17 @@ class ServeConfig:
     def check(self) -> Budget | None:
         """Raise ValueError naming the first option that cannot work; the descriptor
         budget the connection limits come from. Runs before anything is loaded or written."""
-        def positive(value: float, option: str, most: float = math.inf) -> None:
+        def positive(value: float, option: str, most: float, most_text: str = "") -> None:
             if not (math.isfinite(value) and 0 < value <= most):  # also false for nan
-                limit = f" and at most {most:g}" if math.isfinite(most) else ""
-                raise ValueError(f"{option} must be a positive number{limit}, got {value:g}")
+                raise ValueError(f"{option} must be a positive number, at most {most_text or f'{most:g}'}; "
+                                 f"got {value:g}")
 
         if not (math.isfinite(self.rate) and self.rate >= 0):
-            raise ValueError(f"--rate must be a finite number of requests per second (0: no limit), got {self.rate:g}")
+            raise ValueError(f"--rate must be 0 (no limit) or a finite number of requests per second; "
+                             f"got {self.rate:g}")
         if self.rate > 0 and self.burst < 1:
             raise ValueError(f"--burst must be at least 1 when --rate is on, got {self.burst}")
-        positive(self.link_ttl, "--link-ttl", MAX_LINK_TTL_S)
+        positive(self.link_ttl, "--link-ttl", MAX_LINK_TTL_S, f"{MAX_LINK_TTL_S:.0f} s (366 days)")
         positive(self.render_quota_mb, "--render-quota-mb", 1e9)
         positive(self.header_timeout, "--header-timeout", 3600)
         positive(self.body_timeout, "--body-timeout", 3600)
