@@ -282,25 +282,33 @@ BAD_OPTIONS = [
 ]
 
 
+_START_EACH = """
+import contextlib, io, json, sys
+from engine.cli import main
+out = []
+for options in json.loads(sys.argv[2]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["serve", sys.argv[1], "--port", "0", "--metrics-port", "0", *options])
+    out.append([code, err.getvalue()])
+print(json.dumps(out))
+"""
+
+
 def test_bad_options_are_refused_at_start_with_one_line_before_any_file_is_written(project_file):
     folder = project_file.parent
     before = sorted(p.name for p in folder.iterdir())
-
-    def start(options: list[str]) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "engine.cli", "serve", str(project_file), "--port", "0",
-                   "--metrics-port", "0", *options]
-        try:
-            return subprocess.run(command, capture_output=True, text=True, timeout=30, cwd=ROOT,
-                                  env=dict(os.environ, PYTHONPATH=str(ROOT)))
-        except subprocess.TimeoutExpired:  # it started serving
-            return subprocess.CompletedProcess(command, -1, "", "still serving after 30 s")
-
-    with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(start, [options for options, _ in BAD_OPTIONS]))
-    for (options, name), done in zip(BAD_OPTIONS, results, strict=True):
-        assert done.returncode == 1, (options, done.stderr[-300:])
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("radioplay: error: ") and name in lines[0], (options, lines)
+    cases = json.dumps([options for options, _ in BAD_OPTIONS])
+    try:  # one process for every case; a server that starts instead blocks it, hence the timeout
+        done = subprocess.run([sys.executable, "-c", _START_EACH, str(project_file), cases], capture_output=True,
+                              text=True, timeout=60, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    except subprocess.TimeoutExpired:
+        pytest.fail("a bad option was taken: the service started serving")
+    assert done.returncode == 0, done.stderr[-500:]
+    for (options, name), (code, err) in zip(BAD_OPTIONS, json.loads(done.stdout), strict=True):
+        lines = err.strip().splitlines()
+        assert code == 1 and len(lines) == 1, (options, code, lines)
+        assert lines[0].startswith("radioplay: error: ") and name in lines[0], (options, lines)
     assert sorted(p.name for p in folder.iterdir()) == before  # no renders or cache folder made
 
 
