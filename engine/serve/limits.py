@@ -126,7 +126,7 @@ class ConnectionGuard:
         self._reported = (0, 0)
 
     def attach(self, server: web.Server, **options: Any) -> None:
-        """Serve with ``server`` (an AppRunner's); ``options`` are the runner's handler options."""
+        """Serve with ``server`` (an AppRunner's); ``options`` go to aiohttp's RequestHandler (timeouts, sizes)."""
         self._server, self._options = server, options
 
     def __call__(self) -> asyncio.BaseProtocol:
