@@ -189,13 +189,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         project=Path(args.project), host=args.host, port=args.port, metrics_port=args.metrics_port,
         policy=args.policy, token_file=Path(args.token_file) if args.token_file else None, rate=args.rate,
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
-        secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl)
+        secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
+        render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host))
+    try:
+        config.check()  # every option before anything is loaded, bound or written
+    except ValueError as exc:
+        return _error(str(exc))
     if not config.project.is_file():
         return _error(f"{config.project}: no such project file")
-    if args.link_ttl <= 0:
-        return _error("--link-ttl must be positive")
-    if not (0 <= args.port <= 65535 and 0 <= args.metrics_port <= 65535):
-        return _error("--port and --metrics-port must be between 0 and 65535")
     try:
         return run(config)
     except (ProjectFileError, ValueError) as exc:
@@ -277,7 +279,21 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--queue", type=int, default=512, help="lines pending at most before 503 (default 512)")
     p.add_argument("--max-chars", type=int, default=1000, help="longest text accepted (default 1000)")
     p.add_argument("--secret-file", help="key for signed render links (default: random per process)")
-    p.add_argument("--link-ttl", type=float, default=3600.0, help="render links expire after this many seconds")
+    p.add_argument("--link-ttl", type=float, default=3600.0,
+                   help="render links, and their files, expire after this many seconds (default 3600)")
+    p.add_argument("--render-quota-mb", type=float, default=512.0,
+                   help="total size of render files kept at once; POST /renders answers 507 beyond it (default 512)")
+    p.add_argument("--header-timeout", type=float, default=10.0,
+                   help="seconds a connection may take to send a request header, or idle between requests "
+                        "(default 10)")
+    p.add_argument("--body-timeout", type=float, default=30.0,
+                   help="seconds a request body may take to arrive; 408 after (default 30)")
+    p.add_argument("--max-connections", type=int, default=0,
+                   help="API connections held at once; at the limit the oldest idle one is closed, or a new one "
+                        "gets 503 when all are busy (default 0: as many as the descriptor limit allows, up to 4096)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="accept this name in the Host header too (repeatable); without --token-file only the "
+                        "bound address and loopback names are accepted, against DNS rebinding")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")

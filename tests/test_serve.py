@@ -52,7 +52,10 @@ class Reply:
 def http(method: str, url: str, payload: Any = None, headers: dict[str, str] | None = None,
          raw: bytes | None = None) -> Reply:
     data = raw if raw is not None else (json.dumps(payload).encode() if payload is not None else None)
-    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    headers = dict(headers or {})
+    if data is not None:  # the service takes JSON bodies only as application/json (415 otherwise)
+        headers.setdefault("Content-Type", "application/json")
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return Reply(response.status, dict(response.headers.items()), response.read())
@@ -86,8 +89,8 @@ def recorded(server: ServerHandle, requests: int) -> None:
     wait_for(lambda: server.service.hub.snapshot().requests >= requests, "the request to be recorded")
 
 
-@pytest.fixture
-def project_file(tmp_path: Path, tiny_voices: dict[str, Path]) -> Path:
+@pytest.fixture(name="project_file")  # named apart so test_serve_guard.py can import it
+def project_file_fixture(tmp_path: Path, tiny_voices: dict[str, Path]) -> Path:
     project: Project = tiny_project(tiny_voices["single"])
     project.cast[2].gain_db = 24.0  # drives ROLE2 into clipping: proves gain and clip are applied
     path = tmp_path / "tiny.radioplay"
@@ -95,8 +98,8 @@ def project_file(tmp_path: Path, tiny_voices: dict[str, Path]) -> Path:
     return path
 
 
-@pytest.fixture
-def serve(project_file: Path) -> Iterator[Callable[..., ServerHandle]]:
+@pytest.fixture(name="serve")
+def serve_fixture(project_file: Path) -> Iterator[Callable[..., ServerHandle]]:
     handles: list[ServerHandle] = []
 
     def start(**options: Any) -> ServerHandle:

@@ -22,15 +22,13 @@ Every error is JSON, ``{"error": ..., "field": ...}``, never a traceback.
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
-import math
-import re
 import secrets
 import struct
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,35 +40,18 @@ from aiohttp.typedefs import Handler
 
 from engine.fsutil import atomic_write_bytes
 from engine.metrics.hub import MetricsHub
-from engine.project.defaults import VOICE_RANGES
-from engine.project.model import Project, Role, VoiceParams
+from engine.project.model import Project, Role
 from engine.sched.request import LineRequest, Origin, QueueFull, request_for
 from engine.sched.scheduler import Scheduler
-from engine.serve.security import LinkSigner, TokenAuth, TokenBucketLimiter
+from engine.serve.limits import ConnectionGuard
+from engine.serve.params import ApiError, LineSpec, json_body, parse_line, query
+from engine.serve.renders import RENDER_NAME, QuotaFull, RenderStore
+from engine.serve.security import HostCheck, LinkSigner, TokenAuth, TokenBucketLimiter
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.synthesizer import ClipSynthesizer
 
 log = logging.getLogger("radioplay.serve")
-FIELDS = ("role", "text", "speed", "pitch", "variation")
-RENDER_NAME = re.compile(r"^([0-9a-f]{32})\.wav$")
 METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-
-
-class ApiError(Exception):
-    """A request the service refuses; becomes a JSON error response."""
-
-    def __init__(self, status: int, message: str, field: str | None = None,
-                 headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.field = status, message, field
-        self.headers = dict(headers or {})
-
-
-@dataclass(frozen=True)
-class LineSpec:
-    role: Role
-    text: str
-    params: VoiceParams
 
 
 @dataclass
@@ -82,13 +63,15 @@ class Service:
     scheduler: Scheduler
     hub: MetricsHub
     executor: ThreadPoolExecutor
-    renders_dir: Path
+    renders: RenderStore
     signer: LinkSigner
     limiter: TokenBucketLimiter
     auth: TokenAuth | None = None
+    hosts: HostCheck | None = None  # None: any Host (a bearer token guards the service instead)
     max_chars: int = 1000
     submit_timeout: float = 0.25
     drain_timeout: float = 30.0
+    body_timeout: float = 30.0
     statuses: Counter[int] = field(default_factory=Counter)
     draining: bool = field(default=False, init=False)
     in_flight: int = field(default=0, init=False)  # requests inside a handler (event loop thread only)
@@ -103,6 +86,10 @@ class Service:
         for role in self.project.cast:
             folded.setdefault(role.name.casefold(), role)
         self._roles, self._folded = exact, folded
+
+    @property
+    def renders_dir(self) -> Path:
+        return self.renders.folder
 
     def find_role(self, name: str) -> Role:
         role = self._roles.get(name) or self._folded.get(name.casefold())
@@ -201,72 +188,16 @@ def wav_bytes(clip: np.ndarray, rate: int, gain_db: float = 0.0) -> bytes:
     return header + pcm
 
 
-def _number(name: str, value: object, from_query: bool) -> float:
-    if isinstance(value, str) and from_query:
-        try:
-            value = float(value)
-        except ValueError:
-            raise ApiError(422, f"{name} must be a number", name) from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ApiError(422, f"{name} must be a number", name)
-    lo, hi = VOICE_RANGES[name]
-    if not lo <= value <= hi:
-        raise ApiError(422, f"{name} must be between {lo:g} and {hi:g}", name)
-    return float(value)
-
-
-def parse_line(service: Service, data: Mapping[str, object], from_query: bool = False) -> LineSpec:
-    """Validate a /tts or /renders body (JSON object, where numbers must be JSON
-    numbers) or query parameters (strings, parsed)."""
-    unknown = sorted(k for k in data if k not in FIELDS)
-    if unknown:
-        raise ApiError(422, f"unknown field {unknown[0]!r} (allowed: {', '.join(FIELDS)})", unknown[0])
-    strings: dict[str, str] = {}
-    for name in ("role", "text"):
-        value = data.get(name)
-        if value is not None and not isinstance(value, str):
-            raise ApiError(422, f"{name} must be a string", name)
-        if value is None or not value.strip():
-            raise ApiError(400, f"{name} is empty" if value is not None else f"{name} is required", name)
-        strings[name] = value
-    text = strings["text"]
-    if len(text) > service.max_chars:
-        raise ApiError(413, f"text is {len(text)} characters; the limit is {service.max_chars}", "text")
-    overrides = {k: _number(k, data[k], from_query) for k in VOICE_RANGES if data.get(k) is not None}
-    role = service.find_role(strings["role"].strip())
-    return LineSpec(role, text, role.voice.with_changes(**overrides))
-
-
-def _query(request: web.Request) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key in request.query:
-        values = request.query.getall(key)
-        if len(values) > 1:
-            raise ApiError(422, f"{key} is given more than once", key)
-        out[key] = values[0]
-    return out
-
-
-async def _json_body(request: web.Request) -> dict[str, Any]:
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        raise ApiError(413, "request body too large", "body") from None
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ApiError(422, "the body must be a JSON object", "body") from None
-    if not isinstance(body, dict):
-        raise ApiError(422, "the body must be a JSON object", "body")
-    return body
-
-
 def _error(status: int, message: str, field: str | None = None,
            headers: Mapping[str, str] | None = None) -> web.Response:
-    return web.json_response({"error": message, "field": field}, status=status, headers=headers)
+    response = web.json_response({"error": message, "field": field}, status=status, headers=headers)
+    if headers is not None and headers.get("Connection") == "close":
+        response.force_close()  # the header alone does not stop aiohttp reading another request
+    return response
 
 
-def make_app(service: Service) -> tuple[web.Application, web.Application]:
+def make_app(service: Service, api_guard: ConnectionGuard,
+             metrics_guard: ConnectionGuard) -> tuple[web.Application, web.Application]:
     """The API application and the metrics application (served on its own port)."""
 
     @web.middleware
@@ -275,11 +206,22 @@ def make_app(service: Service) -> tuple[web.Application, web.Application]:
         service.statuses[response.status] += 1
         return response
 
+    @web.middleware
+    async def metrics_guard_hosts(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            _check_host(service, request)
+        except ApiError as exc:
+            return _error(exc.status, exc.message, exc.field, exc.headers)
+        return await handler(request)
+
+    def line(data: Mapping[str, object], from_query: bool = False) -> LineSpec:
+        return parse_line(data, service.max_chars, service.find_role, from_query)
+
     async def tts(request: web.Request) -> web.StreamResponse:
         if request.method == "GET":
-            spec = parse_line(service, _query(request), from_query=True)
+            spec = line(query(request), from_query=True)
         else:
-            spec = parse_line(service, await _json_body(request))
+            spec = line(await json_body(request, service.body_timeout))
         wav, hit = await service.synthesize(spec)
         return web.Response(body=wav, content_type="audio/wav",
                             headers={"X-Radioplay-Cache": "hit" if hit else "miss", "X-Radioplay-Role": spec.role.name})
@@ -288,13 +230,53 @@ def make_app(service: Service) -> tuple[web.Application, web.Application]:
         return web.json_response({"roles": [_role_json(r) for r in service.project.cast]})
 
     async def create_render(request: web.Request) -> web.StreamResponse:
-        spec = parse_line(service, await _json_body(request))
+        spec = line(await json_body(request, service.body_timeout))
+        store, loop = service.renders, asyncio.get_running_loop()
+        await make_room(1, reserve=False)  # full already: refuse before synthesizing
         wav, _ = await service.synthesize(spec)
+        await make_room(len(wav), reserve=True)
         render_id = secrets.token_hex(16)
-        path = service.renders_dir / f"{render_id}.wav"
-        await asyncio.get_running_loop().run_in_executor(service.executor, atomic_write_bytes, path, wav)
-        url, exp = service.signer.link(path.name)
+        path = store.folder / f"{render_id}.wav"
+        url, exp = service.signer.link(path.name)  # first: a file is never written without its link
+        try:
+            await loop.run_in_executor(service.executor, atomic_write_bytes, path, wav)
+        except BaseException:
+            store.release(len(wav))
+            raise
+        store.add(path.name, len(wav), exp)
         return web.json_response({"id": render_id, "url": url, "expires": exp}, status=201)
+
+    async def make_room(size: int, reserve: bool) -> None:
+        """Room for ``size`` bytes of render, removing expired ones first if needed, or 507."""
+        store = service.renders
+        for attempt in range(2):
+            try:
+                if reserve:
+                    store.reserve(size)
+                else:
+                    store.check(size)
+                return
+            except QuotaFull as exc:
+                if attempt:
+                    raise ApiError(507, str(exc), None, {"Retry-After": str(exc.retry_after)}) from None
+            await asyncio.get_running_loop().run_in_executor(service.executor, store.sweep)
+
+    async def sweeper(app: web.Application) -> AsyncIterator[None]:
+        """Removes renders whose links have expired, for as long as the app runs."""
+
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(service.renders.sweep_interval())
+                try:
+                    await asyncio.get_running_loop().run_in_executor(service.executor, service.renders.sweep)
+                except RuntimeError:  # the executor is shut down: the service is stopping
+                    return
+
+        task = asyncio.create_task(sweep())
+        yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def get_render(request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
@@ -312,14 +294,16 @@ def make_app(service: Service) -> tuple[web.Application, web.Application]:
         body = await asyncio.get_running_loop().run_in_executor(service.executor, _exposition, service.hub, statuses)
         return web.Response(body=body, headers={"Content-Type": METRICS_TYPE})
 
-    app = web.Application(middlewares=[guard], client_max_size=max(64 << 10, service.max_chars * 8 + 4096))
+    app = web.Application(middlewares=[api_guard.middleware, guard],
+                          client_max_size=max(64 << 10, service.max_chars * 8 + 4096))
     app.router.add_get("/tts", tts)
     app.router.add_post("/tts", tts)
     app.router.add_get("/roles", roles)
     app.router.add_post("/renders", create_render)
     app.router.add_get("/renders/{name}", get_render)
     app.on_shutdown.append(service.drain)
-    metrics_app = web.Application()
+    app.cleanup_ctx.append(sweeper)
+    metrics_app = web.Application(middlewares=[metrics_guard.middleware, metrics_guard_hosts])
     metrics_app.router.add_get("/metrics", metrics)
     return app, metrics_app
 
@@ -332,6 +316,7 @@ async def _guarded(service: Service, request: web.Request, handler: Handler) -> 
         wait = service.limiter.acquire(request.remote or "unknown")
         if wait:
             raise ApiError(429, "too many requests", None, {"Retry-After": str(wait)})
+        _check_host(service, request)
         signed = request.method == "GET" and request.path.startswith("/renders/")
         if service.auth is not None and not signed:
             problem = service.auth.check(request.headers.get("Authorization"))
@@ -353,6 +338,17 @@ async def _guarded(service: Service, request: web.Request, handler: Handler) -> 
     except Exception:
         log.exception("unexpected error serving %s %s", request.method, request.path)
         return _error(500, "internal server error")
+
+
+def _check_host(service: Service, request: web.Request) -> None:
+    """Without a token, refuse a ``Host`` that is not this service (DNS rebinding; see HostCheck)."""
+    if service.hosts is None:
+        return
+    sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    port = int(sockname[1]) if sockname else -1
+    problem = service.hosts.check(request.headers.get("Host"), port)
+    if problem is not None:
+        raise ApiError(403, problem, "Host")
 
 
 def _role_json(role: Role) -> dict[str, object]:

@@ -15,12 +15,18 @@ an embedding that calls it from several threads stays correct.
 - :class:`LinkSigner`: ``HMAC-SHA256(secret, "<id>.wav:<exp>")`` over the file
   name and the expiry, so a link cannot be moved to another render or have
   its lifetime extended without the secret.
+- :class:`HostCheck`: without a token, a web page in the user's browser could
+  reach a loopback service by DNS rebinding (its own name, re-pointed at
+  127.0.0.1). The browser still sends that name in ``Host``, so only the
+  names and addresses the service is bound to (and loopback names when it is
+  bound to loopback) are accepted, plus names the user allows.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import math
 import re
 import secrets
@@ -32,6 +38,8 @@ from pathlib import Path
 
 _SIG = re.compile(r"^[0-9a-f]{64}$")
 _EXP = re.compile(r"^-?[0-9]{1,20}$")
+_HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^\s:/@\[\]]+))(?::(?P<port>[0-9]{1,5}))?$")
+WILDCARDS = ("", "0.0.0.0", "::")
 
 
 def read_secret_file(path: Path, what: str) -> str:
@@ -137,3 +145,48 @@ class LinkSigner:
         if not hmac.compare_digest(expected.encode(), sig.encode()):
             return False
         return int(exp) > self.clock()
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+class HostCheck:
+    """Which ``Host`` headers a service bound to ``bound_host`` accepts.
+
+    Accepted: ``localhost``; the bound name or address; any loopback address
+    when bound to loopback; any IP address when bound to every interface
+    (an address cannot be rebound, only a name can); names in ``allowed``.
+    A port in the header must be the port the request came in on. A request
+    without ``Host`` (HTTP/1.0) passes: browsers always send one.
+    """
+
+    def __init__(self, bound_host: str, allowed: tuple[str, ...] = ()) -> None:
+        bound = bound_host.strip().lower().strip("[]")
+        self.names = {"localhost", bound, *(_normal(name) for name in allowed)}
+        bound_ip = _ip(bound)
+        self.any_ip = bound in WILDCARDS
+        self.loopback = bound == "localhost" or (bound_ip is not None and bound_ip.is_loopback)
+
+    def check(self, header: str | None, port: int) -> str | None:
+        """None when ``header`` is acceptable for a request on ``port``, else why not."""
+        if header is None:
+            return None
+        match = _HOST.match(header.strip())
+        if match is None:
+            return f"Host {header[:100]!r} is not a host name"
+        if match.group("port") is not None and int(match.group("port")) != port:
+            return f"Host {header[:100]!r} names another port than this service's {port}"
+        host = _normal(match.group("v6") or match.group("name"))
+        ip = _ip(host)
+        if host in self.names or (ip is not None and (self.any_ip or (self.loopback and ip.is_loopback))):
+            return None
+        return f"Host {host[:100]!r} is not this service's address (start it with --allow-host {host[:100]} to accept it)"
+
+
+def _normal(host: str) -> str:
+    """Lower case, no brackets, no trailing dot (``LOCALHOST.`` is ``localhost``)."""
+    return host.strip().lower().strip("[]").rstrip(".")

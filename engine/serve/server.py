@@ -5,6 +5,12 @@ event loop thread and SIGINT/SIGTERM stop it); :func:`start_in_thread`
 runs the same loop on a thread named ``radioplay-serve-loop`` and returns
 a handle, for tests and for embedding in the studio.
 
+Each port's connections are admitted by a
+:class:`~engine.serve.limits.ConnectionGuard` under a limit derived from
+the descriptor limit; ``header_timeout`` bounds how long a connection may
+take to send a request header (and how long it may idle between requests),
+``body_timeout`` how long a body may take.
+
 Shutdown order, so no client gets a torn response and nothing is half
 written: stop listening; let requests in flight finish (the scheduler is
 still running, so they can), for up to ``shutdown_timeout`` seconds, after
@@ -18,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import ipaddress
 import logging
+import math
 import signal
 import sys
 import threading
@@ -34,11 +42,16 @@ from engine.project.fileformat import load_project
 from engine.sched.policy import make_policy
 from engine.sched.scheduler import Scheduler
 from engine.serve.app import Service, make_app
-from engine.serve.security import LinkSigner, TokenAuth, TokenBucketLimiter
+from engine.serve.limits import Budget, ConnectionGuard, LogLimiter, connection_budget
+from engine.serve.renders import RenderStore
+from engine.serve.security import HostCheck, LinkSigner, TokenAuth, TokenBucketLimiter
 from engine.synth.errors import VoiceError
 
 log = logging.getLogger("radioplay.serve")
 GRACE_S = 10.0
+MAX_LINK_TTL_S = 366 * 86400.0  # a year: beyond it the expiry no longer fits a signed link
+MAX_CHARS = 100_000
+REPORT_S = 10.0  # at most one summary log line per kind this often
 
 
 @dataclass
@@ -55,10 +68,52 @@ class ServeConfig:
     max_chars: int = 1000
     secret_file: Path | None = None  # None: a random per-process link secret
     link_ttl: float = 3600.0
+    render_quota_mb: float = 512.0  # total size of render files kept at once
+    header_timeout: float = 10.0  # to send a complete request header; also the keep-alive idle time
+    body_timeout: float = 30.0  # to send a request body
+    max_connections: int = 0  # API connections held at once; 0: derived from the descriptor limit
+    allow_hosts: tuple[str, ...] = ()  # Host names accepted besides the bound address (no token only)
     submit_timeout: float = 0.25  # how long a request may wait for queue room before 503
     shutdown_timeout: float = 30.0
     io_threads: int = 16
     start_scheduler: bool = True  # tests: False holds every request in the queue until started
+
+    def check(self) -> Budget | None:
+        """Raise ValueError naming the first option that cannot work; the descriptor
+        budget the connection limits come from. Runs before anything is loaded or written."""
+        def positive(value: float, option: str, most: float, most_text: str = "") -> None:
+            if not (math.isfinite(value) and 0 < value <= most):  # also false for nan
+                raise ValueError(f"{option} must be a positive number, at most {most_text or f'{most:g}'}; "
+                                 f"got {value:g}")
+
+        if not (math.isfinite(self.rate) and self.rate >= 0):
+            raise ValueError(f"--rate must be 0 (no limit) or a finite number of requests per second; "
+                             f"got {self.rate:g}")
+        if self.rate > 0 and self.burst < 1:
+            raise ValueError(f"--burst must be at least 1 when --rate is on, got {self.burst}")
+        positive(self.link_ttl, "--link-ttl", MAX_LINK_TTL_S, f"{MAX_LINK_TTL_S:.0f} s (366 days)")
+        positive(self.render_quota_mb, "--render-quota-mb", 1e9)
+        positive(self.header_timeout, "--header-timeout", 3600)
+        positive(self.body_timeout, "--body-timeout", 3600)
+        for value, option in ((self.submit_timeout, "the submit timeout"), (self.shutdown_timeout, "the shutdown timeout")):
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{option} must be a finite number of seconds, got {value:g}")
+        if self.queue < 1 or self.io_threads < 1:
+            raise ValueError("--queue and the io thread count must be at least 1")
+        if not 1 <= self.max_chars <= MAX_CHARS:
+            raise ValueError(f"--max-chars must be between 1 and {MAX_CHARS}, got {self.max_chars}")
+        if not (0 <= self.port <= 65535 and 0 <= self.metrics_port <= 65535):
+            raise ValueError("--port and --metrics-port must be between 0 and 65535")
+        budget = connection_budget()
+        if self.max_connections < 0:
+            raise ValueError(f"--max-connections must be at least 1 (0: automatic), got {self.max_connections}")
+        if budget is not None and budget.default_api < 8:
+            raise ValueError(f"the descriptor limit (ulimit -n = {budget.nofile}) leaves room for "
+                             f"{max(0, budget.api)} connections; raise it")
+        if budget is not None and self.max_connections > budget.api:
+            raise ValueError(f"--max-connections {self.max_connections} does not fit under the descriptor limit "
+                             f"(ulimit -n = {budget.nofile}); at most {budget.api}, or raise the limit")
+        return budget
 
 
 def renders_dir_for(project_path: Path) -> Path:
@@ -71,10 +126,7 @@ def build_service(config: ServeConfig) -> Service:
     ProjectFileError with a message for the user)."""
     from engine.synth.synthesizer import make_synthesizer
 
-    if config.queue < 1 or config.max_chars < 1 or config.io_threads < 1:
-        raise ValueError("--queue, --max-chars and the io thread count must be at least 1")
-    if config.rate < 0 or config.submit_timeout < 0 or config.shutdown_timeout < 0:
-        raise ValueError("--rate and the timeouts must not be negative")
+    config.check()
     policy = make_policy(config.policy)
     auth = TokenAuth.from_file(config.token_file) if config.token_file is not None else None
     signer = LinkSigner.from_file(config.secret_file, config.link_ttl)
@@ -87,49 +139,83 @@ def build_service(config: ServeConfig) -> Service:
             synth.voice(synth.library.resolve(voice))
         except VoiceError as exc:
             log.warning("voice %s cannot be loaded; its roles will answer 500: %s", voice, exc)
+    renders = RenderStore(renders_dir_for(project_path), config.link_ttl, int(config.render_quota_mb * 1e6))
+    renders.scan(links_survive_restart=config.secret_file is not None)
     hub = MetricsHub()
     for role in project.cast:  # every role appears in /metrics, even before its first request
         hub.set_role_priority(role.name, 0.0)
         hub.set_queue_depth(role.name, 0)
     scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub, start=config.start_scheduler)
     executor = concurrent.futures.ThreadPoolExecutor(config.io_threads, thread_name_prefix="radioplay-serve-io")
+    hosts = HostCheck(config.host, config.allow_hosts) if auth is None else None
     return Service(project=project, synth=synth, scheduler=scheduler, hub=hub, executor=executor,
-                   renders_dir=renders_dir_for(project_path), signer=signer, limiter=limiter, auth=auth,
+                   renders=renders, signer=signer, limiter=limiter, auth=auth, hosts=hosts,
                    max_chars=config.max_chars, submit_timeout=config.submit_timeout,
-                   drain_timeout=config.shutdown_timeout)
+                   drain_timeout=config.shutdown_timeout, body_timeout=config.body_timeout)
 
 
 async def serve(config: ServeConfig, service: Service, stop: asyncio.Event,
                 ready: Callable[[int, int], None]) -> None:
     """Serve until ``stop`` is set, then shut down in order (module docstring)."""
-    app, metrics_app = make_app(service)
+    budget = connection_budget()
+    limit = config.max_connections or (budget.default_api if budget else 1024)
+    api_guard = ConnectionGuard(limit, "API port")
+    metrics_guard = ConnectionGuard(budget.metrics if budget else 64, "metrics port")
+    backlog = budget.backlog if budget else 128
+    app, metrics_app = make_app(service, api_guard, metrics_guard)
     # A GET /tts URL carries up to max_chars of percent-encoded UTF-8 (up to 12 bytes a character).
     line = max(8190, config.max_chars * 12 + 1024)
+    # keepalive_timeout: aiohttp closes a connection that has not sent a complete request header
+    # this long after it opened or after its last response (aiohttp has no separate header timeout).
+    # lingering_time: how long an unread body is drained after an early answer (413, 408).
+    options = {"keepalive_timeout": config.header_timeout, "lingering_time": min(10.0, config.body_timeout),
+               "access_log": None}
     # aiohttp's own wait comes after Service.drain (on_shutdown) has waited shutdown_timeout and
     # cancelled what was still queued: a short grace for those handlers to send their 503.
-    runner = web.AppRunner(app, shutdown_timeout=GRACE_S, max_line_size=line, access_log=None)
-    metrics_runner = web.AppRunner(metrics_app, shutdown_timeout=5.0, access_log=None)
+    runner = web.AppRunner(app, shutdown_timeout=GRACE_S)
+    metrics_runner = web.AppRunner(metrics_app, shutdown_timeout=5.0)
+    logs = LogLimiter(REPORT_S)
+    undo_logs = logs.install()
+    listening: list[asyncio.Server] = []
+    housekeeping = asyncio.create_task(_report(logs, (api_guard, metrics_guard)))
     try:
         await runner.setup()
         await metrics_runner.setup()
-        await web.TCPSite(runner, config.host, config.port).start()
-        await web.TCPSite(metrics_runner, config.host, config.metrics_port).start()
-        ready(_port(runner), _port(metrics_runner))
+        for run_, guard, port, more in ((runner, api_guard, config.port, {"max_line_size": line}),
+                                        (metrics_runner, metrics_guard, config.metrics_port, {})):
+            assert run_.server is not None
+            guard.attach(run_.server, **options, **more)  # the guard makes the connections, with these
+            listening.append(await asyncio.get_running_loop().create_server(
+                guard, config.host, port, backlog=backlog))
+        ready(*(int(server.sockets[0].getsockname()[1]) for server in listening))
         await stop.wait()
     finally:
+        for server in listening:
+            server.close()  # stop listening; the runners drain and close the connections
         await runner.cleanup()
         await metrics_runner.cleanup()
+        for server in listening:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.wait_closed(), 5.0)
+        housekeeping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await housekeeping
+        undo_logs()
         await asyncio.get_running_loop().run_in_executor(None, close_service, service)
+
+
+async def _report(logs: LogLimiter, guards: tuple[ConnectionGuard, ...]) -> None:
+    """Every REPORT_S: one line per kind of suppressed log record and per guard that was at its limit."""
+    while True:
+        await asyncio.sleep(REPORT_S)
+        logs.flush()
+        for guard in guards:
+            guard.report()
 
 
 def close_service(service: Service) -> None:
     service.scheduler.close()
     service.executor.shutdown(wait=True)
-
-
-def _port(runner: web.AppRunner) -> int:
-    address = runner.addresses[0]
-    return int(address[1])
 
 
 def _is_loopback(host: str) -> bool:

@@ -1,0 +1,122 @@
+"""What a request to the service may say: its fields, their types and ranges, its body.
+
+Everything a client sends is checked here before any engine object sees
+it; each refusal is an :class:`ApiError` naming the field, which the
+middleware in :mod:`engine.serve.app` turns into a JSON error response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from engine.project.defaults import VOICE_RANGES
+from engine.project.model import Role, VoiceParams
+
+FIELDS = ("role", "text", "speed", "pitch", "variation")
+JSON_TYPE = "application/json"
+
+
+class ApiError(Exception):
+    """A request the service refuses; becomes a JSON error response."""
+
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.field = status, message, field
+        self.headers = dict(headers or {})
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    role: Role
+    text: str
+    params: VoiceParams
+
+
+def _number(name: str, value: object, from_query: bool) -> float:
+    if isinstance(value, str) and from_query:
+        try:
+            value = float(value)
+        except ValueError:
+            raise ApiError(422, f"{name} must be a number", name) from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ApiError(422, f"{name} must be a number", name)
+    lo, hi = VOICE_RANGES[name]
+    # Compared before any float(): a JSON integer past 1e308 cannot become a float (OverflowError).
+    if (isinstance(value, float) and not math.isfinite(value)) or not lo <= value <= hi:
+        raise ApiError(422, f"{name} must be between {lo:g} and {hi:g}", name)
+    return float(value)
+
+
+def parse_line(data: Mapping[str, object], max_chars: int, find_role: Callable[[str], Role],
+               from_query: bool = False) -> LineSpec:
+    """Validate a /tts or /renders body (JSON object, where numbers must be JSON
+    numbers) or query parameters (strings, parsed)."""
+    unknown = sorted(k for k in data if k not in FIELDS)
+    if unknown:
+        raise ApiError(422, f"unknown field {unknown[0]!r} (allowed: {', '.join(FIELDS)})", unknown[0])
+    strings: dict[str, str] = {}
+    for name in ("role", "text"):
+        value = data.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ApiError(422, f"{name} must be a string", name)
+        if value is None or not value.strip():
+            raise ApiError(400, f"{name} is empty" if value is not None else f"{name} is required", name)
+        strings[name] = value
+    text = strings["text"]
+    if len(text) > max_chars:
+        raise ApiError(413, f"text is {len(text)} characters; the limit is {max_chars}", "text")
+    overrides = {k: _number(k, data[k], from_query) for k in VOICE_RANGES if data.get(k) is not None}
+    role = find_role(strings["role"].strip())
+    return LineSpec(role, text, role.voice.with_changes(**overrides))
+
+
+def query(request: web.Request) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key in request.query:
+        values = request.query.getall(key)
+        if len(values) > 1:
+            raise ApiError(422, f"{key} is given more than once", key)
+        out[key] = values[0]
+    return out
+
+
+CLOSE = {"Connection": "close"}  # the rest of the body is not read: the connection cannot carry another request
+
+
+async def json_body(request: web.Request, timeout_s: float) -> dict[str, Any]:
+    """The body as a JSON object, read within ``timeout_s``.
+
+    ``Content-Type: application/json`` is required: a browser sends a
+    cross-site form or ``text/plain`` post without asking first, but never
+    ``application/json`` (that needs a CORS preflight this service never
+    grants). A declared length over the limit is refused before waiting for
+    a byte of it.
+    """
+    if request.content_type != JSON_TYPE:
+        got = request.headers.get("Content-Type", "none")
+        raise ApiError(415, f"send the body as Content-Type: {JSON_TYPE} (got {got[:100]})", "Content-Type")
+    limit = request.client_max_size
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, f"request body too large ({request.content_length} bytes; the limit is {limit})",
+                       "body", CLOSE)
+    try:
+        raw = await asyncio.wait_for(request.read(), timeout_s)
+    except web.HTTPRequestEntityTooLarge:
+        raise ApiError(413, f"request body too large (the limit is {limit} bytes)", "body", CLOSE) from None
+    except TimeoutError:
+        raise ApiError(408, f"the request body did not arrive within {timeout_s:g} s", "body", CLOSE) from None
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError(422, "the body must be a JSON object", "body") from None
+    if not isinstance(body, dict):
+        raise ApiError(422, "the body must be a JSON object", "body")
+    return body
