@@ -71,7 +71,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         report = render_project(project, synth, Path(args.output), options, progress)
     except LineErrors as exc:
         progress.close()
-        return _error(f"{path}: {len(exc.problems)} line(s) cannot be voiced:\n  " + "\n  ".join(exc.problems))
+        return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
