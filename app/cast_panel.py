@@ -114,7 +114,8 @@ class CastPanel(QWidget):
 
     def _speaker_choices(self, index: _Index) -> list[tuple[str, Any]]:
         speakers = self.catalog.speakers(self.model.role_at(index.row()).voice.voice)
-        return [(f"{name} ({i})", i) for i, name in enumerate(speakers)]
+        voice = self.model.role_at(index.row()).voice.voice
+        return [(f"{name} ({i})", self.catalog.speaker_value(voice, i)) for i, name in enumerate(speakers)]
 
     def _effect_choices(self, index: _Index) -> list[tuple[str, Any]]:
         return [(name, name) for name in self.model.effects or {}]
