@@ -28,8 +28,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
+    from engine.synth.casting import suggest_cast
+    from engine.synth.library import VoiceLibrary
+
+    library = VoiceLibrary()
     try:
-        project, report = import_script(script, narrate_action=args.narrate_action)
+        project, report = import_script(script, narrate_action=args.narrate_action,
+                                        suggest=lambda roles, lines: suggest_cast(roles, library, lines))
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
     try:
@@ -40,8 +45,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"Title: {project.title}")
     print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
     width = max((len(n) for n in report.lines_per_role), default=4)
-    for name, count in report.lines_per_role.items():
-        print(f"  {name:<{width}}  {count:>4} line{'s' if count != 1 else ''}")
+    for role in project.cast:
+        count, v = report.lines_per_role.get(role.name, 0), role.voice
+        speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
+        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {v.voice}{speaker}, "
+              f"pitch {v.pitch:+g} st, speed {v.speed:g}")
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")

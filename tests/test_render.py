@@ -18,9 +18,9 @@ from engine.audio.loudness import true_peak_dbtp
 from engine.cli import main
 from engine.export.render import RenderOptions, render_project, stem_filename
 from engine.project.fileformat import load_project, save_project
+from engine.project.model import VoiceParams
 from engine.synth.cache import ClipCache, cache_dir_for
 from engine.synth.library import VoiceLibrary
-from engine.project.model import VoiceParams
 from engine.synth.pipeline import Cancelled, LineErrors, plan_lines
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.conftest import SAMPLE, tiny_project
