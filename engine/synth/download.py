@@ -27,6 +27,8 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
 from urllib.request import Request, urlopen
 
+import numpy as np
+
 from engine.fsutil import commit
 from engine.synth.catalogue import Catalogue, CatalogueFile, CatalogueVoice
 from engine.synth.errors import DownloadError
@@ -215,3 +217,18 @@ def _stream(url: str, file: CatalogueFile, part: Path, have: int, report: Callab
                 have += len(chunk)
                 report(have)
 
+
+
+def fetch_recording(url: str, timeout: float = 20.0) -> tuple[np.ndarray, int]:
+    """A catalogue's voice sample as mono float32 audio and its rate (wav, flac,
+    ogg; mp3 where libsndfile reads it). Raises DownloadError."""
+    import io
+
+    import soundfile as sf
+
+    data = fetch_bytes(url, timeout, what="the voice sample")
+    try:
+        audio, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except (RuntimeError, sf.LibsndfileError) as exc:
+        raise DownloadError(f"{url}: cannot decode the voice sample ({exc})") from None
+    return np.ascontiguousarray(audio.mean(axis=1), dtype=np.float32), int(rate)
