@@ -16,8 +16,9 @@ read exactly as published there::
 Each file is fetched from ``<catalogue folder>/<path in "files">``, as in the
 official repository, so any mirror, a local folder or a test server with the
 same layout works. Two optional keys extend the format without breaking it:
-``"backend"`` (``"kokoro"`` for the project's own Kokoro catalogue, whose
-files live beside it) and sample recordings, listed in ``files`` under a
+``"backend"`` (``"kokoro"`` for a catalogue of Kokoro model and voices
+files, which installs every ``.onnx``, ``.bin`` and ``.json`` file listed)
+and sample recordings, listed in ``files`` under a
 ``samples/`` folder (``.../samples/speaker_0.mp3``), which the studio plays
 before a voice is downloaded.
 """
@@ -35,8 +36,6 @@ from engine.synth.errors import CatalogueError
 
 # The official catalogue; unreachable offline, then `--catalog` takes a mirror or a file.
 DEFAULT_CATALOGUE_URL = "https://huggingface.co/rhasspy/piper-voices/resolve/main/voices.json"
-# Shipped beside this module: the Kokoro model and voices file (Kokoro publishes no voices.json).
-KOKORO_CATALOGUE = Path(__file__).with_name("kokoro_catalogue.json")
 
 # What an installed file may be called: a plain name, never a path, never hidden.
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
