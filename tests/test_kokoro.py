@@ -250,3 +250,31 @@ def test_real_kokoro_int8_model_speaks_an_english_line(tmp_path, monkeypatch):
     frames = clip[: clip.shape[0] // 2400 * 2400].reshape(-1, 2400)
     rms = np.sqrt((frames ** 2).mean(axis=1))
     assert (rms > 0.02).mean() > 0.5 and rms.min() < 0.25 * rms.max()
+
+
+def _script(name: str, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "bench" / name
+    done = subprocess.run([sys.executable, str(script), *args, "--json"], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def test_gpu_check_kokoro_case_runs_on_the_cpu_twin(kokoro_dir):
+    """The Kokoro case of the prepared GPU script, on the CPU provider and the tiny model."""
+    result = _script("gpu_check.py", "--kokoro", "--device", "cpu", "--lines", "2", "--kokoro-voice", "am_beta",
+                     env={"RADIOPLAY_VOICE_DIR": str(kokoro_dir)})
+    assert result["providers"] == ["CPUExecutionProvider"] and result["voice"] == "am_beta"
+    assert float(result["audio_s_per_s"]) > 0 and int(result["sentences"]) >= 2  # type: ignore[arg-type]
+
+
+@pytest.mark.integration
+def test_backends_benchmark_puts_piper_and_kokoro_side_by_side():
+    result = _script("backends.py", "--lines", "1", "--rounds", "1")
+    rates = result["audio_s_per_s"]
+    assert isinstance(rates, dict) and rates["piper"] > 0 and rates["kokoro"] > 0
+    assert result["piper_over_kokoro"] == pytest.approx(rates["piper"] / rates["kokoro"], rel=0.05)
