@@ -17,9 +17,10 @@ from engine.sched.cost import CostModel, PendingLine, playback_outlook
 from engine.synth.backend import BackendCost
 from engine.synth.cache import ClipCache
 from engine.synth.errors import VoiceError
-from engine.synth.kokoro_backend import MAX_TOKENS, tokenize
+from engine.synth.kokoro_backend import MAX_TOKENS, KokoroVoiceModel, tokenize
 from engine.synth.kokoro_phonemes import to_kokoro
 from engine.synth.library import VoiceLibrary
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.voices.generate_test_kokoro import BASE_FREQ_HZ, SAMPLES_PER_TOKEN, generate_kokoro
 
@@ -108,8 +109,9 @@ def test_kokoro_length_prior_predicts_the_tiny_models_length(synth):
     units = synth.phonemize(plan)
     tokens = sum(len(u.ids) for u in units)
     predicted = synth.predictor.predict(synth.length_key(plan), tokens, plan.settings.length_scale)
-    # The Kokoro prior (72.5 ms a token) is not Piper's (50 ms an id).
-    assert predicted == pytest.approx(0.0725 * RATE * tokens, rel=0.01)
+    # The Kokoro prior (65 ms a token) is not Piper's (50 ms an id).
+    assert predicted == pytest.approx(KokoroVoiceModel.cost.seconds_per_phoneme * RATE * tokens, rel=0.01)
+    assert KokoroVoiceModel.cost.seconds_per_phoneme != PiperBackend.cost.seconds_per_phoneme
     raw = synth.infer(plan, units)
     assert raw.seconds == pytest.approx(sum((len(u.ids) + 2) * SAMPLES_PER_TOKEN for u in units) / 24_000)
 

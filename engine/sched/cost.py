@@ -1,7 +1,7 @@
 """What synthesis costs, per backend, and whether live playback can keep up.
 
-A Piper line costs ~0.08 s of one core per second of audio; a Kokoro line
-~1 s (measured on this 2-core CPU, bench/backends.py). Planning that treats
+A Piper line costs ~0.08 s of one session per second of audio; a Kokoro
+line ~2 s (measured on this 2-core CPU, bench/backends.py). Planning that treats
 them alike is dishonest twice: a Kokoro line 5 s ahead of the playhead is
 already late if it takes 6 s to make, and a Kokoro cast cannot play live from
 a cold cache at all. So:

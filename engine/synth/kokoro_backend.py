@@ -68,7 +68,12 @@ class KokoroVoiceModel:
     """A loaded Kokoro model and its voices file. ``infer`` is thread-safe:
     each call borrows one of the model's sessions."""
 
-    cost = BackendCost(seconds_per_audio_second=1.0, seconds_per_phoneme=0.0725, batches=False)
+    # Measured on this 2-core CPU (bench/backends.py, load average ~11): the
+    # int8 model made 0.97 audio-s/s on two single-threaded sessions, so a
+    # session needs ~2 s per audio second (a lone one, machine otherwise idle
+    # for it, ~1 s). A finished clip (edges trimmed) runs ~65 ms per token
+    # (72 ms of raw model output, pads included).
+    cost = BackendCost(seconds_per_audio_second=2.0, seconds_per_phoneme=0.065, batches=False)
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
                  providers: list[str] | None = None) -> None:

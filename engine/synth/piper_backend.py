@@ -197,7 +197,9 @@ class PiperVoiceModel:
 class PiperBackend:
     name = "piper"
     # Measured on this 2-core CPU: 12.6 model-audio-s/s per single-threaded
-    # session (25.2 for two); ~50 ms of audio per phoneme id, pads included.
+    # session (25.2 for two; 5.3 for two at load average ~11, beside Kokoro's
+    # 0.97 in the same run of bench/backends.py); ~50 ms of audio per phoneme
+    # id, pads included.
     cost = BackendCost(seconds_per_audio_second=0.08, seconds_per_phoneme=0.05, batches=True)
 
     def __init__(self, layout: SessionLayout | None = None) -> None:
