@@ -8,10 +8,12 @@ come from espeak-ng (the copy piper-tts already ships) and are rewritten into
 misaki's notation with the table misaki itself uses for its espeak fallback
 (misaki/espeak.py, Apache-2.0), adjusted for espeak output without tie marks.
 
-Measured (bench/kokoro_phonemes.py, the 210 dictionary words of the bundled
-sample against misaki's gold dictionary, the phonemes Kokoro learnt):
-espeak as kokoro-onnx feeds it agrees on 31 % of words (35 % ignoring
-stress); after this rewrite 82 % (93 % ignoring stress).
+Measured (bench/kokoro_phonemes.py: each dictionary word of a script against
+misaki's gold dictionary, the phonemes Kokoro learnt): espeak as kokoro-onnx
+feeds it agrees on 31 % of the sample's 210 words (35 % ignoring stress),
+after this rewrite on 82 % (93 %); on the held-out the-lighthouse (228
+words) 29 % (32 %) -> 80 % (90 %). A dictionary-first G2P (misaki's gold
+and silver lists, espeak for the rest) is the next step for the remainder.
 """
 
 from __future__ import annotations
