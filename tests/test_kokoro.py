@@ -280,3 +280,28 @@ def test_backends_benchmark_puts_piper_and_kokoro_side_by_side():
     rates = result["audio_s_per_s"]
     assert isinstance(rates, dict) and rates["piper"] > 0 and rates["kokoro"] > 0
     assert result["piper_over_kokoro"] == pytest.approx(rates["piper"] / rates["kokoro"], rel=0.05)
+
+
+def test_play_outlook_says_when_a_kokoro_cast_cannot_keep_up(tmp_path, kokoro_dir, tiny_voices, monkeypatch):
+    """What ``radioplay play`` prints before playing (and keeps in its status line)."""
+    from engine.cli import _outlook
+    from engine.session import Session
+    from tests.conftest import tiny_project
+
+    monkeypatch.setenv("RADIOPLAY_VOICE_DIR", str(kokoro_dir))
+    slow = _kokoro_project(kokoro_dir)
+    slow.lines[0].text = "It was the last night of the broadcast, and the whole town was listening. " * 3
+    outlooks, workers = [], 0
+    for project in (slow, tiny_project(tiny_voices["single"], roles=2, lines_per_role=1)):
+        path = tmp_path / "p.radioplay"
+        save_project(project, path)
+        with Session(project, path, output="null", prerender=False) as session:  # nothing voiced yet
+            assert session.wait_idle(30)
+            outlooks.append(_outlook(session, 0.0))
+            workers = session.scheduler.workers
+    kokoro_cast, piper_cast = outlooks
+    # Before anything ran here the backend's measured prior speaks: 2 s per audio second per worker.
+    assert not kokoro_cast.keeps_up and kokoro_cast.realtime == {"kokoro": pytest.approx(workers / 2.0)}
+    assert f"synthesis runs at kokoro {workers / 2.0:.1f}x real time here" in kokoro_cast.describe()
+    assert "pre-render first" in kokoro_cast.describe()
+    assert piper_cast.keeps_up and piper_cast.realtime["piper"] == pytest.approx(workers / 0.08)
