@@ -179,18 +179,27 @@ def test_scheduler_never_batches_kokoro_and_learns_its_cost(synth):
     from engine.sched.request import Origin
     from engine.sched.scheduler import Scheduler, request_for
 
-    with Scheduler(synth, RolePriorityPolicy(), batch=BatchSizer(fixed=4), start=False) as scheduler:
-        futures = [scheduler.submit(request_for(synth, f"Line {i} of the play.", "ANNA", kokoro("af_alpha"),
-                                                origin=Origin.EXPORT)) for i in range(4)]
-        sizes: list[int] = []
-        real_observe = scheduler.batch.observe
-        scheduler.batch.observe = lambda size, samples, seconds: (sizes.append(size),  # type: ignore[method-assign]
-                                                                  real_observe(size, samples, seconds))[1]
-        scheduler.start()
-        for f in futures:
-            assert f.result(timeout=30).shape[0] > 0
-    assert sizes == [1, 1, 1, 1]  # the graph's batch dimension is 1: each line on its own
+    sizes: list[int] = []
+    real_infer_batch = KokoroVoiceModel.infer_batch
+
+    def infer_batch(model, units, settings):  # type: ignore[no-untyped-def]
+        sizes.append(len(units))
+        return real_infer_batch(model, units, settings)
+
+    KokoroVoiceModel.infer_batch = infer_batch  # type: ignore[method-assign]
+    try:
+        with Scheduler(synth, RolePriorityPolicy(), batch=BatchSizer(candidates=(1, 2, 4)), start=False) as scheduler:
+            scheduler.batch.size = 4  # as if calibrated on Piper
+            futures = [scheduler.submit(request_for(synth, f"Line {i} of the play.", "ANNA", kokoro("af_alpha"),
+                                                    origin=Origin.EXPORT)) for i in range(4)]
+            scheduler.start()
+            for f in futures:
+                assert f.result(timeout=30).shape[0] > 0
+    finally:
+        KokoroVoiceModel.infer_batch = real_infer_batch  # type: ignore[method-assign]
+    assert sizes == []  # the graph's batch dimension is 1: each line on its own, never infer_batch
     assert scheduler.cost.measured("kokoro") and not scheduler.cost.measured("piper")
+    assert scheduler.batch.size == 4 and scheduler.batch._batches == 0  # Piper's batch sizing untouched
 
 
 def test_slack_is_shortened_by_the_time_a_line_takes_to_make():

@@ -378,7 +378,8 @@ class Scheduler:
             with self._cond:
                 self._busy[worker] += finished - started
             samples = sum(a.shape[0] for a in audio)
-            self.batch.observe(len(batch), samples, finished - started)
+            if self.synth.cost(batch[0].plan).batches:  # a Kokoro line says nothing of Piper's batch sizes
+                self.batch.observe(len(batch), samples, finished - started)
             self.cost.observe(batch[0].plan.voice.backend, finished - started, samples / model.sample_rate)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
