@@ -51,6 +51,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
@@ -75,6 +76,13 @@ def cmd_render(args: argparse.Namespace) -> int:
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
+    except ExportError as exc:
+        progress.close()
+        return _error(str(exc))
+    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
+        progress.close()
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
     progress.close()
     minutes, seconds = divmod(report.duration_s, 60)
     print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
@@ -86,6 +94,8 @@ def cmd_render(args: argparse.Namespace) -> int:
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
     for file in report.files:
         print(f"  {file}")
+    for note in report.notes:
+        print(f"note: {note}")
     return 0
 
 
