@@ -139,6 +139,37 @@ def test_cancelled_render_leaves_no_files_under_final_names(tmp_path, tiny_saved
     assert leftovers == []
 
 
+def test_a_damaged_cached_clip_is_voiced_again_and_counted_as_voiced(tmp_path, tiny_saved, capsys):
+    assert main(["render", str(tiny_saved), "-o", str(tmp_path / "a")]) == 0
+    capsys.readouterr()
+    synth = synth_for(tiny_saved)
+    assert synth.cache.directory is not None
+    damaged = sorted(synth.cache.directory.glob("*.npy"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:200])  # cut short: its header promises more
+    report = render_project(load_project(tiny_saved), synth, tmp_path / "b")
+    assert synth.synth_calls == 1
+    assert (report.synthesized, report.cached) == (1, 5) and report.audio_seconds_synthesized > 0
+    damaged.write_bytes(b"not a clip")
+    assert main(["render", str(tiny_saved), "-o", str(tmp_path / "c")]) == 0
+    assert "1 synthesized, 5 from cache" in capsys.readouterr().out
+
+
+def test_progress_names_each_stage_and_never_reads_0_of_0(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    render_project(project, synth_for(tiny_saved), tmp_path / "a")  # everything cached from here on
+    project.cast[0].effect = "room"  # an effects pass: the analysis is a real pass over the mix
+    seen: list[tuple[str, int, int]] = []
+    render_project(project, synth_for(tiny_saved), tmp_path / "b", RenderOptions(block=1024),
+                   lambda stage, done, total: seen.append((stage, done, total)))
+    stages = [s for s, _, _ in seen]
+    assert "synthesizing" not in stages and all(total > 0 for _, _, total in seen)
+    assert list(dict.fromkeys(stages)) == ["analysing", "writing", "finishing"]
+    for stage in ("analysing", "writing", "finishing"):
+        steps = [(d, t) for s, d, t in seen if s == stage]
+        assert steps[-1][0] == steps[-1][1] and [d for d, _ in steps] == sorted(d for d, _ in steps)
+    assert len([s for s in stages if s == "analysing"]) > 10  # real progress, block by block
+
+
 def test_stems_keep_pre_limiter_peaks_past_full_scale(tmp_path, tiny_saved):
     """With the default 24-bit master, stems are float: they sum to the
     pre-limiter mix, which exceeds 0 dBFS wherever the limiter works."""
