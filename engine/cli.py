@@ -64,9 +64,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         options = RenderOptions(target_lufs=args.target_lufs, stems=not args.no_stems, format=args.format)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
+    from engine.synth.clipfolder import CacheFolderError
     from engine.synth.synthesizer import make_synthesizer
 
-    synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    try:
+        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    except CacheFolderError as exc:
+        return _error(str(exc))
     progress = TerminalProgress()
     try:
         report = render_project(project, synth, Path(args.output), options, progress)
@@ -112,7 +116,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.start < 0:
         return _error(f"--from {args.start}: must be 0 or more seconds")
-    session = Session(project, path, output=args.device)
+    from engine.synth.clipfolder import CacheFolderError
+
+    try:
+        session = Session(project, path, output=args.device)
+    except CacheFolderError as exc:
+        return _error(str(exc))
     if session.audio_error:
         if args.device not in (None, "null"):
             session.close()
@@ -200,9 +209,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _error("--link-ttl must be positive")
     if not (0 <= args.port <= 65535 and 0 <= args.metrics_port <= 65535):
         return _error("--port and --metrics-port must be between 0 and 65535")
+    from engine.synth.clipfolder import CacheFolderError
+
     try:
         return run(config)
-    except (ProjectFileError, ValueError) as exc:
+    except (ProjectFileError, ValueError, CacheFolderError) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot listen on {args.host}: {exc.strerror or exc}")
@@ -250,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")

@@ -21,7 +21,7 @@ from engine.project.fileformat import load_project, save_project
 from engine.synth.cache import ClipCache, cache_dir_for
 from engine.synth.library import VoiceLibrary
 from engine.synth.pipeline import Cancelled, LineErrors
-from engine.synth.synthesizer import ClipSynthesizer
+from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 from tests.conftest import SAMPLE, tiny_project
 
 _STAMP = r"(\d\d):(\d\d):(\d\d)[.,](\d\d\d)"
@@ -142,7 +142,7 @@ def test_cancelled_render_leaves_no_files_under_final_names(tmp_path, tiny_saved
 def test_a_damaged_cached_clip_is_voiced_again_and_counted_as_voiced(tmp_path, tiny_saved, capsys):
     assert main(["render", str(tiny_saved), "-o", str(tmp_path / "a")]) == 0
     capsys.readouterr()
-    synth = synth_for(tiny_saved)
+    synth = make_synthesizer(tiny_saved, 48_000)  # what the command uses
     assert synth.cache.directory is not None
     damaged = sorted(synth.cache.directory.glob("*.npy"))[0]
     damaged.write_bytes(damaged.read_bytes()[:200])  # cut short: its header promises more
