@@ -143,7 +143,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
                       f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
-            if t.position_s >= t.duration_s + 0.5:
+            if t.position_s >= t.duration_s:  # the length includes the tails
                 break
     except KeyboardInterrupt:
         pass

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,26 @@ def test_progress_names_each_stage_and_never_reads_0_of_0(tmp_path, tiny_saved):
         steps = [(d, t) for s, d, t in seen if s == stage]
         assert steps[-1][0] == steps[-1][1] and [d for d, _ in steps] == sorted(d for d, _ in steps)
     assert len([s for s in stages if s == "analysing"]) > 10  # real progress, block by block
+
+
+@pytest.mark.parametrize("effect", ["none", "room"])
+def test_the_transport_and_the_export_agree_on_the_length(tmp_path, tiny_saved, effect):
+    """One length, tails included (the mix was 52.83 s while the transport said 0:52.3)."""
+    from engine.audio.sinks import NullSink
+    from engine.session import LineState, Session
+
+    project = load_project(tiny_saved)
+    project.cast[1].effect = effect  # the room's reverb rings longer than the release tail
+    with Session(project, tiny_saved, sink=NullSink(48_000, speed=4.0), synth=synth_for(tiny_saved)) as session:
+        deadline = time.monotonic() + 60
+        while {s.state for s in session.line_status().values()} != {LineState.READY}:
+            assert time.monotonic() < deadline, "every line voiced"
+            time.sleep(0.05)
+        shown = session.transport().duration_s
+        report = session.export(tmp_path / "out")
+    info = sf.info(report.outdir / "mix.wav")
+    assert report.duration_s == pytest.approx(info.frames / info.samplerate, abs=1e-9)
+    assert shown == pytest.approx(report.duration_s, abs=1 / 48_000)
 
 
 def test_stems_keep_pre_limiter_peaks_past_full_scale(tmp_path, tiny_saved):
