@@ -71,11 +71,11 @@ def test_a_render_from_before_manifests_is_replaced_as_a_set(tmp_path, versions)
     out = tmp_path / "out"
     _render(versions[0], out)
     (out / MANIFEST).unlink()
-    (out / "stems" / "GONE.wav").write_bytes(b"RIFF")
+    (out / "stems" / "mine.wav").write_bytes(b"RIFF")  # no cue names it: the producer's, not the render's
     (out / "stems" / "take.txt").write_text("mine")
     new = _render(versions[1], out)
     assert sorted(p for p in new if p.startswith("stems/")) == [
-        "stems/ROLE0.wav", "stems/ROLE1.wav", "stems/ROLE2.wav", "stems/take.txt"]
+        "stems/ROLE0.wav", "stems/ROLE1.wav", "stems/ROLE2.wav", "stems/mine.wav", "stems/take.txt"]
 
 
 def test_stale_part_files_and_staging_folders_are_removed(tmp_path, versions):

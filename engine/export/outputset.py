@@ -38,6 +38,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
+from engine.export.names import safe_stem
 from engine.fsutil import atomic_write_text, fsync_dir
 
 MANIFEST = ".radioplay-export.json"
@@ -241,13 +242,20 @@ def _current_set(outdir: Path) -> list[str]:
         listed = json.loads(manifest.read_text(encoding="utf-8"))["files"]
         files = [str(r) for r in listed if isinstance(r, str) and _safe_rel(r)]
     except (OSError, ValueError, KeyError, TypeError):
-        files = list(LEGACY_FILES)
-        stems = outdir / LEGACY_STEMS
-        if stems.is_dir() and not stems.is_symlink():
-            files += [f"{LEGACY_STEMS}/{p.name}" for p in sorted(stems.iterdir())
-                      if p.suffix.lower() == ".wav" and not p.name.startswith(".")]
+        files = [*LEGACY_FILES, *_legacy_stems(outdir)]
     return [r for r in [*files, MANIFEST]
             if _inside(outdir, r) and ((outdir / r).is_file() or (outdir / r).is_symlink())]
+
+
+def _legacy_stems(outdir: Path) -> list[str]:
+    """Stems a render from before manifests made: those of the roles in its
+    cue sheet (a .wav in stems/ that no cue names may be the producer's own)."""
+    try:
+        cues = json.loads((outdir / "cues.json").read_text(encoding="utf-8"))["cues"]
+        roles = {str(cue["role"]) for cue in cues}
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [f"{LEGACY_STEMS}/{safe_stem(role)}.wav" for role in sorted(roles)]
 
 
 def _roll_forward(outdir: Path, staging: Path, new: Sequence[str], retire: Sequence[str]) -> None:
