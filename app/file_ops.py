@@ -214,7 +214,8 @@ class FileOps(QObject):
             f"{report.cached} from cache)", 10000)
         box = QMessageBox(QMessageBox.Icon.Information, "Export finished",
                           f"Wrote {len(report.files)} files to {report.outdir}:\nmix.wav, "
-                          f"{'stems, ' if any('stems' in str(f) for f in report.files) else ''}captions and cues.",
+                          f"{'stems, ' if any('stems' in str(f) for f in report.files) else ''}captions and cues."
+                          + "".join(f"\n\nNote: {note}" for note in report.notes),
                           QMessageBox.StandardButton.Close, self.window)
         box.setObjectName("exportDoneBox")
         show = QPushButton("Show Folder", box)

@@ -11,7 +11,14 @@ from PySide6.QtWidgets import QDialogButtonBox
 from app.import_dialog import ImportDialog
 from app.recovery import RecoveryStore
 from engine.project.fileformat import load_project
-from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
+from tests.app.studio import (  # noqa: F401
+    make_window,
+    settings_path,
+    state_dir,
+    tiny_file,
+    wait_all_ready,
+    wait_engine,
+)
 
 FOUNTAIN = """Title: The Lighthouse
 
@@ -50,6 +57,20 @@ def test_save_as_then_open_round_trips_through_the_file_format(qtbot, make_windo
     assert other.files.open(saved)
     assert other.doc.project.role_names() == reloaded.role_names()
     assert other.files.recent.paths()[0] == saved.resolve()
+
+
+def test_save_as_to_a_new_folder_and_reopen_voices_nothing_again(qtbot, make_window, tiny_file, tmp_path):
+    """Clips follow their content, not the project's path (issue 16)."""
+    window = make_window(tiny_file, prerender=True)
+    wait_engine(qtbot, window)
+    wait_all_ready(qtbot, window)
+    (tmp_path / "elsewhere").mkdir()
+    assert window.files.save_as(tmp_path / "elsewhere" / "copy")
+    window.close()
+    reopened = make_window(tmp_path / "elsewhere" / "copy.radioplay", prerender=True)
+    session = wait_engine(qtbot, reopened)
+    wait_all_ready(qtbot, reopened)
+    assert session.synth.synth_calls == 0
 
 
 def test_import_a_fountain_script_through_the_preview_dialog(qtbot, make_window, tmp_path):
