@@ -203,8 +203,7 @@ def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
         samples += model.infer(unit, settings).shape[0]
         latencies.append(time.perf_counter() - t0)
     wall = time.perf_counter() - started
-    session = model._free.get()  # noqa: SLF001 - which providers the session really got
-    model._free.put(session)  # noqa: SLF001
+    session = model.session  # which providers the session really got
     rate = samples / model.sample_rate / wall
     return {"backend": "kokoro", "device": device, "providers": session.get_providers(),  # type: ignore[attr-defined]
             "model": str(plans[0].voice.model_path), "voice": params.voice, "sentences": len(units),

@@ -13,13 +13,30 @@ box filter as long as the look-ahead, and applied to the input delayed by
 the look-ahead. The box average of minima can never exceed the target at
 the delayed sample, so the ceiling holds exactly (sample peak); the ceiling
 sits 1 dB under the true-peak limit to cover inter-sample peaks.
-Everything is numpy/scipy over whole blocks: no per-sample Python.
+Everything is numpy over whole blocks: no per-sample Python.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.ndimage import minimum_filter1d
+
+
+def sliding_min(x: np.ndarray, window: int) -> np.ndarray:
+    """min(x[i : i + window]) for every full window (``len(x) - window + 1``
+    values), by van Herk/Gil-Werman: prefix and suffix minima within blocks of
+    the window's length. Not scipy.ndimage.minimum_filter1d: importing scipy.ndimage
+    costs a process 0.5-0.65 s (measured), more than a cached export's whole mix."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[0]
+    if window <= 1:
+        return x.copy()
+    if n < window:
+        return x[:0].copy()
+    blocks = np.concatenate([x, np.full((-n) % window, np.inf)]).reshape(-1, window)
+    prefix = np.minimum.accumulate(blocks, axis=1).ravel()
+    suffix = np.minimum.accumulate(blocks[:, ::-1], axis=1)[:, ::-1].ravel()
+    count = n - window + 1
+    return np.minimum(suffix[:count], prefix[window - 1:window - 1 + count])
 
 
 def linked_peak(block: np.ndarray) -> np.ndarray:
@@ -67,11 +84,9 @@ class LookaheadLimiter:
             self.last_gain = np.ones(n, dtype=np.float32)
             return delayed[:n].copy()
         target = np.minimum(1.0, self.ceiling / np.maximum(peak.astype(np.float64), 1e-12))
-        # Trailing running minimum over hold+1 samples (scipy centres the window).
+        # Trailing running minimum over hold+1 samples.
         ext = np.concatenate([self._target_hist, target])
-        size = self.hold + 1
-        centred = minimum_filter1d(ext, size=size, mode="nearest")
-        held = centred[self.hold - size // 2: self.hold - size // 2 + n]
+        held = sliding_min(ext, self.hold + 1)
         self._target_hist = ext[-self.hold:]
         # Trailing box average over the look-ahead length.
         ext2 = np.concatenate([self._min_hist, held])

@@ -20,9 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.ndimage import minimum_filter1d
 
-from engine.audio.limiter import linked_peak
+from engine.audio.limiter import linked_peak, sliding_min
 from engine.audio.loudness import KWeighting, gated_loudness
 
 
@@ -35,10 +34,8 @@ def _limiter_gain(target: np.ndarray, lookahead: int, hold: int) -> np.ndarray:
     """
     size = hold + 1
     if size % 2 == 0:
-        size += 1  # scipy centres odd windows exactly; one extra cell is harmless
-    centred = minimum_filter1d(target, size=size, mode="nearest")
-    half = size // 2
-    held = np.concatenate([np.full(half, centred[0]), centred[:-half]]) if half else centred
+        size += 1  # kept from the centred filter this replaced: one extra cell is harmless
+    held = sliding_min(np.concatenate([np.full(size - 1, target[0]), target]), size)
     padded = np.concatenate([held, np.full(lookahead, held[-1])])
     csum = np.concatenate([[0.0], np.cumsum(padded)])
     return np.asarray((csum[1 + lookahead: 1 + lookahead + target.size] - csum[1: 1 + target.size]) / lookahead)

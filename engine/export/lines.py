@@ -39,13 +39,38 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     total = len(requests)
     if progress and total:  # nothing to voice: the dialog shows the next stage, not "0 of 0"
         progress("synthesizing", 0, total)
+    if total:  # a fully cached project needs no scheduler (nor its voices' sessions)
+        _voice(list(requests.values()), synth, result, progress, cancel, scheduler)
+    result.synthesized = total
+    # Pinned so later work cannot evict what the caller is about to mix.
+    for line_id, plan in plans.items():
+        clip = synth.cache.get(plan.key, pin=True)
+        if clip is None:  # evicted, or its cached file was damaged (and removed): make it again
+            made = synth.finish(synth.infer(plan))
+            clip = synth.cache.get(plan.key, pin=True)
+            if plan.key not in requests:  # counted as cached above, but it was voiced now
+                result.cached -= 1
+            result.synthesized += 1
+            result.audio_seconds_synthesized += made.shape[0] / synth.sample_rate
+        if clip is None:
+            raise RuntimeError(f"clip for line {line_id} could not be kept in memory or on disk")
+        if synth.cache.store.pins(plan.key):
+            result.pinned.append(plan.key)
+        result.clips[line_id] = clip
+    return result
+
+
+def _voice(requests: list[LineRequest], synth: ClipSynthesizer, result: SynthesisResult,
+           progress: Progress | None, cancel: threading.Event | None, scheduler: Scheduler | None) -> None:
+    """Submit the requests and wait for every clip, counting progress."""
+    total = len(requests)
     own = scheduler is None
     if scheduler is None:
         scheduler = Scheduler(synth, RolePriorityPolicy(), capacity=max(64, total + 1), batch=BatchSizer(fixed=1))
     before = scheduler.stats().model_seconds
     futures: set[Future[np.ndarray]] = set()
     try:
-        for request in requests.values():
+        for request in requests:
             futures.add(scheduler.submit(request, timeout=None))
         done = 0
         while futures:
@@ -66,23 +91,6 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
         result.model_seconds = scheduler.stats().model_seconds - before
         if own:
             scheduler.close()
-    result.synthesized = total
-    # Pinned so later work cannot evict what the caller is about to mix.
-    for line_id, plan in plans.items():
-        clip = synth.cache.get(plan.key, pin=True)
-        if clip is None:  # evicted, or its cached file was damaged (and removed): make it again
-            made = synth.finish(synth.infer(plan))
-            clip = synth.cache.get(plan.key, pin=True)
-            if plan.key not in requests:  # counted as cached above, but it was voiced now
-                result.cached -= 1
-            result.synthesized += 1
-            result.audio_seconds_synthesized += made.shape[0] / synth.sample_rate
-        if clip is None:
-            raise RuntimeError(f"clip for line {line_id} could not be kept in memory or on disk")
-        if synth.cache.store.pins(plan.key):
-            result.pinned.append(plan.key)
-        result.clips[line_id] = clip
-    return result
 
 
 def release_clips(synth: ClipSynthesizer, result: SynthesisResult) -> None:

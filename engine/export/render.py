@@ -37,6 +37,7 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.lines import release_clips, synthesize_lines
+from engine.export.memo import GainMemo, SolvedGain, programme_key
 from engine.export.names import FileName, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
@@ -84,6 +85,7 @@ class RenderReport:
     gain_db: float = 0.0
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
+    gain_reused: bool = False  # the same programme was measured before (engine/export/memo.py)
     analysis_wall_s: float = 0.0
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
@@ -202,13 +204,24 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             raise Cancelled("render cancelled")
 
     analysed = time.perf_counter()
-    report.master_effect, report.analysis_pass = programme.master_effect, not programme.dry
-    analysis = programme.analyse(total, options.block, _counting(check_cancel, progress, "analysing", len(blocks)))
+    report.master_effect = programme.master_effect
+    memo = GainMemo(synth.cache.directory)
+    key = programme_key(project, placements, {lid: plan.key for lid, plan in result.plans.items()},
+                        programme.lane_effects, programme.master_effect, total, options.target_lufs,
+                        LIMITER_CEILING_DB)
+    solved = memo.load(key)
+    report.gain_reused = solved is not None
+    if solved is None:  # not exported like this before: measure the programme
+        report.analysis_pass = not programme.dry
+        steps = _counting(check_cancel, progress, "analysing", len(blocks))
+        analysis = programme.analyse(total, options.block, steps)
+        solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB))
+        memo.save(key, solved)
     if progress:
         progress("analysing", len(blocks), len(blocks))
     report.analysis_wall_s = time.perf_counter() - analysed
-    report.premix_lufs = analysis.loudness()
-    report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
+    report.premix_lufs, report.gain_db, report.predicted_lufs = (solved.premix_lufs, solved.gain_db,
+                                                                 solved.predicted_lufs)
     programme.set_master_gain(report.gain_db)
 
     subtype = FORMATS[options.format]

@@ -126,7 +126,7 @@ class LineBook(SessionCore):
             if record.plan is not None and str(record.plan.voice.model_path) not in seen:
                 seen.add(str(record.plan.voice.model_path))
                 try:
-                    self.synth.voice(record.plan.voice)
+                    self.synth.warm(record.plan.voice)
                 except VoiceError as exc:
                     self.last_error = str(exc)
 

@@ -54,6 +54,9 @@ class LoadedVoice(Protocol):
     def settings(self, speed: float, variation: float, speaker: int | str | None,
                  style: str = "") -> InferenceSettings: ...
 
+    def warm(self) -> None:
+        """Make inference ready now; loading a voice reads only what planning needs."""
+
     def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray: ...
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]: ...

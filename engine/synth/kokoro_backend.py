@@ -15,7 +15,6 @@ so it changes nothing here.
 
 from __future__ import annotations
 
-import queue
 import threading
 
 import numpy as np
@@ -26,7 +25,7 @@ from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, Ph
 from engine.synth.errors import VoiceError
 from engine.synth.kokoro_phonemes import language_of, to_kokoro
 from engine.synth.library import VoiceInfo
-from engine.synth.piper_backend import SessionLayout, make_session
+from engine.synth.piper_backend import SessionLayout, SessionPool, make_session
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows
 
@@ -81,8 +80,16 @@ class KokoroVoiceModel:
         self.layout = layout
         kokoro_voices.ensure_model(info.model_path, info.source)
         self._styles = kokoro_voices.load_styles(info.config_path)
+        self._providers = providers
+        self._tokens_input = "tokens"
+        self._pool = SessionPool(self._make_sessions)
+        self._mixed: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def _make_sessions(self) -> list[object]:
+        info, layout = self.info, self.layout
         try:
-            sessions = [make_session(str(info.model_path), layout.threads_per_session, providers)
+            sessions = [make_session(str(info.model_path), layout.threads_per_session, self._providers)
                         for _ in range(max(1, layout.sessions))]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load Kokoro model {info.model_path}: {exc}") from None
@@ -91,11 +98,16 @@ class KokoroVoiceModel:
             raise VoiceError(f"{info.model_path} is not a Kokoro model (inputs {sorted(names)}; expected "
                              "tokens, style, speed)")
         self._tokens_input = "input_ids" if "input_ids" in names else "tokens"
-        self._free: queue.SimpleQueue[object] = queue.SimpleQueue()
-        for session in sessions:
-            self._free.put(session)
-        self._mixed: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
+        return list(sessions)
+
+    def warm(self) -> None:
+        """Create the inference sessions now (the first line need not wait for them)."""
+        self._pool.warm()
+
+    @property
+    def session(self):  # type: ignore[no-untyped-def]
+        """The first inference session (created now if it is not yet)."""
+        return self._pool.sessions()[0]
 
     @property
     def sample_rate(self) -> int:
@@ -160,6 +172,7 @@ class KokoroVoiceModel:
                                  style=style)
 
     def feeds(self, ids: tuple[int, ...], settings: InferenceSettings) -> dict[str, np.ndarray]:
+        self._pool.warm()  # the input's name is the session's
         style = self.style_vector(settings.style)
         row = style[min(max(len(ids), 1), style.shape[0]) - 1]
         return {
@@ -172,11 +185,8 @@ class KokoroVoiceModel:
         if not unit.ids:
             return np.zeros(0, dtype=np.float32)
         feeds = self.feeds(unit.ids, settings)
-        session = self._free.get()
-        try:
+        with self._pool.borrow() as session:
             output = session.run(None, feeds)[0]  # type: ignore[attr-defined]
-        finally:
-            self._free.put(session)
         return np.ascontiguousarray(np.asarray(output).reshape(-1), dtype=np.float32)
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:

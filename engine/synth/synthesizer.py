@@ -106,6 +106,13 @@ class ClipSynthesizer:
                 model = self._voices.setdefault(key, model)
         return model
 
+    def warm(self, info: VoiceInfo) -> LoadedVoice:
+        """The voice loaded with its inference ready, so the first line does
+        not wait for it (``voice`` alone loads what planning needs)."""
+        model = self.voice(info)
+        model.warm()
+        return model
+
     def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> ClipPlan:
         """Raises TextError / VoiceError naming the problem; the caller adds the line/role."""
         if params.backend not in self.backends:
@@ -188,11 +195,13 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
     from engine.synth.piper_backend import SessionLayout
 
+    identities = None
     if use_cache:
         legacy = [cache_dir_for(project_path)] if project_path is not None else []
         cache = ClipCache(user_cache_dir(), disk_limit_bytes=cache_limit_bytes(), legacy=legacy)
+        identities = user_cache_dir() / "voice-identities.json"
     else:
         cache = ClipCache()
     backend = PiperBackend(SessionLayout.for_throughput())
     base = project_path.parent if project_path is not None else None
-    return ClipSynthesizer(VoiceLibrary(base_dir=base), sample_rate, cache, backend)
+    return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache, backend)
