@@ -44,7 +44,7 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     result.synthesized = total
     # Pinned so later work cannot evict what the caller is about to mix.
     for line_id, plan in plans.items():
-        clip = synth.cache.get(plan.key, pin=True)
+        clip = synth.cache.get(plan.key, pin=True, promote=False)  # mixed once: mapped, not copied
         if clip is None:  # evicted, or its cached file was damaged (and removed): make it again
             made = synth.finish(synth.infer(plan))
             clip = synth.cache.get(plan.key, pin=True)
