@@ -33,6 +33,7 @@ class InferenceSettings:
     noise_scale: float
     noise_w_scale: float
     speaker_id: int | None
+    seed: int = 0  # the take: same seed, same samples (engine.synth.piper_noise)
 
 
 class LoadedVoice(Protocol):
@@ -43,7 +44,8 @@ class LoadedVoice(Protocol):
 
     def phonemize(self, units: list[str]) -> list[PhonemeUnit]: ...
 
-    def settings(self, speed: float, variation: float, speaker: int | str | None) -> InferenceSettings: ...
+    def settings(self, speed: float, variation: float, speaker: int | str | None,
+                 seed: int = 0) -> InferenceSettings: ...
 
     def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray: ...
 
