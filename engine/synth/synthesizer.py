@@ -94,17 +94,19 @@ class ClipSynthesizer:
                 model = self._voices.setdefault(key, model)
         return model
 
-    def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> ClipPlan:
-        """Raises TextError / VoiceError naming the problem; the caller adds the line/role."""
+    def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None,
+             seed: int = 0) -> ClipPlan:
+        """Raises TextError / VoiceError naming the problem; the caller adds the line/role.
+        ``seed`` is the take: the same seed gives the same samples."""
         if params.backend != "piper":
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: piper)")
         prepared = prepare(text, lexicon)
         info = self.library.resolve(params.voice)
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
-        settings = model.settings(params.speed, params.variation, params.speaker)
+        settings = model.settings(params.speed, params.variation, params.speaker, seed)
         key = clip_key(prepared.units, prepared.lexicon_used, self.library.identity(info), params,
-                       speaker_id, self.sample_rate)
+                       speaker_id, self.sample_rate, seed)
         return ClipPlan(key, prepared, params, info, settings)
 
     def phonemize(self, plan: ClipPlan) -> list[PhonemeUnit]:
