@@ -40,6 +40,7 @@ from engine.project.defaults import (
 )
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
+from engine.project.takes import takes_from_dict, takes_to_dict
 
 FORMAT_VERSION = 1
 EXTENSION = ".radioplay"
@@ -171,6 +172,7 @@ def _line_to_dict(line: Line) -> dict[str, Any]:
         d["overlap"] = line.overlap
     if line.with_previous:
         d["with_previous"] = True
+    d.update(takes_to_dict(line, voice_to_dict))
     return d
 
 
@@ -265,6 +267,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             start=r.num(ld, "start", path, None, lo=0, optional=True),
             overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
             with_previous=r.flag(ld, "with_previous", path, False),
+            **takes_from_dict(r, ld, path, voice_from_dict),
         ))
 
     lexicon_d = r.obj(root.get("lexicon", {}), "lexicon")

@@ -84,6 +84,10 @@ class Line:
     line (dual dialogue); ``overlap`` starts it that many seconds before the
     previous line ends (an interruption). The relative forms survive edits
     that change earlier lines' lengths, which absolute times would not.
+
+    Takes (engine.project.takes): ``take`` is the seed of the take heard,
+    ``takes`` every seed made for the line; ``locked`` holds the voice the
+    chosen take keeps while the role's voice changes (None: not locked).
     """
 
     id: str
@@ -95,6 +99,9 @@ class Line:
     start: float | None = None
     overlap: float = 0.0
     with_previous: bool = False
+    take: int = 0
+    takes: tuple[int, ...] = ()
+    locked: VoiceParams | None = None
 
 
 @dataclass
