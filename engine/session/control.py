@@ -42,7 +42,7 @@ import numpy as np
 from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
-from engine.export.render import RenderOptions, RenderReport, render_project
+from engine.export.render import RenderOptions, RenderReport, programme_frames, render_project
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
@@ -181,7 +181,8 @@ class Session(LineBook, PlaybackPass, LiveMix):
     def transport(self) -> TransportSnapshot:
         snap = self.player.snapshot()
         sink: SinkStats = snap.sink
-        duration = max((c.end for c in self._clip_views), default=0.0)
+        end = max((c.end for c in self._clip_views), default=0.0)
+        duration = programme_frames(int(round(end * self.rate)), self.programme) / self.rate  # as export
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.late_log),
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)
