@@ -84,6 +84,10 @@ class Line:
     line (dual dialogue); ``overlap`` starts it that many seconds before the
     previous line ends (an interruption). The relative forms survive edits
     that change earlier lines' lengths, which absolute times would not.
+
+    ``recording`` is a recorded take (a WAV file; an absolute path in memory,
+    stored relative to the project file): the mix and the export use it
+    instead of synthesis for this line.
     """
 
     id: str
@@ -95,6 +99,7 @@ class Line:
     start: float | None = None
     overlap: float = 0.0
     with_previous: bool = False
+    recording: str | None = None
 
 
 @dataclass
