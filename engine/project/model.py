@@ -88,6 +88,9 @@ class Line:
     Takes (engine.project.takes): ``take`` is the seed of the take heard,
     ``takes`` every seed made for the line; ``locked`` holds the voice the
     chosen take keeps while the role's voice changes (None: not locked).
+    ``recording`` is a recorded take (a WAV file; an absolute path in memory,
+    stored relative to the project file): the mix and the export use it
+    instead of synthesis for this line.
     """
 
     id: str
@@ -102,6 +105,7 @@ class Line:
     take: int = 0
     takes: tuple[int, ...] = ()
     locked: VoiceParams | None = None
+    recording: str | None = None
 
 
 @dataclass
