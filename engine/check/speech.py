@@ -26,7 +26,7 @@ import numpy as np
 
 from engine.check.pronounce import unknown_words
 from engine.listen.recognizer import Recognizer, pronunciations
-from engine.listen.vad import FRAME_S, VAD_RATE, SpeechTracker, make_detector
+from engine.listen.vad import FRAME_S, VAD_RATE, SpeechTracker, VoiceDetector, make_detector
 from engine.listen.words import spoken_words
 from engine.synth import shaping
 
@@ -99,9 +99,10 @@ def _to_16k(audio: np.ndarray, rate: int) -> np.ndarray:
     return np.asarray(soxr.resample(audio, rate, VAD_RATE), dtype=np.float32)
 
 
-def longest_inner_silence(audio16: np.ndarray) -> tuple[float, float]:
-    """(seconds, where) of the longest silence between the first and last speech."""
-    detector = make_detector("auto")
+def longest_inner_silence(audio16: np.ndarray, detector: VoiceDetector | None = None) -> tuple[float, float]:
+    """(seconds, where) of the longest silence between the first and last speech
+    (silero-vad where installed, else the energy detector)."""
+    detector = detector or make_detector("auto")
     tracker = SpeechTracker(detector, VAD_RATE)
     frames = audio16.size // int(FRAME_S * VAD_RATE)
     voiced = np.zeros(frames, dtype=bool)
