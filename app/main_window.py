@@ -75,7 +75,10 @@ class MainWindow(QMainWindow):
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
         self.takes = TakesPanel(self, self)
-        self.takes_dock = self._dock("takesDock", "Takes", self.takes, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.takes_dock = self._dock("takesDock", "Takes", self.takes, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # A tab beside the monitor: the script keeps the middle's width.
+        self.tabifyDockWidget(self.monitor_dock, self.takes_dock)
+        self.monitor_dock.raise_()
 
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
