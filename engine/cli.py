@@ -24,7 +24,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from engine.project.importers.parsed import ScriptSyntaxError
 
     script, out = Path(args.script), Path(args.output)
-    if not script.is_file():
+    if not script.exists():
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
@@ -40,8 +40,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"Title: {project.title}")
     print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
     width = max((len(n) for n in report.lines_per_role), default=4)
-    for name, count in report.lines_per_role.items():
-        print(f"  {name:<{width}}  {count:>4} line{'s' if count != 1 else ''}")
+    for role in project.cast:
+        count = report.lines_per_role.get(role.name, 0)
+        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ''}  pitch {role.voice.pitch:+.1f} st"
+              f"  speed {role.voice.speed:.2f}×  variation {role.voice.variation:.1f}  pan {role.pan:+.2f}")
+    if report.casting:
+        print(report.casting)
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")
@@ -93,15 +97,17 @@ def cmd_play(args: argparse.Namespace) -> int:
     import time
 
     from engine.project.fileformat import ProjectFileError, load_project
+    from engine.project.timeline import MAX_START_S
     from engine.session import LineState, Session
 
     path = Path(args.project)
+    # Before loading anything: inf or 1e308 made the transport print 0:00.0 forever, nan played from 0.
+    if not 0 <= args.start <= MAX_START_S:
+        return _error(f"--from {args.start}: must be a number of seconds from 0 to {MAX_START_S:g}")
     try:
         project = load_project(path)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
-    if args.start < 0:
-        return _error(f"--from {args.start}: must be 0 or more seconds")
     session = Session(project, path, output=args.device)
     if session.audio_error:
         if args.device not in (None, "null"):
