@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.project.casting import distinct_settings
 from engine.project.fileformat import load_project, save_project
 from engine.project.importers.build import (
     INTERRUPTION_OVERLAP_S,
@@ -54,18 +55,34 @@ def test_cast_in_order_of_first_appearance() -> None:
 
 
 def test_distinct_colours_and_starting_voices() -> None:
-    project, _ = plain(SEVEN)
+    project, report = plain(SEVEN)
     first7 = project.cast[:7]
     assert len({r.colour for r in first7}) == 7
     assert all(r.colour in ROLE_COLOURS for r in project.cast)
-    assert len({r.voice.pitch for r in first7}) == 7
-    assert len({(r.voice.pitch, r.voice.speed, r.pan) for r in project.cast}) == len(project.cast)
+    assert len({r.pan for r in first7}) == 7
     assert project.cast[0].voice.pitch == 0.0 and project.cast[0].voice.speed == 1.0
-    # mild: stay within what the file format accepts and sounds natural
+    assert "Every role starts with its own settings of the voice" in report.casting
+
+
+@pytest.mark.parametrize("roles", [2, 8, 40, len(distinct_settings())])
+def test_every_role_differs_from_every_other_within_intelligible_ranges(roles: int) -> None:
+    # Issue 16: "every role starts with a distinct voice" was claimed while the
+    # ninth role repeated the first and pitches went to -7 semitones.
+    project, report = plain("".join(f"R{i}: Line {i}.\n" for i in range(roles)))
+    sounds = {(r.voice.voice, r.voice.pitch, r.voice.speed, r.voice.variation) for r in project.cast}
+    assert len(sounds) == roles
     for role in project.cast:
-        assert -12 <= role.voice.pitch <= 12
-        assert 0.8 <= role.voice.speed <= 1.2
-        assert -1 <= role.pan <= 1
+        assert abs(role.voice.pitch) <= 1.5
+        assert 0.9 <= role.voice.speed <= 1.1 and 0.8 <= role.voice.variation <= 1.2
+        assert -0.5 <= role.pan <= 0.5
+    assert report.casting.startswith("Every role starts with its own settings")
+
+
+def test_more_roles_than_distinct_settings_are_told_so() -> None:
+    roles = len(distinct_settings()) + 3
+    _, report = plain("".join(f"R{i}: Line {i}.\n" for i in range(roles)))
+    assert report.casting.startswith(f"The first {roles - 3} roles start with their own settings")
+    assert "the other 3 repeat those settings" in report.casting
 
 
 def test_lines_per_role_counts() -> None:
