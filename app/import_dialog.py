@@ -85,8 +85,7 @@ class ImportDialog(QDialog):
         project, report = self.project, self.report
         self.summary.setText(f"<b>{project.title}</b>: {_count(len(project.cast), 'role')}, "
                              f"{_count(len(project.lines), 'line')}, {_count(len(project.scenes), 'scene')}. "
-                             f"Every role starts with a distinct voice; recast them in the cast panel after "
-                             f"importing.")
+                             f"{report.casting}")
         self.cast.setRowCount(len(project.cast))
         for row, role in enumerate(project.cast):
             name = QTableWidgetItem(role.name)
