@@ -40,10 +40,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"Title: {project.title}")
     print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
     width = max((len(n) for n in report.lines_per_role), default=4)
-    for role in project.cast:
-        count = report.lines_per_role.get(role.name, 0)
-        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ''}  pitch {role.voice.pitch:+.1f} st"
-              f"  speed {role.voice.speed:.2f}×  variation {role.voice.variation:.1f}  pan {role.pan:+.2f}")
+    for name, count in report.lines_per_role.items():
+        print(f"  {name:<{width}}  {count:>4} line{'s' if count != 1 else ''}")
     if report.casting:
         print(report.casting)
     for a, b in report.aliases:

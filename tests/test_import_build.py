@@ -455,3 +455,87 @@ def test_cli_unwritable_output_is_an_error(tmp_path: Path, capsys: pytest.Captur
     out.mkdir()
     assert main(["import", str(SAMPLES / "the-last-broadcast.txt"), "-o", str(out), "--force"]) == 1
     assert str(out) in capsys.readouterr().err
+
+
+def test_cli_import_says_how_roles_were_told_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.txt"
+    script.write_text("A: one\nB: two\n", encoding="utf-8")
+    assert main(["import", str(script), "-o", str(tmp_path / "o.radioplay")]) == 0
+    assert "Every role starts with its own settings of the voice (pitch within ±1.5 semitones" in (
+        capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("script", "line", "problem"), [
+    ("A: hi\n[pause 601]\nA: bye\n", 2, "pause length is at most 600 seconds, got '601'"),
+    ("A: hi\n[pause 400]\n[pause 400]\nA: bye\n", 3,
+     "pauses in a row add up to 800 s; at most 600 s may come before a line"),
+    ("A: hi [pause 500]\n[pause 200]\nA: bye\n", 2, "pauses in a row add up to 700 s"),
+])
+def test_import_never_writes_a_pause_the_loader_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        script: str, line: int, problem: str) -> None:
+    # Issue 20 item 13: import wrote pause_before 800, which render then refused.
+    source = tmp_path / "s.txt"
+    source.write_text(script, encoding="utf-8")
+    out = tmp_path / "o.radioplay"
+    assert main(["import", str(source), "-o", str(out)]) == 1
+    assert capsys.readouterr().err.startswith(f"radioplay: error: {source}:{line}: {problem}")
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- issue 16: never spoken
+
+DIRECTIONS = """# Title: Fog
+# Scene 1 - The quay
+# check the pub name
+TOM: (out of breath) Wait for me!
+(Foghorn, far off.)
+SUE: Hurry up, then.
+[A gull cries.]
+# Scene 2
+TOM (quietly): (beat) There it is again.
+"""
+
+
+def test_directions_and_comments_become_scene_notes_and_parentheticals_notes() -> None:
+    project, _ = plain(DIRECTIONS)
+    assert [(line.role, line.text, line.note) for line in project.lines] == [
+        ("TOM", "Wait for me!", "out of breath"), ("SUE", "Hurry up, then.", ""),
+        ("TOM", "There it is again.", "quietly; beat")]
+    assert [(s.heading, s.notes) for s in project.scenes] == [
+        ("The quay", ["check the pub name", "Foghorn, far off.", "A gull cries."]), ("Scene 2", [])]
+
+
+def test_narrate_action_voices_a_stage_direction_as_the_narrator() -> None:
+    project, _ = plain(DIRECTIONS, narrate_action=True)
+    assert [(line.role, line.text) for line in project.lines][1:4] == [
+        (NARRATOR, "Foghorn, far off."), ("SUE", "Hurry up, then."), (NARRATOR, "A gull cries.")]
+    assert project.scenes[0].notes == ["check the pub name"]
+
+
+def test_comments_before_the_first_scene_belong_to_it() -> None:
+    project, _ = plain("# Title: X\n# by me\n# Scene 1 - Here\nA: hi\n")
+    assert [(s.id, s.heading, s.notes) for s in project.scenes] == [("S1", "Here", ["by me"])]
+    project, _ = plain("# just notes\n")
+    assert [(s.id, s.notes) for s in project.scenes] == [("S1", ["just notes"])]
+
+
+def test_fountain_inline_parenthetical_is_a_note() -> None:
+    project, _ = fountain("\nTOM\n(out of breath) Wait for me!\nI'm coming.\n")
+    assert [(line.text, line.note) for line in project.lines] == [("Wait for me! I'm coming.", "out of breath")]
+
+
+@pytest.mark.integration
+def test_directions_and_notes_are_neither_captioned_nor_in_the_cue_sheet(tmp_path: Path) -> None:
+    """Issue 16, must show: import + render through the CLI with the bundled voice."""
+    script = tmp_path / "fog.txt"
+    script.write_text(DIRECTIONS, encoding="utf-8")
+    project_path = tmp_path / "fog.radioplay"
+    assert main(["import", str(script), "-o", str(project_path)]) == 0
+    assert main(["render", str(project_path), "-o", str(tmp_path / "out"), "--no-stems"]) == 0
+    out = tmp_path / "out"
+    for name in ("captions.srt", "captions.vtt", "cues.json"):
+        text = (out / name).read_text(encoding="utf-8")
+        for words in ("Foghorn", "far off", "gull", "out of breath", "beat", "quietly", "pub name"):
+            assert words not in text, f"{words!r} in {name}"
+        for words in ("Wait for me!", "Hurry up, then.", "There it is again."):
+            assert words in text, f"{words!r} missing from {name}"
