@@ -12,10 +12,11 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from engine.project.importers.build import find_aliases
+from engine.project.importers.build import find_aliases, import_script
 from engine.project.importers.fountain import parse_fountain
 from engine.synth.frontend import caption_text, prepare
 
@@ -84,3 +85,21 @@ def test_text_frontend_is_linear(make: Callable[[int], str]) -> None:
 
 def test_captions_of_unclosed_phoneme_blocks_are_linear() -> None:
     assert growth(caption_text, FRONTEND["unclosed phoneme blocks"], 40_000) < LINEAR
+
+
+def _many(kind: str, n: int) -> str:
+    if kind == "roles":
+        return "".join(f"ROLE {i}: Line {i}.\n" for i in range(n))
+    return "A: Hi.\n" + "".join(f"# Scene {i}\nA: Line {i}.\n" for i in range(n))
+
+
+@pytest.mark.parametrize("kind", ["roles", "scenes"])
+def test_import_and_load_are_linear_in_roles_and_scenes(kind: str, tmp_path: Path) -> None:
+    # The loader (which import runs to validate its result) scanned every role
+    # and scene for duplicates: 10,000 roles meant 50 million comparisons.
+    def run(text: str) -> object:
+        script = tmp_path / "script.txt"
+        script.write_text(text, encoding="utf-8")
+        return import_script(script)
+
+    assert growth(run, lambda n: _many(kind, n), 2_000) < LINEAR

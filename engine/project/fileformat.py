@@ -201,12 +201,14 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
                     scene_gap=r.num(timing_d, "scene_gap", "timing", 1.5, lo=0, hi=60))
 
     cast: list[Role] = []
+    role_names: set[str] = set()  # sets, not scans: 10,000 roles or scenes were quadratic
     for i, rd in enumerate(r.items(root.get("cast", []), "cast")):
         path = f"cast[{i}]"
         rd = r.obj(rd, path)
         name = r.text(rd, "name", path, empty=False)
-        if any(role.name == name for role in cast):
+        if name in role_names:
             raise r.fail(_join(path, "name"), f"duplicate role {name!r}")
+        role_names.add(name)
         colour = r.text(rd, "colour", path, "#808080")
         if not _COLOUR.match(colour):
             raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
@@ -220,12 +222,14 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         ))
 
     scenes: list[Scene] = []
+    scene_ids: set[str] = set()
     for i, sd in enumerate(r.items(root.get("scenes", []), "scenes")):
         path = f"scenes[{i}]"
         sd = r.obj(sd, path)
         sid = r.text(sd, "id", path, empty=False)
-        if any(s.id == sid for s in scenes):
+        if sid in scene_ids:
             raise r.fail(_join(path, "id"), f"duplicate scene id {sid!r}")
+        scene_ids.add(sid)
         notes = r.items(sd.get("notes", []), _join(path, "notes"))
         for j, note in enumerate(notes):
             if not isinstance(note, str):
@@ -233,8 +237,6 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             r.encodable(note, f"{path}.notes[{j}]")
         scenes.append(Scene(id=sid, heading=r.text(sd, "heading", path, ""), notes=list(notes)))
 
-    role_names = {role.name for role in cast}
-    scene_ids = {s.id for s in scenes}
     lines: list[Line] = []
     seen_ids: set[str] = set()
     for i, ld in enumerate(r.items(root.get("lines", []), "lines")):
