@@ -28,6 +28,7 @@ for a single-file preset) is held in memory, a few copies of it at most.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,7 +86,9 @@ def plan_delivery(project: Project, preset: DeliveryPreset, tags: Tags | None = 
     chapters = scene_chapters(project)
     if preset.per_scene:
         width = max(2, len(str(len(chapters))))
-        names = unique_file_names([f"{n:0{width}d} {c.title}" for n, c in enumerate(chapters, start=1)],
+        # Words of the heading only: names.py makes any name safe, this also makes it readable.
+        words = [" ".join(re.findall(r"\w+", c.title)) for c in chapters]
+        names = unique_file_names([f"{n:0{width}d} {w}" for n, w in enumerate(words, start=1)],
                                   preset.extension())
         chapters = [Chapter(c.title, c.line_ids, f"{CHAPTER_DIR}/{name.file}")
                     for c, name in zip(chapters, names, strict=True)]
