@@ -37,7 +37,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         project = load_project(path)
         preset = _preset(args)
         options = RenderOptions(target_lufs=preset.target_lufs, stems=not args.no_stems,
-                                format="wav32f" if preset.bit_depth == 32 else "wav24", preset=preset, tags=_tags(args))
+                                format="wav32f" if preset.bit_depth == 32 else "wav24", preset=preset, tags=_tags(args),
+                                daw=args.daw or "", name=path.stem)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
     except OSError as exc:
@@ -130,6 +131,9 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--bitrate", type=int, default=None, help="MP3 or AAC bitrate in kbps")
     p.add_argument("--vbr", action="store_true", help="variable-bitrate MP3")
     p.add_argument("--per-scene", action="store_true", help="one file per scene (chapters/NN_SCENE.ext)")
+    p.add_argument("--daw", choices=["reaper", "audacity", "otio"], default=None,
+                   help="also write a DAW project (OUTDIR/PROJECT.rpp, .lof + labels, .otio) and one file per "
+                   "line in OUTDIR/lines/")
     p.add_argument("--author", default=None, help="author tag of the delivered files")
     p.add_argument("--cover", default=None, help="cover image (JPEG or PNG) for MP3 and M4B")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")

@@ -37,6 +37,7 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport
+from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
@@ -68,10 +69,14 @@ class RenderOptions:
     # WAV at target_lufs in ``format`` (the custom preset).
     preset: DeliveryPreset | None = None
     tags: Tags | None = None  # title, author, cover of the delivered files
+    daw: str = ""  # also write a DAW project (engine/export/daw: reaper, audacity, otio)
+    name: str = ""  # of the project file: the DAW project's name (default: the title)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r} (choose {', '.join(FORMATS)})")
+        if self.daw and self.daw not in DAWS:
+            raise ValueError(f"unknown DAW {self.daw!r} (choose {', '.join(DAWS)})")
         lo, hi = TARGET_LUFS_RANGE
         if not lo <= self.target_lufs <= hi:
             raise ValueError(f"target loudness {self.target_lufs} LUFS is outside {lo:g}..{hi:g}")
@@ -181,6 +186,8 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                                 f"its stem is stems/{stem.file}")
     plan = plan_delivery(project, options.delivery_preset(), options.tags)
     files = [*plan.files, *(f"stems/{s.file}" for s in stems), *TEXT_FILES, REPORT_FILE]
+    if options.daw:
+        files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
     result = synthesize_lines(project, synth, progress, cancel, scheduler)
     try:
@@ -272,6 +279,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
                  captions.cue_sheet(project, placements))
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
+        if options.daw:
+            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output)
         report.compliance = deliver(plan, project, placements, output, progress)
         check_cancel()
         report.files = output.commit()
