@@ -4,7 +4,7 @@ Labels): one label per line, ``SPEAKER: text``, over the line's span."""
 
 from __future__ import annotations
 
-from engine.export.daw import Handoff, project_file
+from engine.export.daw.handoff import Handoff, project_file
 from engine.export.names import safe_stem
 from engine.export.outputset import OutputSet
 

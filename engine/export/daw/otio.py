@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.export.daw import Handoff, LineFile, project_file
+from engine.export.daw.handoff import Handoff, LineFile, project_file
 from engine.export.outputset import OutputSet
 
 

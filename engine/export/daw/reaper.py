@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from engine.export.daw import Handoff, project_file
+from engine.export.daw.handoff import Handoff, project_file
 from engine.export.outputset import OutputSet
 
 
