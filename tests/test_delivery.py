@@ -170,3 +170,15 @@ def test_cli_prints_the_table_and_fails_when_a_requirement_fails(tmp_path, two_s
     assert main(["render", str(two_scenes), "-o", str(tmp_path / "x"), "--preset", "acx",
                  "--sample-rate", "22050"]) == 1
     assert "MP3 needs a sample rate" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("frames", [1, 64, 65_536, 65_537, 200_001])
+def test_levelling_limits_in_blocks_exactly_as_in_one_piece(frames):
+    from engine.audio.limiter import LookaheadLimiter
+    from engine.export.delivery import _limit
+
+    x = (np.random.default_rng(frames).standard_normal((frames, 2)) * 0.5).astype(np.float32)
+    whole = LookaheadLimiter(48_000, -3.0, channels=2)
+    expected = np.concatenate([whole.process(x * np.float32(10 ** (2 / 20))), whole.flush()])
+    np.testing.assert_array_equal(_limit(x, 48_000, -3.0, gain_db=2.0),
+                                  expected[whole.latency:whole.latency + frames])

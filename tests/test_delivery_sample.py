@@ -38,7 +38,8 @@ def test_sample_delivers_to_podcast_and_acx_and_hands_off_to_reaper(tmp_path, ca
     audio, rate = sf.read(podcast / "mix.mp3", dtype="float32")
     loudness = pyloudnorm.Meter(rate).integrated_loudness(audio)
     true_peak = _db(float(np.max(np.abs(soxr.resample(audio, rate, 4 * rate)))))
-    print(f"podcast: {loudness:.2f} LUFS, true peak {true_peak:.2f} dBTP")
+    with capsys.disabled():
+        print(f"podcast: {loudness:.2f} LUFS, true peak {true_peak:.2f} dBTP")
     assert rate == 44_100 and -17.0 <= loudness <= -15.0 and true_peak <= -1.0
     assert json.loads((podcast / "report.json").read_text())["passed"] is True
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +53,7 @@ _RELEASE_S = 0.3  # kept after a scene's last line: the release of its last word
 _LEAD_S = 0.5  # a chapter mark starts this much (at most half the gap) before its first line
 _MAX_PASSES = 6
 _RETRIES = 2
+_BLOCK = 65_536
 _LEVEL_SLACK = 0.2  # LU or dB a written file may sit off its target before it is made again
 
 
@@ -114,7 +116,7 @@ def scene_chapters(project: Project) -> list[Chapter]:
 
 
 def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], output: OutputSet,
-            progress: Progress | None = None) -> ComplianceReport:
+            progress: Progress | None = None, check_cancel: Callable[[], None] | None = None) -> ComplianceReport:
     """Write the preset's files into ``output`` and ``report.json``; returns the report."""
     preset = plan.preset
     if plan.direct:
@@ -123,6 +125,8 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
     spans = _spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
     measured = []
     for n, (rel, (start, stop), marks) in enumerate(spans):
+        if check_cancel:
+            check_cancel()
         if progress:
             progress("delivering", n, len(spans))
         source, _ = sf.read(output.path(PREMASTER), start=start, stop=stop, dtype="float32", always_2d=True)
@@ -220,7 +224,7 @@ def _make_file(programme: np.ndarray, rate: int, preset: DeliveryPreset, ceiling
     gain_db = 0.0
     limited = programme
     for _ in range(_MAX_PASSES):
-        limited = _limit(programme * np.float32(10 ** (gain_db / 20)), rate, ceiling_db)
+        limited = _limit(programme, rate, ceiling_db, gain_db)
         error = target - _level(preset, limited, rate, head + tail)
         if not math.isfinite(error) or abs(error) < 0.05:
             break
@@ -243,14 +247,33 @@ def _level(preset: DeliveryPreset, audio: np.ndarray, rate: int, silent_frames: 
         count = (audio.shape[0] + silent_frames) * audio.shape[1]
         return 10 * math.log10(squares / count) if squares > 0 else -math.inf
     meter = LoudnessMeter(rate, audio.shape[1])
-    meter.feed(audio)
+    for i in range(0, audio.shape[0], _BLOCK):  # in blocks: the filter's float64 copies stay small
+        meter.feed(audio[i:i + _BLOCK])
     return meter.integrated()
 
 
-def _limit(audio: np.ndarray, rate: int, ceiling_db: float) -> np.ndarray:
+def _limit(audio: np.ndarray, rate: int, ceiling_db: float, gain_db: float = 0.0) -> np.ndarray:
+    """``audio`` times the gain through the limiter, in blocks (its float64
+    work arrays would be several times the file's size in one piece), with
+    the look-ahead delay dropped."""
     limiter = LookaheadLimiter(rate, ceiling_db, channels=audio.shape[1])
-    out = np.concatenate([limiter.process(audio), limiter.flush()])
-    return np.asarray(out[limiter.latency:limiter.latency + audio.shape[0]], dtype=np.float32)
+    gain = np.float32(10 ** (gain_db / 20))
+    out = np.empty_like(audio)
+    drop, pos = limiter.latency, 0
+    blocks = (limiter.process(audio[i:i + _BLOCK] * gain) for i in range(0, audio.shape[0], _BLOCK))
+    for block in _then(blocks, limiter):
+        cut = min(drop, block.shape[0])
+        drop -= cut
+        take = min(block.shape[0] - cut, out.shape[0] - pos)
+        out[pos:pos + take] = block[cut:cut + take]
+        pos += take
+    return out
+
+
+def _then(blocks: Iterator[np.ndarray], limiter: LookaheadLimiter) -> Iterator[np.ndarray]:
+    """The blocks, then what the limiter still holds (flushed only after the last block)."""
+    yield from blocks
+    yield limiter.flush()
 
 
 def room_tone(frames: int, channels: int, rate: int, level_db: float, seed: int = 0) -> np.ndarray:

@@ -281,7 +281,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:
             write_daw(options.daw, project, options.name or project.title, placements, result.clips, output)
-        report.compliance = deliver(plan, project, placements, output, progress)
+        report.compliance = deliver(plan, project, placements, output, progress, check_cancel)
         check_cancel()
         report.files = output.commit()
         if progress:
