@@ -54,7 +54,10 @@ _LEAD_S = 0.5  # a chapter mark starts this much (at most half the gap) before i
 _MAX_PASSES = 6
 _RETRIES = 2
 _BLOCK = 65_536
-_LEVEL_SLACK = 0.2  # LU or dB a written file may sit off its target before it is made again
+# How far a written file may sit off its target before it is made again: half
+# the preset's loudness tolerance (LU), or 0.5 dB of RMS. A second encode
+# doubled the podcast's delivery time for 0.2 LU it did not need.
+_LEVEL_SLACK = 0.5
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,8 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
             result = measure(output.path(rel), rel, room_tone=preset.room_tone_db is not None)
             over = _peak_excess(preset, result.true_peak_dbtp, result.sample_peak_dbfs)
             miss = _target(preset) - (result.rms_dbfs if preset.level == "rms" else result.integrated_lufs)
-            if over <= 0 and (abs(miss) <= _LEVEL_SLACK or not math.isfinite(miss)):
+            slack = _LEVEL_SLACK * (preset.lufs_tolerance if preset.level == "loudness" else 1.0)
+            if over <= 0 and (abs(miss) <= slack or not math.isfinite(miss)):
                 break
             if over > 0:
                 ceiling -= over + 0.2
