@@ -4,7 +4,7 @@
 
 Generates productions of about the given lengths (10 roles with the bundled
 voice at distinct pitches and speeds, two lanes with effects, the broadcast
-master, seeded sentences of 6-16 words: about 4.3 s a line, so 60 minutes is
+master, seeded sentences of 4-12 words: about 4.3 s a line, so 60 minutes is
 ~850 lines), then for each: a cold ``radioplay render`` (fresh clip cache) and
 a cached re-render of the unchanged project, each a new process timed from
 the outside, with the peak resident memory of the process (``ru_maxrss``).
