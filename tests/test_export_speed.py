@@ -16,6 +16,7 @@ import pytest
 import soundfile as sf
 
 from engine.audio.limiter import sliding_min
+from engine.export.compliance import measure
 from engine.export.render import RenderOptions, render_project
 from engine.project.fileformat import load_project, save_project
 from engine.synth.library import VoiceLibrary
@@ -48,6 +49,11 @@ def test_an_unchanged_programme_reuses_its_master_gain_and_writes_the_same_mix(t
     assert (second.gain_db, second.premix_lufs, second.predicted_lufs) == \
         (first.gain_db, first.premix_lufs, first.predicted_lufs)
     assert (tmp_path / "a" / "mix.wav").read_bytes() == (tmp_path / "b" / "mix.wav").read_bytes()
+    # The compliance report's measurement of the mix is remembered too, and
+    # is what measuring the file again gives.
+    assert (tmp_path / "a" / "report.json").read_text() == (tmp_path / "b" / "report.json").read_text()
+    assert second.compliance is not None
+    assert second.compliance.files[0] == measure(tmp_path / "b" / "mix.wav", "mix.wav")
 
 
 @pytest.mark.parametrize("edit", ["text", "gain", "effect", "mute"])

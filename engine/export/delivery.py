@@ -119,11 +119,14 @@ def scene_chapters(project: Project) -> list[Chapter]:
 
 
 def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], output: OutputSet,
-            progress: Progress | None = None, check_cancel: Callable[[], None] | None = None) -> ComplianceReport:
-    """Write the preset's files into ``output`` and ``report.json``; returns the report."""
+            progress: Progress | None = None, check_cancel: Callable[[], None] | None = None,
+            known: Measurement | None = None) -> ComplianceReport:
+    """Write the preset's files into ``output`` and ``report.json``; returns the report.
+    ``known``: the measurement of the directly written mix, when the render knows it
+    already (the same programme measured before: engine/export/memo.py)."""
     preset = plan.preset
     if plan.direct:
-        measured = [measure(output.path(plan.files[0]), plan.files[0])]
+        measured = [known or measure(output.path(plan.files[0]), plan.files[0])]
         return _finish(plan, output, measured)
     spans = _spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
     measured = []

@@ -1,4 +1,5 @@
-"""The master gain of an export, remembered for the same programme.
+"""The master gain of an export, and the measurement of its mix, remembered
+for the same programme.
 
 Solving the master gain needs a pass over the whole programme through its
 lane effects and compressor (engine/audio/normalize.py) whenever an effect is
@@ -6,7 +7,12 @@ on: half of a cached export's time, measured 3.1 s of 7.3 s on the sample.
 The result depends only on what is mixed (every clip's content key, lane
 and start frame, each lane's gain, pan, audibility and effect, the master
 preset, the length, the rate) and on the target, so an export of an
-unchanged programme reuses it. A remembered result is a few numbers in a
+unchanged programme reuses it. The same holds for the compliance report's
+measurement of a mix.wav the render writes itself (loudness, range, true
+peak by 4x oversampling: a second pass over the file, measured 4 s of a 6.5 s
+cached export): the mix is the same bytes for the same programme, gain and
+format (tests/test_export_speed.py), so its measurement is remembered with
+the file's name, format and size. A remembered result is a few numbers in a
 small JSON file beside the clips of the shared cache (``loudness/``), named
 by a hash of all of that; the newest :data:`KEEP` are kept.
 """
@@ -21,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from engine import ENGINE_VERSION
+from engine.export.compliance import Measurement
 from engine.fsutil import atomic_write_text
 from engine.project.model import Project
 from engine.project.timeline import Placement
@@ -80,11 +87,34 @@ class GainMemo:
 
     def save(self, key: str, solved: SolvedGain) -> None:
         """Best effort: a cache folder that cannot be written costs a pass next time, nothing more."""
-        if self.directory is None or not math.isfinite(solved.gain_db):
+        if math.isfinite(solved.gain_db):
+            self._write(key, asdict(solved))
+
+    def load_measurement(self, key: str) -> Measurement | None:
+        """The remembered measurement of the mix a programme ``key`` wrote (see mix_key)."""
+        if self.directory is None:
+            return None
+        try:
+            data = json.loads((self.directory / f"{key}.json").read_text(encoding="utf-8"))
+            return Measurement(**data)  # json writes and reads -Infinity (silence) as Python does
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def save_measurement(self, key: str, measured: Measurement) -> None:
+        self._write(key, asdict(measured))
+
+    def _write(self, key: str, data: dict[str, object]) -> None:
+        if self.directory is None:
             return
         with contextlib.suppress(OSError):
             self.directory.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.directory / f"{key}.json", json.dumps(asdict(solved)))
+            atomic_write_text(self.directory / f"{key}.json", json.dumps(data))
             entries = sorted(self.directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
             for old in entries[:-KEEP]:
                 old.unlink(missing_ok=True)
+
+
+def mix_key(programme: str, gain_db: float, subtype: str, file: str, size: int) -> str:
+    """What a written mix depends on beyond its programme: the gain, format, name and its size."""
+    blob = json.dumps([programme, repr(gain_db), subtype, file, size]).encode()
+    return hashlib.sha256(blob).hexdigest()[:32]

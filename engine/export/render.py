@@ -41,7 +41,7 @@ from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
-from engine.export.memo import GainMemo, SolvedGain, programme_key
+from engine.export.memo import GainMemo, SolvedGain, mix_key, programme_key
 from engine.export.names import FileName, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.presets import DeliveryPreset
@@ -293,7 +293,14 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:
             write_daw(options.daw, project, options.name or project.title, placements, result.clips, output)
-        report.compliance = deliver(plan, project, placements, output, progress, check_cancel)
+        known, measured_key = None, None
+        if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
+            mix = output.path(plan.files[0])
+            measured_key = mix_key(key, report.gain_db, subtype, plan.files[0], mix.stat().st_size)
+            known = memo.load_measurement(measured_key)
+        report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known)
+        if measured_key is not None and known is None and report.compliance.files:
+            memo.save_measurement(measured_key, report.compliance.files[0])
         check_cancel()
         report.files = output.commit()
         if progress:
