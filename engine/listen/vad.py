@@ -89,7 +89,7 @@ class SileroVad:
 
 class EnergyVad:
     """Frame level against a noise floor that follows the quietest recent
-    frames (falls at once, rises slowly): speech is ``margin_db`` above it
+    frames (falls at once, rises slowly between words): speech is ``margin_db`` above it
     and above an absolute ``min_db``. The probability is a soft step around
     that threshold, so the tracker's hysteresis works the same on it."""
 
@@ -99,16 +99,21 @@ class EnergyVad:
         self.margin_db = margin_db
         self.min_db = min_db
         self._rise = rise_db_per_s * FRAME_S
-        self._floor = -90.0
+        self._floor: float | None = None
 
     def probability(self, frame: np.ndarray) -> float:
         level = 10.0 * float(np.log10(float(np.mean(np.square(frame, dtype=np.float64))) + 1e-12))
-        self._floor = level if level < self._floor else self._floor + self._rise
+        # The first frame is the first guess of the room (speech in it is forgotten at the first pause);
+        # the floor creeps up only on frames that are not speech, so a long line does not raise it.
+        if self._floor is None or level < self._floor:
+            self._floor = level
+        elif level < self._floor + self.margin_db:
+            self._floor += self._rise
         threshold = max(self._floor + self.margin_db, self.min_db)
         return float(1.0 / (1.0 + np.exp(-(level - threshold) / 2.0)))
 
     def reset(self) -> None:
-        self._floor = -90.0
+        self._floor = None
 
 
 def make_detector(kind: str = "auto") -> VoiceDetector:
