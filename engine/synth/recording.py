@@ -8,6 +8,8 @@ other line. Files are small (one line each) and read when a line is planned.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from engine.synth import shaping
@@ -20,10 +22,10 @@ class RecordingError(ValueError):
 def load_recording(path: str, rate: int) -> np.ndarray:
     import soundfile
 
+    if not os.path.isfile(path):  # libsndfile would only say "System error"
+        raise RecordingError(f"recorded take {path}: file not found")
     try:
         audio, file_rate = soundfile.read(path, dtype="float32", always_2d=True)
-    except FileNotFoundError:
-        raise RecordingError(f"recorded take {path}: file not found") from None
     except Exception as exc:  # soundfile names the format problem
         raise RecordingError(f"recorded take {path}: cannot read: {exc}") from None
     mono = np.ascontiguousarray(audio.mean(axis=1), dtype=np.float32)
