@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,21 @@ def pronunciations() -> dict[str, str]:
     return table
 
 
+@functools.cache
+def alternates() -> dict[str, list[str]]:
+    """word -> its other pronunciations in the CMU dictionary ("a" is also EY,
+    "record" the noun and the verb): a clip may say any of them."""
+    ps = _pocketsphinx()
+    path = Path(ps.get_model_path()) / "en-us" / "cmudict-en-us.dict"
+    table: dict[str, list[str]] = {}
+    with path.open(encoding="utf-8") as f:
+        for row in f:
+            word, _, phones = row.partition(" ")
+            if word.endswith(")") and "(" in word:
+                table.setdefault(word[: word.index("(")], []).append(phones.strip())
+    return table
+
+
 def _arpa(sentences: Sequence[list[str]]) -> str:
     """A back-off trigram model of ``sentences`` in ARPA text."""
     from io import StringIO
@@ -84,27 +99,48 @@ def _arpa(sentences: Sequence[list[str]]) -> str:
 
 
 class Recognizer:
-    def __init__(self, expected: Iterable[str], context: Iterable[str] = ()) -> None:
+    """``extra`` adds pronunciations (word -> CMU phones) for words the
+    dictionary does not know, such as invented names (the speech check
+    derives them from espeak-ng); without them such words are left out."""
+
+    def __init__(self, expected: Iterable[str], context: Iterable[str] = (),
+                 extra: Mapping[str, str] | None = None) -> None:
         ps = _pocketsphinx()
-        table = pronunciations()
-        expected_words = [self.known(spoken_words(t)) for t in expected]
-        context_words = [self.known(spoken_words(t)) for t in context]
+        table = {**pronunciations(), **(extra or {})}
+        self._table = table
+        expected_words = [self.known(spoken_words(t), table) for t in expected]
+        context_words = [self.known(spoken_words(t), table) for t in context]
         vocabulary = sorted({w for s in expected_words + context_words for w in s})
         if not vocabulary:
             raise ValueError("nothing to listen for: no word of the text is in the dictionary")
         sentences = [s for s in expected_words for _ in range(EXPECTED_WEIGHT)] + context_words
         with tempfile.TemporaryDirectory(prefix="radioplay-asr-") as tmp:
             dict_path, lm_path = os.path.join(tmp, "words.dict"), os.path.join(tmp, "words.arpa")
-            Path(dict_path).write_text("".join(f"{w} {table[w]}\n" for w in vocabulary), encoding="utf-8")
+            others = alternates()
+            Path(dict_path).write_text("".join(
+                f"{w} {table[w]}\n" + "".join(f"{w}({k}) {p}\n" for k, p in enumerate(others.get(w, ()), start=2))
+                for w in vocabulary), encoding="utf-8")
             Path(lm_path).write_text(_arpa(sentences), encoding="utf-8")
             self._decoder: Any = ps.Decoder(samprate=VAD_RATE, loglevel="FATAL", lm=lm_path, dict=dict_path)
         self._started = False
         self._fed = 0
 
     @staticmethod
-    def known(words: Iterable[str]) -> list[str]:
-        table = pronunciations()
+    def known(words: Iterable[str], table: Mapping[str, str] | None = None) -> list[str]:
+        table = pronunciations() if table is None else table
         return [w for w in words if w in table]
+
+    def recognize(self, audio: np.ndarray) -> list[Word]:
+        """One whole utterance (mono float32 at 16 kHz) at once: its cepstral
+        mean comes from all of it, so the first words are heard as well as the
+        rest (a stream's first words are decoded before the mean settles)."""
+        if self._started:
+            self._decoder.end_utt()
+        pcm = np.clip(np.asarray(audio, dtype=np.float32) * 32767.0, -32768, 32767).astype(np.int16)
+        self._decoder.start_utt()
+        self._decoder.process_raw(pcm.tobytes(), False, True)
+        self._started = True
+        return self.finish()
 
     def start(self) -> None:
         if self._started:
@@ -134,5 +170,5 @@ class Recognizer:
             return []
         self._decoder.end_utt()
         self._started = False
-        return [Word(seg.word, seg.start_frame * FRAME_S, (seg.end_frame + 1) * FRAME_S)
+        return [Word(seg.word.split("(")[0], seg.start_frame * FRAME_S, (seg.end_frame + 1) * FRAME_S)
                 for seg in self._decoder.seg() if not seg.word.startswith(("<", "[")) and seg.word != "<sil>"]

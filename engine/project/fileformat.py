@@ -42,6 +42,7 @@ from engine.project.defaults import (
 )
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
+from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
 
 FORMAT_VERSION = 1
@@ -191,6 +192,7 @@ def _line_to_dict(line: Line, folder: Path | None = None) -> dict[str, Any]:
         d["overlap"] = line.overlap
     if line.with_previous:
         d["with_previous"] = True
+    d.update(takes_to_dict(line, voice_to_dict))
     if line.recording is not None:
         d["recording"] = _relative(line.recording, folder)
     return d
@@ -313,6 +315,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),
             overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
             with_previous=r.flag(ld, "with_previous", path, False),
+            **takes_from_dict(r, ld, path, voice_from_dict),
             recording=_recording(r, ld, path, folder),
         ))
 

@@ -170,6 +170,11 @@ class Session(LineBook, PlaybackPass, LiveMix):
         speaker being chosen) without changing the role."""
         self._post(lambda: self._audition(role, text, voice))
 
+    def audition_take(self, line_id: str, seed: int) -> None:
+        """Hear one take of a line (made at audition priority if it is new)
+        without choosing it: A/B comparing takes is hearing each in turn."""
+        self._post(lambda: self._audition_take(line_id, seed))
+
     def play_recording(self, audio: np.ndarray, rate: int) -> None:
         """Play a mono recording at once on the audition voice (a catalogue's voice sample)."""
         self._post(lambda: self._play_recording(audio, rate))
