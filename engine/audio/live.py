@@ -121,16 +121,19 @@ class LivePlayer:
             self.sink.start(self.ring)
             self._thread.start()
 
-    def play(self, from_frame: int | None = None, until_frame: int | None = None) -> None:
+    def play(self, from_frame: int | None = None, until_frame: int | None = None, *, at_once: bool = False) -> None:
         """Play from ``from_frame`` (or where it is); with ``until_frame`` stop
         there, exactly, as if paused (the table read plays one stretch of
-        lines and waits for the reader)."""
+        lines and waits for the reader). ``at_once`` (with ``from_frame``):
+        re-mix what the ring already holds from the new place, so the first
+        sound is heard a block after the command instead of a ring later
+        (the table read's reply)."""
         self.first_audio_at = None
         self.first_sound_counter = None
         self.hold_counter = None
         self._play_command_at = time.monotonic()
-        self._commands.append(("play", -1 if from_frame is None else from_frame,
-                               0 if until_frame is None else until_frame))
+        self._commands.append(("cue" if at_once and from_frame is not None else "play",
+                               -1 if from_frame is None else from_frame, 0 if until_frame is None else until_frame))
 
     def pause(self) -> None:
         self._commands.append(("pause", 0, 0))
@@ -193,14 +196,14 @@ class LivePlayer:
             self._fill_block()
 
     def _apply(self, command: str, a: int, b: int) -> None:
-        if command == "play":
+        if command in ("play", "cue"):
             self._hold = b if b > 0 else None  # 0: no stop (a stop at frame 0 would play nothing)
             self._playing = True
             self._watch_first_audio = True
             self._watch_first_sound = True
             if a >= 0:
                 self._t = a
-                self._retract(rewrite=True)
+                self._retract(rewrite=command == "cue")
         elif command == "pause":
             self._playing = False
             self._hold = None
