@@ -40,6 +40,8 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "pitch": round(params.pitch, 6),
         "rate": sample_rate,
     }
+    if params.pitch < 0:  # shifted down by WORLD since bench/shaping_wer.py (was Rubber Band): new clips
+        payload["pitch_method"] = "world"
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 
