@@ -152,7 +152,10 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
 
 
 class Recognizer:
-    """pocketsphinx with its bundled en-US acoustic model, language model and dictionary."""
+    """pocketsphinx with its bundled en-US acoustic model, general language model and
+    dictionary. Not engine.listen's recognizer: that one builds its language model from
+    the text expected (right for following a reader), which would hear the words it
+    is told to and hide what a shift costs."""
 
     def __init__(self) -> None:
         from pocketsphinx import Decoder
