@@ -22,8 +22,7 @@ from engine.export.command import add_render_parser
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
 if TYPE_CHECKING:
-    from engine.sched.cost import Outlook
-    from engine.session import Session
+    pass
 
 
 def _error(message: str) -> int:
@@ -106,7 +105,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
-    outlook = _outlook(session, args.start)
+    outlook = session.outlook(args.start)
     if not outlook.keeps_up:
         print(f"radioplay: {outlook.describe()}", file=sys.stderr)
     tty = sys.stdout.isatty()
@@ -121,7 +120,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
                       f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
             if not outlook.keeps_up:  # say why lines are late, with the measured speed
-                outlook = _outlook(session, t.position_s)
+                outlook = session.outlook(t.position_s)
                 rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
                 status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
@@ -134,16 +133,6 @@ def cmd_play(args: argparse.Namespace) -> int:
             print()
         session.close()
     return 0
-
-
-def _outlook(session: Session, from_s: float) -> Outlook:
-    """Can the workers voice the lines not yet voiced before the playhead gets there?"""
-    from engine.sched.cost import PendingLine, playback_outlook
-
-    backend = {r.name: r.voice.backend for r in session.project.cast}
-    lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
-             for c in session.clips()]
-    return playback_outlook(lines, session.scheduler.cost, session.scheduler.workers, from_s)
 
 
 def cmd_voices(args: argparse.Namespace) -> int:

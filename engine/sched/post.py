@@ -2,7 +2,7 @@
 
 Shaping (trim, level, pitch, resample) runs here so inference never waits
 for DSP. Clips of one voice and pitch are shaped together, because each
-Rubber Band run costs ~22 ms to set up (see shaping.pitch_shift_many):
+Rubber Band run (a shift up) costs ~22 ms to set up (see shaping.pitch_shift_many):
 whatever is waiting is taken at once, and clips nobody is waiting on urgently
 (export, pre-render) are parked until their group has BATCH_SECONDS of audio,
 no more of that group is on its way, or PARK_MAX_S has passed. A playback,

@@ -85,6 +85,7 @@ class SessionCore:
     _pending: PendingLines
     _closed: bool
     _quiet: dict[str, float]
+    _auditions: dict[str, LineRequest]  # role -> its newest audition not played yet
 
     # Implemented by the mixins (the Session inherits them all).
     def _post(self, event: Callable[[], None]) -> None:

@@ -47,7 +47,9 @@ from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
 from engine.project.timeline import Placement
+from engine.sched.cost import Outlook, PendingLine, playback_outlook
 from engine.sched.policy import RolePriorityPolicy
+from engine.sched.request import LineRequest
 from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord, PassState
 from engine.session.lines import LineBook
@@ -73,6 +75,7 @@ class Session(LineBook, PlaybackPass, LiveMix):
         self._update_posted = False
         self._handover = threading.Lock()  # update() vs the control thread taking the newest snapshot
         self._quiet: dict[str, float] = {}  # line id -> when typing in it has been quiet long enough
+        self._auditions: dict[str, LineRequest] = {}
         self.project_path = project_path
         self.rate = project.sample_rate
         self.prerender = prerender
@@ -184,6 +187,15 @@ class Session(LineBook, PlaybackPass, LiveMix):
 
     def line_status(self) -> dict[str, LineStatus]:
         return self._status
+
+    def outlook(self, from_s: float = 0.0) -> Outlook:
+        """Can the workers voice the lines not voiced yet before the playhead reaches them
+        from ``from_s`` (at the speed they measure here)? Any thread: it reads the published
+        clip views and the snapshot the control thread applied."""
+        backend = {r.name: r.voice.backend for r in self.project.cast}
+        lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
+                 for c in self._clip_views]
+        return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
 
     def clip_peaks(self, line_id: str, columns: int) -> np.ndarray | None:
         record = self._lines.get(line_id)
