@@ -11,6 +11,7 @@ verbs alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -73,8 +74,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
+    from engine.farm.cluster import ClusterError
+    from engine.farm.farm import open_farm
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
+    from engine.sched.outside import NoWorkers
     from engine.synth.errors import VoiceError
     from engine.synth.pipeline import LineErrors
 
@@ -93,14 +97,17 @@ def cmd_render(args: argparse.Namespace) -> int:
         return _error(str(exc))
     progress = TerminalProgress()
     try:
-        report = render_project(project, synth, Path(args.output), options, progress)
+        with contextlib.ExitStack() as stack:  # --ray: synthesis on Ray actors, placed by the same scheduler
+            farm = stack.enter_context(open_farm(args.ray, synth)) if args.ray else None
+            report = render_project(project, synth, Path(args.output), options, progress,
+                                    scheduler=farm.scheduler if farm else None)
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
-    except ExportError as exc:
+    except (ExportError, ClusterError, NoWorkers) as exc:
         progress.close()
         return _error(str(exc))
     except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
@@ -120,6 +127,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"  {file}")
     for note in report.notes:
         print(f"note: {note}")
+    for line in farm.summary() if farm else []:
+        print(f"  Ray actor {line}")
     return 0
 
 
@@ -339,6 +348,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors: auto (RAY_ADDRESS, else a "
+                   "private local instance) or a cluster's HOST:PORT / ray://HOST:PORT (needs radioplay[cluster])")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")

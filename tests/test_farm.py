@@ -1,0 +1,142 @@
+"""The render farm on a local Ray instance the tests start (2 CPUs, loopback
+only, shut down at the end), on the tiny generated voices: the same output as
+a local render, an actor killed mid-render, the ring when an actor joins."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+ray = pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra: pip install 'radioplay[cluster]'")
+
+from engine.cli import main  # noqa: E402
+from engine.export.render import render_project  # noqa: E402
+from engine.farm.cluster import Cluster, start_local  # noqa: E402
+from engine.farm.farm import RayFarm  # noqa: E402
+from engine.project.fileformat import load_project, save_project  # noqa: E402
+from engine.synth.cache import ClipCache  # noqa: E402
+from engine.synth.library import VoiceLibrary  # noqa: E402
+from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
+from tests.conftest import tiny_project  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    saved = {k: os.environ.get(k) for k in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_USAGE_STATS_ENABLED")}
+    start_local(num_cpus=2)
+    try:
+        cluster = Cluster("auto")
+        cluster.refresh()
+        assert all(node.host == "127.0.0.1" for node in cluster.nodes)
+        yield cluster
+    finally:
+        ray.shutdown()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def saved_project(tmp_path: Path, voice: Path, roles: int, lines_per_role: int) -> Path:
+    path = tmp_path / "tiny.radioplay"
+    save_project(tiny_project(voice, roles, lines_per_role), path)
+    return path
+
+
+def cached_clips(folder: Path) -> dict[str, np.ndarray]:
+    return {p.stem: np.load(p) for p in folder.rglob("*.npy")}
+
+
+def test_ray_render_writes_the_cue_sheet_and_mix_of_a_local_render(local_ray, tmp_path, tiny_voices, monkeypatch,
+                                                                  capsys):
+    project = saved_project(tmp_path, tiny_voices["single"], roles=3, lines_per_role=4)
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(tmp_path / "cache-local"))
+    assert main(["render", str(project), "-o", str(tmp_path / "local")]) == 0
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(tmp_path / "cache-ray"))
+    assert main(["render", str(project), "-o", str(tmp_path / "ray"), "--ray", "auto"]) == 0
+    out = capsys.readouterr().out
+    assert "12 synthesized, 0 from cache" in out
+    assert out.count("Ray actor 127.0.0.1/") == 2  # one per voice session of the node's 2 cores
+    assert ray.is_initialized()  # --ray auto used this process's instance and left it running
+
+    local_cues = json.loads((tmp_path / "local" / "cues.json").read_text())
+    assert (tmp_path / "ray" / "cues.json").read_text() == (tmp_path / "local" / "cues.json").read_text()
+    assert len(local_cues["cues"]) == 12
+    # Every clip came back into the content-addressed cache under the key a local render uses.
+    local, farmed = cached_clips(tmp_path / "cache-local"), cached_clips(tmp_path / "cache-ray")
+    assert local.keys() == farmed.keys() and len(local) == 12
+    pitch = {role.name: role.voice.pitch for role in load_project(project).cast}
+    assert sorted(pitch.values()) == [0.0, 1.0, 2.0]
+    same = [key for key in local if np.array_equal(local[key], farmed[key])]
+    for key in local:
+        assert local[key].shape == farmed[key].shape
+        # A local render pitch-shifts a role's clips together in one Rubber Band
+        # run, an actor one at a time, and Rubber Band's phases depend on where a
+        # clip sits in its run: the same level, other samples (see docs/farm.md).
+        assert abs(level_db(local[key]) - level_db(farmed[key])) < 0.5
+    assert len(same) >= 4  # the unpitched role's clips are the same samples
+    for name in ["mix.wav", *(f"stems/ROLE{i}.wav" for i in range(3))]:
+        a, rate_a = sf.read(tmp_path / "local" / name)
+        b, rate_b = sf.read(tmp_path / "ray" / name)
+        assert rate_a == rate_b and a.shape == b.shape
+        assert abs(level_db(a) - level_db(b)) < 0.5
+    a, _ = sf.read(tmp_path / "local" / "stems" / "ROLE0.wav")
+    b, _ = sf.read(tmp_path / "ray" / "stems" / "ROLE0.wav")
+    assert np.max(np.abs(a - b)) < 0.01  # unpitched: the same clips, within the solved gain
+
+
+def level_db(audio: np.ndarray) -> float:
+    return float(10 * np.log10(np.mean(np.square(audio))))
+
+
+def test_an_actor_killed_mid_render_has_its_lines_re_placed_and_the_render_completes(local_ray, tmp_path,
+                                                                                      tiny_voices):
+    project_path = saved_project(tmp_path, tiny_voices["single"], roles=4, lines_per_role=10)
+    project = load_project(project_path)
+    roles = [r.name for r in project.cast]
+    local = render_project(project, ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(tmp_path / "c1")),
+                           tmp_path / "local")
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(tmp_path / "c2"))
+    with RayFarm(local_ray, synth) as farm:
+        before = farm.placement(roles)
+        victim = before[roles[0]]
+        killed: list[int] = []
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage == "synthesizing" and done >= 1 and not killed:
+                killed.append(done)
+                ray.kill(farm.actors[victim])
+
+        report = render_project(project, synth, tmp_path / "ray", progress=progress, scheduler=farm.scheduler)
+        after = farm.placement(roles)
+        stats = farm.stats
+    assert killed and killed[0] < 40
+    assert report.synthesized == 40
+    assert stats[victim].lost and stats[victim].requeued >= 1 and stats[victim].lines < 40
+    assert sum(s.lines for s in stats.values()) == 40
+    # Only the lost actor's roles moved, onto the survivor.
+    assert victim not in after.values()
+    assert all(after[r] == before[r] for r in roles if before[r] != victim)
+    assert (tmp_path / "ray" / "cues.json").read_text() == (tmp_path / "local" / "cues.json").read_text()
+    assert report.duration_s == local.duration_s
+
+
+def test_an_actor_joining_moves_at_most_about_1_over_n_of_the_roles(local_ray, tmp_path):
+    roles = [f"ROLE {i}" for i in range(200)]
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache())
+    with RayFarm(local_ray, synth, actors_per_node=3, cpus_per_actor=0.5) as farm:
+        before = farm.placement(roles)
+        assert len(set(before.values())) == 3
+        joined = farm.add_actor(local_ray.nodes[0])
+        after = farm.placement(roles)
+        host, pid = ray.get(farm.actors[joined].where.remote(), timeout=60)
+    assert pid > 0
+    moved = [r for r in roles if before[r] != after[r]]
+    assert all(after[r] == joined for r in moved)  # only onto the new actor
+    assert 0 < len(moved) <= 1.3 * len(roles) / 4
