@@ -74,7 +74,6 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
-    from engine.farm.cluster import ClusterError
     from engine.farm.farm import open_farm
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
@@ -107,7 +106,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
-    except (ExportError, ClusterError, NoWorkers) as exc:
+    except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost
         progress.close()
         return _error(str(exc))
     except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
@@ -296,18 +295,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
         secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
         render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
-        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host))
+        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host), ray=args.ray)
     try:
         config.check()  # every option before anything is loaded, bound or written
     except ValueError as exc:
         return _error(str(exc))
     if not config.project.is_file():
         return _error(f"{config.project}: no such project file")
+    from engine.sched.outside import NoWorkers
     from engine.synth.clipfolder import CacheFolderError
 
     try:
         return run(config)
-    except (ProjectFileError, ValueError, CacheFolderError) as exc:
+    except (ProjectFileError, ValueError, CacheFolderError, NoWorkers) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot listen on {args.host}: {exc.strerror or exc}")
@@ -403,6 +403,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="accept this name in the Host header too (repeatable); without --token-file only the "
                         "bound address and loopback names are accepted, against DNS rebinding")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors, routed by role (see render --ray)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")

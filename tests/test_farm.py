@@ -45,7 +45,10 @@ def local_ray():
 
 def saved_project(tmp_path: Path, voice: Path, roles: int, lines_per_role: int) -> Path:
     path = tmp_path / "tiny.radioplay"
-    save_project(tiny_project(voice, roles, lines_per_role), path)
+    project = tiny_project(voice, roles, lines_per_role)
+    for role in project.cast:
+        role.pan = max(-1.0, min(1.0, role.pan))
+    save_project(project, path)
     return path
 
 
@@ -140,3 +143,25 @@ def test_an_actor_joining_moves_at_most_about_1_over_n_of_the_roles(local_ray, t
     moved = [r for r in roles if before[r] != after[r]]
     assert all(after[r] == joined for r in moved)  # only onto the new actor
     assert 0 < len(moved) <= 1.3 * len(roles) / 4
+
+
+def test_serve_on_ray_routes_each_role_to_its_actor_and_metrics_count_every_actor(local_ray, tmp_path, tiny_voices):
+    from engine.serve.server import ServeConfig, start_in_thread
+    from tests.test_serve import http, tts, wait_for, wav
+
+    project = saved_project(tmp_path, tiny_voices["single"], roles=6, lines_per_role=1)
+    server = start_in_thread(ServeConfig(project=project, port=0, metrics_port=0, ray="auto"))
+    try:
+        placement = server.scheduler.placement([f"ROLE{i}" for i in range(6)])
+        assert len(set(placement.values())) == 2  # both actors serve roles
+        for round_ in range(2):  # one request at a time: each goes to its role's actor
+            for i in range(6):
+                audio, rate = wav(tts(server, f"ROLE{i}", f"Request {round_} for role {i}."))
+                assert rate == 48_000 and audio.size > 0
+        wait_for(lambda: server.service.hub.snapshot().requests >= 12, "every request recorded")
+        metrics = http("GET", f"{server.metrics_url}/metrics").body.decode()
+    finally:
+        server.stop()
+    served = {name: 2 * list(placement.values()).count(name) for name in placement.values()}
+    for actor, count in served.items():  # the router's /metrics holds every actor's work
+        assert f'radioplay_device_batch_items_total{{device="{actor}"}} {count}.0' in metrics

@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from engine.sched.outside import NoWorkers
+
 CONNECT_TIMEOUT_S = 5.0
 INSTALL_HINT = "pip install 'radioplay[cluster]'"
 
 
-class ClusterError(RuntimeError):
-    """The cluster cannot be used (not installed, unreachable, no CPUs); one line."""
+class ClusterError(NoWorkers):
+    """No workers can be had from the cluster (Ray not installed, unreachable, no
+    CPUs); one line. A NoWorkers, so callers report it like losing every actor."""
 
 
 @dataclass(frozen=True)

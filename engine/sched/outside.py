@@ -52,6 +52,7 @@ class OutsideWorkers:
     _busy: defaultdict[str, float]
     _shape_groups: defaultdict[tuple[str, float], int]
     _dirty: bool
+    _idle: defaultdict[str, int]
 
     def _take(self, worker: str) -> list[Job] | None:
         raise NotImplementedError  # Scheduler's
@@ -61,6 +62,15 @@ class OutsideWorkers:
 
     def _fail(self, batch: list[Job], exc: Exception) -> None:
         raise NotImplementedError  # Scheduler's
+
+    def _defer(self, worker: str, job: Job) -> bool:
+        """Leave a line of another worker's role to that worker while it waits for
+        work too: the role's voice is warm there. An idle worker still takes the
+        lines of a busy one (lock held)."""
+        if len(self.ring) < 2:
+            return False
+        owner = self.ring.node_for(job.role)
+        return owner != worker and self._idle[owner] > 0
 
     def add_worker(self, name: str, weight: float = 1.0) -> None:
         """An outside worker joins the ring (weight: its share of the roles)."""

@@ -98,6 +98,7 @@ class Scheduler(SchedulerTick, OutsideWorkers):
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
         self._busy: defaultdict[str, float] = defaultdict(float)  # inference seconds per worker
+        self._idle: defaultdict[str, int] = defaultdict(int)  # threads of each worker waiting for work
         self._busy_seen: tuple[float, dict[str, float]] = (clock(), {})
         self._shape_groups: defaultdict[ShapeKey, int] = defaultdict(int)  # jobs not yet shaped
         self._focus: dict[int, float] = {}  # id(job) -> start, for overdue jobs in inference
@@ -293,23 +294,27 @@ class Scheduler(SchedulerTick, OutsideWorkers):
 
     def _take(self, worker: str) -> list[Job] | None:
         with self._cond:
-            while True:
-                while not self._closed and not self._table.any():
-                    self._cond.wait()
-                if self._closed:
-                    return None
-                batch = self._pick(worker)
-                now = self.clock()
-                # Focus: until a line the listener is already waiting for is
-                # synthesized and shaped, other workers start nothing less
-                # urgent, so it has the cores and the post stage to itself
-                # (measured on 2 cores: inference beside another ~1.5x slower,
-                # shaping beside two inferences 2-4x slower).
-                focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
-                if focused and not self._overdue(batch[0], now):
-                    self._cond.wait(TICK_S)
-                    continue
-                break
+            self._idle[worker] += 1  # waiting for work: its roles' lines are left to it (_defer)
+            try:
+                while True:
+                    while not self._closed and not self._table.any():
+                        self._cond.wait()
+                    if self._closed:
+                        return None
+                    batch = self._pick(worker)
+                    now = self.clock()
+                    # Focus: until a line the listener is already waiting for is
+                    # synthesized and shaped, other workers start nothing less
+                    # urgent, so it has the cores and the post stage to itself
+                    # (measured on 2 cores: inference beside another ~1.5x slower,
+                    # shaping beside two inferences 2-4x slower).
+                    focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
+                    if (focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0]):
+                        self._cond.wait(TICK_S)
+                        continue
+                    break
+            finally:
+                self._idle[worker] -= 1
             for job in batch:
                 job.running, job.started = True, now
                 self._release_slot(job)
