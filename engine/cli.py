@@ -36,7 +36,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from engine.project.importers.parsed import ScriptSyntaxError
 
     script, out = Path(args.script), Path(args.output)
-    if not script.is_file():
+    if not script.exists():
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
@@ -63,6 +63,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
         print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
               f"pitch {v.pitch:+g} st, speed {v.speed:g}")
+    if report.casting:
+        print(report.casting)
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")
@@ -135,9 +137,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     import time
 
     from engine.project.fileformat import ProjectFileError, load_project
+    from engine.project.timeline import MAX_START_S
     from engine.session import LineState, Session
 
     path = Path(args.project)
+    # Before loading anything: inf or 1e308 made the transport print 0:00.0 forever, nan played from 0.
+    if not 0 <= args.start <= MAX_START_S:
+        return _error(f"--from {args.start}: must be a number of seconds from 0 to {MAX_START_S:g}")
     try:
         project = load_project(path)
     except (ProjectFileError, ValueError) as exc:

@@ -60,7 +60,15 @@ class Transition:
     source_line: int
 
 
-Element = SceneHeading | Dialogue | Action | Pause | Transition
+@dataclass(frozen=True)
+class Note:
+    """A comment to self (``# check the pub name``): a scene note, never voiced."""
+
+    text: str
+    source_line: int
+
+
+Element = SceneHeading | Dialogue | Action | Pause | Transition | Note
 
 
 @dataclass
