@@ -11,7 +11,6 @@ verbs alone.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -76,10 +75,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
-    from engine.farm.farm import open_farm
+    from engine.farm.farm import NoWorkers, open_farm
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
-    from engine.sched.outside import NoWorkers
     from engine.synth.errors import VoiceError
     from engine.synth.pipeline import LineErrors
 
@@ -98,8 +96,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         return _error(str(exc))
     progress = TerminalProgress()
     try:
-        with contextlib.ExitStack() as stack:  # --ray: synthesis on Ray actors, placed by the same scheduler
-            farm = stack.enter_context(open_farm(args.ray, synth)) if args.ray else None
+        with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
             report = render_project(project, synth, Path(args.output), options, progress,
                                     scheduler=farm.scheduler if farm else None)
     except LineErrors as exc:
@@ -128,8 +125,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"  {file}")
     for note in report.notes:
         print(f"note: {note}")
-    for line in farm.summary() if farm else []:
-        print(f"  Ray actor {line}")
+    if farm:
+        print("\n".join(farm.summary()))
     return 0
 
 
@@ -308,12 +305,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not config.project.is_file():
         return _error(f"{config.project}: no such project file")
-    from engine.sched.outside import NoWorkers
     from engine.synth.clipfolder import CacheFolderError
 
     try:
         return run(config)
-    except (ProjectFileError, ValueError, CacheFolderError, NoWorkers) as exc:
+    except (ProjectFileError, ValueError, CacheFolderError) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot listen on {args.host}: {exc.strerror or exc}")
@@ -354,8 +350,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
-    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors: auto (RAY_ADDRESS, else a "
-                   "private local instance) or a cluster's HOST:PORT / ray://HOST:PORT (needs radioplay[cluster])")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors (auto, HOST:PORT, ray://HOST:PORT)")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")

@@ -114,3 +114,14 @@ def test_cluster_addresses():
         split_address("ray://:5")
     with pytest.raises(ClusterError, match="cannot reach"):
         check_reachable(f"127.0.0.1:{free_port()}", timeout_s=1.0)
+
+
+def test_serve_with_an_unreachable_cluster_is_one_line_before_listening(tmp_path, tiny_voices, capsys):
+    project = tmp_path / "tiny.radioplay"
+    save_project(tiny_project(tiny_voices["single"]), project)
+    port, api = free_port(), free_port()
+    assert main(["serve", str(project), "--port", str(api), "--metrics-port", "0", "--ray", f"127.0.0.1:{port}"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"radioplay: error: cannot reach the Ray cluster at 127.0.0.1:{port} "
+                   f"(127.0.0.1:{port}): connection refused")
+    assert not (tmp_path / "tiny.radioplay-renders").exists()

@@ -33,12 +33,14 @@ from engine.farm.actor import VoiceSession
 from engine.farm.cluster import Cluster, Node, connect, import_ray
 from engine.metrics.hub import MetricsHub
 from engine.sched.job import Job
+from engine.sched.outside import NoWorkers
 from engine.sched.policy import Policy, RolePriorityPolicy
 from engine.sched.scheduler import Scheduler
 from engine.synth.piper_backend import SessionLayout
 from engine.synth.synthesizer import ClipSynthesizer
 
 IN_FLIGHT = 2
+__all__ = ["ActorStats", "NoWorkers", "RayFarm", "open_farm"]  # NoWorkers: what a farm's caller catches
 
 
 @dataclass
@@ -110,8 +112,9 @@ class RayFarm:
         return self.scheduler.placement(roles)
 
     def summary(self) -> list[str]:
+        """One line per actor: ``  Ray actor NAME: what it did``."""
         with self._lock:
-            return [f"{name}: {stats.describe()}" for name, stats in self.stats.items()]
+            return [f"  Ray actor {name}: {stats.describe()}" for name, stats in self.stats.items()]
 
     def _serve(self, name: str, handle: Any) -> None:
         errors = self.ray.exceptions
@@ -161,9 +164,13 @@ class RayFarm:
 
 
 @contextlib.contextmanager
-def open_farm(address: str, synth: ClipSynthesizer, **options: Any) -> Iterator[RayFarm]:
+def open_farm(address: str | None, synth: ClipSynthesizer, **options: Any) -> Iterator[RayFarm | None]:
     """Connect (ClusterError, one line, before any work), start the actors, and
-    at the end stop them and disconnect (shutting down a private instance)."""
+    at the end stop them and disconnect (shutting down a private instance).
+    Without an address: None (synthesis stays local)."""
+    if not address:
+        yield None
+        return
     cluster = connect(address)
     try:
         farm = RayFarm(cluster, synth, **options)

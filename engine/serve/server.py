@@ -130,9 +130,12 @@ def build_service(config: ServeConfig) -> Service:
     config.check()
     cluster = None
     if config.ray:  # reach the cluster before anything is loaded (ClusterError: one line)
-        from engine.farm.cluster import connect
+        from engine.farm.cluster import ClusterError, connect
 
-        cluster = connect(config.ray)
+        try:
+            cluster = connect(config.ray)
+        except ClusterError as exc:  # for the user, like this function's other errors
+            raise ValueError(str(exc)) from None
     policy = make_policy(config.policy)
     auth = TokenAuth.from_file(config.token_file) if config.token_file is not None else None
     signer = LinkSigner.from_file(config.secret_file, config.link_ttl)
