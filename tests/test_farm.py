@@ -165,3 +165,15 @@ def test_serve_on_ray_routes_each_role_to_its_actor_and_metrics_count_every_acto
     served = {name: 2 * list(placement.values()).count(name) for name in placement.values()}
     for actor, count in served.items():  # the router's /metrics holds every actor's work
         assert f'radioplay_device_batch_items_total{{device="{actor}"}} {count}.0' in metrics
+
+
+def test_an_actor_waiting_for_a_cpu_holds_no_lines(local_ray, tmp_path, tiny_voices):
+    project = load_project(saved_project(tmp_path, tiny_voices["single"], roles=3, lines_per_role=2))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(tmp_path / "cache"))
+    # Three actors of one CPU each on a 2-CPU cluster: the third waits for a CPU that never frees.
+    with RayFarm(local_ray, synth, actors_per_node=3, cpus_per_actor=1.0) as farm:
+        report = render_project(project, synth, tmp_path / "out", scheduler=farm.scheduler)
+        stats = dict(farm.stats)
+    assert report.synthesized == 6
+    assert sorted(s.lines for s in stats.values())[0] == 0
+    assert sum(s.lines for s in stats.values()) == 6

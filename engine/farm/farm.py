@@ -77,6 +77,7 @@ class RayFarm:
         self._cpus_per_actor = cpus_per_actor
         self._remote = self.ray.remote(VoiceSession)
         self._threads: list[threading.Thread] = []
+        self._closing = threading.Event()
         self._lock = threading.Lock()
         for node in cluster.nodes:
             self.add_node(node)
@@ -119,6 +120,17 @@ class RayFarm:
     def _serve(self, name: str, handle: Any) -> None:
         errors = self.ray.exceptions
         stats = self.stats[name]
+        # Take lines only once the actor runs: one that waits for a free CPU (a
+        # busy shared cluster) holds none, and the others voice its roles' lines.
+        started = handle.where.remote()
+        try:
+            while not self.ray.wait([started], timeout=1.0)[0]:
+                if self._closing.is_set():
+                    return
+            self.ray.get(started)
+        except errors.RayError as exc:
+            self._lose(name, [], type(exc).__name__)
+            return
         while True:
             jobs = self.scheduler.take(name)
             if jobs is None:
@@ -149,6 +161,7 @@ class RayFarm:
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop the scheduler (the threads finish their line and end), then the actors."""
+        self._closing.set()
         self.scheduler.close()
         for thread in self._threads:
             thread.join(timeout)
