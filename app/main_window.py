@@ -28,6 +28,7 @@ from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.status_bar import StatusBar
+from app.takes_panel import TakesPanel
 from app.voices import VoiceCatalog
 from engine.project.model import Project, VoiceParams
 from engine.session import Session
@@ -73,6 +74,11 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.takes = TakesPanel(self, self)
+        self.takes_dock = self._dock("takesDock", "Takes", self.takes, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # A tab beside the monitor: the script keeps the middle's width.
+        self.tabifyDockWidget(self.monitor_dock, self.takes_dock)
+        self.monitor_dock.raise_()
 
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
@@ -150,6 +156,8 @@ class MainWindow(QMainWindow):
         for source in (self.cast.status, self.script.status):
             source.connect(self.show_status)
         self.script.lineActivated.connect(self.seek_to_line)
+        self.script.view.selectionModel().currentChanged.connect(self.takes.follow_current)
+        doc.lineChanged.connect(self.takes.line_changed)
         panels.connect_timeline(self)
         panels.connect_transport(self)
         context_menus.install(self)

@@ -1,4 +1,4 @@
-"""The headless verbs of ``radioplay`` (import, render, play, bench, serve, probe, voices).
+"""The headless verbs of ``radioplay`` (import, render, play, rehearse, check, bench, serve, probe, voices).
 
 Every verb works on the same project file through the same engine objects
 the studio uses; none keeps a private copy of engine logic. The ``radioplay``
@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import __version__
-from engine.project.defaults import DEFAULT_TARGET_LUFS
+from engine.check.command import add_parser as add_check_parser
+from engine.export.command import add_render_parser
+from engine.rehearse.command import add_parser as add_rehearse_parser
 
 if TYPE_CHECKING:
     from engine.sched.cost import Outlook
@@ -69,64 +71,6 @@ def cmd_import(args: argparse.Namespace) -> int:
               f"(merge them in the cast if they are one person)")
     for warning in report.warnings:
         print(f"warning: {warning}")
-    return 0
-
-
-def cmd_render(args: argparse.Namespace) -> int:
-    from engine.export.outputset import ExportError
-    from engine.export.render import RenderOptions, render_project
-    from engine.farm.farm import NoWorkers, open_farm
-    from engine.progress import TerminalProgress
-    from engine.project.fileformat import ProjectFileError, load_project
-    from engine.synth.errors import VoiceError
-    from engine.synth.pipeline import LineErrors
-
-    path = Path(args.project)
-    try:
-        project = load_project(path)
-        options = RenderOptions(target_lufs=args.target_lufs, stems=not args.no_stems, format=args.format)
-    except (ProjectFileError, ValueError) as exc:
-        return _error(str(exc))
-    from engine.synth.clipfolder import CacheFolderError
-    from engine.synth.synthesizer import make_synthesizer
-
-    try:
-        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
-    except CacheFolderError as exc:
-        return _error(str(exc))
-    progress = TerminalProgress()
-    try:
-        with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
-            report = render_project(project, synth, Path(args.output), options, progress,
-                                    scheduler=farm.scheduler if farm else None)
-    except LineErrors as exc:
-        progress.close()
-        return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
-    except VoiceError as exc:
-        progress.close()
-        return _error(f"{path}: {exc}")
-    except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost
-        progress.close()
-        return _error(str(exc))
-    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
-        progress.close()
-        where = f" ({exc.filename})" if exc.filename else ""
-        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
-    progress.close()
-    minutes, seconds = divmod(report.duration_s, 60)
-    print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
-          f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
-    print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB, limiter "
-          f"-> {report.predicted_lufs:.1f} LUFS (target {options.target_lufs:.1f})")
-    if report.prediction_observations:
-        print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
-              f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
-    for file in report.files:
-        print(f"  {file}")
-    for note in report.notes:
-        print(f"note: {note}")
-    if farm:
-        print("\n".join(farm.summary()))
     return 0
 
 
@@ -341,17 +285,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--force", action="store_true", help="overwrite an existing project file")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
-    p.add_argument("project", help="project file (.radioplay)")
-    p.add_argument("-o", "--output", required=True, help="output folder")
-    p.add_argument("--target-lufs", type=float, default=DEFAULT_TARGET_LUFS,
-                   help=f"integrated loudness of mix.wav (default {DEFAULT_TARGET_LUFS:g})")
-    p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
-    p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
-                   "since they carry the pre-limiter level")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
-    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors (auto, HOST:PORT, ray://HOST:PORT)")
-    p.set_defaults(func=cmd_render)
+    add_render_parser(sub)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")
     p.add_argument("project", help="project file (.radioplay)")
@@ -423,6 +357,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--quality", help="catalogue: only this quality (x_low, low, medium, high)")
     p.add_argument("--installed", action="store_true", help="catalogue: only voices already installed")
     p.set_defaults(func=cmd_voices)
+    add_rehearse_parser(sub)
+    add_check_parser(sub)
     return parser
 
 
