@@ -164,3 +164,19 @@ def test_an_actor_waiting_for_a_cpu_holds_no_lines(local_ray, tmp_path, tiny_voi
     assert report.synthesized == 6
     assert sorted(s.lines for s in stats.values())[0] == 0
     assert sum(s.lines for s in stats.values()) == 6
+
+
+def test_a_session_export_on_ray_shows_each_actor_in_the_engine_metrics(local_ray, tmp_path, tiny_voices):
+    from engine.audio.sinks import NullSink
+    from engine.session import Session
+
+    project = load_project(saved_project(tmp_path, tiny_voices["single"], roles=3, lines_per_role=2))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(tmp_path / "cache"))
+    with Session(project, None, sink=NullSink(48_000), synth=synth, prerender=False,
+                 prerender_on_open=False) as session:
+        report = session.export(tmp_path / "out", ray="auto")
+        snapshot = session.metrics.snapshot()
+    assert report.synthesized == 6
+    actors = {name for name in snapshot.device_batches if name.startswith("127.0.0.1/")}
+    assert len(actors) == 2  # the engine monitor draws each actor's work beside the local sessions
+    assert sum(snapshot.device_batches[name].items for name in actors) == 6

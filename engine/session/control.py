@@ -233,9 +233,10 @@ class Session(LineBook, PlaybackPass, LiveMix):
         """Render mix, stems, captions and cue sheet (blocking: call it from a
         worker thread). Shares the synthesizer and cache, so lines already
         heard are not synthesized again. ``ray``: a cluster address (or auto)
-        whose actors voice what is missing (engine/farm; NoWorkers when none)."""
+        whose actors voice what is missing (engine/farm; NoWorkers when none);
+        each actor's work shows in the engine monitor beside the sessions."""
         try:
-            with open_farm(ray, self.synth) as farm:
+            with open_farm(ray, self.synth, metrics=self.metrics) as farm:
                 return render_project(self._latest, self.synth, outdir, options, progress, cancel,
                                       scheduler=farm.scheduler if farm else self.scheduler)
         finally:
