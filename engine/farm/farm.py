@@ -50,12 +50,12 @@ class ActorStats:
     node: str
     lines: int = 0
     audio_s: float = 0.0
-    busy_s: float = 0.0
+    busy_s: float = 0.0  # CPU seconds the actor spent on its lines (inference and shaping)
     requeued: int = 0  # its unfinished lines given back when it was lost
     lost: str = ""  # why it left ("" while it works)
 
     def describe(self) -> str:
-        text = f"{self.lines} lines, {self.audio_s:.1f} s of audio in {self.busy_s:.1f} s busy"
+        text = f"{self.lines} lines, {self.audio_s:.1f} s of audio in {self.busy_s:.1f} CPU-s"
         if self.lost:
             text += f"; lost ({self.lost}), {self.requeued} unfinished line(s) re-placed"
         return text
