@@ -39,6 +39,7 @@ class LineRecord:
     clip_key: str | None = None  # the key ``clip`` was made for (pinned in the cache)
     request: LineRequest | None = None
     failed: str | None = None
+    recording: str | None = None  # the recorded take ``clip`` was read from (no plan, no synthesis)
 
 
 @dataclass
