@@ -78,6 +78,7 @@ class RayFarm:
         self._remote = self.ray.remote(VoiceSession)
         self._threads: list[threading.Thread] = []
         self._closing = threading.Event()
+        self._ready: dict[str, threading.Event] = {}  # set once the actor runs, or is lost
         self._lock = threading.Lock()
         for node in cluster.nodes:
             self.add_node(node)
@@ -100,6 +101,7 @@ class RayFarm:
         with self._lock:
             self.actors[name] = handle
             self.stats[name] = ActorStats(node.node_id)
+            self._ready[name] = threading.Event()
         self.scheduler.add_worker(name, weight=float(node.cpus))
         for _ in range(IN_FLIGHT):
             thread = threading.Thread(target=self._serve, args=(name, handle), daemon=True,
@@ -107,6 +109,13 @@ class RayFarm:
             self._threads.append(thread)
             thread.start()
         return name
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until every actor runs (or was lost); False if some still wait for a CPU.
+        A service waits before it listens, so its first requests go to their roles' actors."""
+        with self._lock:
+            events = list(self._ready.values())
+        return all(event.wait(timeout) for event in events)
 
     def placement(self, roles: list[str]) -> dict[str, str]:
         """Which actor each role's lines go to first (the scheduler's ring)."""
@@ -131,6 +140,8 @@ class RayFarm:
         except errors.RayError as exc:
             self._lose(name, [], type(exc).__name__)
             return
+        finally:
+            self._ready[name].set()
         while True:
             jobs = self.scheduler.take(name)
             if jobs is None:

@@ -52,6 +52,7 @@ GRACE_S = 10.0
 MAX_LINK_TTL_S = 366 * 86400.0  # a year: beyond it the expiry no longer fits a signed link
 MAX_CHARS = 100_000
 REPORT_S = 10.0  # at most one summary log line per kind this often
+ACTORS_READY_S = 60.0  # serve --ray: how long the start waits for the Ray actors to run
 
 
 @dataclass
@@ -162,6 +163,8 @@ def build_service(config: ServeConfig) -> Service:
         from engine.farm.farm import RayFarm
 
         farm = RayFarm(cluster, synth, policy, capacity=config.queue, metrics=hub)
+        if not farm.wait_ready(ACTORS_READY_S):
+            log.warning("some Ray actors are still waiting for a free CPU; the others serve their roles")
         scheduler = farm.scheduler
         on_close += [farm.close, cluster.close]
     else:
