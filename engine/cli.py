@@ -231,7 +231,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
         secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
         render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
-        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host))
+        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host), ray=args.ray)
     try:
         config.check()  # every option before anything is loaded, bound or written
     except ValueError as exc:
@@ -327,6 +327,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="accept this name in the Host header too (repeatable); without --token-file only the "
                         "bound address and loopback names are accepted, against DNS rebinding")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors, routed by role (see render --ray)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")

@@ -43,6 +43,7 @@ from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.export.render import RenderOptions, RenderReport, programme_frames, render_project
+from engine.farm.farm import open_farm
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
@@ -240,13 +241,16 @@ class Session(LineBook, PlaybackPass, LiveMix):
 
     def export(self, outdir: Path, options: RenderOptions | None = None,
                progress: Callable[[str, int, int], None] | None = None,
-               cancel: threading.Event | None = None) -> RenderReport:
+               cancel: threading.Event | None = None, ray: str | None = None) -> RenderReport:
         """Render mix, stems, captions and cue sheet (blocking: call it from a
         worker thread). Shares the synthesizer and cache, so lines already
-        heard are not synthesized again."""
+        heard are not synthesized again. ``ray``: a cluster address (or auto)
+        whose actors voice what is missing (engine/farm; NoWorkers when none);
+        each actor's work shows in the engine monitor beside the sessions."""
         try:
-            return render_project(self._latest, self.synth, outdir, options, progress, cancel,
-                                  scheduler=self.scheduler)
+            with open_farm(ray, self.synth, metrics=self.metrics) as farm:
+                return render_project(self._latest, self.synth, outdir, options, progress, cancel,
+                                      scheduler=farm.scheduler if farm else self.scheduler)
         finally:
             self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
 

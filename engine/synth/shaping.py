@@ -73,7 +73,14 @@ def level(audio: np.ndarray) -> np.ndarray:
 
 
 def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float, high_quality: bool = False) -> np.ndarray:
-    """Formant-preserving pitch shift (Rubber Band through pedalboard).
+    """Formant-preserving pitch shift: down through the WORLD vocoder, up through
+    Rubber Band (pedalboard).
+
+    Measured with an independent recognizer on 36 held-out sentences
+    (bench/shaping_wer.py), Rubber Band's shift down made speech hard to
+    follow (word error rate 0.51 at -3 st against 0.105 unshifted) where
+    WORLD kept it (0.114); shifting up, Rubber Band was as clear (0.081 at +3)
+    and 5x cheaper. The cache key says which method made a clip (clip_key).
 
     ``high_quality`` selects Rubber Band's R3 engine; the default R2 engine is
     2.6x faster (measured: 136x vs 52x real time on one core) and with
@@ -82,6 +89,10 @@ def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float, high_qual
     """
     if abs(semitones) < 1e-3 or audio.size == 0:
         return audio
+    if semitones < 0:
+        from engine.synth import world
+
+        return world.pitch_shift(audio, sample_rate, semitones)
     import pedalboard
 
     shifted = pedalboard.time_stretch(
