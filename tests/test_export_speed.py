@@ -161,3 +161,18 @@ def test_listing_voices_the_version_and_the_help_do_not_load_numpy(verb):
     done = subprocess.run([sys.executable, "-c", _STARTUP, verb], env={**os.environ, "PYTHONPATH": str(REPO)},
                           capture_output=True, text=True, timeout=120)
     assert done.stdout.strip().splitlines()[-1] == "False", done.stdout + done.stderr
+
+
+def test_a_recorded_take_that_changes_is_measured_again(tmp_path, saved):
+    take = tmp_path / "take.wav"
+    rng = np.random.default_rng(3)
+    sf.write(take, (rng.standard_normal(48_000) * 0.05).astype(np.float32), 48_000)
+    project = load_project(saved)
+    project.lines[0].recording = str(take)
+    save_project(project, saved)
+    first = _render(saved, tmp_path / "a")
+    assert not first.gain_reused
+    assert _render(saved, tmp_path / "b").gain_reused  # the same take: the same programme
+    # Another reading under the same file name is another programme.
+    sf.write(take, (np.sin(np.arange(96_000) * 0.03) * 0.3).astype(np.float32), 48_000)
+    assert not _render(saved, tmp_path / "c").gain_reused

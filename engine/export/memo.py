@@ -31,6 +31,7 @@ from engine.export.compliance import Measurement
 from engine.fsutil import atomic_write_text
 from engine.project.model import Project
 from engine.project.timeline import Placement
+from engine.synth.pipeline import SynthesisResult
 
 # Bump when the analysis, the effects or the limiter change what a gain gives.
 MEMO_VERSION = 1
@@ -61,6 +62,15 @@ def programme_key(project: Project, placements: list[Placement], clip_keys: dict
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def clip_identities(project: Project, result: SynthesisResult) -> dict[str, str]:
+    """What each line is heard as: its clip's content key, or for a recorded
+    take (not a synthesized clip) a hash of the take's audio."""
+    recorded = {line.id for line in project.lines if line.recording is not None}
+    return {lid: (plan.key if lid not in recorded
+                  else "take:" + hashlib.sha256(result.clips[lid].tobytes()).hexdigest()[:32])
+            for lid, plan in result.plans.items()}
 
 
 class GainMemo:

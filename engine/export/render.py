@@ -41,7 +41,7 @@ from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
-from engine.export.memo import GainMemo, SolvedGain, mix_key, programme_key
+from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
 from engine.export.names import FileName, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.presets import DeliveryPreset
@@ -230,7 +230,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
     target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
     memo = GainMemo(synth.cache.directory)
-    key = programme_key(project, placements, {lid: p.key for lid, p in result.plans.items()},
+    key = programme_key(project, placements, clip_identities(project, result),
                         programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB)
     solved = memo.load(key)
     report.gain_reused = solved is not None

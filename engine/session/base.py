@@ -39,6 +39,7 @@ class LineRecord:
     clip_key: str | None = None  # the key ``clip`` was made for (pinned in the cache)
     request: LineRequest | None = None
     failed: str | None = None
+    recording: str | None = None  # the recorded take ``clip`` was read from (no plan, no synthesis)
 
 
 @dataclass
@@ -84,6 +85,7 @@ class SessionCore:
     _pending: PendingLines
     _closed: bool
     _quiet: dict[str, float]
+    _auditions: dict[str, LineRequest]  # role -> its newest audition not played yet
 
     # Implemented by the mixins (the Session inherits them all).
     def _post(self, event: Callable[[], None]) -> None:
