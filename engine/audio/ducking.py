@@ -71,7 +71,7 @@ class DialogueKey:
         n = phase + audio.shape[0]
         padded = np.zeros(n + (-n) % hop, dtype=np.float32)
         padded[phase:n] = audio
-        energy = np.square(padded, dtype=np.float32).reshape(-1, hop).sum(axis=1, dtype=np.float64)
+        energy: np.ndarray = np.square(padded, dtype=np.float32).reshape(-1, hop).sum(axis=1, dtype=np.float64)
         self._energy[key] = (audio, energy)
         return energy
 
