@@ -37,6 +37,10 @@ SPECS = (
     ActionSpec("redo", "&Redo", (Std.Redo, "Ctrl+Y"), "Redo the edit you undid", "edit"),
     ActionSpec("add_role", "Add &Role", ("Ctrl+Shift+R",), "Add a role to the cast", "edit"),
     ActionSpec("audition", "&Audition Role", ("Ctrl+Shift+A",), "Hear the selected role's voice at once", "edit"),
+    ActionSpec("suggest_cast", "&Suggest Cast", (), "Give every role a voice of its own from the installed voices "
+               "and speakers, leads first (one undo step)", "cast"),
+    ActionSpec("get_voices", "&Get Voices…", (), "Browse the voice catalogue, hear samples, download voices",
+               "voices"),
     ActionSpec("play_pause", "&Play/Pause", ("Space",), "Play from the playhead, or pause", "transport"),
     ActionSpec("stop", "&Stop", ("Shift+Space",), "Stop and return to where playback started", "transport"),
     ActionSpec("from_start", "Play from &Start", ("Home",), "Play from the beginning", "transport"),

@@ -292,8 +292,7 @@ class CastModel(QAbstractTableModel):
             undo.push(SetRoleField(self.doc, r.name, "colour", colour.name()))
             return True
         if col == Col.SPEAKER:
-            speakers = self.catalog.speakers(r.voice.voice)
-            speaker = speakers.index(value) if value in speakers else value
+            speaker = self.catalog.speaker_value(r.voice.voice, value)
             if speaker == r.voice.speaker:
                 return False
             undo.push(SetRoleField(self.doc, r.name, "voice.speaker", speaker))

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QColor
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QColorDialog,
+    QComboBox,
     QFileDialog,
     QHeaderView,
+    QStyleOptionViewItem,
     QTableView,
     QToolBar,
     QVBoxLayout,
@@ -18,12 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.cast_model import HEADERS, RANGES, ROLE_NAME, CastModel, Col
-from app.commands import InsertRole, RemoveRole
+from app.commands import InsertRole, Macro, RemoveRole, SetRoleField
 from app.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
 from app.document import Document
 from app.voices import VoiceCatalog
 
 BROWSE = "\0browse"  # the voice picker's "Model file…" entry
+NO_TRIAL = object()  # audition_row: the role's own voice settings
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -42,10 +45,42 @@ class VoiceDelegate(ChoiceDelegate):
             model.setData(index, value, Qt.ItemDataRole.EditRole)
 
 
+class SpeakerDelegate(ChoiceDelegate):
+    """The speakers of a multi-speaker voice; moving through the list auditions each one
+    (after a short pause, so running down a long list does not queue every speaker)."""
+
+    def __init__(self, panel: CastPanel) -> None:
+        super().__init__(panel._speaker_choices, panel.view)
+        self.panel = panel
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(350)
+        self._pending: tuple[int, Any] | None = None
+        self._timer.timeout.connect(self._audition)
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:  # noqa: N802
+        combo = super().createEditor(parent, option, index)
+        assert isinstance(combo, QComboBox)
+        row = index.row()
+        combo.highlighted.connect(lambda i, c=combo: self.browse(row, c.itemData(i)))
+        return combo
+
+    def browse(self, row: int, speaker: Any) -> None:
+        self._pending = (row, speaker)
+        self._timer.start()
+
+    def _audition(self) -> None:
+        if self._pending is not None:
+            self.panel.audition_row(*self._pending)
+            self._pending = None
+
+
 class CastPanel(QWidget):
-    """Emits ``auditionRequested(role, text)``; ``status(message)`` for the status bar."""
+    """Emits ``auditionRequested(role, text)``, ``auditionVoice(role, text, voice)`` to hear
+    a role with trial voice settings, and ``status(message)`` for the status bar."""
 
     auditionRequested = Signal(str, str)
+    auditionVoice = Signal(str, str, object)
     status = Signal(str)
 
     def __init__(self, doc: Document, catalog: VoiceCatalog, parent: QWidget | None = None) -> None:
@@ -76,7 +111,7 @@ class CastPanel(QWidget):
             spin.clamped.connect(self.status)
             self.view.setItemDelegateForColumn(col, spin)
         self.view.setItemDelegateForColumn(Col.VOICE, VoiceDelegate(self._voice_choices, self.view))
-        self.view.setItemDelegateForColumn(Col.SPEAKER, ChoiceDelegate(self._speaker_choices, self.view))
+        self.view.setItemDelegateForColumn(Col.SPEAKER, SpeakerDelegate(self))
         self.view.setItemDelegateForColumn(Col.EFFECT, ChoiceDelegate(self._effect_choices, self.view))
         audition = ButtonDelegate(self.view)
         audition.clicked.connect(self.audition_row)
@@ -114,7 +149,8 @@ class CastPanel(QWidget):
 
     def _speaker_choices(self, index: _Index) -> list[tuple[str, Any]]:
         speakers = self.catalog.speakers(self.model.role_at(index.row()).voice.voice)
-        return [(f"{name} ({i})", i) for i, name in enumerate(speakers)]
+        voice = self.model.role_at(index.row()).voice.voice
+        return [(f"{name} ({i})", self.catalog.speaker_value(voice, i)) for i, name in enumerate(speakers)]
 
     def _effect_choices(self, index: _Index) -> list[tuple[str, Any]]:
         return [(name, name) for name in self.model.effects or {}]
@@ -131,13 +167,35 @@ class CastPanel(QWidget):
     def select_role(self, name: str) -> None:
         self.view.selectRow(self.model.row_of(name))
 
-    def audition_row(self, row: int) -> None:
+    def audition_row(self, row: int, speaker: Any = NO_TRIAL) -> None:
+        """The role's first line in its voice, or with ``speaker`` instead of its own."""
         if not 0 <= row < self.model.rowCount():
             return
-        name = self.model.role_at(row).name
+        role = self.model.role_at(row)
+        name = role.name
         text = next((line.text for line in self.doc.project.lines if line.role == name and line.text.strip()),
                     f"This is how {name.title()} sounds.")
-        self.auditionRequested.emit(name, text)
+        if speaker is NO_TRIAL or speaker == role.voice.speaker:
+            self.auditionRequested.emit(name, text)
+        else:
+            self.auditionVoice.emit(name, text, role.voice.with_changes(speaker=speaker))
+
+    def suggest_cast(self) -> None:
+        """Cast > Suggest Cast: every role a voice of its own (engine.synth.casting), one undo step."""
+        from engine.synth.casting import lines_per_role, suggest_cast
+
+        project = self.doc.project
+        lines = lines_per_role(project.cast, [line.role for line in project.lines])
+        chosen = suggest_cast(project.cast, self.catalog.library, lines)
+        steps: list[QUndoCommand] = [SetRoleField(self.doc, role.name, "voice", chosen[role.name])
+                                     for role in project.cast if chosen[role.name] != role.voice]
+        if not steps:
+            self.status.emit("The cast already has the suggested voices")
+            return
+        self.doc.undo.push(Macro("Suggest cast", steps))
+        voices = len({(v.voice, v.speaker) for v in chosen.values()})
+        self.status.emit(f"Suggested cast: {voices} distinct voice{'s' if voices != 1 else ''} for "
+                         f"{len(chosen)} roles (Undo restores the old cast)")
 
     def add_role(self) -> None:
         role = self.doc.new_role()

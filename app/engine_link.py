@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.document import Document
 from app.marshal import Marshal, Task, run_task
-from engine.project.model import Project
+from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze, refresh
 from engine.session import Session, SessionState
 
@@ -222,9 +222,16 @@ class EngineLink(QObject):
             except ValueError as exc:
                 self.problem.emit(str(exc))
 
-    def audition(self, role: str, text: str) -> None:
+    def audition(self, role: str, text: str, voice: VoiceParams | None = None) -> None:
         if (session := self._live()) is not None:
-            session.audition(role, text)
+            session.audition(role, text, voice)
+
+    def play_recording(self, audio: np.ndarray, rate: int) -> bool:
+        """Play a recording (a catalogue's voice sample); False when no engine runs."""
+        if (session := self._live()) is None:
+            return False
+        session.play_recording(audio, rate)
+        return True
 
     def set_output(self, name: str) -> None:
         if (session := self._live()) is not None:

@@ -144,7 +144,10 @@ class FileOps(QObject):
         path = path or self.ask_script_path()
         if path is None:
             return None
-        dialog = ImportDialog(path, self.window)
+        from engine.synth.casting import suggest_cast
+
+        library = self.window.catalog.library
+        dialog = ImportDialog(path, self.window, suggest=lambda roles, lines: suggest_cast(roles, library, lines))
         dialog.accepted.connect(lambda: self._imported(dialog))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()

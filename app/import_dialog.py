@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.cast_model import format_pan
-from engine.project.importers.build import ImportReport, import_script
+from engine.project.importers.build import CastSuggester, ImportReport, import_script
 from engine.project.importers.parsed import ScriptSyntaxError
 from engine.project.model import Project
 
@@ -34,10 +34,11 @@ from engine.project.model import Project
 class ImportDialog(QDialog):
     """After ``accepted``, ``project`` holds the imported production."""
 
-    def __init__(self, script: Path, parent: QWidget | None = None) -> None:
+    def __init__(self, script: Path, parent: QWidget | None = None, suggest: CastSuggester | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("importDialog")
         self.script = Path(script)
+        self.suggest = suggest
         self.project: Project | None = None
         self.report: ImportReport | None = None
         self.setWindowTitle(f"Import {self.script.name}")
@@ -48,9 +49,9 @@ class ImportDialog(QDialog):
         self.narrate = QCheckBox("Voice action paragraphs with a NARRATOR", self)
         self.narrate.setToolTip("Otherwise action stays as scene notes and is not spoken")
         self.narrate.toggled.connect(self.reload)
-        self.cast = QTableWidget(0, 5, self)
+        self.cast = QTableWidget(0, 6, self)
         self.cast.setObjectName("importCast")
-        self.cast.setHorizontalHeaderLabels(["Role", "Lines", "Pitch", "Speed", "Pan"])
+        self.cast.setHorizontalHeaderLabels(["Role", "Lines", "Voice", "Pitch", "Speed", "Pan"])
         self.cast.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.cast.verticalHeader().hide()
         self.cast.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -74,7 +75,8 @@ class ImportDialog(QDialog):
     def reload(self) -> None:
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         try:
-            self.project, self.report = import_script(self.script, narrate_action=self.narrate.isChecked())
+            self.project, self.report = import_script(self.script, narrate_action=self.narrate.isChecked(),
+                                                      suggest=self.suggest)
         except (ScriptSyntaxError, ValueError, OSError) as exc:
             self.project, self.report = None, None
             self.summary.setText(f"<b>{self.script.name} cannot be imported.</b>")
@@ -91,7 +93,8 @@ class ImportDialog(QDialog):
         for row, role in enumerate(project.cast):
             name = QTableWidgetItem(role.name)
             name.setForeground(QColor(role.colour))
-            cells = [name, QTableWidgetItem(str(report.lines_per_role.get(role.name, 0))),
+            voice = role.voice.voice + (f" ({role.voice.speaker})" if role.voice.speaker is not None else "")
+            cells = [name, QTableWidgetItem(str(report.lines_per_role.get(role.name, 0))), QTableWidgetItem(voice),
                      QTableWidgetItem(f"{role.voice.pitch:+.1f} st"), QTableWidgetItem(f"{role.voice.speed:.2f}×"),
                      QTableWidgetItem(format_pan(role.pan))]
             for col, item in enumerate(cells):

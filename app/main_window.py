@@ -22,13 +22,14 @@ from app.document import Document
 from app.engine_link import EngineLink, SessionFactory, default_session_factory
 from app.engine_presenter import EnginePresenter
 from app.file_ops import FileOps
+from app.get_voices import GetVoicesDialog
 from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.status_bar import StatusBar
 from app.voices import VoiceCatalog
-from engine.project.model import Project
+from engine.project.model import Project, VoiceParams
 from engine.session import Session
 
 __all__ = ["MainWindow", "SessionFactory", "default_session_factory"]
@@ -50,6 +51,7 @@ class MainWindow(QMainWindow):
         self.autosaver = Autosaver(self.doc, self.recovery, self)
         self.engine = EngineLink(self.doc, self.session_factory, self.marshal, self)
         self.last_error: str | None = None  # the last error shown to the producer (tests read it)
+        self.voices_dialog: GetVoicesDialog | None = None
         # Made by app/menus.py:
         self.recent_menu: QMenu
         self.output_menu: QMenu
@@ -131,6 +133,8 @@ class MainWindow(QMainWindow):
         doc.undo.cleanChanged.connect(self._clean_changed)
         a["add_role"].triggered.connect(self.cast.add_role)
         a["audition"].triggered.connect(lambda: self.cast.audition_row(self.cast.current_row()))
+        a["suggest_cast"].triggered.connect(self.cast.suggest_cast)
+        a["get_voices"].triggered.connect(lambda: self.get_voices())
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
@@ -141,6 +145,7 @@ class MainWindow(QMainWindow):
         doc.projectReplaced.connect(self._project_replaced)
         doc.pathChanged.connect(self._update_title)
         self.cast.auditionRequested.connect(self.audition)
+        self.cast.auditionVoice.connect(self.audition_voice)
         self.engine.problem.connect(self.show_status)
         for source in (self.cast.status, self.script.status):
             source.connect(self.show_status)
@@ -290,6 +295,29 @@ class MainWindow(QMainWindow):
             return
         self.engine.audition(role, text)
         self.statusBar().showMessage(f"Auditioning {role}: “{text[:60]}”", 5000)
+
+    def audition_voice(self, role: str, text: str, voice: VoiceParams) -> None:
+        """Hear a role with trial voice settings (a speaker being browsed), not recasting it."""
+        if not self.engine.running():
+            return
+        self.engine.audition(role, text, voice)
+        speaker = f" as speaker {voice.speaker}" if voice.speaker is not None else ""
+        self.statusBar().showMessage(f"Auditioning {role}{speaker}: “{text[:60]}”", 5000)
+
+    def get_voices(self, location: str | None = None) -> GetVoicesDialog:
+        """Voices > Get Voices…: one dialog per window, kept while hidden so a download goes on."""
+        if self.voices_dialog is None:
+            self.voices_dialog = GetVoicesDialog(self.catalog, self.marshal, self.engine.play_recording,
+                                                 location, self)
+            self.voices_dialog.voiceInstalled.connect(self._voice_installed)
+            self.voices_dialog.load()
+        self.voices_dialog.show()
+        self.voices_dialog.raise_()
+        return self.voices_dialog
+
+    def _voice_installed(self, key: str) -> None:
+        self.cast.model.reset()  # roles waiting for this voice lose their red mark; pickers list it
+        self.statusBar().showMessage(f"Installed voice {key}: pick it in any role's Voice column", 8000)
 
     # ---- messages -------------------------------------------------------------------------
     def show_error(self, title: str, text: str) -> None:

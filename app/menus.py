@@ -68,6 +68,14 @@ def build_menus(w: StudioWindow) -> None:
     w.master_menu.aboutToShow.connect(lambda: fill_master_menu(w))
     mix.addMenu(w.master_menu)
 
+    cast = bar.addMenu("&Cast")
+    for name in ("add_role", "audition"):
+        cast.addAction(a[name])
+    cast.addSeparator()
+    cast.addAction(a["suggest_cast"])
+    voices = bar.addMenu("V&oices")
+    voices.addAction(a["get_voices"])
+
     view = bar.addMenu("&View")
     for dock in (w.cast_dock, w.timeline_dock, w.monitor_dock):
         view.addAction(dock.toggleViewAction())

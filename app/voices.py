@@ -59,6 +59,16 @@ class VoiceCatalog:
         info = self.resolve(voice)
         return _speaker_names(info) if isinstance(info, VoiceInfo) else ()
 
+    def speaker_value(self, voice: str, picked: object) -> int | str | None:
+        """What a role stores for a picked speaker: the name where the voice names its
+        speakers (speaker_id_map; the file then reads "bob", not 1), else the number."""
+        names = self.speakers(voice)
+        if isinstance(picked, str) and picked.isdigit():
+            picked = int(picked)
+        if isinstance(picked, int) and not isinstance(picked, bool) and 0 <= picked < len(names):
+            return names[picked] if names[picked] != str(picked) else picked
+        return picked if isinstance(picked, (int, str)) else None
+
     def problem(self, voice: str, speaker: int | str | None) -> str | None:
         """Why a role with this voice and speaker cannot speak, or None."""
         info = self.resolve(voice)

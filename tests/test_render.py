@@ -18,9 +18,10 @@ from engine.audio.loudness import true_peak_dbtp
 from engine.cli import main
 from engine.export.render import RenderOptions, render_project, stem_filename
 from engine.project.fileformat import load_project, save_project
+from engine.project.model import VoiceParams
 from engine.synth.cache import ClipCache, cache_dir_for
 from engine.synth.library import VoiceLibrary
-from engine.synth.pipeline import Cancelled, LineErrors
+from engine.synth.pipeline import Cancelled, LineErrors, plan_lines
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.conftest import SAMPLE, tiny_project
 
@@ -339,3 +340,25 @@ def test_fountain_sample_imports_and_renders(tmp_path, capsys):
     for line in dual:
         index = [x.id for x in project.lines].index(line.id)
         assert by_id[line.id]["start"] == pytest.approx(by_id[project.lines[index - 1].id]["start"], abs=1e-3)
+
+
+def test_an_unknown_speaker_is_one_line_naming_the_role(tmp_path, tiny_saved, tiny_voices):
+    """A speaker name that the voice's speaker_id_map lacks is the role's problem, said once
+    (not once per line), naming the role and the speakers there are."""
+    project = load_project(tiny_saved)
+    project.cast[1].voice = VoiceParams(voice=str(tiny_voices["multi"]), speaker="dave")
+    with pytest.raises(LineErrors) as caught:
+        render_project(project, synth_for(tiny_saved), tmp_path / "out")
+    assert caught.value.problems == [
+        "role ROLE1 (2 lines, first line 2): voice 'tiny-multi' has no speaker 'dave' "
+        "(speakers: alice, bob, carol)"]
+
+
+def test_a_speaker_by_name_renders_as_that_speaker(tmp_path, tiny_saved, tiny_voices):
+    project = load_project(tiny_saved)
+    for role, speaker in zip(project.cast, ("bob", 1, "carol"), strict=True):
+        role.voice = VoiceParams(voice=str(tiny_voices["multi"]), speaker=speaker)
+    synth = synth_for(tiny_saved)
+    plans = plan_lines(project, synth)
+    ids = {project.lines[i].role: plans[project.lines[i].id].settings.speaker_id for i in range(3)}
+    assert ids == {"ROLE0": 1, "ROLE1": 1, "ROLE2": 2}

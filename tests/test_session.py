@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 
 from engine.audio.sinks import NullSink
-from engine.project.model import Project
+from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import with_line, with_role
 from engine.session import LineState, Session
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.conftest import tiny_project
+from tests.test_synthesis import dominant_hz
 
 RATE = 48_000
 
@@ -350,3 +351,26 @@ def test_typing_replans_a_line_once_it_has_been_quiet(session_factory: Callable[
     wait_for(lambda: session._lines[target].plan is not plan, timeout=5.0, what="the quiet line re-planned")
     new_plan = session._lines[target].plan
     assert new_plan is not None and new_plan.key == session.synth.plan("A new line", project.cast[2].voice).key
+
+
+def test_audition_tries_another_speaker_without_recasting(session_factory: Callable[..., Session],
+                                                          project: Project, tiny_voices: dict[str, Path]) -> None:
+    session = session_factory(project, prerender=False)
+    role = project.cast[0]
+    trial = VoiceParams(voice=str(tiny_voices["multi"]), speaker="carol")
+    session.audition(role.name, "Testing, one two three.", trial)
+    wait_for(lambda: session.player._audition is not None, what="audition of another speaker")
+    clip, _ = session.player._audition
+    assert dominant_hz(clip, session.rate) == pytest.approx(440, rel=0.05)  # carol (220 Hz x 2), not the role's voice
+    assert session.project.role(role.name).voice == role.voice
+
+
+def test_a_recording_plays_at_once_at_the_project_rate(session_factory: Callable[..., Session],
+                                                       project: Project) -> None:
+    session = session_factory(project, prerender=False)
+    t = np.arange(16_000, dtype=np.float32) / 16_000
+    session.play_recording(0.3 * np.sin(2 * np.pi * 440 * t), 16_000)
+    wait_for(lambda: session.player._audition is not None, what="recording")
+    clip, _ = session.player._audition
+    assert clip.shape[0] == pytest.approx(session.rate, rel=0.01)  # one second, resampled
+    assert dominant_hz(clip, session.rate) == pytest.approx(440, rel=0.02)

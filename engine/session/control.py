@@ -44,7 +44,7 @@ from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.export.render import RenderOptions, RenderReport, render_project
 from engine.metrics.hub import MetricsHub
-from engine.project.model import Project
+from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
 from engine.project.timeline import Placement
 from engine.sched.policy import RolePriorityPolicy
@@ -151,8 +151,14 @@ class Session(LineBook, PlaybackPass, LiveMix):
             raise ValueError(f"loop {region[0]:.2f}-{region[1]:.2f} s: the end must come after the start")
         self._post(lambda: self._set_loop(region))
 
-    def audition(self, role: str, text: str) -> None:
-        self._post(lambda: self._audition(role, text))
+    def audition(self, role: str, text: str, voice: VoiceParams | None = None) -> None:
+        """Hear ``text`` as ``role`` at once; ``voice`` tries other voice settings (a
+        speaker being chosen) without changing the role."""
+        self._post(lambda: self._audition(role, text, voice))
+
+    def play_recording(self, audio: np.ndarray, rate: int) -> None:
+        """Play a mono recording at once on the audition voice (a catalogue's voice sample)."""
+        self._post(lambda: self._play_recording(audio, rate))
 
     def clips(self) -> list[ClipView]:
         return self._clip_views

@@ -20,9 +20,10 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
 from engine.export.render import RenderOptions, programme_for
-from engine.project.model import Project
+from engine.project.model import Project, VoiceParams
 from engine.sched.request import LineRequest, Origin
 from engine.session.base import SessionCore
+from engine.synth import shaping
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.pipeline import Cancelled
 
@@ -112,10 +113,10 @@ class LiveMix(SessionCore):
         self.master_gain_db = future.result()
         self.programme.set_master_gain(self.master_gain_db)
 
-    def _audition(self, role_name: str, text: str) -> None:
+    def _audition(self, role_name: str, text: str, voice: VoiceParams | None = None) -> None:
         try:
             role = self.project.role(role_name)
-            plan = self.synth.plan(text, role.voice, self.project.lexicon)
+            plan = self.synth.plan(text, voice or role.voice, self.project.lexicon)
         except (KeyError, TextError, VoiceError) as exc:
             self.last_error = str(exc)
             return
@@ -129,6 +130,13 @@ class LiveMix(SessionCore):
         gain = 10 ** (self.programme.gain_db / 20)
         self.player.start()
         self.player.audition(future.result(), gain, 10 ** (LIMITER_CEILING_DB / 20))
+
+    def _play_recording(self, audio: np.ndarray, rate: int) -> None:
+        """A recording levelled like a clip, at the project rate, heard like an audition."""
+        clip = shaping.level_loudness(np.asarray(audio, dtype=np.float32), rate)
+        clip = np.ascontiguousarray(shaping.resample(clip, rate, self.rate), dtype=np.float32)
+        self.player.start()
+        self.player.audition(clip, 10 ** (self.programme.gain_db / 20), 10 ** (LIMITER_CEILING_DB / 20))
 
 
 def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,

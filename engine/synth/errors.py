@@ -9,3 +9,13 @@ class VoiceError(RuntimeError):
 
 class TextError(ValueError):
     """A line's text cannot be spoken (empty, or nothing speakable left)."""
+
+
+class CatalogueError(ValueError):
+    """A voice catalogue cannot be read, or lacks the voice asked for (names the source and key)."""
+
+
+class DownloadError(RuntimeError):
+    """A download failed: offline, HTTP error, size or checksum mismatch, full disk.
+
+    Nothing is installed under a final name when this is raised."""

@@ -20,7 +20,8 @@ Progress = Callable[[str, int, int], None]
 
 
 class LineErrors(ValueError):
-    """One or more lines cannot be synthesized; each entry names line and role."""
+    """One or more lines cannot be synthesized; each entry names the line and role, or
+    the role alone when its voice is the problem."""
 
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
@@ -47,16 +48,27 @@ def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
     roles = {r.name: r for r in project.cast}
     plans: dict[str, ClipPlan] = {}
     problems: list[str] = []
+    # A voice problem (missing model, unknown speaker) is the role's: said once, with its lines counted.
+    role_problems: dict[str, tuple[int, str, list[int]]] = {}  # role -> (index in problems, message, lines)
     for number, line in enumerate(project.lines, start=1):
         where = f"line {number} ({line.id}, role {line.role})"
         role = roles.get(line.role)
         if role is None:
             problems.append(f"{where}: unknown role {line.role!r}")
             continue
+        if line.role in role_problems:
+            role_problems[line.role][2].append(number)
+            continue
         try:
             plans[line.id] = synth.plan(line.text, role.voice, project.lexicon)
-        except (TextError, VoiceError) as exc:
+        except TextError as exc:
             problems.append(f"{where}: {exc}")
+        except VoiceError as exc:
+            role_problems[line.role] = (len(problems), str(exc), [number])
+            problems.append("")
+    for name, (index, message, numbers) in role_problems.items():
+        count = f"{len(numbers)} line{'s' if len(numbers) != 1 else ''}, first line {numbers[0]}"
+        problems[index] = f"role {name} ({count}): {message}"
     if problems:
         raise LineErrors(problems)
     return plans

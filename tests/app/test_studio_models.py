@@ -179,8 +179,10 @@ def test_voice_picker_lists_bundled_and_user_voices_and_speakers(qapp, tmp_path,
     assert model.setData(model.index(0, CastCol.VOICE), "tiny-multi")
     assert model.flags(speaker) & Qt.ItemFlag.ItemIsEditable
     assert [label for label, _ in panel._speaker_choices(speaker)] == ["alice (0)", "bob (1)", "carol (2)"]
-    assert model.setData(speaker, 1)
-    assert doc.project.cast[0].voice.speaker == 1 and model.data(speaker) == "bob"
+    assert [value for _, value in panel._speaker_choices(speaker)] == ["alice", "bob", "carol"]
+    assert model.setData(speaker, 1)  # a number picks the speaker; a named one is stored by name
+    assert doc.project.cast[0].voice.speaker == "bob" and model.data(speaker) == "bob"
+    assert not model.setData(speaker, "bob")  # the same speaker: no edit
     doc.undo.undo()
     doc.undo.undo()
     assert doc.project.cast[0].voice.voice == "en_US-joe-medium" and doc.project.cast[0].voice.speaker is None

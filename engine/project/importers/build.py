@@ -15,6 +15,7 @@ One set of casting rules for every importer:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,10 @@ _STARTING_VOICES = (
     (0.0, 1.00, 0.0), (-3.0, 0.96, -0.3), (3.0, 1.04, 0.3), (-5.0, 0.92, -0.15),
     (2.0, 1.08, 0.15), (-1.5, 1.0, -0.45), (4.5, 0.98, 0.45), (-7.0, 0.9, 0.0),
 )
+# Chooses the voices once the cast is known: (roles, lines per role) -> voice by role
+# name. The importer knows no installed voices (engine.synth sits above it), so its
+# callers pass engine.synth.casting.suggest_cast bound to their voice library.
+CastSuggester = Callable[[list[Role], dict[str, int]], dict[str, VoiceParams]]
 _TITLES = {"MR", "MRS", "MS", "MISS", "DR", "SIR", "LADY", "LORD", "PROF", "PROFESSOR",
            "CAPT", "CAPTAIN", "REV", "FATHER", "SISTER", "AUNT", "UNCLE", "OLD", "YOUNG"}
 
@@ -76,8 +81,8 @@ def find_aliases(names: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def build_project(parsed: ParsedScript, narrate_action: bool = False,
-                  title: str | None = None) -> tuple[Project, ImportReport]:
+def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str | None = None,
+                  suggest: CastSuggester | None = None) -> tuple[Project, ImportReport]:
     report = ImportReport(warnings=list(parsed.warnings))
     project = Project(title=title or parsed.title or Path(parsed.source).stem or DEFAULT_TITLE)
     scene: Scene | None = None
@@ -133,13 +138,19 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False,
             pending_pause += element.seconds
 
     report.aliases = find_aliases(list(report.lines_per_role))
+    if suggest is not None:
+        chosen = suggest(project.cast, dict(report.lines_per_role))
+        for role in project.cast:
+            role.voice = chosen.get(role.name, role.voice)
     if not project.lines:
         report.warnings.append(f"{parsed.source}: no dialogue found")
     return project, report
 
 
-def import_script(path: Path, narrate_action: bool = False) -> tuple[Project, ImportReport]:
-    """Import a ``.fountain`` / ``.spmd`` or a plain-text ``NAME: line`` script."""
+def import_script(path: Path, narrate_action: bool = False,
+                  suggest: CastSuggester | None = None) -> tuple[Project, ImportReport]:
+    """Import a ``.fountain`` / ``.spmd`` or a plain-text ``NAME: line`` script;
+    ``suggest`` casts the roles from the installed voices."""
     from engine.project.importers.fountain import parse_fountain
     from engine.project.importers.plaintext import parse_plaintext
 
@@ -152,4 +163,4 @@ def import_script(path: Path, narrate_action: bool = False) -> tuple[Project, Im
         parsed = parse_fountain(text, str(path))
     else:
         parsed = parse_plaintext(text, str(path))
-    return build_project(parsed, narrate_action)
+    return build_project(parsed, narrate_action, suggest=suggest)
