@@ -40,8 +40,10 @@ from engine.project.defaults import (
 )
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
+from engine.project.soundformat import sounds_from_dict, sounds_to_dict
 
-FORMAT_VERSION = 1
+# 2: sound lanes and clips (engine/project/soundformat.py); version 1 files load unchanged.
+FORMAT_VERSION = 2
 EXTENSION = ".radioplay"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -134,7 +136,9 @@ def _kind(value: Any) -> str:
             type(None): "null"}.get(type(value), repr(value))
 
 
-def project_to_dict(project: Project) -> dict[str, Any]:
+def project_to_dict(project: Project, project_dir: Path | None = None) -> dict[str, Any]:
+    """The file's JSON tree; sound files are written relative to ``project_dir``
+    when they lie inside it."""
     return {
         "format_version": FORMAT_VERSION,
         "title": project.title,
@@ -145,6 +149,7 @@ def project_to_dict(project: Project) -> dict[str, Any]:
         "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
         "lines": [_line_to_dict(line) for line in project.lines],
         "lexicon": dict(project.lexicon),
+        **sounds_to_dict(project, project_dir),
     }
 
 
@@ -272,6 +277,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         if not isinstance(say, str) or not say.strip():
             raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
 
+    sound_lanes, sounds = sounds_from_dict(r, root, seen_ids)
     sample_rate = r.num(root, "sample_rate", "", DEFAULT_SAMPLE_RATE, lo=SAMPLE_RATE_RANGE[0], hi=SAMPLE_RATE_RANGE[1])
     if not isinstance(sample_rate, int):
         raise r.fail("sample_rate", f"expected a whole number of Hz, got {sample_rate}")
@@ -280,6 +286,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
+        sound_lanes=sound_lanes, sounds=sounds,
     )
 
 
@@ -301,5 +308,6 @@ def load_project(path: str | Path) -> Project:
 
 def save_project(project: Project, path: str | Path) -> None:
     """Write atomically (temporary file, fsync, rename)."""
-    text = json.dumps(project_to_dict(project), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(Path(path), text)
+    path = Path(path)
+    text = json.dumps(project_to_dict(project, path.parent), indent=2, ensure_ascii=False) + "\n"
+    atomic_write_text(path, text)

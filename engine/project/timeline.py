@@ -93,13 +93,14 @@ def estimate_duration(text: str, speed: float = 1.0) -> float:
 
 
 def layout(project: Project, durations: Mapping[str, float],
-           starts: Mapping[str, float] | None = None) -> list[Placement]:
+           starts: Mapping[str, float] | None = None,
+           sound_durations: Mapping[str, float] | None = None) -> list[Placement]:
     """Place every line; ``durations`` maps line id -> seconds (estimated if absent).
 
     ``starts`` pins lines to times for one playback pass only (a late line
     starts where the playhead was when its clip arrived); later lines follow
     it as they would follow an explicit ``start``."""
-    return list(_place(project, project.lines, durations, starts))
+    return list(_place(project, project.lines, durations, starts, _cues(project, sound_durations or {})))
 
 
 def layout_all(project: Project, durations: Mapping[str, float], sound_durations: Mapping[str, float] | None = None,
@@ -112,7 +113,7 @@ def layout_all(project: Project, durations: Mapping[str, float], sound_durations
 
 
 def start_if(project: Project, durations: Mapping[str, float], line_id: str,
-             placement: Mapping[str, object]) -> float:
+             placement: Mapping[str, object], sound_durations: Mapping[str, float] | None = None) -> float:
     """Where ``line_id`` would start if its placement fields (``start``,
     ``overlap``, ``with_previous``, ``pause_before``) were ``placement``: the
     what-if a clip drag asks before it chooses how to record the move. Pure:
@@ -125,7 +126,7 @@ def start_if(project: Project, durations: Mapping[str, float], line_id: str,
         lines.append(line)
     else:
         raise KeyError(f"unknown line {line_id!r}")
-    *_, last = _place(project, lines, durations, None, _cues(project, {}))
+    *_, last = _place(project, lines, durations, None, _cues(project, sound_durations or {}))
     return last.start
 
 

@@ -9,7 +9,10 @@ One set of casting rules for every importer:
 - parentheticals become delivery notes; action and transitions become scene
   notes (action is voiced by a NARRATOR role with ``narrate_action``);
 - a line that ends in a dash (interrupted) makes the next line overlap it;
-  dual dialogue starts with the line it pairs with.
+  dual dialogue starts with the line it pairs with;
+- sound cues become placeholder clips on one sound lane per kind (FX,
+  AMBIENCE, MUSIC), standing before the next line; an OUT cue ends the
+  lane's open bed there. Files are matched later, from the sound library.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from engine.project.importers.parsed import (
     ParsedScript,
     Pause,
     SceneHeading,
+    SoundCue,
     Transition,
 )
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
+from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults
 
 NARRATOR = "NARRATOR"
 INTERRUPTION_OVERLAP_S = 0.25
@@ -51,6 +56,7 @@ class ImportReport:
     """What the producer should know about an import."""
 
     lines_per_role: dict[str, int] = field(default_factory=dict)
+    cues: int = 0  # sound cues (placeholders until a sound is matched or dropped on them)
     aliases: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -88,6 +94,8 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     scene: Scene | None = None
     pending_pause = 0.0
     previous: Line | None = None
+    waiting: list[tuple[SoundClip, str]] = []  # cues (and OUTs) waiting for the line they stand before
+    open_beds: dict[str, SoundClip] = {}  # lane -> the bed an OUT cue would end
 
     def current_scene() -> Scene:
         nonlocal scene
@@ -114,6 +122,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             overlap=INTERRUPTION_OVERLAP_S if interrupted and not with_previous else 0.0,
         )
         project.lines.append(line)
+        for clip, field_name in waiting:
+            setattr(clip, field_name, line.id)
+        waiting.clear()
         report.lines_per_role[role] += 1
         pending_pause = 0.0
         previous = line
@@ -136,7 +147,26 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             current_scene().notes.append(element.text)
         elif isinstance(element, Pause):
             pending_pause += element.seconds
+        elif isinstance(element, SoundCue):
+            lane = _sound_lane(project, element.kind)
+            if element.out:
+                bed = open_beds.pop(lane.name, None)
+                if bed is None:
+                    report.warnings.append(f"line {element.source_line}: {lane.name} OUT with no {lane.kind} "
+                                           "playing; ignored")
+                else:
+                    bed.end = "out"
+                    waiting.append((bed, "out_line"))
+                continue
+            clip = SoundClip(id=f"X{len(project.sounds) + 1:04d}", lane=lane.name, cue=element.text or lane.kind,
+                             **bed_defaults(element.kind))  # type: ignore[arg-type]
+            project.sounds.append(clip)
+            report.cues += 1
+            waiting.append((clip, "line"))
+            if element.kind != "effects":
+                open_beds[lane.name] = clip
 
+    project.sound_lanes.sort(key=lambda lane: LANE_KINDS.index(lane.kind))
     report.aliases = find_aliases(list(report.lines_per_role))
     if suggest is not None:
         chosen = suggest(project.cast, dict(report.lines_per_role))
@@ -145,6 +175,16 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     if not project.lines:
         report.warnings.append(f"{parsed.source}: no dialogue found")
     return project, report
+
+
+def _sound_lane(project: Project, kind: str) -> SoundLane:
+    """The project's lane for cues of a kind (made on the first cue)."""
+    for lane in project.sound_lanes:
+        if lane.kind == kind:
+            return lane
+    lane = SoundLane.of_kind(kind)
+    project.sound_lanes.append(lane)
+    return lane
 
 
 def import_script(path: Path, narrate_action: bool = False,

@@ -13,6 +13,8 @@ Format (one item per line; blank lines are ignored)::
     Mr.  Hollis (dryly): Indeed.       -> Dialogue "MR. HOLLIS", note "dryly"
     [pause 1.5]  [pause]  [pause 500ms] -> Pause 1.5 s / 1.0 s / 0.5 s
     OWEN: [pause 2] Hold on. [pause]   -> Pause, Dialogue, Pause
+    SFX: thunder rolls                 -> SoundCue effects "thunder rolls"
+    MUSIC OUT                          -> SoundCue music, out
 
 Scene comments: a comment whose first word is "Scene" (any case) is a scene;
 an optional number (``1``, ``12b``) and one separator (``:``, ``-``, en or em
@@ -20,6 +22,9 @@ dash, ``.``) after it are dropped, the rest is the heading. With nothing
 left the heading is "Scene N" (or "Scene"). ``# Title:`` also fills
 ``metadata["title"]``. A ``[pause]`` may also open the line before the name.
 A line whose only words are pauses (``BOB: [pause 2]``) is an empty line.
+Sound cues (engine/project/sound.py: ``SFX:``, ``FX:``, ``SOUND:``,
+``AMBIENCE:``, ``ATMOS:``, ``MUSIC:`` in any case, and ``MUSIC OUT``,
+``AMBIENCE OUT``, ``ATMOS OUT``) are cues, never roles.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from __future__ import annotations
 import math
 import re
 
-from .parsed import Dialogue, Element, ParsedScript, Pause, SceneHeading, ScriptSyntaxError
+from engine.project.sound import parse_cue
+
+from .parsed import Dialogue, Element, ParsedScript, Pause, SceneHeading, ScriptSyntaxError, SoundCue
 
 _NAME = re.compile(r"[^\W_](?:[^\W_]|[ .'\u2019\-])*")
 _PAUSE = re.compile(r"\[\s*pause(?![^\W\d_])(?P<value>[^\]]*)\]", re.I)
@@ -51,6 +58,8 @@ def parse_plaintext(text: str, source: str = "<string>") -> ParsedScript:
             _comment(line, number, script)
         elif (m := _PAUSE.fullmatch(line)) is not None:
             script.elements.append(Pause(_seconds(m.group("value"), source, number), number))
+        elif (cue := parse_cue(line)) is not None:
+            script.elements.append(SoundCue(cue.kind, cue.text, number, cue.out))
         else:
             script.elements.extend(_dialogue_line(line, source, number))
     return script
