@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.project.fileformat import FORMAT_VERSION, ProjectFileError, load_project, project_from_dict, save_project
+from engine.project.fileformat import (
+    FORMAT_VERSION,
+    ProjectFileError,
+    load_project,
+    project_from_dict,
+    save_project,
+)
 from engine.project.importers.build import build_project
 from engine.project.importers.fountain import parse_fountain
 from engine.project.importers.parsed import ScriptSyntaxError
