@@ -34,6 +34,15 @@ def _isolated_user_voices(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
         monkeypatch.setenv("RADIOPLAY_VOICE_DIR", str(tmp_path_factory.getbasetemp() / "user-voices"))
 
 
+@pytest.fixture(autouse=True)
+def _isolated_user_sounds(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never read the developer's sound folder or write their sound index."""
+    base = tmp_path_factory.getbasetemp()
+    if "RADIOPLAY_SOUND_DIR" not in os.environ:
+        monkeypatch.setenv("RADIOPLAY_SOUND_DIR", str(base / "user-sounds"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "user-cache"))
+
+
 def tiny_project(voice: Path, roles: int = 3, lines_per_role: int = 2) -> Project:
     names = [f"ROLE{i}" for i in range(roles)]
     project = Project(title="Tiny", sample_rate=48_000, scenes=[Scene("S1", "A room")])

@@ -1,4 +1,4 @@
-"""Offline render: master mix, one stem per role, captions and a cue sheet.
+"""Offline render: master mix, one stem per role, DME stems, captions and a cue sheet.
 
 The mix runs through the same :class:`~engine.audio.programme.Programme`
 the live path plays (block mixer, lane effects, master gain, master preset,
@@ -10,6 +10,12 @@ true-peak limiter), in two steps:
    mix; otherwise it takes one pass through the real chain;
 2. render with that gain and write the master and the stems (post lane
    effect and master gain, pre master chain: they sum to what enters it).
+   With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
+   ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
+   ducking: the three sum to what enters the master chain as well.
+Sound clips are resolved first (engine/export/sounds.py): a missing or
+unreadable file fails the render with one line naming the file and the
+cue, before any synthesis, unless ``allow_missing_sounds``.
 Memory stays flat with production length (clips are memory-mapped from the
 cache, blocks are reused). Every file is written under a temporary name and
 renamed only when all of them are complete, so an interrupted render never
@@ -35,15 +41,19 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.lines import release_clips, synthesize_lines
+from engine.export.sounds import SoundSet, build_sound_bus, check_sounds, resolve_sounds
 from engine.fsutil import atomic_write_text, commit, temp_path_for
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
-from engine.project.timeline import Placement, layout
+from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
+from engine.synth.cache import ClipCache
+from engine.synth.sounds import SoundLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
+DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
 BLOCK = 8192
 # The release of the last consonant (and the limiter's) needs this much after
@@ -57,6 +67,8 @@ class RenderOptions:
     stems: bool = True
     format: str = "wav24"
     block: int = BLOCK
+    allow_missing_sounds: bool = False  # render the rest, with silence where a sound file is missing
+    sound_folders: tuple[Path, ...] = ()  # --sounds DIR: searched after sounds/ beside the project
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -85,6 +97,8 @@ class RenderReport:
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
     placements: list[Placement] = field(default_factory=list)
+    sound_placements: list[SoundPlacement] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # placeholders, sounds rendered as silence
     # Output-length predictor after this render (arena blocks taken before inference).
     prediction_p90_error: float = 0.0
     prediction_misses: int = 0
@@ -109,21 +123,47 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
     return mixer
 
 
-def build_programme(project: Project, mixer: BlockMixer) -> Programme:
-    """The programme of a project: its lanes' effects and its master preset."""
-    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect)
+def build_programme(project: Project, mixer: BlockMixer, sounds: SoundSet | None = None,
+                    sound_placements: list[SoundPlacement] | None = None) -> Programme:
+    """The programme of a project: its lanes' effects, its sound lanes and its master preset."""
+    bus = build_sound_bus(project, sounds or SoundSet(), sound_placements or [], mixer.max_block)
+    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect,
+                     sounds=bus)
 
 
-def programme_for(project: Project, clips: dict[str, np.ndarray],
-                  block: int = BLOCK) -> tuple[Programme, list[Placement], int]:
+def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
+                  sounds: SoundSet | None = None) -> tuple[Programme, list[Placement], int]:
     """What export mixes from these clips: the layout from their real lengths,
-    the mixer, the lanes' effects and master chain, and the programme's length
-    in frames with the tail (reverb, limiter release, the last consonant)."""
+    the mixer, the lanes' effects, sound lanes and master chain, and the
+    programme's length in frames with the tail (reverb, limiter release, the
+    last consonant)."""
+    programme, placements, _, total = plan_mix(project, clips, block, sounds)
+    return programme, placements, total
+
+
+def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
+             ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
+    """:func:`programme_for` with the sound clips' placements too."""
     rate = project.sample_rate
-    placements = layout(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()})
+    sounds = sounds or SoundSet()
+    placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
+                                              sounds.durations(rate))
     mixer = build_mixer(project, clips, placements, block)
-    programme = build_programme(project, mixer)
-    return programme, placements, mixer.length + int(max(TAIL_S, programme.tail_s) * rate)
+    programme = build_programme(project, mixer, sounds, sound_placements)
+    end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
+    return programme, placements, sound_placements, end + int(max(TAIL_S, programme.tail_s) * rate)
+
+
+def project_sounds(project: Project, project_path: Path | None, options: RenderOptions,
+                   cache: ClipCache | None = None) -> tuple[SoundSet, list[str]]:
+    """The project's sounds for a render and the warnings to show; raises
+    MissingSound (one line) for an unusable file unless allowed."""
+    if not project.sounds:
+        return SoundSet(), []
+    project_dir = Path(project_path).resolve().parent if project_path is not None else None
+    library = SoundLibrary.for_project(project_path, options.sound_folders)
+    sounds = resolve_sounds(project, project_dir, library, cache)
+    return sounds, check_sounds(sounds, options.allow_missing_sounds)
 
 
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
@@ -133,14 +173,17 @@ def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> N
 
 def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                    options: RenderOptions | None = None, progress: Progress | None = None,
-                   cancel: threading.Event | None = None, scheduler: Scheduler | None = None) -> RenderReport:
+                   cancel: threading.Event | None = None, scheduler: Scheduler | None = None,
+                   project_path: Path | None = None) -> RenderReport:
+    """``project_path`` locates ``sounds/`` and the clips' relative sound files."""
     options = options or RenderOptions()
     started = time.perf_counter()
     outdir = Path(outdir)
     report = RenderReport(outdir=outdir, lines=len(project.lines))
+    sounds, report.warnings = project_sounds(project, project_path, options, synth.cache)
     result = synthesize_lines(project, synth, progress, cancel, scheduler)
     try:
-        _mix_and_write(project, synth, result, report, outdir, options, progress, cancel, started)
+        _mix_and_write(project, synth, result, report, outdir, options, progress, cancel, started, sounds)
     finally:
         release_clips(synth, result)  # the clips were pinned for the mix
     report.wall_s = time.perf_counter() - started
@@ -149,7 +192,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
 
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
                    outdir: Path, options: RenderOptions, progress: Progress | None,
-                   cancel: threading.Event | None, started: float) -> None:
+                   cancel: threading.Event | None, started: float, sounds: SoundSet) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
     prediction = synth.predictor.report()
@@ -159,8 +202,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.model_seconds = result.model_seconds
 
     rate = project.sample_rate
-    programme, placements, total = programme_for(project, result.clips, options.block)
-    report.placements = placements
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds)
+    report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
 
@@ -182,6 +225,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     if options.stems:
         (outdir / "stems").mkdir(exist_ok=True)
         finals += [outdir / "stems" / stem_filename(r.name) for r in project.cast]
+        (outdir / "dme").mkdir(exist_ok=True)
+        finals += [outdir / "dme" / name for name in DME_FILES]
     temps = [temp_path_for(f) for f in finals]
     writers: list[SparseWavWriter] = []
     latency = programme.latency
@@ -205,7 +250,9 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
                 limited = limited[latency:]
             # Copies: the writer thread encodes them while the next block is mixed.
-            stem_blocks = [stems[lane].copy() for lane in range(len(writers) - 1)]
+            stem_blocks = [stems[lane].copy() for lane in range(len(writers) - 1 - len(DME_FILES))]
+            if options.stems:
+                stem_blocks += list(programme.buses(stems).copy())
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
@@ -221,7 +268,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # Text outputs also go through temporary names (atomic_write_text).
         atomic_write_text(outdir / "captions.srt", captions.srt(project, placements))
         atomic_write_text(outdir / "captions.vtt", captions.vtt(project, placements))
-        atomic_write_text(outdir / "cues.json", captions.cue_sheet(project, placements))
+        atomic_write_text(outdir / "cues.json", captions.cue_sheet(project, placements, sound_placements,
+                                                                   sounds.files))
         for temp, final in zip(temps, finals, strict=True):
             commit(temp, final)
     except BaseException:

@@ -33,7 +33,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,7 +53,8 @@ from engine.session.base import LineRecord, PassState
 from engine.session.lines import LineBook
 from engine.session.mix import LiveMix
 from engine.session.playback import PlaybackPass
-from engine.session.views import ClipView, LineStatus, SessionState, TransportSnapshot, waveform_peaks
+from engine.session.sounds import SoundDesk, SoundSet
+from engine.session.views import ClipView, LineStatus, SessionState, SoundView, TransportSnapshot, waveform_peaks
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 
 log = logging.getLogger("engine.session")
@@ -62,11 +63,12 @@ LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
 
 
-class Session(LineBook, PlaybackPass, LiveMix):
+class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
     def __init__(self, project: Project, project_path: Path | None = None, *, output: str | None = None,
                  prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
                  sink: OutputSink | None = None,
-                 lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK) -> None:
+                 lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK,
+                 sound_folders: Sequence[Path] = ()) -> None:
         self.project = freeze(project)  # the control thread's snapshot
         self._latest = self.project  # the newest handed over (update), for export
         self._latest_typing = False
@@ -101,7 +103,12 @@ class Session(LineBook, PlaybackPass, LiveMix):
         self.master_gain_db: float | None = None  # solved like export's once every clip exists
         self._loudness_signature: object = None
         self._loudness = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-loudness")
+        self.sound_folders = [Path(f) for f in sound_folders]  # --sounds DIR: searched after sounds/
+        self.sound_set = SoundSet()
+        self._library = None
+        self._sound_views = []
         self.mixer = self._new_mixer()
+        self.sound_bus = self._new_sound_bus()
         self.programme = self._new_programme()
         self._block = block
         self._pending = PendingLines.empty()
@@ -110,6 +117,7 @@ class Session(LineBook, PlaybackPass, LiveMix):
         self._closed = False
         self.last_error: str | None = None  # the last problem the control thread met (for a status line)
         self._thread = threading.Thread(target=self._run, name="radioplay-live", daemon=True)
+        self._post(self._resolve_sounds)
         self._post(self._replan_all)
         self._post(self._load_voices)
         if self._prerendering:
@@ -166,6 +174,9 @@ class Session(LineBook, PlaybackPass, LiveMix):
     def line_status(self) -> dict[str, LineStatus]:
         return self._status
 
+    def sounds(self) -> list[SoundView]:
+        return self._sound_views
+
     def clip_peaks(self, line_id: str, columns: int) -> np.ndarray | None:
         record = self._lines.get(line_id)
         clip = record.clip if record is not None else None
@@ -176,7 +187,8 @@ class Session(LineBook, PlaybackPass, LiveMix):
     def transport(self) -> TransportSnapshot:
         snap = self.player.snapshot()
         sink: SinkStats = snap.sink
-        duration = max((c.end for c in self._clip_views), default=0.0)
+        duration = max(max((c.end for c in self._clip_views), default=0.0),
+                       max((s.end for s in self._sound_views), default=0.0))
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.late_log),
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)
@@ -184,7 +196,7 @@ class Session(LineBook, PlaybackPass, LiveMix):
     def state(self) -> SessionState:
         """One read of everything the studio draws; never waits for the control thread."""
         return SessionState(self.transport(), self._status, self._clip_views, self.levels(),
-                            self.metrics.snapshot(), self.last_error)
+                            self.metrics.snapshot(), self.last_error, self._sound_views)
 
     def levels(self) -> MeterSnapshot | None:
         """Per-lane peaks and the master's short-term loudness, as heard live."""

@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.fsutil import atomic_write_text
+from engine.project.model import Project
+from engine.project.sound import SoundClip
 from engine.synth.cache import ClipCache
 
 SOUND_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".mp3", ".aif", ".aiff", ".w64", ".caf")
@@ -233,6 +235,17 @@ class SoundLibrary:
             elif score == best:
                 chosen.append(info)
         return chosen[0] if len(chosen) == 1 else None
+
+
+def assign_matches(project: Project, library: SoundLibrary) -> list[tuple[SoundClip, SoundInfo]]:
+    """Give every placeholder clip the library file its cue matches (in place);
+    returns what was assigned. Ties and misses stay placeholders."""
+    assigned = []
+    for clip in project.sounds:
+        if clip.placeholder and (match := library.match(clip.cue)) is not None:
+            clip.file = match.path
+            assigned.append((clip, match))
+    return assigned
 
 
 def _sound_files(folder: Path) -> Iterable[Path]:
