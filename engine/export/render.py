@@ -47,8 +47,8 @@ from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.sched.scheduler import Scheduler
-from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.cache import ClipCache
+from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.sounds import SoundLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 

@@ -21,13 +21,13 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink
 from engine.audio.soundbus import SoundBus
+from engine.export.sounds import SoundSet
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.request import Deadline, LineRequest, Origin
 from engine.sched.scheduler import Scheduler
 from engine.session.views import ClipView, LineStatus, SoundView
-from engine.export.sounds import SoundSet
 from engine.synth.sounds import SoundLibrary
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 

@@ -43,6 +43,7 @@ from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.export.render import RenderOptions, RenderReport, render_project
+from engine.export.sounds import SoundSet
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
@@ -53,8 +54,15 @@ from engine.session.base import LineRecord, PassState
 from engine.session.lines import LineBook
 from engine.session.mix import LiveMix
 from engine.session.playback import PlaybackPass
-from engine.session.sounds import SoundDesk, SoundSet
-from engine.session.views import ClipView, LineStatus, SessionState, SoundView, TransportSnapshot, waveform_peaks
+from engine.session.sounds import SoundDesk
+from engine.session.views import (
+    ClipView,
+    LineStatus,
+    SessionState,
+    SoundView,
+    TransportSnapshot,
+    waveform_peaks,
+)
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 
 log = logging.getLogger("engine.session")

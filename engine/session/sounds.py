@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.audio.soundbus import SoundBus
-from engine.export.sounds import SoundSet, apply_sound_lanes, place_sounds, resolve_sounds
+from engine.export.sounds import apply_sound_lanes, place_sounds, resolve_sounds
 from engine.project.model import Project
 from engine.project.timeline import SoundPlacement
 from engine.session.base import SessionCore
@@ -68,4 +68,3 @@ class SoundDesk(SessionCore):
         return waveform_peaks(np.ascontiguousarray(audio[:, 0]), columns)
 
 
-__all__ = ["SoundDesk", "SoundSet"]
