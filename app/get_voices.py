@@ -46,9 +46,8 @@ from engine.synth.catalogue import (
     Catalogue,
     CatalogueVoice,
     format_size,
-    load_catalogue,
 )
-from engine.synth.download import DownloadCancelled, download_voice, fetch_recording
+from engine.synth.download import DownloadCancelled, download_voice, fetch_recording, load_catalogue
 from engine.synth.errors import CatalogueError, DownloadError
 
 COLUMNS = ("Voice", "Language", "Quality", "Speakers", "Size", "Installed")

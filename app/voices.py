@@ -42,6 +42,8 @@ class VoiceCatalog:
         if self._entries is None:
             self._entries = []
             for info in self.library.all():
+                if info.backend != "piper":
+                    continue  # the picker sets only a Piper voice id; a Kokoro role needs backend "kokoro" too
                 where = "bundled" if info.source == "bundled" else "user folder"
                 self._entries.append(VoiceEntry(info.id, f"{info.id} ({where})", _speaker_names(info)))
         return self._entries

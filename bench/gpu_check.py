@@ -1,6 +1,7 @@
 """One prepared GPU check: the sample through the CUDA provider into a device pool.
 
     python bench/gpu_check.py [--device auto|cuda|cpu] [--batches 1,2,4,8,16] [--json]
+    python bench/gpu_check.py --kokoro [--device ...] [--lines 8] [--kokoro-voice NAME] [--json]
 
 For each batch size it runs every line of the bundled sample (phoneme ids and
 per-role settings as the studio would use them) through one ONNX Runtime
@@ -167,13 +168,65 @@ def run(device: str, batches: list[int]) -> dict[str, Any]:
     return results
 
 
+def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
+    """The Kokoro case: sample lines through Kokoro-82M on the CUDA provider
+    (batch 1: the published graph's batch dimension is fixed), model audio
+    per second and per-line latency, next to the backend's CPU prior."""
+    from engine.project.model import VoiceParams
+    from engine.synth.kokoro_backend import KokoroBackend, KokoroVoiceModel
+    from engine.synth.piper_backend import SessionLayout
+
+    providers = ["CPUExecutionProvider"]
+    if device == "cuda":
+        import onnxruntime as ort
+
+        if "CUDAExecutionProvider" not in ort.get_available_providers():
+            raise SystemExit("the CUDA provider is missing: pip install 'radioplay[gpu]' (onnxruntime-gpu)")
+        providers = [("CUDAExecutionProvider", {"cudnn_conv_algo_search": "HEURISTIC"}), "CPUExecutionProvider"]
+    library = VoiceLibrary()
+    kokoro = [v for v in library.user() + library.bundled() if v.backend == "kokoro"]
+    if not kokoro:
+        raise SystemExit("no Kokoro voice: pip install 'radioplay[kokoro]'")
+    project = load_project(REPO / "samples" / "the-last-broadcast.radioplay")
+    synth = ClipSynthesizer(library, project.sample_rate,
+                            kokoro=KokoroBackend(SessionLayout(1, 0), providers))  # type: ignore[arg-type]
+    params = VoiceParams(backend="kokoro", voice=voice or kokoro[0].style)
+    plans = [synth.plan(line.text, params) for line in project.lines if line.text.strip()][:lines]
+    model = synth.voice(plans[0].voice)
+    assert isinstance(model, KokoroVoiceModel)
+    units = [(u, plan.settings) for plan in plans for u in synth.phonemize(plan)]
+    model.infer(*units[0])  # warm-up: CUDA kernels and ORT arenas
+    latencies, samples = [], 0
+    started = time.perf_counter()
+    for unit, settings in units:
+        t0 = time.perf_counter()
+        samples += model.infer(unit, settings).shape[0]
+        latencies.append(time.perf_counter() - t0)
+    wall = time.perf_counter() - started
+    session = model._free.get()  # noqa: SLF001 - which providers the session really got
+    model._free.put(session)  # noqa: SLF001
+    rate = samples / model.sample_rate / wall
+    return {"backend": "kokoro", "device": device, "providers": session.get_providers(),  # type: ignore[attr-defined]
+            "model": str(plans[0].voice.model_path), "voice": params.voice, "sentences": len(units),
+            "audio_s_per_s": round(rate, 2), "line_p50_ms": round(float(np.percentile(latencies, 50)) * 1000, 1),
+            "line_p95_ms": round(float(np.percentile(latencies, 95)) * 1000, 1),
+            "cpu_prior_audio_s_per_s": round(1.0 / KokoroVoiceModel.cost.seconds_per_audio_second, 2)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
     parser.add_argument("--batches", default="1,2,4,8,16", help="comma-separated batch sizes")
+    parser.add_argument("--kokoro", action="store_true", help="the Kokoro case instead (Kokoro-82M, batch 1)")
+    parser.add_argument("--lines", type=int, default=8, help="Kokoro case: sample lines to voice")
+    parser.add_argument("--kokoro-voice", default=None, help="Kokoro case: style name (default: the first)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     device = ("cuda" if cuda_available() else "cpu") if args.device == "auto" else args.device
+    if args.kokoro:
+        kokoro = run_kokoro(device, args.lines, args.kokoro_voice)
+        print(json.dumps(kokoro) if args.json else "\n".join(f"{k}: {v}" for k, v in kokoro.items()))
+        return 0
     result = run(device, [int(b) for b in args.batches.split(",")])
     if args.json:
         print(json.dumps(result))

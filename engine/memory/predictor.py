@@ -106,6 +106,15 @@ class LengthPredictor:
             if fit is not None and fit.n == 0:
                 fit.prior_a = PRIOR_SAMPLES_PER_PHONEME * sample_rate / PRIOR_RATE
 
+    def set_prior(self, voice: str, samples_per_phoneme: float) -> None:
+        """The voice's backend knows its typical length per phoneme unit (a
+        Kokoro token speaks longer than a Piper id): the prior until the fit
+        has observations of its own. Without it every voice starts from Piper's."""
+        with self._lock:
+            fit = self._fit(voice)
+            if fit.n == 0:
+                fit.prior_a = samples_per_phoneme
+
     def _fit(self, voice: str) -> _VoiceFit:
         fit = self._fits.get(voice)
         if fit is None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.fsutil import atomic_write_text
+from engine.project.blend import BlendError, parse_blend
 from engine.project.defaults import (
     DEFAULT_BACKEND,
     DEFAULT_COLOUR,
@@ -179,14 +180,25 @@ def _line_to_dict(line: Line) -> dict[str, Any]:
     return d
 
 
-def voice_from_dict(r: _Reader, d: Any, path: str) -> VoiceParams:
+def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> VoiceParams:
     d = r.obj(d, path)
+    role = f"role {role_name!r}: " if role_name else ""
     speaker = d.get("speaker")
     if speaker is not None and (isinstance(speaker, bool) or not isinstance(speaker, (int, str))):
         raise r.fail(_join(path, "speaker"), f"expected a speaker id or name, got {_kind(speaker)}")
+    backend = r.text(d, "backend", path, DEFAULT_BACKEND, empty=False)
+    voice = r.text(d, "voice", path, DEFAULT_VOICE, empty=False)
+    if backend == "kokoro":  # a style name or a blend of them: malformed ones fail here, not at play
+        try:
+            parse_blend(voice)
+        except BlendError as exc:
+            raise r.fail(_join(path, "voice"), f"{role}{exc}") from None
+        if speaker is not None:
+            raise r.fail(_join(path, "speaker"), f"{role}Kokoro voices have no speakers (pick a style "
+                         "vector or a blend in voice)")
     return VoiceParams(
-        backend=r.text(d, "backend", path, DEFAULT_BACKEND, empty=False),
-        voice=r.text(d, "voice", path, DEFAULT_VOICE, empty=False),
+        backend=backend,
+        voice=voice,
         speaker=speaker,
         speed=r.num(d, "speed", path, DEFAULT_SPEED, lo=VOICE_RANGES["speed"][0], hi=VOICE_RANGES["speed"][1]),
         variation=r.num(d, "variation", path, DEFAULT_VARIATION, lo=VOICE_RANGES["variation"][0],
@@ -223,7 +235,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         if not _COLOUR.match(colour):
             raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
         cast.append(Role(
-            name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), _join(path, "voice")),
+            name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), _join(path, "voice"), name),
             gain_db=r.num(rd, "gain_db", path, DEFAULT_GAIN_DB, lo=GAIN_DB_RANGE[0], hi=GAIN_DB_RANGE[1]),
             pan=r.num(rd, "pan", path, DEFAULT_PAN, lo=PAN_RANGE[0], hi=PAN_RANGE[1]),
             mute=r.flag(rd, "mute", path, False), solo=r.flag(rd, "solo", path, False),

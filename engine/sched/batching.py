@@ -14,8 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from engine.synth.backend import InferenceSettings, PhonemeUnit
-from engine.synth.piper_backend import PiperVoiceModel
+from engine.synth.backend import InferenceSettings, LoadedVoice, PhonemeUnit
 
 _ALPHA = 0.2
 SIGNIFICANT = 0.05
@@ -35,7 +34,7 @@ class BatchSizer:
         self._batches = 0
         self._lock = threading.Lock()
 
-    def measure(self, model: PiperVoiceModel, settings: InferenceSettings, units: list[PhonemeUnit],
+    def measure(self, model: LoadedVoice, settings: InferenceSettings, units: list[PhonemeUnit],
                 clock: Callable[[], float] = time.perf_counter) -> int:
         """Time each candidate on ``units`` (run twice, best kept); pick the fastest."""
         if self.fixed:

@@ -57,6 +57,7 @@ class PendingArrays:
     deadline: np.ndarray  # float64: monotonic s (wall) or timeline s
     arrival: np.ndarray  # float64 monotonic s
     role: np.ndarray  # int64 role ids
+    work: np.ndarray | None = None  # float64 expected inference seconds; None = nothing known
 
 
 class Policy(Protocol):
@@ -92,6 +93,8 @@ class RolePriorityPolicy:
     coherence_s: float = COHERENCE_S
 
     def slack(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        """Time left until each line is needed, less the time it takes to make
+        (a 5 s Kokoro line due in 6 s has 1 s of slack, a Piper one 5.6 s)."""
         slack = np.full(p.weight.shape, self.horizon_s)
         wall = p.kind == KIND_WALL
         slack[wall] = p.deadline[wall] - now
@@ -102,6 +105,9 @@ class RolePriorityPolicy:
         else:
             # Stopped: nothing is due, but keep lines near the playhead first.
             slack[timeline] = self.horizon_s + np.abs(p.deadline[timeline] - playhead.position_s)
+        if p.work is not None:
+            due = wall | (timeline & playhead.playing)
+            slack[due] -= p.work[due]
         return np.asarray(slack)
 
     def continuity(self, p: PendingArrays) -> np.ndarray:

@@ -33,6 +33,7 @@ import numpy as np
 
 from engine.metrics.hub import MetricsHub
 from engine.sched.batching import BatchSizer
+from engine.sched.cost import CostModel
 from engine.sched.hashring import WeightedHashRing
 from engine.sched.job import Job
 from engine.sched.policy import PendingArrays, Playhead, Policy
@@ -76,6 +77,9 @@ class Scheduler(SchedulerTick):
         self.tick_s = tick_s
         self.frontend_ahead = frontend_ahead
         self.workers = max(1, synth.backend.layout.sessions)
+        # Seconds of inference per audio second, per backend: a Kokoro line's
+        # slack is shortened by the time it takes to make (engine.sched.cost).
+        self.cost = CostModel({name: backend.cost for name, backend in synth.backends.items()})
         self.ring = WeightedHashRing()
         for w in range(self.workers):
             self.ring.add(f"infer-{w}")
@@ -152,7 +156,7 @@ class Scheduler(SchedulerTick):
                     if job is not None:
                         break
             if job is None:
-                job = self._table.add(request)
+                job = self._table.add(request, self.cost.work(request.plan))
                 self._jobs[request.key] = job
                 self._shape_groups[job.shape_key] += 1
             else:
@@ -328,7 +332,7 @@ class Scheduler(SchedulerTick):
         if top is not None and top is not lead and self._overdue(top, self.clock()):
             lead = top  # a listener waits for it: no worker affinity is worth that
         batch = [lead]
-        size = self.batch.size
+        size = self.batch.size if self.synth.cost(lead.plan).batches else 1
         if size > 1:
             for i in np.argsort(-scores):
                 if len(batch) >= size or not np.isfinite(scores[i]):
@@ -359,7 +363,10 @@ class Scheduler(SchedulerTick):
             finished = self.clock()
             with self._cond:
                 self._busy[worker] += finished - started
-            self.batch.observe(len(batch), sum(a.shape[0] for a in audio), finished - started)
+            samples = sum(a.shape[0] for a in audio)
+            if self.synth.cost(batch[0].plan).batches:  # a Kokoro line says nothing of Piper's batch sizes
+                self.batch.observe(len(batch), samples, finished - started)
+            self.cost.observe(batch[0].plan.voice.backend, finished - started, samples / model.sample_rate)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
             pos = 0

@@ -28,6 +28,7 @@ class PendingTable:
         self.deadline = np.zeros(capacity)
         self.arrival = np.zeros(capacity)
         self.role = np.zeros(capacity, dtype=np.int64)
+        self.work = np.zeros(capacity)  # expected inference seconds (engine.sched.cost)
         self.alive = np.zeros(capacity, dtype=bool)
         self.role_ids: dict[str, int] = {}
 
@@ -37,7 +38,7 @@ class PendingTable:
     def any(self) -> bool:
         return bool(self.alive.any())
 
-    def add(self, request: LineRequest) -> Job:
+    def add(self, request: LineRequest, work: float = 0.0) -> Job:
         slot = self._free.pop()
         job = Job(request.plan, request.role, slot, request.origin)
         self.jobs[slot] = job
@@ -48,6 +49,7 @@ class PendingTable:
         self.deadline[slot] = request.deadline.value
         self.arrival[slot] = request.arrival
         self.role[slot] = self.role_ids.setdefault(request.role, len(self.role_ids))
+        self.work[slot] = work
         return job
 
     def merge(self, job: Job, request: LineRequest) -> None:
@@ -77,4 +79,4 @@ class PendingTable:
         """Slot indices of the pending jobs and their arrays, for a policy."""
         idx = np.flatnonzero(self.alive)
         return idx, PendingArrays(self.weight[idx], self.origin[idx], self.kind[idx], self.deadline[idx],
-                                  self.arrival[idx], self.role[idx])
+                                  self.arrival[idx], self.role[idx], self.work[idx])

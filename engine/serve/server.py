@@ -134,9 +134,9 @@ def build_service(config: ServeConfig) -> Service:
     project_path = Path(config.project)
     project = load_project(project_path)
     synth = make_synthesizer(project_path, project.sample_rate)
-    for voice in sorted({r.voice.voice for r in project.cast}):
+    for backend, voice in sorted({(r.voice.backend, r.voice.voice) for r in project.cast}):
         try:  # load each voice now: the first request should not pay for it
-            synth.voice(synth.library.resolve(voice))
+            synth.voice(synth.library.resolve(voice, backend))
         except VoiceError as exc:
             log.warning("voice %s cannot be loaded; its roles will answer 500: %s", voice, exc)
     renders = RenderStore(renders_dir_for(project_path), config.link_ttl, int(config.render_quota_mb * 1e6))

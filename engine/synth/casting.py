@@ -20,9 +20,10 @@ from engine.project.model import Role, VoiceParams
 from engine.synth.library import VoiceInfo, VoiceLibrary
 
 # (pitch in semitones, speed) for the k-th role sharing one voice: the first is
-# the voice as it is; the others mild enough to stay natural.
-VARIANTS = ((0.0, 1.00), (-3.0, 0.96), (3.0, 1.04), (-5.0, 0.92), (2.0, 1.08), (-1.5, 1.0), (4.5, 0.98),
-            (-7.0, 0.9))
+# the voice as it is. The others stay within 1.5 semitones, told apart by
+# speed as much as by pitch: the ±3 st shifts once used cost intelligibility.
+VARIANTS = ((0.0, 1.00), (-1.5, 0.95), (1.5, 1.05), (-1.0, 1.09), (1.0, 0.91), (-0.5, 1.13), (0.5, 0.87),
+            (-1.5, 1.1))
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Casting:
 
     voice: str
     speaker: int | str | None = None
+    backend: str = "piper"
 
 
 def _family(code: str) -> str:
@@ -41,23 +43,29 @@ def castings(voices: Sequence[VoiceInfo], language: str | None = None) -> list[C
     """Every distinct sound the voices offer, in the order roles take them.
 
     Voices of ``language`` only (a family such as ``en``, or a code), the
-    bundled voice first, then the others by id. Round-robin over voices: the
+    bundled voice first, then the others by id, Piper before Kokoro (Kokoro
+    costs several times Piper's synthesis time: a cast of it pre-renders
+    longer and may not keep up live on a small CPU). Round-robin over voices: the
     first speaker of every voice, then every voice's second speaker, and so
     on, so a large multi-speaker model does not crowd the other voices out.
     """
     family = _family(language) if language else None
     chosen = [v for v in voices if family is None or not v.language or _family(v.language) == family]
-    chosen.sort(key=lambda v: (v.source != "bundled", v.id))
+    chosen.sort(key=lambda v: (v.backend != "piper", v.source != "bundled", v.id))
     per_voice = []
     for v in chosen:
-        if v.num_speakers <= 1:
+        if v.backend == "kokoro":
+            per_voice.append([Casting(v.style, backend="kokoro")])
+        elif v.num_speakers <= 1:
             per_voice.append([Casting(v.id)])
         else:
             names = {sid: name for name, sid in v.speakers.items()}
             per_voice.append([Casting(v.id, names.get(i, i)) for i in range(v.num_speakers)])
     result: list[Casting] = []
-    for rank in range(max((len(c) for c in per_voice), default=0)):
-        result.extend(c[rank] for c in per_voice if rank < len(c))
+    for backend in ("piper", "kokoro"):  # every Piper sound before the slower backend's
+        group = [c for c in per_voice if c[0].backend == backend]
+        for rank in range(max((len(c) for c in group), default=0)):
+            result.extend(c[rank] for c in group if rank < len(c))
     return result
 
 
@@ -81,7 +89,7 @@ def suggest_cast(roles: Sequence[Role], library: VoiceLibrary, lines_per_role: M
         role = roles[index]
         sound = sounds[rank % len(sounds)]
         pitch, speed = VARIANTS[(rank // len(sounds)) % len(VARIANTS)]
-        cast[role.name] = role.voice.with_changes(backend="piper", voice=sound.voice, speaker=sound.speaker,
+        cast[role.name] = role.voice.with_changes(backend=sound.backend, voice=sound.voice, speaker=sound.speaker,
                                                   pitch=pitch, speed=speed)
     return cast
 

@@ -101,7 +101,7 @@ class Catalogue:
 
     def url_of(self, file: CatalogueFile) -> str:
         """``<catalogue folder>/<path>`` as a URL (a local catalogue's files are file: URLs)."""
-        base = self.source if _is_url(self.source) else Path(self.source).resolve().as_uri()
+        base = self.source if is_url(self.source) else Path(self.source).resolve().as_uri()
         return urljoin(base, quote(file.path))
 
     def find(self, key: str) -> CatalogueVoice:
@@ -139,7 +139,7 @@ class Catalogue:
         return sorted({v.quality for v in self.voices}, key=lambda q: (order.get(q, 9), q))
 
 
-def _is_url(location: str) -> bool:
+def is_url(location: str) -> bool:
     return urlsplit(location).scheme in ("http", "https", "file")
 
 
@@ -219,22 +219,6 @@ def _file(where: str, path: object, meta: object) -> CatalogueFile:
     if not _MD5.match(md5):
         raise CatalogueError(f"{where}: md5_digest: expected 32 hex digits, got {md5!r}")
     return CatalogueFile(path, size, md5)
-
-
-def load_catalogue(location: str | None = None, timeout: float = 20.0) -> Catalogue:
-    """Read a catalogue from a URL (http, https, file) or a local path; the
-    official Piper catalogue by default. Raises CatalogueError or DownloadError."""
-    from engine.synth.download import fetch_bytes
-
-    location = location or DEFAULT_CATALOGUE_URL
-    if _is_url(location):
-        return parse_catalogue(fetch_bytes(location, timeout, what="the voice catalogue"), location)
-    path = Path(location).expanduser()
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CatalogueError(f"{path}: cannot read the voice catalogue: {exc.strerror or exc}") from None
-    return parse_catalogue(data, str(path))
 
 
 def format_size(size: int) -> str:

@@ -30,8 +30,15 @@ from urllib.request import Request, urlopen
 import numpy as np
 
 from engine.fsutil import commit
-from engine.synth.catalogue import Catalogue, CatalogueFile, CatalogueVoice
-from engine.synth.errors import DownloadError
+from engine.synth.catalogue import (
+    DEFAULT_CATALOGUE_URL,
+    Catalogue,
+    CatalogueFile,
+    CatalogueVoice,
+    is_url,
+    parse_catalogue,
+)
+from engine.synth.errors import CatalogueError, DownloadError
 
 CHUNK = 1 << 16
 MAX_CATALOGUE_BYTES = 64 << 20  # the official voices.json is well under 1 MB
@@ -232,3 +239,17 @@ def fetch_recording(url: str, timeout: float = 20.0) -> tuple[np.ndarray, int]:
     except (RuntimeError, sf.LibsndfileError) as exc:
         raise DownloadError(f"{url}: cannot decode the voice sample ({exc})") from None
     return np.ascontiguousarray(audio.mean(axis=1), dtype=np.float32), int(rate)
+
+
+def load_catalogue(location: str | None = None, timeout: float = 20.0) -> Catalogue:
+    """Read a catalogue from a URL (http, https, file) or a local path; the
+    official Piper catalogue by default. Raises CatalogueError or DownloadError."""
+    location = location or DEFAULT_CATALOGUE_URL
+    if is_url(location):
+        return parse_catalogue(fetch_bytes(location, timeout, what="the voice catalogue"), location)
+    path = Path(location).expanduser()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CatalogueError(f"{path}: cannot read the voice catalogue: {exc.strerror or exc}") from None
+    return parse_catalogue(data, str(path))

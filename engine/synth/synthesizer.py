@@ -21,12 +21,13 @@ from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
 from engine.project.model import VoiceParams
 from engine.synth import shaping
-from engine.synth.backend import InferenceSettings, PhonemeUnit
+from engine.synth.backend import BackendCost, InferenceSettings, LoadedVoice, PhonemeUnit, VoiceBackend
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.errors import VoiceError
 from engine.synth.frontend import PreparedText, prepare
+from engine.synth.kokoro_backend import KokoroBackend
 from engine.synth.library import VoiceInfo, VoiceLibrary
-from engine.synth.piper_backend import PiperBackend, PiperVoiceModel
+from engine.synth.piper_backend import PiperBackend
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,18 @@ class ClipSynthesizer:
     so tests can prove that unchanged lines are never synthesized again."""
 
     def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
-                 backend: PiperBackend | None = None, high_quality_pitch: bool = False) -> None:
+                 backend: PiperBackend | None = None, high_quality_pitch: bool = False,
+                 kokoro: KokoroBackend | None = None) -> None:
         self.library = library
         self.sample_rate = sample_rate
         self.cache = cache if cache is not None else ClipCache()
         self.backend = backend or PiperBackend()
+        # Every backend spreads its sessions the same way (the scheduler runs
+        # one inference worker per session of that layout).
+        self.backends: dict[str, VoiceBackend] = {
+            "piper": self.backend, "kokoro": kokoro or KokoroBackend(self.backend.layout)}
         self.high_quality_pitch = high_quality_pitch
-        self._voices: dict[str, PiperVoiceModel] = {}
+        self._voices: dict[str, LoadedVoice] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
         # Clip length (frames at the project rate) from phoneme count and speed,
@@ -73,8 +79,12 @@ class ClipSynthesizer:
 
     @staticmethod
     def length_key(plan: ClipPlan) -> str:
-        """Lengths depend on the voice and speaker, not on pitch or text."""
-        return f"{plan.voice.model_path}#{plan.settings.speaker_id}"
+        """Lengths depend on the voice and speaker (Kokoro: style), not on pitch or text."""
+        return f"{plan.voice.model_path}#{plan.settings.speaker_id}{plan.settings.style}"
+
+    def cost(self, plan: ClipPlan) -> BackendCost:
+        """What a second of this plan's audio costs its backend (scheduler, outlook)."""
+        return self.backends[plan.voice.backend].cost
 
     def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
         """Take arena room for the clip before inference (predicted size plus margin)."""
@@ -82,38 +92,44 @@ class ClipSynthesizer:
         frames = self.predictor.reserve_size(self.length_key(plan), phonemes, plan.settings.length_scale)
         return self.cache.reserve(plan.key, frames)
 
-    def voice(self, info: VoiceInfo) -> PiperVoiceModel:
-        key = str(info.model_path)
+    def voice(self, info: VoiceInfo) -> LoadedVoice:
+        """The loaded model (Kokoro: one per model file, shared by its style vectors)."""
+        key = f"{info.backend}:{info.model_path}"
         with self._lock:
             model = self._voices.get(key)
         if model is None:
-            if self.backend.name != "piper":
-                raise VoiceError(f"unsupported voice backend {self.backend.name!r}")
-            model = self.backend.load(info)
+            backend = self.backends.get(info.backend)
+            if backend is None:
+                raise VoiceError(f"unsupported voice backend {info.backend!r}")
+            model = backend.load(info)
             with self._lock:
                 model = self._voices.setdefault(key, model)
         return model
 
     def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> ClipPlan:
         """Raises TextError / VoiceError naming the problem; the caller adds the line/role."""
-        if params.backend != "piper":
-            raise VoiceError(f"unknown voice backend {params.backend!r} (available: piper)")
+        if params.backend not in self.backends:
+            raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
         prepared = prepare(text, lexicon)
-        info = self.library.resolve(params.voice)
+        info = self.library.resolve(params.voice, params.backend)
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
-        settings = model.settings(params.speed, params.variation, params.speaker)
-        key = clip_key(prepared.units, prepared.lexicon_used, self.library.identity(info), params,
-                       speaker_id, self.sample_rate)
-        return ClipPlan(key, prepared, params, info, settings)
+        settings = model.settings(params.speed, params.variation, params.speaker, info.style)
+        identity = self.library.identity(info)
+        if info.style:  # one model and voices file serve many styles: the style is part of the clip
+            identity += "/" + info.style
+        key = clip_key(prepared.units, prepared.lexicon_used, identity, params, speaker_id, self.sample_rate)
+        plan = ClipPlan(key, prepared, params, info, settings)
+        self.predictor.set_prior(self.length_key(plan), self.cost(plan).seconds_per_phoneme * self.sample_rate)
+        return plan
 
     def phonemize(self, plan: ClipPlan) -> list[PhonemeUnit]:
-        return self.voice(plan.voice).phonemize(list(plan.prepared.units))
+        return self.voice(plan.voice).phonemize(list(plan.prepared.units), plan.voice.language)
 
     def infer(self, plan: ClipPlan, units: list[PhonemeUnit] | None = None) -> RawAudio:
         model = self.voice(plan.voice)
         if units is None:
-            units = model.phonemize(list(plan.prepared.units))
+            units = self.phonemize(plan)
         pieces = [model.infer(u, plan.settings) for u in units]
         self.count_synthesis()
         return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate,

