@@ -135,28 +135,33 @@ class GainReader:
         self._index = np.zeros(max_block, dtype=np.int64)
         self._out = np.zeros(max_block, dtype=np.float32)
 
-    def read(self, curve: np.ndarray, t: int, n: int) -> np.ndarray:
-        """A view of ``n`` gains, valid until the next call; 1 past the curve's end."""
-        out = self._out[:n]
+    def read(self, curve: np.ndarray, t: int, n: int) -> np.ndarray | float:
+        """The gains of frames [t, t+n): a float where they are all equal (most
+        blocks: in the clear, or ducked all through a speech), else a view of
+        ``n`` gains, valid until the next call. Past the curve: its last value."""
+        hop = self.hop
         if curve.size < 2:
-            out.fill(1.0 if curve.size == 0 else float(curve[0]))
-            return out
+            return 1.0 if curve.size == 0 else float(curve[0])
+        h0 = min(t // hop, curve.size - 1)
+        h1 = min((t + n - 1) // hop + 1, curve.size - 1)
+        span = curve[h0:h1 + 1]
+        low = float(span.min())
+        if low == float(span.max()):
+            return low
+        out = self._out[:n]
         pos = self._pos[:n]
         np.add(self._frames[:n], t, out=pos)
-        pos /= self.hop
+        pos /= hop
         index = self._index[:n]
         np.floor(pos, out=pos)
         index[...] = pos
         # pos back to the fraction within the hop: (t + k) / hop - floor(...)
         np.add(self._frames[:n], t, out=pos)
-        pos -= index * self.hop
-        pos /= self.hop
+        pos -= index * hop
+        pos /= hop
         np.minimum(index, curve.size - 2, out=index)
-        low = curve[index]
-        high = curve[index + 1]
-        out[...] = low + (high - low) * pos
-        past = (t + n - 1) // self.hop >= curve.size - 1
-        if past:
-            beyond = self._frames[:n] + t >= (curve.size - 1) * self.hop
-            out[beyond] = curve[-1]
+        below = curve[index]
+        out[...] = below + (curve[index + 1] - below) * pos
+        if (t + n - 1) // hop >= curve.size - 1:
+            out[self._frames[:n] + t >= (curve.size - 1) * hop] = curve[-1]
         return out

@@ -125,6 +125,7 @@ class SoundBus:
         self._scratch = np.zeros((max_block, 2), dtype=np.float32)
         self._env = np.zeros(max_block, dtype=np.float32)
         self._tail = np.zeros(max_block, dtype=np.float32)
+        self._touched = np.zeros(self.lanes, dtype=bool)
         self._ramp = np.arange(max_block, dtype=np.float32)
 
     @property
@@ -175,6 +176,8 @@ class SoundBus:
         """Mix frames [t, t+n) into ``stems`` ((lanes, n, 2), overwritten)."""
         index = self._index
         stems.fill(0.0)
+        touched = self._touched
+        touched.fill(False)
         first = bisect.bisect_left(index.starts, t - index.longest)
         last = bisect.bisect_left(index.starts, t + n)
         for i in range(first, last):
@@ -183,13 +186,19 @@ class SoundBus:
                 continue
             a, b = max(t, sound.start), min(t + n, sound.end)
             self._add(sound, a - sound.start, b - a, stems[sound.lane, a - t:b - t])
+            touched[sound.lane] = True
         for lane in range(self.lanes):
-            if not self._audible[lane]:
+            if not touched[lane]:  # silent: nothing to scale or duck
                 continue
             stems[lane] *= self._lane_gains[lane]
             curve = self._curves[lane]
             if curve.size:
-                stems[lane] *= self._reader.read(curve, t, n)[:, None]
+                gains = self._reader.read(curve, t, n)
+                if isinstance(gains, float):
+                    if gains != 1.0:
+                        stems[lane] *= gains
+                else:
+                    stems[lane] *= gains[:, None]
 
     def _add(self, sound: PlacedSound, offset: int, length: int, target: np.ndarray) -> None:
         """Add ``length`` frames of the clip from ``offset`` into ``target``."""
