@@ -202,7 +202,7 @@ class FileOps(QObject):
             from engine.synth.synthesizer import make_synthesizer
 
             synth = make_synthesizer(path, project.sample_rate)
-            return render_project(project, synth, outdir, options, progress, cancel)
+            return render_project(project, synth, outdir, options, progress, cancel, project_path=path)
 
         return render
 

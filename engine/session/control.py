@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -233,8 +234,10 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
         worker thread). Shares the synthesizer and cache, so lines already
         heard are not synthesized again."""
         try:
+            if options is not None and self.sound_folders and not options.sound_folders:
+                options = replace(options, sound_folders=tuple(self.sound_folders))
             return render_project(self._latest, self.synth, outdir, options, progress, cancel,
-                                  scheduler=self.scheduler)
+                                  scheduler=self.scheduler, project_path=self.project_path)
         finally:
             self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
 
