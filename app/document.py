@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
+from app.files import FileIdentity
 from engine.project.model import Line, Project, Role, new_line_id, next_colour
 
 # Line fields an edit may change, and whether they affect timing only.
@@ -43,7 +44,10 @@ class Document(QObject):
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = project if project is not None else Project()
-        self.path = path
+        self.path: Path | None = None
+        # The file at ``path`` as it was last read or written here: recovery checks it is still that file.
+        self.identity: FileIdentity | None = None
+        self.set_path(path)
         self.undo = QUndoStack(self)
         self.undo.setUndoLimit(500)
         # The stack emits indexChanged while it is destroyed, after the Python side of its
@@ -52,18 +56,21 @@ class Document(QObject):
         self.destroyed.connect(lambda: undo.blockSignals(True))
 
     # ---- whole documents ------------------------------------------------
-    def replace(self, project: Project, path: Path | None, *, modified: bool = False) -> None:
+    def replace(self, project: Project, path: Path | None, *, modified: bool = False,
+                identity: FileIdentity | None = None) -> None:
         self.project = project
         self.undo.clear()
         if modified:
             self.undo.resetClean()  # no clean state: the title keeps its [*] until saved
         else:
             self.undo.setClean()
-        self.set_path(path)
+        self.set_path(path, identity)
         self.projectReplaced.emit()
 
-    def set_path(self, path: Path | None) -> None:
-        self.path = Path(path) if path is not None else None
+    def set_path(self, path: Path | None, identity: FileIdentity | None = None) -> None:
+        """Absolute, so a path typed relative to one working folder never names a file in another."""
+        self.path = Path(path).absolute() if path is not None else None
+        self.identity = identity if path is not None else None
         self.pathChanged.emit()
 
     def is_modified(self) -> bool:

@@ -35,7 +35,17 @@ from engine.export.render import RenderOptions, RenderReport
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 
 # What the renderer calls its stages, as a producer would say them.
-STAGES = {"synthesizing": "Voicing lines", "writing": "Mixing and writing files"}
+STAGES = {"synthesizing": "Voicing lines", "analysing": "Measuring loudness",
+          "writing": "Mixing and writing files", "finishing": "Finishing the files"}
+
+
+def stage_text(stage: str, done: int, total: int) -> str:
+    """The progress label: lines for voicing, a percentage for the stages
+    that count blocks (a block count means nothing to a producer)."""
+    name = STAGES.get(stage, stage.capitalize())
+    if stage == "synthesizing":
+        return f"{name}… {done} of {total}"
+    return f"{name}… {100 * done // max(total, 1)}%"
 
 
 class ExportDialog(QDialog):
@@ -133,7 +143,7 @@ class ExportJob(QObject):
         if self.cancel_event.is_set():
             return
         self.stage = stage
-        self.progress.setLabelText(f"{STAGES.get(stage, stage.capitalize())}… {done} of {total}")
+        self.progress.setLabelText(stage_text(stage, done, total))
         self.progress.setMaximum(max(total, 1))
         self.progress.setValue(min(done, max(total, 1)))
 

@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QStandardPaths, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QPushButton
 
 from app import panels
 from app.export_dialog import ExportDialog, ExportJob
-from app.files import FILE_FILTER, SCRIPT_FILTER, RecentFiles, read_project, with_extension, write_project
+from app.files import (
+    FILE_FILTER,
+    SCRIPT_FILTER,
+    FileIdentity,
+    RecentFiles,
+    read_project,
+    with_extension,
+    write_project,
+)
 from app.import_dialog import ImportDialog
-from app.recovery import Recovery
+from app.recovery import Recovery, RecoveryStore
+from app.recovery_dialog import DISCARD, RecoveryDialog
 from app.settings import EXPORT_FOLDER
 from app.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
@@ -36,6 +44,7 @@ class FileOps(QObject):
         self.recent = RecentFiles(window.settings)
         self.export_job: ExportJob | None = None
         self.last_report: RenderReport | None = None
+        self.recovered_windows: list[StudioWindow] = []  # more windows opened by a recovery (kept alive here)
 
     # ---- questions (tests replace these) ---------------------------------------
     def ask_save_changes(self) -> str:
@@ -47,15 +56,13 @@ class FileOps(QObject):
         return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
             answer, "cancel")
 
-    def ask_recover(self, recovery: Recovery) -> bool:
-        when = datetime.fromtimestamp(recovery.saved_at).strftime("%Y-%m-%d %H:%M")
-        what = recovery.original.name if recovery.original else (recovery.title or "an unsaved production")
-        answer = QMessageBox.question(
-            self.window, "Recover unsaved work?",
-            f"Radioplay did not close properly last time. Unsaved changes to {what} were kept "
-            f"(autosaved {when}).\n\nRecover them?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes)
-        return answer == QMessageBox.StandardButton.Yes
+    def ask_recover(self, recoveries: list[Recovery]) -> list[Recovery] | None:
+        """The ones to recover (the others are discarded), or None to keep them all for the next start."""
+        dialog = RecoveryDialog(recoveries, self.window)
+        result = dialog.exec()
+        if result == QDialog.DialogCode.Accepted:
+            return dialog.chosen()
+        return [] if result == DISCARD else None
 
     def ask_open_path(self) -> Path | None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open project", self._start_dir(), FILE_FILTER)
@@ -105,7 +112,11 @@ class FileOps(QObject):
         except ProjectFileError as exc:
             self.window.show_error("Cannot open the project", str(exc))
             return False
-        self.doc.replace(project, Path(path))
+        try:
+            identity: FileIdentity | None = FileIdentity.of(Path(path))
+        except OSError:
+            identity = None  # read a moment ago; without it a crash recovery opens as unsaved
+        self.doc.replace(project, Path(path), identity=identity)
         self.recent.add(Path(path))
         self.window.statusBar().showMessage(f"Opened {Path(path).name}", 4000)
         return True
@@ -121,16 +132,16 @@ class FileOps(QObject):
             return False
         if not self._write(with_extension(path)):
             return False
-        self.doc.set_path(with_extension(path))
         self.window.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         return True
 
     def _write(self, path: Path) -> bool:
         try:
-            write_project(self.doc.project, path)
+            identity = write_project(self.doc.project, path)
         except OSError as exc:
             self.window.show_error("Cannot save the project", str(exc))
             return False
+        self.doc.set_path(path, identity)
         self.doc.undo.setClean()
         self.recent.add(path)
         self.window.statusBar().showMessage(f"Saved {path.name}", 4000)
@@ -214,7 +225,8 @@ class FileOps(QObject):
             f"{report.cached} from cache)", 10000)
         box = QMessageBox(QMessageBox.Icon.Information, "Export finished",
                           f"Wrote {len(report.files)} files to {report.outdir}:\nmix.wav, "
-                          f"{'stems, ' if any('stems' in str(f) for f in report.files) else ''}captions and cues.",
+                          f"{'stems, ' if any('stems' in str(f) for f in report.files) else ''}captions and cues."
+                          + "".join(f"\n\nNote: {note}" for note in report.notes),
                           QMessageBox.StandardButton.Close, self.window)
         box.setObjectName("exportDoneBox")
         show = QPushButton("Show Folder", box)
@@ -234,20 +246,52 @@ class FileOps(QObject):
 
     # ---- crash recovery ----------------------------------------------------------------
     def offer_recovery(self) -> bool:
-        """Offer the autosave left by a studio that did not exit cleanly; True if recovered."""
-        store = self.window.recovery
-        recovery = store.pending()
-        if recovery is None:
+        """Offer every autosave left by studios that did not exit cleanly; True if any was recovered.
+
+        The first one recovered replaces this window's (unmodified) document, each further one opens
+        in a new window."""
+        recoveries = self.window.recovery.pending()
+        if not recoveries:
             return False
-        if not self.ask_recover(recovery):
-            store.discard()
+        chosen = self.ask_recover(recoveries)
+        if chosen is None:  # later: offered again at the next start
+            for recovery in recoveries:
+                recovery.release()
             return False
+        for recovery in recoveries:
+            if recovery not in chosen:
+                recovery.discard()
+        recovered = 0
+        for recovery in chosen:
+            window = self.window if recovered == 0 else self._new_window()
+            recovered += window.files._recover(recovery)
+        return recovered > 0
+
+    def _recover(self, recovery: Recovery) -> bool:
         try:
-            project = store.load()
+            project = recovery.load()
         except ProjectFileError as exc:
-            store.discard()
+            recovery.discard()
             self.window.show_error("The autosave cannot be read", str(exc))
             return False
-        self.doc.replace(project, recovery.original, modified=True)
-        self.window.statusBar().showMessage("Recovered your unsaved changes; save to keep them", 10000)
+        self.doc.replace(project, recovery.restore_to, modified=True, identity=recovery.identity)
+        self.window.autosaver.flush()  # this window's own autosave holds it before the old one goes
+        if self.window.autosaver.error is None:
+            recovery.discard()
+        else:
+            recovery.release()
+        if recovery.reason:
+            self.window.show_error("Recovered as a new production",
+                                   f"The recovered changes were not put back into their file: {recovery.reason}."
+                                   "\n\nSave asks for a name, so nothing is overwritten.")
+        else:
+            self.window.statusBar().showMessage("Recovered your unsaved changes; save to keep them", 10000)
         return True
+
+    def _new_window(self) -> StudioWindow:
+        w = self.window
+        other = type(w)(None, settings=w.settings, session_factory=w.session_factory,
+                        recovery=RecoveryStore(w.recovery.root))
+        other.show()
+        self.recovered_windows.append(other)
+        return other

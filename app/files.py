@@ -2,13 +2,19 @@
 
 Content comes from engine.project.fileformat (one definition of the file);
 the write goes through QSaveFile, so a failed or interrupted save leaves the
-previous file untouched.
+previous file untouched. Every read and write also yields the file's
+identity, so crash recovery can tell the file the edits belong to from
+another one that took its place.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QIODevice, QSaveFile, QSettings
 
@@ -21,12 +27,44 @@ SCRIPT_FILTER = "Scripts (*.fountain *.spmd *.txt);;All files (*)"
 MAX_RECENT = 8
 
 
+@dataclass(frozen=True)
+class FileIdentity:
+    """A project file as it was when the studio read or wrote it: which inode, and what content."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path) -> FileIdentity:
+        """Reads the file; OSError when it cannot."""
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            digest = hashlib.sha256(f.read()).hexdigest()
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, digest)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> FileIdentity | None:
+        try:
+            return cls(int(data["device"]), int(data["inode"]), int(data["size"]), int(data["mtime_ns"]),
+                       str(data["sha256"]))
+        except (TypeError, KeyError, ValueError):
+            return None
+
+
 def project_text(project: Project) -> str:
     return json.dumps(project_to_dict(project), indent=2, ensure_ascii=False) + "\n"
 
 
-def write_project(project: Project, path: Path) -> None:
-    """Atomic save (QSaveFile: temporary file, then rename); OSError says why it failed."""
+def write_project(project: Project, path: Path) -> FileIdentity:
+    """Atomic save (QSaveFile: temporary file, then rename); OSError says why it failed.
+
+    Returns the identity of the file written."""
     data = project_text(project).encode("utf-8")
     out = QSaveFile(str(path))
     if not out.open(QIODevice.OpenModeFlag.WriteOnly):
@@ -38,6 +76,8 @@ def write_project(project: Project, path: Path) -> None:
         raise OSError(f"cannot write {path}: {error}")
     if not out.commit():
         raise OSError(f"cannot write {path}: {out.errorString()}")
+    st = os.stat(path)
+    return FileIdentity(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
 
 
 def read_project(path: Path) -> Project:

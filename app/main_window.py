@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def shutdown(self, clean: bool = True) -> None:
-        """Stop timers and threads; a clean exit removes the recovery file."""
+        """Stop timers and threads; a clean exit removes the window's recovery slot."""
         self.presenter.timer.stop()
         self.autosaver.timer.stop()
         self._save_settings()
@@ -346,4 +346,6 @@ class MainWindow(QMainWindow):
         self.engine.wait()
         if clean:
             self.recovery.discard()
+        else:  # unsaved work stays for the next start to offer
+            self.recovery.release()
 

@@ -121,6 +121,8 @@ class ScriptModel(QAbstractTableModel):
             rows.append(("line", line.id))
         self._rows = rows
         self._row_of = {key: i for i, (kind, key) in enumerate(rows) if kind == "line"}
+        # data() runs for every cell the view measures; Project.line() scans the list (O(lines) a cell).
+        self._line_of = {line.id: line for line in self.doc.project.lines}
         self._placements = layout(self.doc.project, self._durations)
         self._starts = {p.line_id: p.start for p in self._placements}
         if self._playing not in self._row_of:
@@ -183,13 +185,17 @@ class ScriptModel(QAbstractTableModel):
         """``statuses``: line id -> LineStatus (anything with ``state.name`` and ``error``)."""
         fresh = {lid: (getattr(s.state, "name", str(s.state)), s.error) for lid, s in statuses.items()}
         changed = [lid for lid in set(fresh) | set(self._status) if fresh.get(lid) != self._status.get(lid)]
-        self._status = fresh
-        for lid in changed:
-            row = self._row_of.get(lid)
-            if row is not None:
-                self.dataChanged.emit(self.index(row, Col.STATUS), self.index(row, Col.STATUS))
-                if fresh.get(lid, ("", None))[0] == "FAILED" or self._status.get(lid, ("", None))[0] == "FAILED":
-                    self.dataChanged.emit(self.index(row, Col.TEXT), self.index(row, Col.TEXT))
+        old, self._status = self._status, fresh
+        rows = [row for row in (self._row_of.get(lid) for lid in changed) if row is not None]
+        if not rows:
+            return
+        # One signal for the span, not one a row: the view re-measures every row's height on each
+        # dataChanged (the rows fit their text), so a signal per row cost rows x rows cells per update.
+        self.dataChanged.emit(self.index(min(rows), Col.STATUS), self.index(max(rows), Col.STATUS))
+        failed = [self._row_of[lid] for lid in changed if lid in self._row_of
+                  and "FAILED" in (fresh.get(lid, ("", None))[0], old.get(lid, ("", None))[0])]
+        if failed:  # a failure's reason shows in the text column
+            self.dataChanged.emit(self.index(min(failed), Col.TEXT), self.index(max(failed), Col.TEXT))
 
     def status_of(self, line_id: str) -> tuple[str, str | None] | None:
         return self._status.get(line_id)
@@ -270,7 +276,7 @@ class ScriptModel(QAbstractTableModel):
             return self._scene_data(key, index.column(), role)
         if role == LINE_ID:
             return key
-        line = self.doc.project.line(key)
+        line = self._line_of.get(key) or self.doc.project.line(key)
         col = Col(index.column())
         status = self._status.get(key)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QLayout, QMenu, QMenuBar, QSt
 
 from app.cast_panel import CastPanel
 from app.document import Document
-from app.engine_link import EngineLink
+from app.engine_link import EngineLink, SessionFactory
 from app.files import RecentFiles
 from app.marshal import Marshal
 from app.monitor import MonitorDock
-from app.recovery import RecoveryStore
+from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.timeline import TimelineView
 from app.transport_bar import TransportBar
@@ -43,6 +43,8 @@ class StudioWindow(Protocol):
     marshal: Marshal
     catalog: VoiceCatalog
     recovery: RecoveryStore
+    autosaver: Autosaver
+    session_factory: SessionFactory
     engine: EngineLink
     files: FileCommands
     script: ScriptEditor
@@ -61,6 +63,7 @@ class StudioWindow(Protocol):
     master_menu: QMenu
 
     # Qt's own (QMainWindow)
+    def show(self) -> None: ...
     def statusBar(self) -> QStatusBar: ...  # noqa: N802
     def menuBar(self) -> QMenuBar: ...  # noqa: N802
     def addAction(self, action: QAction) -> None: ...  # noqa: N802

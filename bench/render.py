@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -39,7 +40,6 @@ sys.path.insert(0, str(REPO))
 from engine.benchmark import ceiling_synthesizer, measure_ceiling  # noqa: E402
 from engine.export.render import RenderOptions, render_project  # noqa: E402
 from engine.project.fileformat import load_project  # noqa: E402
-from engine.synth.cache import cache_dir_for  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
 from engine.synth.pipeline import plan_lines  # noqa: E402
 from engine.synth.synthesizer import make_synthesizer  # noqa: E402
@@ -56,7 +56,7 @@ def ceiling_of(project_path: Path) -> tuple[float, float]:
 def measure_render(project_path: Path, workdir: Path) -> dict[str, float]:
     copy = workdir / project_path.name
     shutil.copy(project_path, copy)
-    shutil.rmtree(cache_dir_for(copy), ignore_errors=True)
+    os.environ["RADIOPLAY_CACHE_DIR"] = str(workdir / "clip-cache")  # cold: a fresh, empty shared cache
     project = load_project(copy)
     synth = make_synthesizer(copy, project.sample_rate)  # exactly what `radioplay render` uses
     synth.voice(synth.library.resolve(project.cast[0].voice.voice))  # load outside the timing, as the ceiling does

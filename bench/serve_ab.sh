@@ -69,13 +69,13 @@ load() {  # name kind url
 }
 
 run_radioplay() {  # name policy port
-    "$PY" -m engine.cli serve "$WORK/play.radioplay" --host 127.0.0.1 --port "$3" --metrics-port "$(($3 + 100))" \
+    RADIOPLAY_CACHE_DIR="$WORK/clip-cache" "$PY" -m engine.cli serve "$WORK/play.radioplay" --host 127.0.0.1 --port "$3" --metrics-port "$(($3 + 100))" \
         --policy "$2" --queue 2048 > "$WORK/$1-server.log" 2>&1 &
     SERVER_PID=$!
     wait_ready "http://127.0.0.1:$3/roles"
     load "$1" radioplay "http://127.0.0.1:$3/tts"
     kill -INT "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
-    rm -rf "$WORK/play.radioplay-cache"  # the next server starts cold too
+    rm -rf "$WORK/clip-cache"  # the next server starts cold too
 }
 
 run_piper() {  # name port

@@ -79,6 +79,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
@@ -93,9 +94,13 @@ def cmd_render(args: argparse.Namespace) -> int:
                                 sound_folders=tuple(Path(f) for f in args.sounds))
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
+    from engine.synth.clipfolder import CacheFolderError
     from engine.synth.synthesizer import make_synthesizer
 
-    synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    try:
+        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    except CacheFolderError as exc:
+        return _error(str(exc))
     progress = TerminalProgress()
     from engine.export.sounds import MissingSound
 
@@ -110,6 +115,13 @@ def cmd_render(args: argparse.Namespace) -> int:
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
+    except ExportError as exc:
+        progress.close()
+        return _error(str(exc))
+    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
+        progress.close()
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
     progress.close()
     for warning in report.warnings:
         print(f"warning: {warning}")
@@ -123,6 +135,8 @@ def cmd_render(args: argparse.Namespace) -> int:
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
     for file in report.files:
         print(f"  {file}")
+    for note in report.notes:
+        print(f"note: {note}")
     return 0
 
 
@@ -139,7 +153,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.start < 0:
         return _error(f"--from {args.start}: must be 0 or more seconds")
-    session = Session(project, path, output=args.device, sound_folders=[Path(f) for f in args.sounds])
+    from engine.synth.clipfolder import CacheFolderError
+
+    try:
+        session = Session(project, path, output=args.device, sound_folders=[Path(f) for f in args.sounds])
+    except CacheFolderError as exc:
+        return _error(str(exc))
     if session.audio_error:
         if args.device not in (None, "null"):
             session.close()
@@ -168,7 +187,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
                 status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
-            if t.position_s >= t.duration_s + 0.5:
+            if t.position_s >= t.duration_s:  # the length includes the tails
                 break
     except KeyboardInterrupt:
         pass
@@ -292,9 +311,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not config.project.is_file():
         return _error(f"{config.project}: no such project file")
+    from engine.synth.clipfolder import CacheFolderError
+
     try:
         return run(config)
-    except (ProjectFileError, ValueError) as exc:
+    except (ProjectFileError, ValueError, CacheFolderError) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot listen on {args.host}: {exc.strerror or exc}")
@@ -340,7 +361,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache beside the project")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
     _sounds_option(p)
     p.add_argument("--allow-missing-sounds", action="store_true",
                    help="render even if a sound file is missing or unreadable (silence there)")

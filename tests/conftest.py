@@ -35,12 +35,20 @@ def _isolated_user_voices(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
 
 
 @pytest.fixture(autouse=True)
+def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never read or write the developer's clip cache; each test starts cold."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def _isolated_user_sounds(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never read the developer's sound folder or write their sound index."""
     base = tmp_path_factory.getbasetemp()
     if "RADIOPLAY_SOUND_DIR" not in os.environ:
         monkeypatch.setenv("RADIOPLAY_SOUND_DIR", str(base / "user-sounds"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "user-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "user-cache-home"))
 
 
 def tiny_project(voice: Path, roles: int = 3, lines_per_role: int = 2) -> Project:

@@ -207,3 +207,34 @@ def test_abbreviations_do_not_end_units_at_word_splits() -> None:
         assert len(units) > 1
         for u in units[:-1]:
             assert not ABBREVIATION_END.search(u), (k, u[-20:])
+
+
+def test_a_huge_lexicon_costs_each_line_no_more_than_a_small_one() -> None:
+    """Issue 20 item 16: a 150,000-entry lexicon was turned into one regular expression for every
+    line planned (a quarter of a second a line). The index is built once per lexicon; a line's
+    cost follows its text. Compared with a ten-entry lexicon on the same machine, not a clock."""
+    import random
+    import string
+    import time
+
+    rng = random.Random(16)
+    huge: dict[str, str] = {"Llanfair": "Clan vire"}
+    while len(huge) < 150_000:
+        huge["".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(3, 12)))] = "x"
+    small = dict(list(huge.items())[:10])
+    lines = [f"Line {i}: Llanfair is where the keeper said {i} words about the lamp." for i in range(200)]
+
+    def cost(lexicon: dict[str, str]) -> float:
+        apply_lexicon(lines[0], lexicon)  # the one-off index
+        start = time.perf_counter()
+        for line in lines:
+            text, used = apply_lexicon(line, lexicon)
+            assert used == (("Llanfair", "Clan vire"),) and "Clan vire" in text
+        return time.perf_counter() - start
+
+    small_cost = min(cost(small) for _ in range(3))
+    assert cost(huge) < 10 * small_cost + 0.05
+
+
+def test_an_empty_lexicon_key_is_no_word() -> None:
+    assert apply_lexicon("Two words.", {"": "oops", "words": "wurdz"}) == ("Two wurdz.", (("words", "wurdz"),))

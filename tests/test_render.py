@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from engine.project.model import VoiceParams
 from engine.synth.cache import ClipCache, cache_dir_for
 from engine.synth.library import VoiceLibrary
 from engine.synth.pipeline import Cancelled, LineErrors, plan_lines
-from engine.synth.synthesizer import ClipSynthesizer
+from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 from tests.conftest import SAMPLE, tiny_project
 
 _STAMP = r"(\d\d):(\d\d):(\d\d)[.,](\d\d\d)"
@@ -138,6 +139,57 @@ def test_cancelled_render_leaves_no_files_under_final_names(tmp_path, tiny_saved
         render_project(project, synth_for(tiny_saved), out, RenderOptions(block=1024), progress, cancel)
     leftovers = sorted(p.name for p in out.rglob("*") if p.is_file())
     assert leftovers == []
+
+
+def test_a_damaged_cached_clip_is_voiced_again_and_counted_as_voiced(tmp_path, tiny_saved, capsys):
+    assert main(["render", str(tiny_saved), "-o", str(tmp_path / "a")]) == 0
+    capsys.readouterr()
+    synth = make_synthesizer(tiny_saved, 48_000)  # what the command uses
+    assert synth.cache.directory is not None
+    damaged = sorted(synth.cache.directory.glob("*.npy"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:200])  # cut short: its header promises more
+    report = render_project(load_project(tiny_saved), synth, tmp_path / "b")
+    assert synth.synth_calls == 1
+    assert (report.synthesized, report.cached) == (1, 5) and report.audio_seconds_synthesized > 0
+    damaged.write_bytes(b"not a clip")
+    assert main(["render", str(tiny_saved), "-o", str(tmp_path / "c")]) == 0
+    assert "1 synthesized, 5 from cache" in capsys.readouterr().out
+
+
+def test_progress_names_each_stage_and_never_reads_0_of_0(tmp_path, tiny_saved):
+    project = load_project(tiny_saved)
+    render_project(project, synth_for(tiny_saved), tmp_path / "a")  # everything cached from here on
+    project.cast[0].effect = "room"  # an effects pass: the analysis is a real pass over the mix
+    seen: list[tuple[str, int, int]] = []
+    render_project(project, synth_for(tiny_saved), tmp_path / "b", RenderOptions(block=1024),
+                   lambda stage, done, total: seen.append((stage, done, total)))
+    stages = [s for s, _, _ in seen]
+    assert "synthesizing" not in stages and all(total > 0 for _, _, total in seen)
+    assert list(dict.fromkeys(stages)) == ["analysing", "writing", "finishing"]
+    for stage in ("analysing", "writing", "finishing"):
+        steps = [(d, t) for s, d, t in seen if s == stage]
+        assert steps[-1][0] == steps[-1][1] and [d for d, _ in steps] == sorted(d for d, _ in steps)
+    assert len([s for s in stages if s == "analysing"]) > 10  # real progress, block by block
+
+
+@pytest.mark.parametrize("effect", ["none", "room"])
+def test_the_transport_and_the_export_agree_on_the_length(tmp_path, tiny_saved, effect):
+    """One length, tails included (the mix was 52.83 s while the transport said 0:52.3)."""
+    from engine.audio.sinks import NullSink
+    from engine.session import LineState, Session
+
+    project = load_project(tiny_saved)
+    project.cast[1].effect = effect  # the room's reverb rings longer than the release tail
+    with Session(project, tiny_saved, sink=NullSink(48_000, speed=4.0), synth=synth_for(tiny_saved)) as session:
+        deadline = time.monotonic() + 60
+        while {s.state for s in session.line_status().values()} != {LineState.READY}:
+            assert time.monotonic() < deadline, "every line voiced"
+            time.sleep(0.05)
+        shown = session.transport().duration_s
+        report = session.export(tmp_path / "out")
+    info = sf.info(report.outdir / "mix.wav")
+    assert report.duration_s == pytest.approx(info.frames / info.samplerate, abs=1e-9)
+    assert shown == pytest.approx(report.duration_s, abs=1 / 48_000)
 
 
 def test_stems_keep_pre_limiter_peaks_past_full_scale(tmp_path, tiny_saved):

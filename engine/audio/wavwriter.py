@@ -9,7 +9,10 @@ spoken audio is converted and written. Reading stays with soundfile.
 
 Formats: 24-bit PCM and 32-bit float, little-endian RIFF/WAVE (classic
 format tags 1 and 3 with a ``fact`` chunk for float, as the spec asks).
-The classic header limits a file to 4 GiB of audio.
+A RIFF size field holds 4 GiB (4.1 h of 24-bit stereo at 48 kHz, 3.1 h of
+float stems): a file the caller says will be longer is written as RF64
+(EBU Tech 3306: the same chunks, with 64-bit sizes in a ``ds64`` chunk),
+chosen up front from the length so a long render never fails at its end.
 """
 
 from __future__ import annotations
@@ -19,20 +22,36 @@ from pathlib import Path
 
 import numpy as np
 
-_MAX_DATA = 0xFFFFFFFF - 64
+# Audio bytes a classic RIFF file may hold: its size fields are 32-bit and
+# count the header too (under 100 bytes here).
+RIFF_MAX_DATA = 0xFFFFFFFF - 128
+_SAMPLE_BYTES = {"PCM_24": 3, "FLOAT": 4}
+
+
+def needs_rf64(frames: int, channels: int, subtype: str, limit: int = RIFF_MAX_DATA) -> bool:
+    """Whether ``frames`` of audio pass what a classic WAV holds (``limit`` bytes of audio)."""
+    return frames * channels * _SAMPLE_BYTES[subtype] > limit
 
 
 class SparseWavWriter:
-    """Sequential writer: ``write((frames, channels) float32)``, then ``close()``."""
+    """Sequential writer: ``write((frames, channels) float32)``, then ``close()``.
 
-    def __init__(self, path: Path, rate: int, channels: int, subtype: str = "PCM_24") -> None:
-        if subtype not in ("PCM_24", "FLOAT"):
+    ``frames_hint`` is the length the caller will write; past ``riff_limit``
+    bytes of audio the file is RF64 from the start. Without a hint, writing
+    past the limit raises OSError.
+    """
+
+    def __init__(self, path: Path, rate: int, channels: int, subtype: str = "PCM_24",
+                 frames_hint: int | None = None, riff_limit: int = RIFF_MAX_DATA) -> None:
+        if subtype not in _SAMPLE_BYTES:
             raise ValueError(f"unsupported WAV subtype {subtype!r}")
         self.path = Path(path)
         self.rate = rate
         self.channels = channels
         self.subtype = subtype
-        self.sample_bytes = 3 if subtype == "PCM_24" else 4
+        self.sample_bytes = _SAMPLE_BYTES[subtype]
+        self.riff_limit = riff_limit
+        self.rf64 = frames_hint is not None and needs_rf64(frames_hint, channels, subtype, riff_limit)
         self.frames = 0
         self._file = open(self.path, "wb")  # noqa: SIM115 - closed in close()
         self._header_size = 0
@@ -46,18 +65,28 @@ class SparseWavWriter:
         fmt = struct.pack("<HHIIHH", fmt_tag, self.channels, self.rate, self.rate * block_align,
                           block_align, self.sample_bytes * 8)
         chunks = b"fmt " + struct.pack("<I", len(fmt)) + fmt
-        if fmt_tag == 3:
-            chunks += b"fact" + struct.pack("<II", 4, self.frames & 0xFFFFFFFF)
-        header = b"WAVE" + chunks + b"data" + struct.pack("<I", data_bytes)
-        riff = b"RIFF" + struct.pack("<I", len(header) + data_bytes) + header
+        if self.rf64:
+            if fmt_tag == 3:
+                chunks += b"fact" + struct.pack("<II", 4, 0xFFFFFFFF)
+            # ds64 (28 bytes): RIFF size, data size, sample count, no table.
+            ds64_size = 4 + 8 + 28 + len(chunks) + 8
+            ds64 = b"ds64" + struct.pack("<IQQQI", 28, ds64_size + data_bytes, data_bytes, self.frames, 0)
+            riff = b"RF64" + struct.pack("<I", 0xFFFFFFFF) + b"WAVE" + ds64 + chunks + b"data" \
+                + struct.pack("<I", 0xFFFFFFFF)
+        else:
+            if fmt_tag == 3:
+                chunks += b"fact" + struct.pack("<II", 4, self.frames & 0xFFFFFFFF)
+            header = b"WAVE" + chunks + b"data" + struct.pack("<I", data_bytes)
+            riff = b"RIFF" + struct.pack("<I", len(header) + data_bytes) + header
         self._file.seek(0)
         self._file.write(riff)
         self._header_size = len(riff)
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
-        if (self.frames + frames) * self.channels * self.sample_bytes > _MAX_DATA:
-            raise OSError(f"{self.path}: a WAV file holds at most 4 GiB of audio; render shorter parts")
+        if not self.rf64 and needs_rf64(self.frames + frames, self.channels, self.subtype, self.riff_limit):
+            raise OSError(f"{self.path}: a WAV file holds at most 4 GiB of audio (RF64 is chosen up front "
+                          f"from the length the writer is told)")
         offset = self._header_size + self.frames * self.channels * self.sample_bytes
         self.frames += frames
         if not block.any():

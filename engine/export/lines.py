@@ -37,7 +37,7 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     result = SynthesisResult(clips={}, plans=plans,
                              cached=sum(1 for p in plans.values() if p.key not in requests))
     total = len(requests)
-    if progress:
+    if progress and total:  # nothing to voice: the dialog shows the next stage, not "0 of 0"
         progress("synthesizing", 0, total)
     own = scheduler is None
     if scheduler is None:
@@ -70,9 +70,13 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     # Pinned so later work cannot evict what the caller is about to mix.
     for line_id, plan in plans.items():
         clip = synth.cache.get(plan.key, pin=True)
-        if clip is None:  # evicted from memory and no disk cache: make it again
-            synth.finish(synth.infer(plan))
+        if clip is None:  # evicted, or its cached file was damaged (and removed): make it again
+            made = synth.finish(synth.infer(plan))
             clip = synth.cache.get(plan.key, pin=True)
+            if plan.key not in requests:  # counted as cached above, but it was voiced now
+                result.cached -= 1
+            result.synthesized += 1
+            result.audio_seconds_synthesized += made.shape[0] / synth.sample_rate
         if clip is None:
             raise RuntimeError(f"clip for line {line_id} could not be kept in memory or on disk")
         if synth.cache.store.pins(plan.key):

@@ -17,18 +17,20 @@ Sound clips are resolved first (engine/export/sounds.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
 Memory stays flat with production length (clips are memory-mapped from the
-cache, blocks are reused). Every file is written under a temporary name and
-renamed only when all of them are complete, so an interrupted render never
-leaves a half-written file under a final name.
+cache, blocks are reused). The files are one set (engine/export/outputset.py):
+written into a staging folder inside the output folder and swapped in
+together at the end, so an interrupted or failed render leaves the previous
+render's files as they were, never a mix of old and new. Stem names come
+from engine/export/names.py (safe, and one file per role).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import re
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,15 +43,14 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.lines import release_clips, synthesize_lines
-from engine.export.sounds import SoundSet, build_sound_bus, check_sounds, resolve_sounds
-from engine.fsutil import atomic_write_text, commit, temp_path_for
+from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
+from engine.export.names import FileName, unique_file_names
+from engine.export.outputset import OutputSet, check_output
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.sched.scheduler import Scheduler
-from engine.synth.cache import ClipCache
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
-from engine.synth.sounds import SoundLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
@@ -99,6 +100,10 @@ class RenderReport:
     placements: list[Placement] = field(default_factory=list)
     sound_placements: list[SoundPlacement] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # placeholders, sounds rendered as silence
+    stems: dict[str, Path] = field(default_factory=dict)  # role -> its stem file
+    # Roles whose names make the same file name as an earlier role's: their
+    # stems got a numbered suffix ("role 'A/B' -> stems/A_B-2.wav (...)").
+    notes: list[str] = field(default_factory=list)
     # Output-length predictor after this render (arena blocks taken before inference).
     prediction_p90_error: float = 0.0
     prediction_misses: int = 0
@@ -106,9 +111,14 @@ class RenderReport:
 
 
 def stem_filename(role: str) -> str:
-    """A portable file name for a role (``MR. HOLLIS`` -> ``MR._HOLLIS.wav``)."""
-    safe = re.sub(r"[^\w.\-]+", "_", role.strip(), flags=re.UNICODE).strip("._") or "role"
-    return f"{safe}.wav"
+    """The stem file of a role alone (``MR. HOLLIS`` -> ``MR._HOLLIS.wav``);
+    in a cast, :func:`stem_files` (roles that sanitize alike get suffixes)."""
+    return unique_file_names([role], ".wav")[0].file
+
+
+def stem_files(project: Project) -> list[FileName]:
+    """One distinct stem file name per role, in cast order."""
+    return unique_file_names([r.name for r in project.cast], ".wav")
 
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
@@ -151,19 +161,14 @@ def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
     mixer = build_mixer(project, clips, placements, block)
     programme = build_programme(project, mixer, sounds, sound_placements)
     end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
-    return programme, placements, sound_placements, end + int(max(TAIL_S, programme.tail_s) * rate)
+    return programme, placements, sound_placements, programme_frames(end, programme)
 
 
-def project_sounds(project: Project, project_path: Path | None, options: RenderOptions,
-                   cache: ClipCache | None = None) -> tuple[SoundSet, list[str]]:
-    """The project's sounds for a render and the warnings to show; raises
-    MissingSound (one line) for an unusable file unless allowed."""
-    if not project.sounds:
-        return SoundSet(), []
-    project_dir = Path(project_path).resolve().parent if project_path is not None else None
-    library = SoundLibrary.for_project(project_path, options.sound_folders)
-    sounds = resolve_sounds(project, project_dir, library, cache)
-    return sounds, check_sounds(sounds, options.allow_missing_sounds)
+def programme_frames(end_frame: int, programme: Programme) -> int:
+    """The programme's length: to the end of its last clip, plus the tail
+    (reverb, limiter release, the last consonant). The transport shows this
+    length, so it agrees with the exported mix to the frame."""
+    return end_frame + int(max(TAIL_S, programme.tail_s) * programme.rate)
 
 
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
@@ -175,23 +180,41 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                    options: RenderOptions | None = None, progress: Progress | None = None,
                    cancel: threading.Event | None = None, scheduler: Scheduler | None = None,
                    project_path: Path | None = None) -> RenderReport:
-    """``project_path`` locates ``sounds/`` and the clips' relative sound files."""
+    """Raises ExportError (one line) when the set cannot be written to
+    ``outdir``, checked before any synthesis and again before the commit, and
+    MissingSound (one line: file and cue) for an unusable sound file unless
+    ``options.allow_missing_sounds``. ``project_path`` locates ``sounds/`` and
+    the clips' relative sound files."""
     options = options or RenderOptions()
     started = time.perf_counter()
     outdir = Path(outdir)
     report = RenderReport(outdir=outdir, lines=len(project.lines))
-    sounds, report.warnings = project_sounds(project, project_path, options, synth.cache)
+    stems = stem_files(project) if options.stems else []
+    for stem in stems:
+        report.stems[stem.name] = outdir / "stems" / stem.file
+        if stem.shared_with is not None:
+            report.notes.append(f"role {stem.name!r} makes the same file name as {stem.shared_with!r}: "
+                                f"its stem is stems/{stem.file}")
+    dme = [f"dme/{name}" for name in DME_FILES] if options.stems else []
+    files = ["mix.wav", *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES]
+    check_output(outdir, files)
+    sounds, report.warnings = project_sounds(project, project_path, options.sound_folders,
+                                             options.allow_missing_sounds, synth.cache)
     result = synthesize_lines(project, synth, progress, cancel, scheduler)
     try:
-        _mix_and_write(project, synth, result, report, outdir, options, progress, cancel, started, sounds)
+        with OutputSet(outdir, files).open() as output:
+            _mix_and_write(project, synth, result, report, output, options, progress, cancel, started, sounds)
     finally:
         release_clips(synth, result)  # the clips were pinned for the mix
     report.wall_s = time.perf_counter() - started
     return report
 
 
+TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
+
+
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
-                   outdir: Path, options: RenderOptions, progress: Progress | None,
+                   output: OutputSet, options: RenderOptions, progress: Progress | None,
                    cancel: threading.Event | None, started: float, sounds: SoundSet) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
@@ -213,23 +236,17 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
 
     analysed = time.perf_counter()
     report.master_effect, report.analysis_pass = programme.master_effect, not programme.dry
-    analysis = programme.analyse(total, options.block, check_cancel)
+    analysis = programme.analyse(total, options.block, _counting(check_cancel, progress, "analysing", len(blocks)))
+    if progress:
+        progress("analysing", len(blocks), len(blocks))
     report.analysis_wall_s = time.perf_counter() - analysed
     report.premix_lufs = analysis.loudness()
     report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
     programme.set_master_gain(report.gain_db)
 
-    outdir.mkdir(parents=True, exist_ok=True)
     subtype = FORMATS[options.format]
-    finals = [outdir / "mix.wav"]
-    if options.stems:
-        (outdir / "stems").mkdir(exist_ok=True)
-        finals += [outdir / "stems" / stem_filename(r.name) for r in project.cast]
-        (outdir / "dme").mkdir(exist_ok=True)
-        finals += [outdir / "dme" / name for name in DME_FILES]
-    temps = [temp_path_for(f) for f in finals]
-    writers: list[SparseWavWriter] = []
     latency = programme.latency
+    writers: list[SparseWavWriter] = []
     # Encoding and writing run on two writer threads, the mix on one and the
     # stems on the other (numpy and file I/O release the GIL), while the mixer
     # makes the next block; at most one block per thread is in flight.
@@ -241,8 +258,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # limiter), which goes past full scale wherever the limiter works: in
         # 24-bit they would clip (measured on the sample: peaks of 1.8), so
         # stems are always 32-bit float; --format chooses the master's format.
-        for k, temp in enumerate(temps):
-            writers.append(SparseWavWriter(temp, rate, 2, subtype if k == 0 else STEM_SUBTYPE))
+        # The length is known: past 4 GiB a file is RF64 from the start.
+        writers.append(SparseWavWriter(output.path("mix.wav"), rate, 2, subtype, frames_hint=total))
+        writers += [SparseWavWriter(output.path(rel), rate, 2, STEM_SUBTYPE, frames_hint=total)
+                    for rel in output.files if rel.startswith(("stems/", "dme/"))]
+        roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
         for i, t in enumerate(blocks):
             check_cancel()
             n = min(options.block, total - t)
@@ -250,8 +270,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
                 limited = limited[latency:]
             # Copies: the writer thread encodes them while the next block is mixed.
-            stem_blocks = [stems[lane].copy() for lane in range(len(writers) - 1 - len(DME_FILES))]
-            if options.stems:
+            stem_blocks = [stems[lane].copy() for lane in range(roles)]
+            if options.stems:  # dme/DX, FX, MX after the roles' stems, in output.files order
                 stem_blocks += list(programme.buses(stems).copy())
             for future in pending:
                 future.result()
@@ -265,25 +285,33 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         writers[0].write(programme.flush()[:latency])
         for writer in writers:
             writer.close()
-        # Text outputs also go through temporary names (atomic_write_text).
-        atomic_write_text(outdir / "captions.srt", captions.srt(project, placements))
-        atomic_write_text(outdir / "captions.vtt", captions.vtt(project, placements))
-        atomic_write_text(outdir / "cues.json", captions.cue_sheet(project, placements, sound_placements,
-                                                                   sounds.files))
-        for temp, final in zip(temps, finals, strict=True):
-            commit(temp, final)
-    except BaseException:
+        if progress:
+            progress("finishing", 0, 1)
+        texts = (captions.srt(project, placements), captions.vtt(project, placements),
+                 captions.cue_sheet(project, placements, sound_placements, sounds.files))
+        for name, text in zip(TEXT_FILES, texts, strict=True):
+            output.path(name).write_text(text, encoding="utf-8", newline="\n")
+        check_cancel()
+        report.files = output.commit()
+        if progress:
+            progress("finishing", 1, 1)
+    finally:
         for pool in (mix_pool, stem_pool):
             pool.shutdown(wait=True, cancel_futures=True)
         for writer in writers:
             with contextlib.suppress(Exception):
                 writer.close()
-        for temp in temps:
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()
-        raise
-    for pool in (mix_pool, stem_pool):
-        pool.shutdown(wait=True)
-    report.files = finals + [outdir / "captions.srt", outdir / "captions.vtt", outdir / "cues.json"]
 
 
+def _counting(check: Callable[[], None], progress: Progress | None, stage: str, total: int) -> Callable[[], None]:
+    """``check`` that also reports each block as progress of ``stage``."""
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        check()
+        if progress:
+            progress(stage, done, total)
+        done += 1
+
+    return step

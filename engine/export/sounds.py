@@ -94,6 +94,18 @@ def check_sounds(sounds: SoundSet, allow_missing: bool) -> list[str]:
     return warnings
 
 
+def project_sounds(project: Project, project_path: Path | None, folders: Sequence[Path] = (),
+                   allow_missing: bool = False, cache: ClipCache | None = None) -> tuple[SoundSet, list[str]]:
+    """A render's sounds and the warnings to show; raises MissingSound (one
+    line) for an unusable file unless ``allow_missing``."""
+    if not project.sounds:
+        return SoundSet(), []
+    project_dir = Path(project_path).resolve().parent if project_path is not None else None
+    library = SoundLibrary.for_project(project_path, folders)
+    sounds = resolve_sounds(project, project_dir, library, cache)
+    return sounds, check_sounds(sounds, allow_missing)
+
+
 def duck_settings(project: Project, lane: int) -> DuckSettings:
     d = project.sound_lanes[lane].ducking
     return DuckSettings(d.depth_db, d.attack_s, d.release_s, d.lookahead_s)

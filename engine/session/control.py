@@ -43,7 +43,7 @@ import numpy as np
 from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
-from engine.export.render import RenderOptions, RenderReport, render_project
+from engine.export.render import RenderOptions, RenderReport, programme_frames, render_project
 from engine.export.sounds import SoundSet
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
@@ -196,8 +196,9 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
     def transport(self) -> TransportSnapshot:
         snap = self.player.snapshot()
         sink: SinkStats = snap.sink
-        duration = max(max((c.end for c in self._clip_views), default=0.0),
-                       max((s.end for s in self._sound_views), default=0.0))
+        end = max(max((c.end for c in self._clip_views), default=0.0),
+                  max((s.end for s in self._sound_views), default=0.0))
+        duration = programme_frames(int(round(end * self.rate)), self.programme) / self.rate  # as export
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.late_log),
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
                                  sink.device_underflows)

@@ -1,5 +1,6 @@
 """Content-addressed clip cache: in memory (LRU within a byte budget) and on
-disk beside the project (``<project>.radioplay-cache/``).
+disk in the user's cache folder, shared by every project
+(engine/synth/clipfolder.py), so a project saved elsewhere re-voices nothing.
 
 The key is computed by :func:`clip_key` and nowhere else: normalized text,
 the lexicon entries used, the voice file's identity, the voice parameters,
@@ -12,18 +13,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 
 from engine import ENGINE_VERSION
-from engine.fsutil import fsync_dir, temp_path_for
 from engine.memory.arena import Allocation, ArenaFull
 from engine.memory.clipstore import ClipTooLarge, PooledClipStore
 from engine.project.model import VoiceParams
+from engine.synth.clipfolder import ClipFolder
 
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
@@ -45,6 +45,7 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
 
 
 def cache_dir_for(project_path: Path) -> Path:
+    """Where versions before the shared cache kept a project's clips (still read)."""
     return project_path.with_name(project_path.name + "-cache")
 
 
@@ -57,22 +58,22 @@ class ClipCache:
     clip is evicted, so a holder that must outlive later ``put`` calls pins
     the key (:meth:`pin`), as playback and a render in progress do.
 
-    Disk: ``<key>.npy`` (float32 mono) beside the project, written atomically
-    and memory-mapped on read, so a long production does not have to fit in
-    RAM and a reopened project re-synthesizes nothing.
+    Disk (with a ``directory``): ``<key>.npy`` (float32 mono), written
+    atomically and memory-mapped on read, so a long production does not have
+    to fit in RAM and a reopened project re-synthesizes nothing; see
+    :class:`~engine.synth.clipfolder.ClipFolder` for the size limit and the
+    ``legacy`` per-project folders that are still read.
     """
 
     def __init__(self, directory: Path | None = None, memory_budget_bytes: int = 256 << 20,
-                 block_frames: int = 4800) -> None:
+                 block_frames: int = 4800, *, disk_limit_bytes: int | None = None,
+                 legacy: Sequence[Path] = ()) -> None:
         self.directory = directory
+        self.disk = ClipFolder(directory, disk_limit_bytes, legacy) if directory is not None else None
         self.store = PooledClipStore.host(memory_budget_bytes, block_frames)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
-
-    def _path(self, key: str) -> Path:
-        assert self.directory is not None
-        return self.directory / f"{key}.npy"
 
     def get(self, key: str, pin: bool = False) -> np.ndarray | None:
         """The clip, or None. With ``pin``, a clip served from memory is pinned
@@ -86,25 +87,18 @@ class ClipCache:
         audio = self.store.get(key, pin=pin)
         if audio is not None:
             pinned = pin
-        elif self.directory is not None:
-            path = self._path(key)
-            if path.is_file():
+        elif self.disk is not None:
+            mapped = self.disk.load(key)
+            if mapped is not None:
+                # Promote into the arena (the hot tier); the memory-mapped
+                # read-only array when there is no room, or while the clip's
+                # own synthesis still holds its reservation (commit writes
+                # the file first).
                 try:
-                    mapped = np.load(path, mmap_mode="r", allow_pickle=False)
-                except (OSError, ValueError, EOFError):
-                    with contextlib.suppress(OSError):
-                        path.unlink()  # a damaged entry is re-synthesized, not trusted
-                else:
-                    if mapped.dtype == np.float32 and mapped.ndim == 1:
-                        # Promote into the arena (the hot tier); the memory-mapped
-                        # read-only array when there is no room, or while the
-                        # clip's own synthesis still holds its reservation
-                        # (commit writes the file first).
-                        try:
-                            audio = self.store.put(key, mapped, pin=pin)
-                            pinned = pin
-                        except (ArenaFull, ClipTooLarge, KeyError):
-                            audio = cast(np.ndarray, mapped)
+                    audio = self.store.put(key, mapped, pin=pin)
+                    pinned = pin
+                except (ArenaFull, ClipTooLarge, KeyError):
+                    audio = mapped
         with self._lock:
             if audio is None:
                 self.misses += 1
@@ -113,7 +107,7 @@ class ClipCache:
         return audio, pinned
 
     def __contains__(self, key: str) -> bool:
-        return key in self.store or (self.directory is not None and self._path(key).is_file())
+        return key in self.store or (self.disk is not None and key in self.disk)
 
     def put(self, key: str, audio: np.ndarray) -> np.ndarray:
         """Store a clip; returns the array to use from now on (a view into the
@@ -171,19 +165,5 @@ class ClipCache:
             self.store.unpin(key)
 
     def _write_disk(self, key: str, audio: np.ndarray) -> None:
-        if self.directory is None:
-            return
-        self.directory.mkdir(parents=True, exist_ok=True)
-        final = self._path(key)
-        temp = temp_path_for(final)
-        try:
-            with open(temp, "wb") as f:
-                np.save(f, audio, allow_pickle=False)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temp, final)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()
-            raise
-        fsync_dir(final.parent)
+        if self.disk is not None:
+            self.disk.save(key, audio)

@@ -15,6 +15,7 @@ Decisions made here, deliberately:
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ _ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Capt|Col|Gen|Lt|
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
 _CLAUSE_END = re.compile(r"(?<=[,;:—–])\s+")
 _SPACES = re.compile(r"\s+")
+_WORD_CHAR = re.compile(r"\w")
 _TRANSLATE = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "…": "...", "\u00a0": " "})
 
 
@@ -75,25 +77,81 @@ def clean(text: str) -> str:
     return _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", "".join(out))).strip()
 
 
+@dataclass(frozen=True)
+class _LexiconIndex:
+    """A lexicon's keys by their lower case, and the key lengths there are, longest first."""
+
+    by_lower: dict[str, str]
+    lengths: tuple[int, ...]
+
+
+# Built once per lexicon, not once per line: a production's lexicon can hold 150,000 entries
+# and every line is planned through here. Keyed by the mapping's identity (kept alive here, so
+# the id is not reused) and checked against its size: callers hand a production's lexicon,
+# which is replaced rather than edited in place (the loader and the session's snapshots).
+_INDEXES: dict[int, tuple[Mapping[str, str], int, _LexiconIndex]] = {}
+_INDEXES_LOCK = threading.Lock()
+_MAX_INDEXES = 8
+
+
+def _index(lexicon: Mapping[str, str]) -> _LexiconIndex:
+    with _INDEXES_LOCK:
+        entry = _INDEXES.get(id(lexicon))
+    if entry is not None and entry[0] is lexicon and entry[1] == len(lexicon):
+        return entry[2]
+    # An empty key is no word: it would match between any two words.
+    by_lower = {word.lower(): word for word in lexicon if word}
+    index = _LexiconIndex(by_lower, tuple(sorted({len(w) for w in lexicon if w}, reverse=True)))
+    with _INDEXES_LOCK:
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[id(lexicon)] = (lexicon, len(lexicon), index)
+    return index
+
+
+def _is_word_char(ch: str) -> bool:
+    return _WORD_CHAR.match(ch) is not None
+
+
+def _replace_words(text: str, lexicon: Mapping[str, str], index: _LexiconIndex, used: dict[str, str]) -> str:
+    """Left to right, at each place a word may start, the longest entry that ends where a word
+    may end; a replacement is never looked at again. Linear in the text, whatever the lexicon's size."""
+    out: list[str] = []
+    n, p, copied = len(text), 0, 0
+    while p < n:
+        if p == 0 or not _is_word_char(text[p - 1]):
+            for length in index.lengths:
+                end = p + length
+                if end > n or (end < n and _is_word_char(text[end])):
+                    continue
+                word = index.by_lower.get(text[p:end].lower())
+                say = lexicon.get(word) if word is not None else None
+                if say is not None and word is not None:
+                    out.append(text[copied:p])
+                    out.append(say)
+                    used[word] = say
+                    p = copied = end
+                    break
+            else:
+                p += 1
+            continue
+        p += 1
+    out.append(text[copied:])
+    return "".join(out)
+
+
 def apply_lexicon(text: str, lexicon: Mapping[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Replace whole words; return the text and the (sorted) entries used."""
+    """Replace whole words (case-insensitive); return the text and the (sorted) entries used.
+
+    "New York" wins over "York" (longest first), and a replacement is never
+    rewritten by another entry."""
     if not lexicon:
         return text, ()
+    index = _index(lexicon)
     used: dict[str, str] = {}
-    by_lower = {word.lower(): word for word in lexicon}
-    # One pass with one alternation, longest first ("New York" wins over
-    # "York"): a replacement is never rewritten by another entry.
-    alternation = "|".join(re.escape(w) for w in sorted(lexicon, key=len, reverse=True))
-    pattern = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
-
-    def replace(match: re.Match[str]) -> str:
-        word = by_lower[match.group(0).lower()]
-        used[word] = lexicon[word]
-        return lexicon[word]
-
     # ``[[phonemes]]`` blocks are the producer's exact pronunciation: never touched.
     parts = _PHONEME_BLOCK.split(text)
-    out = [part if part.startswith("[[") and part.endswith("]]") else pattern.sub(replace, part)
+    out = [part if part.startswith("[[") and part.endswith("]]") else _replace_words(part, lexicon, index, used)
            for part in parts]
     return "".join(out), tuple(sorted(used.items()))
 

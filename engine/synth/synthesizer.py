@@ -179,13 +179,20 @@ class ClipSynthesizer:
 
 
 def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: bool = True) -> ClipSynthesizer:
-    """The synthesizer every verb and the studio use for a project: the clip
-    cache beside the project file (memory only without a path), user voices
-    found relative to it, one single-threaded ONNX session per core."""
+    """The synthesizer every verb and the studio use for a project: the
+    user's shared clip cache (also read: the per-project cache folder of
+    earlier versions; memory only without ``use_cache``), user voices found
+    relative to the project, one single-threaded ONNX session per core.
+    Raises CacheFolderError (one line) when the cache folder is unusable."""
     from engine.synth.cache import cache_dir_for
+    from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
     from engine.synth.piper_backend import SessionLayout
 
-    directory = cache_dir_for(project_path) if use_cache and project_path is not None else None
+    if use_cache:
+        legacy = [cache_dir_for(project_path)] if project_path is not None else []
+        cache = ClipCache(user_cache_dir(), disk_limit_bytes=cache_limit_bytes(), legacy=legacy)
+    else:
+        cache = ClipCache()
     backend = PiperBackend(SessionLayout.for_throughput())
     base = project_path.parent if project_path is not None else None
-    return ClipSynthesizer(VoiceLibrary(base_dir=base), sample_rate, ClipCache(directory), backend)
+    return ClipSynthesizer(VoiceLibrary(base_dir=base), sample_rate, cache, backend)

@@ -11,6 +11,7 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import Qt, QTimer
 
+from app import export_dialog
 from app.export_dialog import ExportDialog, ExportJob
 from app.marshal import Marshal
 from engine.export.render import RenderOptions, RenderReport, stem_filename
@@ -35,8 +36,10 @@ def _export(qtbot, window, outdir: Path) -> RenderReport:
     dialog.accept()
     job = window.files.export_job
     assert job is not None
-    qtbot.waitUntil(lambda: window.files.last_report is not None, timeout=60_000)
-    assert not job.running() and not job.progress.isVisible()
+    # The report can arrive while the worker thread is still returning (a modal
+    # progress dialog handles queued events inside setValue): wait for both.
+    qtbot.waitUntil(lambda: window.files.last_report is not None and not job.running(), timeout=60_000)
+    assert not job.progress.isVisible()
     return window.files.last_report
 
 
@@ -55,6 +58,26 @@ def test_export_through_the_dialog_writes_valid_files(qtbot, make_window, tiny_f
     assert [c["id"] for c in cues] == [line.id for line in window.doc.project.lines]
     assert "-->" in (outdir / "captions.srt").read_text()
     assert window.settings.value("export/folder") == str(outdir)
+
+
+def test_progress_shows_each_stage_when_every_line_is_cached(qtbot, make_window, tiny_file, tmp_path,
+                                                              monkeypatch):
+    """Not "Voicing lines… 0 of 0, 0%" while the files are mixed and written (issue 16)."""
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    voice_everything(qtbot, window)
+    labels: list[str] = []
+    told = export_dialog.stage_text
+
+    def record(stage: str, done: int, total: int) -> str:  # what the dialog is told to show
+        labels.append(told(stage, done, total))
+        return labels[-1]
+
+    monkeypatch.setattr(export_dialog, "stage_text", record)
+    _export(qtbot, window, tmp_path / "out")
+    stages = list(dict.fromkeys(label.split("…")[0] for label in labels))
+    assert stages == ["Measuring loudness", "Mixing and writing files", "Finishing the files"], labels
+    assert "Mixing and writing files… 100%" in labels and not any("0 of 0" in label for label in labels)
 
 
 def test_moving_a_clip_changes_the_exported_timing(qtbot, make_window, tiny_file, tmp_path):

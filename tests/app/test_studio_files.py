@@ -11,7 +11,14 @@ from PySide6.QtWidgets import QDialogButtonBox
 from app.import_dialog import ImportDialog
 from app.recovery import RecoveryStore
 from engine.project.fileformat import load_project
-from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
+from tests.app.studio import (  # noqa: F401
+    make_window,
+    settings_path,
+    state_dir,
+    tiny_file,
+    wait_all_ready,
+    wait_engine,
+)
 
 FOUNTAIN = """Title: The Lighthouse
 
@@ -52,6 +59,20 @@ def test_save_as_then_open_round_trips_through_the_file_format(qtbot, make_windo
     assert other.files.recent.paths()[0] == saved.resolve()
 
 
+def test_save_as_to_a_new_folder_and_reopen_voices_nothing_again(qtbot, make_window, tiny_file, tmp_path):
+    """Clips follow their content, not the project's path (issue 16)."""
+    window = make_window(tiny_file, prerender=True)
+    wait_engine(qtbot, window)
+    wait_all_ready(qtbot, window)
+    (tmp_path / "elsewhere").mkdir()
+    assert window.files.save_as(tmp_path / "elsewhere" / "copy")
+    window.close()
+    reopened = make_window(tmp_path / "elsewhere" / "copy.radioplay", prerender=True)
+    session = wait_engine(qtbot, reopened)
+    wait_all_ready(qtbot, reopened)
+    assert session.synth.synth_calls == 0
+
+
 def test_import_a_fountain_script_through_the_preview_dialog(qtbot, make_window, tmp_path):
     script = tmp_path / "lighthouse.fountain"
     script.write_text(FOUNTAIN, encoding="utf-8")
@@ -89,48 +110,56 @@ def test_a_script_that_cannot_be_imported_says_why_and_cannot_be_accepted(qtbot,
 
 
 def test_autosave_after_an_edit_and_recover_after_a_crash(qtbot, make_window, tiny_file, state_dir):
-    store = RecoveryStore(state_dir)
     first = make_window(tiny_file)
+    store = first.recovery  # the window's own slot
     line = first.doc.project.lines[0]
     first.script.model.setData(first.script.model.index(first.script.model.row_of_line(line.id), 5),
                                "Rescued words.")
     qtbot.waitUntil(lambda: store.file.is_file(), timeout=10_000)  # the debounced autosave
     meta = json.loads(store.meta.read_text())
     assert meta["original"] == str(tiny_file)
+    assert meta["identity"]["sha256"] and meta["identity"]["inode"] == tiny_file.stat().st_ino
+    assert RecoveryStore(state_dir).pending() == []  # its window is open: not offered
     first.shutdown(clean=False)  # the process dies here: no clean exit, the autosave stays
-    assert store.pending() is not None
+    assert store.file.is_file()
 
     second = make_window()
     asked = []
-    second.files.ask_recover = lambda recovery: asked.append(recovery) or True
+    second.files.ask_recover = lambda recoveries: asked.extend(recoveries) or recoveries
     assert second.files.offer_recovery()
-    assert asked[0].original == tiny_file
+    assert asked[0].original == tiny_file and asked[0].restore_to == tiny_file
     assert second.doc.project.line(line.id).text == "Rescued words."
     assert second.doc.path == tiny_file  # Save writes back to the original file
     assert second.isWindowModified()
     assert "Rescued words." not in tiny_file.read_text()  # nothing saved behind the producer's back
+    assert not store.file.exists() and second.recovery.file.is_file()  # now in the new window's slot
     second.actions_["save"].trigger()
     assert "Rescued words." in tiny_file.read_text()
-    assert store.pending() is None  # saved: nothing left to recover
+    assert not second.recovery.file.exists()  # saved: nothing left to recover
+    assert RecoveryStore(state_dir).pending() == []
 
 
 def test_a_clean_exit_leaves_nothing_to_recover(qtbot, make_window, tiny_file, state_dir):
-    store = RecoveryStore(state_dir)
     window = make_window(tiny_file)
     window.cast.add_role()
     window.autosaver.flush()
-    assert store.file.is_file()
+    assert window.recovery.file.is_file()
     window.close()  # unsaved changes discarded (the fixture answers "discard")
-    assert store.pending() is None
+    assert RecoveryStore(state_dir).pending() == []
+    assert not list((state_dir / "recovery").iterdir())
     again = make_window()
-    again.files.ask_recover = lambda recovery: (_ for _ in ()).throw(AssertionError("asked to recover"))
+    again.files.ask_recover = lambda recoveries: (_ for _ in ()).throw(AssertionError("asked to recover"))
     assert not again.files.offer_recovery()
 
 
-def test_declining_recovery_discards_the_autosave(qtbot, make_window, tiny_file, state_dir):
+def test_declining_recovery_discards_the_autosave_and_later_keeps_it(qtbot, make_window, tiny_file, state_dir):
     store = RecoveryStore(state_dir)
     store.save(load_project(tiny_file), tiny_file)
+    store.release()  # as if its studio had died
     window = make_window()
-    window.files.ask_recover = lambda recovery: False
+    window.files.ask_recover = lambda recoveries: None  # "Later"
+    assert not window.files.offer_recovery()
+    assert store.file.exists() and window.doc.path is None
+    window.files.ask_recover = lambda recoveries: []  # "Discard All"
     assert not window.files.offer_recovery()
     assert not store.file.exists() and window.doc.path is None

@@ -1,0 +1,306 @@
+"""An export is one set: the files of one render replace the files of the
+previous render in the output folder all together, or not at all.
+
+Every file is written into a staging folder inside the output folder
+(``OUTDIR/.radioplay-export-XXXX/``, so the final renames never cross a file
+system), then committed:
+
+1. every staged file is flushed to disk, and the final paths are checked
+   again (a folder where a file goes fails here, before anything moved);
+2. a journal (``OUTDIR/.radioplay-commit.json``, written atomically) names
+   the staging folder, the new files and the old files to retire: from here
+   on the new set is complete on disk and the commit only moves forward;
+3. each old file is moved into the staging folder's trash, each new file
+   into its place; the manifest of the set (``.radioplay-export.json``) is
+   one of the files, so the folder always says which set it holds;
+4. the journal is removed, then the staging folder with the old files.
+
+A render killed before step 2 leaves the previous set untouched (and a
+staging folder that the next export removes); one killed during step 3 is
+rolled forward by the next export into that folder before it does anything
+else (:func:`recover`). A failure during step 3 in a live process (a
+permission, a full disk) rolls back instead, and the previous set is back.
+Stems of roles no longer in the cast belong to the old set and go with it.
+
+Exports into one folder exclude each other with an advisory lock on the
+folder itself (``flock``; not where the platform has none), so one never
+removes the staging folder of another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+
+from engine.export.names import safe_stem
+from engine.fsutil import atomic_write_text, fsync_dir
+
+MANIFEST = ".radioplay-export.json"
+JOURNAL = ".radioplay-commit.json"
+STAGING_PREFIX = ".radioplay-export-"
+TRASH = ".radioplay-old"
+# What a render made before manifests existed (the old set when there is no manifest).
+LEGACY_FILES = ("mix.wav", "captions.srt", "captions.vtt", "cues.json")
+LEGACY_STEMS = "stems"
+# Temporary files of the renders before staging folders (fsutil.temp_path_for names).
+_STALE_PART = re.compile(r"^\..+\.part$")
+
+
+class ExportError(Exception):
+    """An export that cannot be written: one line naming the path and why."""
+
+
+def check_output(outdir: Path, files: Sequence[str]) -> None:
+    """Fail early, before any synthesis, when the set cannot be written to
+    ``outdir``; creates nothing."""
+    outdir = Path(outdir)
+    if outdir.exists() and not outdir.is_dir():
+        raise ExportError(f"{outdir} is a file, not a folder; choose another output folder")
+    existing = outdir
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+        if existing.exists() and not existing.is_dir():
+            raise ExportError(f"cannot create output folder {outdir}: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ExportError(f"cannot write to output folder {outdir}: {existing} is not writable")
+    if outdir.is_dir():
+        _check_finals(outdir, files)
+
+
+def _check_finals(outdir: Path, files: Iterable[str]) -> None:
+    for rel in files:
+        final = outdir / rel
+        parent = final.parent
+        while parent != outdir:
+            if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
+                raise ExportError(f"{parent} is in the way of {rel} (not a plain folder); move it away")
+            parent = parent.parent
+        if final.is_dir() and not final.is_symlink():
+            raise ExportError(f"{final} is a folder where the export writes a file; move it away")
+
+
+def _safe_rel(rel: str) -> bool:
+    """A manifest or journal entry names a file inside the folder, nothing else."""
+    path = PurePosixPath(rel)
+    return bool(rel) and not path.is_absolute() and ".." not in path.parts and "\\" not in rel and "\0" not in rel
+
+
+def _inside(outdir: Path, rel: str) -> bool:
+    """No folder on the way to ``rel`` is a link (which could lead out of ``outdir``)."""
+    parent = (outdir / rel).parent
+    while parent != outdir:
+        if parent.is_symlink():
+            return False
+        parent = parent.parent
+    return True
+
+
+class OutputSet:
+    """Staging and commit of one export into ``outdir`` (see the module doc).
+
+    ``open`` locks the folder, finishes or cleans up after earlier killed
+    exports and makes the staging folder; ``path(rel)`` is where a file of
+    the set is written; ``commit()`` swaps the set in; ``close()`` (always)
+    drops an uncommitted staging folder and unlocks.
+    """
+
+    def __init__(self, outdir: Path, files: Sequence[str]) -> None:
+        self.outdir = Path(outdir)
+        self.files = [*files, MANIFEST]
+        self.staging: Path | None = None
+        self._lock_fd: int | None = None
+
+    def open(self) -> OutputSet:
+        check_output(self.outdir, self.files)
+        try:
+            self.outdir.mkdir(parents=True, exist_ok=True)
+            self._lock()
+            recover(self.outdir)
+            _check_finals(self.outdir, self.files)
+            self.staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.outdir))
+        except OSError as exc:
+            self.close()
+            raise ExportError(f"cannot write to output folder {self.outdir}: {exc.strerror or exc}") from exc
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def path(self, rel: str) -> Path:
+        if self.staging is None:
+            raise RuntimeError("the output set is not open")
+        target = self.staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def commit(self) -> list[Path]:
+        """Swap the staged set in; returns the final paths (manifest not included)."""
+        staging = self.staging
+        if staging is None:
+            raise RuntimeError("the output set is not open")
+        new = self.files
+        atomic_write_text(staging / MANIFEST, json.dumps({"format": "radioplay-export", "version": 1,
+                                                          "files": new[:-1]}, indent=1) + "\n")
+        for rel in new:
+            with open(staging / rel, "rb+") as f:
+                os.fsync(f.fileno())
+        for folder in {(staging / rel).parent for rel in new}:
+            fsync_dir(folder)
+        _check_finals(self.outdir, new)
+        old = [rel for rel in _current_set(self.outdir) if rel not in set(new)]
+        journal = {"staging": staging.name, "new": new, "retire": old}
+        atomic_write_text(self.outdir / JOURNAL, json.dumps(journal, indent=1))
+        try:
+            _roll_forward(self.outdir, staging, new, old)
+        except OSError as exc:
+            _roll_back(self.outdir, staging, new, old)
+            (self.outdir / JOURNAL).unlink()
+            fsync_dir(self.outdir)
+            raise ExportError(f"cannot write the export into {self.outdir}: {exc.strerror or exc} "
+                              f"({exc.filename}); the previous files are back") from exc
+        _finish(self.outdir, staging)
+        self.staging = None
+        return [self.outdir / rel for rel in new[:-1]]
+
+    def close(self) -> None:
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
+
+    def __enter__(self) -> OutputSet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # no flock here: exports into one folder are not excluded
+            return
+        fd = os.open(self.outdir, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ExportError(f"another export is writing to {self.outdir}; wait for it to finish") from None
+        except OSError:
+            os.close(fd)
+            raise
+        self._lock_fd = fd
+
+
+def recover(outdir: Path) -> None:
+    """Finish a commit a killed export left half done (its new set is
+    complete), then remove what killed exports left behind: staging folders
+    and ``.part`` files. Called with the folder locked, before an export."""
+    outdir = Path(outdir)
+    journal_path = outdir / JOURNAL
+    if journal_path.is_file():
+        try:
+            journal = json.loads(journal_path.read_text(encoding="utf-8"))
+            name = str(journal["staging"])
+            staging = outdir / name
+            new = [str(r) for r in journal["new"]]
+            old = [str(r) for r in journal["retire"]]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ExportError(f"{journal_path}: an interrupted export left a journal that cannot be read "
+                              f"({exc}); remove it to go on") from exc
+        plain = name.startswith(STAGING_PREFIX) and "/" not in name and "\\" not in name
+        if not plain or not all(_safe_rel(r) and _inside(outdir, r) for r in [*new, *old]):
+            raise ExportError(f"{journal_path}: names files outside the output folder; remove it to go on")
+        _roll_forward(outdir, staging, new, old)
+        _finish(outdir, staging)
+    for entry in outdir.iterdir():
+        if entry.name.startswith(STAGING_PREFIX) and entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+    for folder in (outdir, outdir / LEGACY_STEMS):
+        if folder.is_dir() and not folder.is_symlink():
+            for entry in folder.iterdir():
+                if _STALE_PART.match(entry.name) and entry.is_file():
+                    with contextlib.suppress(OSError):
+                        entry.unlink()
+
+
+def _current_set(outdir: Path) -> list[str]:
+    """The files of the set the folder holds now: its manifest's, or for a
+    render made before manifests, the names such a render wrote."""
+    manifest = outdir / MANIFEST
+    files: list[str] = []
+    try:
+        listed = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        files = [str(r) for r in listed if isinstance(r, str) and _safe_rel(r)]
+    except (OSError, ValueError, KeyError, TypeError):
+        files = [*LEGACY_FILES, *_legacy_stems(outdir)]
+    return [r for r in [*files, MANIFEST]
+            if _inside(outdir, r) and ((outdir / r).is_file() or (outdir / r).is_symlink())]
+
+
+def _legacy_stems(outdir: Path) -> list[str]:
+    """Stems a render from before manifests made: those of the roles in its
+    cue sheet (a .wav in stems/ that no cue names may be the producer's own)."""
+    try:
+        cues = json.loads((outdir / "cues.json").read_text(encoding="utf-8"))["cues"]
+        roles = {str(cue["role"]) for cue in cues}
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [f"{LEGACY_STEMS}/{safe_stem(role)}.wav" for role in sorted(roles)]
+
+
+def _roll_forward(outdir: Path, staging: Path, new: Sequence[str], retire: Sequence[str]) -> None:
+    """Idempotent: a staged file still in staging has not moved yet, so what
+    holds its final name is old and goes to the trash first."""
+    trash = staging / TRASH
+    for rel in new:
+        staged, final = staging / rel, outdir / rel
+        if not staged.exists():
+            continue  # moved already
+        if final.is_file() or final.is_symlink():
+            _move(final, trash / rel)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged, final)
+    for rel in retire:
+        final = outdir / rel
+        if final.is_file() or final.is_symlink():
+            _move(final, trash / rel)
+    for folder in {(outdir / rel).parent for rel in [*new, *retire]}:
+        fsync_dir(folder)
+
+
+def _roll_back(outdir: Path, staging: Path, new: Sequence[str], retire: Sequence[str]) -> None:
+    trash = staging / TRASH
+    for rel in new:
+        staged, final = staging / rel, outdir / rel
+        if not staged.exists() and (final.is_file() or final.is_symlink()):
+            with contextlib.suppress(OSError):
+                _move(final, staged)
+    for rel in [*new, *retire]:
+        if (trash / rel).exists():
+            with contextlib.suppress(OSError):
+                _move(trash / rel, outdir / rel)
+
+
+def _finish(outdir: Path, staging: Path) -> None:
+    (outdir / JOURNAL).unlink(missing_ok=True)
+    fsync_dir(outdir)
+    shutil.rmtree(staging, ignore_errors=True)
+    stems = outdir / LEGACY_STEMS
+    with contextlib.suppress(OSError):
+        if stems.is_dir() and not stems.is_symlink() and not any(stems.iterdir()):
+            stems.rmdir()  # the new set has no stems
+
+
+def _move(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
