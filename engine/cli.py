@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import __version__
+from engine.cli_sounds import add_sounds_option, match_cues
 from engine.project.defaults import DEFAULT_TARGET_LUFS
 
 if TYPE_CHECKING:
@@ -48,9 +49,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                                         suggest=lambda roles, lines: suggest_cast(roles, library, lines))
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
-    from engine.synth.sounds import SoundLibrary, assign_matches
-
-    matched = assign_matches(project, SoundLibrary.for_project(out, args.sounds)) if project.sounds else []
+    sound_lines = match_cues(project, out, args.sounds)
     try:
         save_project(project, out)
     except OSError as exc:
@@ -68,11 +67,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")
-    if project.sounds:
-        print(f"Sound cues: {len(project.sounds)} on {', '.join(lane.name for lane in project.sound_lanes)} "
-              f"({len(matched)} matched to a sound, {len(project.sounds) - len(matched)} placeholders)")
-        for clip, info in matched:
-            print(f"  {clip.lane}: {clip.cue!r} -> {info.path}")
+    for line in sound_lines:
+        print(line)
     for warning in report.warnings:
         print(f"warning: {warning}")
     return 0
@@ -102,13 +98,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     except CacheFolderError as exc:
         return _error(str(exc))
     progress = TerminalProgress()
-    from engine.export.sounds import MissingSound
-
     try:
         report = render_project(project, synth, Path(args.output), options, progress, project_path=path)
-    except MissingSound as exc:
-        progress.close()
-        return _error(f"{path}: {exc} (--allow-missing-sounds renders the rest with silence there)")
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
@@ -331,11 +322,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
     return probe(args.url, interval, args.mode)
 
 
-def _sounds_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sounds", action="append", default=[], metavar="DIR",
-                   help="a folder of sound files for the cues (after sounds/ beside the project; repeatable)")
-
-
 def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] | None = None,
                  ) -> argparse.ArgumentParser:
     """The headless verbs; ``add_verbs`` adds more first (the launcher's ``studio``)."""
@@ -350,7 +336,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
     p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
     p.add_argument("--force", action="store_true", help="overwrite an existing project file")
-    _sounds_option(p)
+    add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
@@ -362,9 +348,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
-    _sounds_option(p)
-    p.add_argument("--allow-missing-sounds", action="store_true",
-                   help="render even if a sound file is missing or unreadable (silence there)")
+    add_sounds_option(p, render=True)
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")
@@ -374,7 +358,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--device", default=None, metavar="NAME|null",
                    help="output device by name (an unknown name lists the devices), or null for a silent "
                         "real-time clock (default: the system's default output, or null where there is none)")
-    _sounds_option(p)
+    add_sounds_option(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", help="measure the role-priority scheduler against FIFO in one run")

@@ -15,6 +15,7 @@ import soundfile as sf
 
 from engine.cli import main
 from engine.project.fileformat import load_project, save_project
+from engine.project.model import VoiceParams
 
 RATE = 48_000
 SCRIPT = """# Title: Storm Night
@@ -52,7 +53,7 @@ def storm(tmp_path: Path, tiny_voices: dict[str, Path]) -> Path:
     project = load_project(path)
     voice = next(iter(tiny_voices.values()))
     for role in project.cast:
-        role.voice = role.voice.with_changes(voice=str(voice), speaker=None)
+        role.voice = VoiceParams(voice=str(voice))
     save_project(project, path)
     return path
 

@@ -43,9 +43,9 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.lines import release_clips, synthesize_lines
-from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
 from engine.export.names import FileName, unique_file_names
 from engine.export.outputset import OutputSet, check_output
+from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all

@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.audio.ducking import DuckSettings
 from engine.audio.soundbus import PlacedSound, SoundBus, place_sound
+from engine.export.outputset import ExportError
 from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.project.timeline import SoundPlacement
@@ -30,8 +31,9 @@ from engine.synth.cache import ClipCache
 from engine.synth.sounds import SoundError, SoundLibrary, load_sound
 
 
-class MissingSound(ValueError):
-    """A sound clip's file cannot be used (one line: the file, the cue, why)."""
+class MissingSound(ExportError):
+    """A sound clip's file cannot be used (one line: the file, the cue, why,
+    and how to render anyway)."""
 
 
 @dataclass
@@ -88,7 +90,8 @@ def check_sounds(sounds: SoundSet, allow_missing: bool) -> list[str]:
     """Warnings for a render: placeholders, and (allowed) missing files.
     Raises MissingSound for the first missing file unless ``allow_missing``."""
     if sounds.problems and not allow_missing:
-        raise MissingSound(next(iter(sounds.problems.values())))
+        raise MissingSound(f"{next(iter(sounds.problems.values()))} "
+                           "(--allow-missing-sounds renders the rest with silence there)")
     warnings = [f"placeholder: {describe(c)} has no sound yet (silent)" for c in sounds.placeholders]
     warnings += [f"{problem} (rendered as silence)" for problem in sounds.problems.values()]
     return warnings
