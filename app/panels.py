@@ -7,7 +7,7 @@ feeds them engine snapshots and turns their signals into window commands.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
+from app import sound_lanes
 from app.commands import SetLineFields, move_clip
 from app.document import Document
 from app.monitor import MonitorDock
@@ -144,9 +145,10 @@ def connect_transport(window: StudioWindow) -> None:
 
 # ---- engine snapshots -> widgets (drawn by app/engine_presenter.py) ---------------
 def _lanes(window: StudioWindow) -> list[Lane]:
+    """The cast's lanes, then the sound lanes under them (app/sound_lanes.py)."""
     project = window.doc.project
     audible = project.audible_roles()
-    return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast]
+    return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast] + sound_lanes.sound_lanes(project)
 
 
 def update_lanes(window: StudioWindow) -> None:
@@ -160,9 +162,11 @@ def show_new_project(window: StudioWindow) -> None:
     window.timeline.reset(_lanes(window))
 
 
-def show_clips(window: StudioWindow, clips: Iterable[Any]) -> None:
-    clips = list(clips)
-    texts = {line.id: line.text for line in window.doc.project.lines}
+def show_clips(window: StudioWindow, clips: Iterable[Any], sounds: Sequence[Any] = ()) -> None:
+    """Line clips and sound clips (the Session's SoundViews, or the estimate before it has any)."""
+    project = window.doc.project
+    clips = list(clips) + sound_lanes.timeline_clips(project, sounds)
+    texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     window.timeline.set_clips(clips, texts)
     window.timeline.set_duration(max((c.end for c in clips), default=0.0))
 
@@ -184,7 +188,9 @@ def _by_role(window: StudioWindow, values: Any) -> dict[str, float]:
         return {}
     if isinstance(values, Mapping):
         return dict(values)
-    return dict(zip(window.doc.project.role_names(), values, strict=False))  # MeterSnapshot: cast order
+    project = window.doc.project  # MeterSnapshot: cast order, then the sound lanes
+    names = project.role_names() + [sound_lanes.lane_key(lane.name) for lane in project.sound_lanes]
+    return dict(zip(names, values, strict=False))
 
 
 def show_transport(window: StudioWindow, snap: Any, levels: Any = None) -> None:

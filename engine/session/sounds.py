@@ -61,10 +61,17 @@ class SoundDesk(SessionCore):
                              for p in placements]
 
     def sound_peaks(self, clip_id: str, columns: int) -> np.ndarray | None:
-        """(columns, 2) min/max of a sound clip's file (its first channel)."""
+        """(columns, 2) min/max of a sound clip as laid out (its file's first
+        channel, repeated where the clip loops, cut where it ends early)."""
         audio = self.sound_set.audio.get(clip_id)
-        if audio is None or columns <= 0:
+        view = next((v for v in self._sound_views if v.clip_id == clip_id), None)
+        if audio is None or view is None or columns <= 0:
             return None
-        return waveform_peaks(np.ascontiguousarray(audio[:, 0]), columns)
+        clip = next((c for c in self.project.sounds if c.id == clip_id), None)
+        length = max(1, int(round((view.end - view.start) * self.rate)))
+        channel = audio[:, 0]
+        if length > channel.shape[0] and clip is not None and clip.loop:
+            channel = np.resize(channel, length)  # repeats the file, as the loop plays it
+        return waveform_peaks(np.ascontiguousarray(channel[:length]), columns)
 
 
