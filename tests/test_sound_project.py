@@ -185,3 +185,16 @@ def test_bad_sound_fields_name_the_path(tmp_path: Path, change, where: str, prob
     change(data)
     with pytest.raises(ProjectFileError, match=f"{where.replace('[', '.').replace(']', '.')}: .*{problem}"):
         project_from_dict(data, path)
+
+
+def test_save_as_elsewhere_keeps_relative_sound_files_pointing_at_the_same_files(tmp_path: Path) -> None:
+    from engine.project.soundformat import absolute_sounds
+
+    project = imported()
+    project.sounds[0].file = "sounds/rain.flac"
+    moved = absolute_sounds(project.sounds, tmp_path / "old")
+    assert moved[0].file == str((tmp_path / "old" / "sounds" / "rain.flac").resolve())
+    assert moved[1] is project.sounds[1]  # placeholders and absolute files are kept as they are
+    project.sounds = moved
+    save_project(project, tmp_path / "old" / "copy.radioplay")
+    assert load_project(tmp_path / "old" / "copy.radioplay").sounds[0].file == "sounds/rain.flac"

@@ -11,6 +11,7 @@ project folder with its ``sounds/`` can be moved or shared whole.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,6 +56,17 @@ def portable_path(file: str, project_dir: Path | None) -> str:
     except ValueError:  # another drive
         return file
     return file if relative.parts and relative.parts[0] == ".." else relative.as_posix()
+
+
+def absolute_sounds(clips: list[SoundClip], project_dir: Path) -> list[SoundClip]:
+    """``clips`` with relative files made absolute against ``project_dir``
+    (before a Save As to another folder: the files stay where they are)."""
+    out = []
+    for clip in clips:
+        if clip.file and not Path(clip.file).expanduser().is_absolute():
+            clip = replace(clip, file=str((project_dir / clip.file).resolve()))
+        out.append(clip)
+    return out
 
 
 def sounds_to_dict(project: Project, project_dir: Path | None) -> dict[str, Any]:
