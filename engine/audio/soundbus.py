@@ -126,6 +126,7 @@ class SoundBus:
         self._env = np.zeros(max_block, dtype=np.float32)
         self._tail = np.zeros(max_block, dtype=np.float32)
         self._touched = np.zeros(self.lanes, dtype=bool)
+        self._gain_rows: dict[tuple[float, float], np.ndarray] = {}  # a clip's (left, right) as an array
         self._ramp = np.arange(max_block, dtype=np.float32)
 
     @property
@@ -190,7 +191,8 @@ class SoundBus:
         for lane in range(self.lanes):
             if not touched[lane]:  # silent: nothing to scale or duck
                 continue
-            stems[lane] *= self._lane_gains[lane]
+            if self._lane_gains[lane, 0] != 1.0:
+                stems[lane] *= self._lane_gains[lane]
             curve = self._curves[lane]
             if curve.size:
                 gains = self._reader.read(curve, t, n)
@@ -201,15 +203,19 @@ class SoundBus:
                     stems[lane] *= gains[:, None]
 
     def _add(self, sound: PlacedSound, offset: int, length: int, target: np.ndarray) -> None:
-        """Add ``length`` frames of the clip from ``offset`` into ``target``."""
-        scratch = self._scratch[:length]
+        """Add ``length`` frames of the clip from ``offset`` into ``target``: each
+        stretch of the file (or of its loop body) is scaled by the clip's gains
+        (and fades) into scratch and added, two array operations a stretch."""
+        env = self._envelope(sound, offset, length)
+        gains = self._gain_rows.get(sound.gains)
+        if gains is None:
+            gains = self._gain_rows[sound.gains] = np.asarray(sound.gains, dtype=np.float32)
         audio, body = sound.audio, sound.body
         done = 0
         while done < length:
             at = offset + done
             if body is None:
                 if at >= audio.shape[0]:  # a clip longer than its file ends in silence
-                    scratch[done:].fill(0.0)
                     break
                 source, pos, limit = audio, at, audio.shape[0]
             elif at < body.shape[0]:  # the first pass plays the file itself up to the loop point
@@ -217,35 +223,33 @@ class SoundBus:
             else:
                 source, pos, limit = body, (at - body.shape[0]) % body.shape[0], body.shape[0]
             k = min(length - done, limit - pos)
-            chunk = source[pos:pos + k]
-            if chunk.shape[1] == 1:
-                scratch[done:done + k] = chunk
-            else:
-                scratch[done:done + k] = chunk[:, :2]
+            chunk = source[pos:pos + k, :2]
+            scratch = self._scratch[:k]
+            np.multiply(chunk, gains, out=scratch)  # a mono chunk spreads to both channels here
+            if env is not None:
+                scratch *= env[done:done + k, None]
+            out = target[done:done + k]
+            np.add(out, scratch, out=out)
             done += k
-        scratch[:, 0] *= sound.gains[0]
-        scratch[:, 1] *= sound.gains[1]
-        self._fades(sound, offset, length, scratch)
-        target += scratch
 
-    def _fades(self, sound: PlacedSound, offset: int, length: int, block: np.ndarray) -> None:
+    def _envelope(self, sound: PlacedSound, offset: int, length: int) -> np.ndarray | None:
+        """The fades' gain over frames [offset, offset + length) of the clip; None outside them."""
+        fading_in = sound.fade_in and offset < sound.fade_in
+        fading_out = sound.fade_out and offset + length > sound.length - sound.fade_out
+        if not fading_in and not fading_out:
+            return None
         env = self._env[:length]
         ramp = self._ramp[:length]
-        faded = False
-        if sound.fade_in and offset < sound.fade_in:
+        env.fill(1.0)
+        if fading_in:
             np.add(ramp, offset, out=env)
             env /= sound.fade_in
             np.minimum(env, 1.0, out=env)
-            faded = True
-        if sound.fade_out and offset + length > sound.length - sound.fade_out:
-            if not faded:
-                env.fill(1.0)
+        if fading_out:
             # (length_total - frame) / fade_out, below 1 only inside the fade
             tail = self._tail[:length]
             np.add(ramp, offset, out=tail)
             np.subtract(sound.length, tail, out=tail)
             tail /= sound.fade_out
             np.minimum(env, tail, out=env)
-            faded = True
-        if faded:
-            block *= env[:, None]
+        return env
