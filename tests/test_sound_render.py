@@ -137,3 +137,16 @@ def test_sounds_folder_option_feeds_import_and_render(tmp_path: Path, tiny_voice
     assert main(["import", str(script), "-o", str(path), "--sounds", str(library)]) == 0
     files = {c.cue: c.file for c in load_project(path).sounds}
     assert files["thunder rolls"] == str(library / "thunder.wav")  # outside the project: absolute
+
+
+def test_a_project_moved_without_its_sounds_relinks_them_by_name(storm: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    moved = tmp_path / "elsewhere" / "storm.radioplay"
+    moved.parent.mkdir()
+    moved.write_bytes(storm.read_bytes())  # copied alone: sounds/ stayed behind
+    library = tmp_path / "library"
+    write_sounds(library)
+    assert main(["render", str(moved), "-o", str(tmp_path / "out"), "--sounds", str(library)]) == 0
+    out = capsys.readouterr().out
+    assert "sound file sounds/thunder.wav for cue 'thunder rolls'" in out and "was not found" in out
+    cues = json.loads((tmp_path / "out" / "cues.json").read_text())["cues"]
+    assert next(c for c in cues if c["kind"] == "sfx")["file"] == str(library / "thunder.wav")

@@ -43,6 +43,7 @@ class SoundSet:
     audio: dict[str, np.ndarray] = field(default_factory=dict)  # clip id -> (frames, channels)
     files: dict[str, str] = field(default_factory=dict)  # clip id -> the file it plays
     matched: dict[str, str] = field(default_factory=dict)  # placeholder id -> library file chosen
+    relinked: dict[str, str] = field(default_factory=dict)  # clip id -> a note: the same-named file used
     placeholders: list[SoundClip] = field(default_factory=list)  # no sound yet: silent
     problems: dict[str, str] = field(default_factory=dict)  # clip id -> one-line reason
 
@@ -66,6 +67,12 @@ def resolve_sounds(project: Project, project_dir: Path | None, library: SoundLib
             if not path.is_absolute() and project_dir is not None:
                 path = project_dir / path
             shown = clip.file
+            if not path.exists() and library is not None and (same := library.named(path.name)) is not None:
+                # A project moved without its sound folder: the library's file of the same
+                # name stands in (as a DAW relinks missing media), and the render says so.
+                out.relinked[clip.id] = (f"sound file {clip.file} for {describe(clip)} was not found; "
+                                         f"{same.path} (the same name, from the sound library) plays")
+                path, shown = Path(same.path), same.path
         else:
             match = library.match(clip.cue) if library is not None else None
             if match is None:
@@ -93,6 +100,7 @@ def check_sounds(sounds: SoundSet, allow_missing: bool) -> list[str]:
         raise MissingSound(f"{next(iter(sounds.problems.values()))} "
                            "(--allow-missing-sounds renders the rest with silence there)")
     warnings = [f"placeholder: {describe(c)} has no sound yet (silent)" for c in sounds.placeholders]
+    warnings += list(sounds.relinked.values())
     warnings += [f"{problem} (rendered as silence)" for problem in sounds.problems.values()]
     return warnings
 

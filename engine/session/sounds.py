@@ -32,7 +32,8 @@ class SoundDesk(SessionCore):
         return SoundBus([lane.kind for lane in lanes], self.rate, max_block=self.mixer.max_block)
 
     def _sound_library(self) -> SoundLibrary | None:
-        if not any(clip.placeholder for clip in self.project.sounds):
+        """The library (made once): placeholders are matched and moved files relinked from it."""
+        if not self.project.sounds:
             return self._library
         if self._library is None:
             self._library = SoundLibrary.for_project(self.project_path, self.sound_folders)

@@ -213,6 +213,10 @@ class SoundLibrary:
             path = project_dir / path
         return path
 
+    def named(self, file_name: str) -> SoundInfo | None:
+        """The first library file (by folder order) called ``file_name``."""
+        return next((s for s in self.sounds if Path(s.path).name == file_name), None)
+
     def search(self, query: str) -> list[SoundInfo]:
         """Sounds whose name holds every word of ``query`` (all with no words)."""
         wanted = words(query)
