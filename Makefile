@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := samples/the-last-broadcast.radioplay
 
-.PHONY: run test lint bench clean package package-test
+.PHONY: run test lint bench fuzz clean package package-test
 
 $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ lint: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/render.py
+
+# The long fuzzing profile: tens of thousands of hostile inputs each for the project
+# loader, both script importers and the text frontend (tests/test_fuzz_inputs.py),
+# plus the linear-time checks. Minutes, not seconds; `make test` runs a few hundred.
+fuzz: $(VENV)/.installed-test
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -p no:cacheprovider --hypothesis-show-statistics \
+		tests/test_fuzz_inputs.py tests/test_linear_time.py
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info

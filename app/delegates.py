@@ -274,8 +274,9 @@ class TypingDelegate(QStyledItemDelegate):
 
     def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
         assert isinstance(editor, QLineEdit)
-        if editor.text() != index.data(Qt.ItemDataRole.EditRole):
-            model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
+        # Always commit, even when typing already stored this text: the model
+        # finishes the text on commit (a leading "(note)" becomes the line's note).
+        model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
 
 
 class OneLineDelegate(QStyledItemDelegate):

@@ -11,7 +11,6 @@ see it the same way.
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.files import FileIdentity
-from engine.project.model import Line, Project, Role, new_line_id, next_colour
+from engine.project.casting import suggest_new_role
+from engine.project.model import Line, Project, Role, new_line_id
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene")
@@ -191,16 +191,8 @@ class Document(QObject):
         return Line(id=line_id, role=role, text=text, scene=scene)
 
     def new_role(self) -> Role:
-        names = set(self.project.role_names())
-        n = len(self.project.cast) + 1
-        while f"ROLE {n}" in names:
-            n += 1
-        template = self.project.cast[-1] if self.project.cast else None
-        voice = replace(template.voice) if template else None
-        role = Role(name=f"ROLE {n}", colour=next_colour(len(self.project.cast)))
-        if voice is not None:
-            role.voice = voice
-        return role
+        """A role that sounds different from every other (engine.project.casting)."""
+        return suggest_new_role(self.project)
 
     def snapshot(self) -> Project:
         """A deep copy for a worker thread (export, autosave) to read safely."""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QProgressDialog,
     QPushButton,
@@ -31,12 +32,19 @@ from PySide6.QtWidgets import (
 )
 
 from app.marshal import Marshal, Task, run_task
+from engine.export.presets import PRESETS, preset_named
 from engine.export.render import RenderOptions, RenderReport
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 
 # What the renderer calls its stages, as a producer would say them.
 STAGES = {"synthesizing": "Voicing lines", "analysing": "Measuring loudness",
-          "writing": "Mixing and writing files", "finishing": "Finishing the files"}
+          "writing": "Mixing and writing files", "finishing": "Finishing the files",
+          "delivering": "Levelling and encoding the delivery files"}
+# The presets as the dialog names them (the keys are --preset's names).
+PRESET_LABELS = {"custom": "Custom (the settings below)", "podcast": "Podcast", "acx": "ACX / Audible audiobook",
+                 "ebu-r128": "EBU R128 broadcast"}
+DAW_LABELS = {"": "None", "reaper": "REAPER project", "audacity": "Audacity (file list + labels)",
+              "otio": "OpenTimelineIO"}
 
 
 def stage_text(stage: str, done: int, total: int) -> str:
@@ -51,8 +59,9 @@ def stage_text(stage: str, done: int, total: int) -> str:
 class ExportDialog(QDialog):
     """Folder and options; ``options()`` and ``folder()`` after it is accepted."""
 
-    def __init__(self, folder: Path, parent: QWidget | None = None) -> None:
+    def __init__(self, folder: Path, parent: QWidget | None = None, name: str = "") -> None:
         super().__init__(parent)
+        self.name = name  # the project file's: the DAW project is named after it
         self.setObjectName("exportDialog")
         self.setWindowTitle("Export")
         self.folder_edit = QLineEdit(str(folder), self)
@@ -72,16 +81,43 @@ class ExportDialog(QDialog):
         self.format = QComboBox(self)
         self.format.addItem("WAV 24-bit", "wav24")
         self.format.addItem("WAV 32-bit float", "wav32f")
+        self.preset = QComboBox(self)
+        for key in PRESETS:
+            self.preset.addItem(PRESET_LABELS.get(key, key), key)
+        self.preset.setToolTip("Deliver to a spec; a compliance report measured on the written files "
+                               "follows every export (report.json)")
+        self.spec = QLabel(self)
+        self.spec.setObjectName("presetSpec")
+        self.spec.setWordWrap(True)
+        self.daw = QComboBox(self)
+        for key, label in DAW_LABELS.items():
+            self.daw.addItem(label, key)
+        self.daw.setToolTip("Also write a project for a DAW, with one file per line in lines/")
         form = QFormLayout(self)
         form.addRow("Folder", row)
+        form.addRow("Preset", self.preset)
+        form.addRow("", self.spec)
         form.addRow("Loudness", self.loudness)
         form.addRow("Mix format", self.format)
         form.addRow("", self.stems)
+        form.addRow("DAW hand-off", self.daw)
+        self.preset.setCurrentIndex(self.preset.findData("custom"))  # what an export wrote before presets
+        self.preset.currentIndexChanged.connect(self._preset_changed)
+        self._preset_changed()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def _preset_changed(self) -> None:
+        preset = PRESETS[str(self.preset.currentData())]
+        custom = preset.name == "custom"
+        self.format.setEnabled(custom)
+        self.loudness.setEnabled(preset.level == "loudness")
+        if not custom:
+            self.loudness.setValue(preset.target_lufs)
+        self.spec.setText(preset.describe() if not custom else "WAV at the project's rate, the loudness above")
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export to", self.folder_edit.text())
@@ -92,8 +128,14 @@ class ExportDialog(QDialog):
         return Path(self.folder_edit.text()).expanduser()
 
     def options(self) -> RenderOptions:
-        return RenderOptions(target_lufs=self.loudness.value(), stems=self.stems.isChecked(),
-                             format=str(self.format.currentData()))
+        name = str(self.preset.currentData())
+        level = PRESETS[name].level == "loudness"
+        depth = 32 if self.format.currentData() == "wav32f" else 24
+        preset = preset_named(name, target_lufs=self.loudness.value() if level else None,
+                              bit_depth=depth if name == "custom" else None)
+        return RenderOptions(target_lufs=preset.target_lufs, stems=self.stems.isChecked(),
+                             format=str(self.format.currentData()), preset=preset,
+                             daw=str(self.daw.currentData()), name=self.name)
 
 
 Exporter = Callable[[Path, RenderOptions, Callable[[str, int, int], None], threading.Event], RenderReport]

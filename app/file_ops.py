@@ -7,6 +7,7 @@ the engine's own message (file, JSON path, problem), never a traceback.
 
 from __future__ import annotations
 
+import html
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -189,7 +190,8 @@ class FileOps(QObject):
         if self.export_job is not None and self.export_job.running():
             self.window.statusBar().showMessage("An export is already running", 4000)
             return None
-        dialog = ExportDialog(folder or self.default_export_dir(), self.window)
+        name = self.doc.path.stem if self.doc.path is not None else ""
+        dialog = ExportDialog(folder or self.default_export_dir(), self.window, name)
         dialog.accepted.connect(lambda: self.start_export(dialog.folder(), dialog.options()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -228,12 +230,19 @@ class FileOps(QObject):
         self.window.statusBar().showMessage(
             f"Exported {int(minutes)}:{seconds:04.1f} to {report.outdir} ({report.synthesized} lines voiced, "
             f"{report.cached} from cache)", 10000)
-        box = QMessageBox(QMessageBox.Icon.Information, "Export finished",
-                          f"Wrote {len(report.files)} files to {report.outdir}:\nmix.wav, "
+        compliance = report.compliance
+        passed = compliance is None or compliance.passed
+        audio = [m.file for m in compliance.files] if compliance is not None else ["mix.wav"]
+        box = QMessageBox(QMessageBox.Icon.Information if passed else QMessageBox.Icon.Warning,
+                          "Export finished" if passed else "Export finished: the preset is not met",
+                          f"Wrote {len(report.files)} files to {report.outdir}:\n{', '.join(audio[:3])}"
+                          f"{f' and {len(audio) - 3} more' if len(audio) > 3 else ''}, "
                           f"{'stems, ' if any('stems' in str(f) for f in report.files) else ''}captions and cues."
                           + "".join(f"\n\nNote: {note}" for note in report.notes),
                           QMessageBox.StandardButton.Close, self.window)
         box.setObjectName("exportDoneBox")
+        if compliance is not None:  # the compliance report, as the terminal shows it
+            box.setInformativeText(f"<pre>{html.escape(compliance.table())}</pre>")
         show = QPushButton("Show Folder", box)
         box.addButton(show, QMessageBox.ButtonRole.ActionRole)
         show.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(report.outdir))))

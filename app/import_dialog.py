@@ -49,12 +49,13 @@ class ImportDialog(QDialog):
         self.narrate = QCheckBox("Voice action paragraphs with a NARRATOR", self)
         self.narrate.setToolTip("Otherwise action stays as scene notes and is not spoken")
         self.narrate.toggled.connect(self.reload)
-        self.cast = QTableWidget(0, 6, self)
+        self.cast = QTableWidget(0, 7, self)
         self.cast.setObjectName("importCast")
-        self.cast.setHorizontalHeaderLabels(["Role", "Lines", "Voice", "Pitch", "Speed", "Pan"])
+        self.cast.setHorizontalHeaderLabels(["Role", "Lines", "Voice", "Pitch", "Speed", "Variation", "Pan"])
         self.cast.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.cast.verticalHeader().hide()
-        self.cast.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.cast.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.cast.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # names get the room
         self.notes = QLabel(self)
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -87,8 +88,7 @@ class ImportDialog(QDialog):
         project, report = self.project, self.report
         self.summary.setText(f"<b>{project.title}</b>: {_count(len(project.cast), 'role')}, "
                              f"{_count(len(project.lines), 'line')}, {_count(len(project.scenes), 'scene')}. "
-                             f"Every role starts with a distinct voice; recast them in the cast panel after "
-                             f"importing.")
+                             f"{report.casting}")
         self.cast.setRowCount(len(project.cast))
         for row, role in enumerate(project.cast):
             name = QTableWidgetItem(role.name)
@@ -96,7 +96,7 @@ class ImportDialog(QDialog):
             voice = role.voice.voice + (f" ({role.voice.speaker})" if role.voice.speaker is not None else "")
             cells = [name, QTableWidgetItem(str(report.lines_per_role.get(role.name, 0))), QTableWidgetItem(voice),
                      QTableWidgetItem(f"{role.voice.pitch:+.1f} st"), QTableWidgetItem(f"{role.voice.speed:.2f}×"),
-                     QTableWidgetItem(format_pan(role.pan))]
+                     QTableWidgetItem(f"{role.voice.variation:.1f}"), QTableWidgetItem(format_pan(role.pan))]
             for col, item in enumerate(cells):
                 self.cast.setItem(row, col, item)
         notes = [f"{a} and {b} may be the same character; they stay separate roles "

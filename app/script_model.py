@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 from app.commands import SetLineField, SetLineFields
 from app.delegates import TYPING_ROLE
 from app.document import Document
+from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.model import Line
 from engine.project.timeline import Placement, layout
 
@@ -362,6 +363,11 @@ class ScriptModel(QAbstractTableModel):
             return True
         if role != Qt.ItemDataRole.EditRole:
             return False
+        note, words = split_delivery_note(str(value)) if col == Col.TEXT else ("", "")
+        if note and words:  # "(out of breath) Wait for me!": how to say it, never spoken or captioned
+            note = line.note if note in line.note.split("; ") else join_notes(line.note, note)
+            self.doc.undo.push(SetLineFields(self.doc, line_id, {"text": words, "note": note}, "Edit line"))
+            return True
         field, new = {Col.TEXT: ("text", value), Col.NOTE: ("note", str(value).strip().strip("()")),
                       Col.ROLE: ("role", value), Col.PAUSE: ("pause_before", value)}.get(col, (None, None))
         if field is None:

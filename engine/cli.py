@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import __version__
-from engine.cli_sounds import add_sounds_option, match_cues
-from engine.project.defaults import DEFAULT_TARGET_LUFS
+from engine.cli_sounds import match_cues
+from engine.export.command import add_render_parser, add_sounds_option
 
 if TYPE_CHECKING:
     from engine.sched.cost import Outlook
@@ -36,7 +36,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from engine.project.importers.parsed import ScriptSyntaxError
 
     script, out = Path(args.script), Path(args.output)
-    if not script.is_file():
+    if not script.exists():
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
@@ -64,6 +64,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
         print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
               f"pitch {v.pitch:+g} st, speed {v.speed:g}")
+    if report.casting:
+        print(report.casting)
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")
@@ -74,70 +76,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_render(args: argparse.Namespace) -> int:
-    from engine.export.outputset import ExportError
-    from engine.export.render import RenderOptions, render_project
-    from engine.progress import TerminalProgress
-    from engine.project.fileformat import ProjectFileError, load_project
-    from engine.synth.errors import VoiceError
-    from engine.synth.pipeline import LineErrors
-
-    path = Path(args.project)
-    try:
-        project = load_project(path)
-        options = RenderOptions(target_lufs=args.target_lufs, stems=not args.no_stems, format=args.format,
-                                allow_missing_sounds=args.allow_missing_sounds,
-                                sound_folders=tuple(Path(f) for f in args.sounds))
-    except (ProjectFileError, ValueError) as exc:
-        return _error(str(exc))
-    from engine.synth.clipfolder import CacheFolderError
-    from engine.synth.synthesizer import make_synthesizer
-
-    try:
-        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
-    except CacheFolderError as exc:
-        return _error(str(exc))
-    progress = TerminalProgress()
-    try:
-        report = render_project(project, synth, Path(args.output), options, progress, project_path=path)
-    except LineErrors as exc:
-        progress.close()
-        return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
-    except VoiceError as exc:
-        progress.close()
-        return _error(f"{path}: {exc}")
-    except ExportError as exc:
-        progress.close()
-        return _error(str(exc))
-    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
-        progress.close()
-        where = f" ({exc.filename})" if exc.filename else ""
-        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
-    progress.close()
-    for warning in report.warnings:
-        print(f"warning: {warning}")
-    minutes, seconds = divmod(report.duration_s, 60)
-    print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
-          f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
-    print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB, limiter "
-          f"-> {report.predicted_lufs:.1f} LUFS (target {options.target_lufs:.1f})")
-    if report.prediction_observations:
-        print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
-              f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
-    for file in report.files:
-        print(f"  {file}")
-    for note in report.notes:
-        print(f"note: {note}")
-    return 0
-
-
 def cmd_play(args: argparse.Namespace) -> int:
     import time
 
     from engine.project.fileformat import ProjectFileError, load_project
+    from engine.project.timeline import MAX_START_S
     from engine.session import LineState, Session
 
     path = Path(args.project)
+    # Before loading anything: inf or 1e308 made the transport print 0:00.0 forever, nan played from 0.
+    if not 0 <= args.start <= MAX_START_S:
+        return _error(f"--from {args.start}: must be a number of seconds from 0 to {MAX_START_S:g}")
     try:
         project = load_project(path)
     except (ProjectFileError, ValueError) as exc:
@@ -339,17 +288,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
-    p.add_argument("project", help="project file (.radioplay)")
-    p.add_argument("-o", "--output", required=True, help="output folder")
-    p.add_argument("--target-lufs", type=float, default=DEFAULT_TARGET_LUFS,
-                   help=f"integrated loudness of mix.wav (default {DEFAULT_TARGET_LUFS:g})")
-    p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
-    p.add_argument("--format", choices=["wav24", "wav32f"], default="wav24", help="sample format of mix.wav (default wav24); stems are always 32-bit float, "
-                   "since they carry the pre-limiter level")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
-    add_sounds_option(p, render=True)
-    p.set_defaults(func=cmd_render)
+    add_render_parser(sub)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")
     p.add_argument("project", help="project file (.radioplay)")

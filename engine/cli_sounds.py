@@ -1,25 +1,16 @@
-"""The sound options and messages of the ``radioplay`` verbs (engine/cli.py).
+"""What ``radioplay import`` does with sound cues (engine/cli.py).
 
-``--sounds DIR`` (import, render, play) adds a folder to the sound library
-after ``sounds/`` beside the project; ``--allow-missing-sounds`` (render)
-renders with silence where a sound file cannot be used. Kept apart so the
-command line module stays one screenful per verb.
+``--sounds DIR`` (import, render, play; engine/export/command.py declares
+it) adds a folder to the sound library after ``sounds/`` beside the project;
+the imported cues take the sounds they match. Kept apart so the command line
+module stays under its size limit.
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from engine.project.model import Project
-
-
-def add_sounds_option(p: argparse.ArgumentParser, render: bool = False) -> None:
-    p.add_argument("--sounds", action="append", default=[], metavar="DIR",
-                   help="a folder of sound files for the cues (after sounds/ beside the project; repeatable)")
-    if render:
-        p.add_argument("--allow-missing-sounds", action="store_true",
-                       help="render even if a sound file is missing or unreadable (silence there)")
 
 
 def match_cues(project: Project, out: Path, folders: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,3 +88,33 @@ def atomic_write_text(final: Path, text: str) -> None:
 def atomic_write_bytes(final: Path, data: bytes) -> None:
     with atomic_open(final, "wb", encoding=None) as f:
         f.write(data)
+
+
+class NotRegularFileError(OSError):
+    """A path names a FIFO, device, socket or folder where a document was expected."""
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_regular_bytes(path: Path) -> bytes:
+    """The bytes of a user's document, refusing anything but a regular file.
+
+    Opened without blocking and checked on the open descriptor (no race
+    between a check and the open): a FIFO would otherwise wait forever for a
+    writer, and a device like /dev/zero would be read until memory runs out.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise NotRegularFileError(f"{kind}, not a regular file")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:
+            fd = -1  # the file object owns it now
+            return f.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)

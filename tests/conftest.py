@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.synth.cache import ClipCache
@@ -19,6 +20,12 @@ from tests.voices.generate_test_voice import generate_voices
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
+
+# HYPOTHESIS_PROFILE=long (``make fuzz``) runs the fuzz targets (tests/test_fuzz_inputs.py)
+# with tens of thousands of examples each; the normal suite runs a few hundred.
+settings.register_profile("long", max_examples=20_000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.project.casting import distinct_settings
 from engine.project.fileformat import load_project
 from engine.project.model import DEFAULT_VOICE, Role, VoiceParams
-from engine.synth.casting import VARIANTS, suggest_cast
+from engine.synth.casting import suggest_cast
 from engine.synth.library import VoiceLibrary
+
+VARIANTS = [(p, s) for p, s, _ in distinct_settings()]  # (pitch, speed) of the k-th role sharing a voice
 
 
 def _install(folder: Path, source: Path, name: str, language: str | None = None) -> None:
@@ -33,8 +36,10 @@ def _sound(v: VoiceParams) -> tuple[str, object, float, float]:
 
 
 def _kokoro(library: VoiceLibrary) -> list[tuple[str, object, float, float]]:
-    """The bundled Kokoro styles (the kokoro extra), cast after every Piper voice, unshifted."""
-    return [(v.id, None, 0.0, 1.0) for v in sorted(library.bundled(), key=lambda v: v.id) if v.backend == "kokoro"]
+    """English Kokoro styles of the library, cast after every Piper voice, unshifted (the bundled
+    styles of the kokoro extra are Japanese voices: not offered for an English script)."""
+    return [(v.id, None, 0.0, 1.0) for v in sorted(library.all(), key=lambda v: v.id)
+            if v.backend == "kokoro" and v.style[:1] in "ab"]
 
 
 def test_one_single_speaker_voice_varies_pitch_and_speed(tmp_path: Path) -> None:
@@ -43,10 +48,12 @@ def test_one_single_speaker_voice_varies_pitch_and_speed(tmp_path: Path) -> None
     cast = suggest_cast(_roles(len(distinct) + 2), library)
     sounds = [_sound(v) for v in cast.values()]
     assert sounds[:len(distinct)] == distinct  # every distinct voice before a shift
-    again = [distinct[k % len(distinct)][0] for k in range(2)]
-    assert sounds[len(distinct):] == [(voice, None, *VARIANTS[1]) for voice in again]
+    n = len(distinct)
+    assert sounds[n:] == [(distinct[r % n][0], None, *VARIANTS[r // n]) for r in (n, n + 1)]
     assert all(abs(p) <= 1.5 for p, _ in VARIANTS)  # shifts that keep speech intelligible
-    assert all(v.variation == 0.7 for v in cast.values())  # what casting does not decide is kept
+    # The distinct voices keep what casting does not decide; roles sharing a voice also differ in variation.
+    assert all(v.variation == 0.7 for v in list(cast.values())[:len(distinct)])
+    assert [v.variation for v in list(cast.values())[n:]] == [distinct_settings()[r // n][2] for r in (n, n + 1)]
 
 
 def test_installed_voices_and_speakers_come_before_any_shift(tmp_path: Path, tiny_voices: dict[str, Path]) -> None:
@@ -82,7 +89,19 @@ def test_voices_of_another_language_are_not_offered(tmp_path: Path, tiny_voices:
     cast = suggest_cast(_roles(2), VoiceLibrary(user_dir=user))
     assert "de-tiny" not in {v.voice for v in cast.values()}
     german = suggest_cast(_roles(2), VoiceLibrary(user_dir=user), language="de")
-    assert {v.voice for v in german.values()} == {"de-tiny"}  # Kokoro's bundled styles read English
+    assert {v.voice for v in german.values()} == {"de-tiny"}
+
+
+def test_kokoro_styles_are_cast_in_their_own_language(tmp_path: Path) -> None:
+    library = VoiceLibrary(user_dir=tmp_path / "none")
+    styles = [v.style for v in library.bundled() if v.backend == "kokoro"]
+    if not styles:
+        pytest.skip("the kokoro extra is not installed")
+    english = suggest_cast(_roles(2), library)
+    assert all(v.backend == "piper" for v in english.values())  # Japanese voices are not an English cast
+    japanese = suggest_cast(_roles(len(styles)), library, language="ja")
+    assert sorted(v.voice for v in japanese.values()) == sorted(styles)
+    assert all(v.backend == "kokoro" and v.pitch == 0.0 for v in japanese.values())
 
 
 def test_import_casts_from_the_installed_voices(tmp_path: Path, tiny_voices: dict[str, Path],

@@ -129,6 +129,27 @@ def test_lexicon_never_rewrites_phoneme_blocks() -> None:
     assert prepared.lexicon_used == (("Penrose", "[[ p ɛ n r oʊ z ]]"),)
 
 
+@pytest.mark.parametrize(("key", "text", "spoken"), [
+    ("ſ", "ſ or s", "ess or s"),  # the long s is its own letter: it respells itself, not every s
+    ("İstanbul", "İstanbul and İSTANBUL and ISTANBUL", "ist and ist and ISTANBUL"),  # İ lower-cases to two characters; I is not İ
+    ("straße", "STRASSE straße", "STRASSE stras"),
+    ("ﬁne", "ﬁne", "fine-ish"),
+])
+def test_lexicon_keys_whose_case_folding_changes_length_or_letters(key: str, text: str, spoken: str) -> None:
+    # Issue 20 item 11: KeyError in the lookup (a traceback in render, a dropped line in play, 500 in serve).
+    respelling = {"ſ": "ess", "İstanbul": "ist", "straße": "stras", "ﬁne": "fine-ish"}[key]
+    out, used = apply_lexicon(text, {key: respelling, "unrelated": "x"})
+    assert out == spoken
+    assert used == ((key, respelling),)
+
+
+@pytest.mark.parametrize("key", ["", " ", "\t"])
+def test_an_empty_lexicon_key_respells_nothing(key: str) -> None:
+    # Issue 20 item 14: the empty key inserted its respelling between every word.
+    assert apply_lexicon("One, two. Three!", {key: "um", "two": "too"}) == ("One, too. Three!", (("two", "too"),))
+    assert prepare("One, two -- three.", {key: "um"}).normalized == "One, two -- three."
+
+
 # ---------------------------------------------------------------- units
 
 

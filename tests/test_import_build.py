@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.project.casting import distinct_settings
 from engine.project.defaults import ROLE_COLOURS
 from engine.project.fileformat import load_project, save_project
 from engine.project.importers.build import (
@@ -54,18 +55,34 @@ def test_cast_in_order_of_first_appearance() -> None:
 
 
 def test_distinct_colours_and_starting_voices() -> None:
-    project, _ = plain(SEVEN)
+    project, report = plain(SEVEN)
     first7 = project.cast[:7]
     assert len({r.colour for r in first7}) == 7
     assert all(r.colour in ROLE_COLOURS for r in project.cast)
-    assert len({r.voice.pitch for r in first7}) == 7
-    assert len({(r.voice.pitch, r.voice.speed, r.pan) for r in project.cast}) == len(project.cast)
+    assert len({r.pan for r in first7}) == 7
     assert project.cast[0].voice.pitch == 0.0 and project.cast[0].voice.speed == 1.0
-    # mild: stay within what the file format accepts and sounds natural
+    assert "Every role starts with its own settings of the voice" in report.casting
+
+
+@pytest.mark.parametrize("roles", [2, 8, 40, len(distinct_settings())])
+def test_every_role_differs_from_every_other_within_intelligible_ranges(roles: int) -> None:
+    # Issue 16: "every role starts with a distinct voice" was claimed while the
+    # ninth role repeated the first and pitches went to -7 semitones.
+    project, report = plain("".join(f"R{i}: Line {i}.\n" for i in range(roles)))
+    sounds = {(r.voice.voice, r.voice.pitch, r.voice.speed, r.voice.variation) for r in project.cast}
+    assert len(sounds) == roles
     for role in project.cast:
-        assert -12 <= role.voice.pitch <= 12
-        assert 0.8 <= role.voice.speed <= 1.2
-        assert -1 <= role.pan <= 1
+        assert abs(role.voice.pitch) <= 1.5
+        assert 0.9 <= role.voice.speed <= 1.1 and 0.8 <= role.voice.variation <= 1.2
+        assert -0.5 <= role.pan <= 0.5
+    assert report.casting.startswith("Every role starts with its own settings")
+
+
+def test_more_roles_than_distinct_settings_are_told_so() -> None:
+    roles = len(distinct_settings()) + 3
+    _, report = plain("".join(f"R{i}: Line {i}.\n" for i in range(roles)))
+    assert report.casting.startswith(f"The first {roles - 3} roles start with their own settings")
+    assert "the other 3 repeat those settings" in report.casting
 
 
 def test_lines_per_role_counts() -> None:
@@ -442,3 +459,88 @@ def test_cli_unwritable_output_is_an_error(tmp_path: Path, capsys: pytest.Captur
     out.mkdir()
     assert main(["import", str(SAMPLES / "the-last-broadcast.txt"), "-o", str(out), "--force"]) == 1
     assert str(out) in capsys.readouterr().err
+
+
+def test_cli_import_says_how_roles_were_told_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.txt"
+    names = [f"R{i}" for i in range(12)]  # more roles than the installed voices and speakers
+    script.write_text("".join(f"{n}: line of {n}\n" for n in names), encoding="utf-8")
+    assert main(["import", str(script), "-o", str(tmp_path / "o.radioplay")]) == 0
+    out = capsys.readouterr().out
+    assert "12 roles on " in out and "are told apart by small changes of its settings (pitch within ±1.5 semitones" in out
+
+
+@pytest.mark.parametrize(("script", "line", "problem"), [
+    ("A: hi\n[pause 601]\nA: bye\n", 2, "pause length is at most 600 seconds, got '601'"),
+    ("A: hi\n[pause 400]\n[pause 400]\nA: bye\n", 3,
+     "pauses in a row add up to 800 s; at most 600 s may come before a line"),
+    ("A: hi [pause 500]\n[pause 200]\nA: bye\n", 2, "pauses in a row add up to 700 s"),
+])
+def test_import_never_writes_a_pause_the_loader_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        script: str, line: int, problem: str) -> None:
+    # Issue 20 item 13: import wrote pause_before 800, which render then refused.
+    source = tmp_path / "s.txt"
+    source.write_text(script, encoding="utf-8")
+    out = tmp_path / "o.radioplay"
+    assert main(["import", str(source), "-o", str(out)]) == 1
+    assert capsys.readouterr().err.startswith(f"radioplay: error: {source}:{line}: {problem}")
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- issue 16: never spoken
+
+DIRECTIONS = """# Title: Fog
+# Scene 1 - The quay
+# check the pub name
+TOM: (out of breath) Wait for me!
+(Foghorn, far off.)
+SUE: Hurry up, then.
+[A gull cries.]
+# Scene 2
+TOM (quietly): (beat) There it is again.
+"""
+
+
+def test_directions_and_comments_become_scene_notes_and_parentheticals_notes() -> None:
+    project, _ = plain(DIRECTIONS)
+    assert [(line.role, line.text, line.note) for line in project.lines] == [
+        ("TOM", "Wait for me!", "out of breath"), ("SUE", "Hurry up, then.", ""),
+        ("TOM", "There it is again.", "quietly; beat")]
+    assert [(s.heading, s.notes) for s in project.scenes] == [
+        ("The quay", ["check the pub name", "Foghorn, far off.", "A gull cries."]), ("Scene 2", [])]
+
+
+def test_narrate_action_voices_a_stage_direction_as_the_narrator() -> None:
+    project, _ = plain(DIRECTIONS, narrate_action=True)
+    assert [(line.role, line.text) for line in project.lines][1:4] == [
+        (NARRATOR, "Foghorn, far off."), ("SUE", "Hurry up, then."), (NARRATOR, "A gull cries.")]
+    assert project.scenes[0].notes == ["check the pub name"]
+
+
+def test_comments_before_the_first_scene_belong_to_it() -> None:
+    project, _ = plain("# Title: X\n# by me\n# Scene 1 - Here\nA: hi\n")
+    assert [(s.id, s.heading, s.notes) for s in project.scenes] == [("S1", "Here", ["by me"])]
+    project, _ = plain("# just notes\n")
+    assert [(s.id, s.notes) for s in project.scenes] == [("S1", ["just notes"])]
+
+
+def test_fountain_inline_parenthetical_is_a_note() -> None:
+    project, _ = fountain("\nTOM\n(out of breath) Wait for me!\nI'm coming.\n")
+    assert [(line.text, line.note) for line in project.lines] == [("Wait for me! I'm coming.", "out of breath")]
+
+
+@pytest.mark.integration
+def test_directions_and_notes_are_neither_captioned_nor_in_the_cue_sheet(tmp_path: Path) -> None:
+    """Issue 16, must show: import + render through the CLI with the bundled voice."""
+    script = tmp_path / "fog.txt"
+    script.write_text(DIRECTIONS, encoding="utf-8")
+    project_path = tmp_path / "fog.radioplay"
+    assert main(["import", str(script), "-o", str(project_path)]) == 0
+    assert main(["render", str(project_path), "-o", str(tmp_path / "out"), "--no-stems"]) == 0
+    out = tmp_path / "out"
+    for name in ("captions.srt", "captions.vtt", "cues.json"):
+        text = (out / name).read_text(encoding="utf-8")
+        for words in ("Foghorn", "far off", "gull", "out of breath", "beat", "quietly", "pub name"):
+            assert words not in text, f"{words!r} in {name}"
+        for words in ("Wait for me!", "Hurry up, then.", "There it is again."):
+            assert words in text, f"{words!r} missing from {name}"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.project.importers.parsed import Dialogue, Pause, SceneHeading, ScriptSyntaxError
+from engine.project.importers.parsed import Action, Dialogue, Note, Pause, SceneHeading, ScriptSyntaxError
 from engine.project.importers.plaintext import parse_plaintext
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -45,7 +45,8 @@ def test_title_and_comments() -> None:
     script = parse_plaintext("# Title:  The Last   Broadcast\n# just a note: BOB is tired\n#\nBOB: Hi.\n")
     assert script.title == "The Last Broadcast"
     assert script.metadata == {"title": "The Last Broadcast"}
-    assert script.elements == [Dialogue("BOB", "Hi.", 4)]
+    # Issue 16: comments are kept (as scene notes), not dropped; a bare "#" holds nothing.
+    assert script.elements == [Note("just a note: BOB is tired", 2), Dialogue("BOB", "Hi.", 4)]
 
 
 def test_scene_comments() -> None:
@@ -61,6 +62,7 @@ def test_scene_comments() -> None:
         SceneHeading("Scene 4", 5),
         SceneHeading("Scene", 6),
         SceneHeading("Dawn", 7),
+        Note("Scenery is lovely", 8),
     ]
 
 
@@ -122,7 +124,8 @@ def test_error_shows_at_most_60_characters() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["BOB! : hi", ": no name", "(note): hi", "123: digits only", "BOB (a)(b): hi", "[music]", "B_B: hi"],
+    ["BOB! : hi", ": no name", "(note): hi", "123: digits only", "BOB (a)(b): hi", "[music] x", "B_B: hi",
+     "(unclosed: hi"],
 )
 def test_error_bad_names(line: str) -> None:
     err = error(f"# c\n{line}\n")
@@ -155,7 +158,46 @@ def test_error_bad_inline_pause_and_mid_line_pause() -> None:
 
 
 def test_error_huge_pause() -> None:
-    assert error("[pause " + "9" * 400 + "]\n").problem.startswith("pause length is too large")
+    assert error("[pause " + "9" * 400 + "]\n").problem.startswith("pause length is at most 600 seconds")
+
+
+def test_a_pause_the_loader_would_refuse_is_an_error_at_its_line() -> None:
+    # Issue 20 item 13: import wrote pause_before 1000, which render then refused.
+    err = error("BOB: Hi.\n[pause 1000]\nBOB: Bye.\n")
+    assert (err.line, err.problem) == (2, "pause length is at most 600 seconds, got '1000'")
+    assert error("BOB: Hi. [pause 601s]\n").problem == "pause length is at most 600 seconds, got '601s'"
+    assert els("[pause 600]\nBOB: Hi.\n") == [Pause(600.0, 1), Dialogue("BOB", "Hi.", 2)]
+
+
+# --- issue 16: stage directions, delivery notes --------------------------------------
+
+
+@pytest.mark.parametrize("line", ["(Foghorn, far off.)", "[Foghorn, far off.]", "  ( Foghorn,  far off. )  "])
+def test_stage_direction_on_its_own_line_is_action(line: str) -> None:
+    assert els(f"TOM: Listen.\n{line}\nSUE: What was that?\n") == [
+        Dialogue("TOM", "Listen.", 1), Action("Foghorn, far off.", 2), Dialogue("SUE", "What was that?", 3)]
+
+
+def test_nested_and_empty_directions() -> None:
+    assert els("(A boat (small) passes.)\n()\n[]\n") == [Action("A boat (small) passes.", 1)]
+
+
+def test_inline_parenthetical_is_the_delivery_note() -> None:
+    assert els("TOM: (out of breath) Wait for me!\n") == [Dialogue("TOM", "Wait for me!", 1, note="out of breath")]
+    assert els("TOM (calling): ( out of  breath )Wait!\n") == [
+        Dialogue("TOM", "Wait!", 1, note="calling; out of breath")]
+    assert els("TOM: [pause 2] (softly) Go. [pause]\n") == [
+        Pause(2.0, 1), Dialogue("TOM", "Go.", 1, note="softly"), Pause(1.0, 1)]
+    assert els("TOM: (softly) [pause 2] Go.\n") == [Pause(2.0, 1), Dialogue("TOM", "Go.", 1, note="softly")]
+
+
+def test_parentheses_after_the_first_word_are_spoken() -> None:
+    assert els("TOM: Wait (please) for me.\nSUE: (unclosed aside\n") == [
+        Dialogue("TOM", "Wait (please) for me.", 1), Dialogue("SUE", "(unclosed aside", 2)]
+
+
+def test_a_note_without_words_is_kept_as_a_scene_note() -> None:
+    assert els("TOM: (nods)\nSUE (dryly): (shrugs)\n") == [Note("TOM (nods)", 1), Note("SUE (dryly; shrugs)", 2)]
 
 
 # --- properties and samples -----------------------------------------------------

@@ -54,6 +54,15 @@ def test_play_rejects_a_negative_start(project_file: Path) -> None:
     assert result.returncode == 1 and "--from -3" in result.stderr
 
 
+@pytest.mark.parametrize("start", ["inf", "1e308", "nan", "86401"])
+def test_play_refuses_an_impossible_start_with_one_line(project_file: Path, start: str) -> None:
+    # Issue 20 item 10: inf and 1e308 printed 0:00.0 forever; nan played from 0.
+    result = radioplay("play", str(project_file), "--from", start, "--device", "null")
+    assert result.returncode == 1
+    assert result.stderr.endswith("must be a number of seconds from 0 to 86400\n")
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
 def test_bench_playback_reports_the_contract_keys(project_file: Path) -> None:
     result = playback_bench.run(positions=3, project_path=project_file, speed=4.0)
     assert CONTRACT <= set(result)

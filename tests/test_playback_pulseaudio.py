@@ -31,17 +31,31 @@ SPAN_S = 8.0
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, float]:
-    """The sample copied, rendered offline once (which also fills its clip cache)."""
+    """The sample copied, rendered offline once (which also fills the clip cache the test's
+    session then reads: the shared cache folder of this module, see ``_cache``)."""
     root = tmp_path_factory.mktemp("e2e")
     project_path = root / SAMPLE.name
     shutil.copy(SAMPLE, project_path)
     project = load_project(project_path)
-    report = render_project(project, make_synthesizer(project_path, project.sample_rate), root / "out")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RADIOPLAY_CACHE_DIR", str(_cache_dir(tmp_path_factory)))
+        report = render_project(project, make_synthesizer(project_path, project.sample_rate), root / "out")
     return project_path, root / "out" / "mix.wav", report.gain_db
 
 
+def _cache_dir(factory: pytest.TempPathFactory) -> Path:
+    return factory.getbasetemp() / "e2e-clip-cache"
+
+
+@pytest.fixture
+def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The render's clip cache for the live session too (each test gets an empty one otherwise)."""
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(_cache_dir(tmp_path_factory)))
+
+
 def test_live_playback_into_pulseaudio_matches_the_offline_render(pulse_server: PulseServer,
-                                                                  rendered: tuple[Path, Path, float]) -> None:
+                                                                  rendered: tuple[Path, Path, float],
+                                                                  _cache: None) -> None:
     project_path, mix_path, export_gain_db = rendered
     project = load_project(project_path)
     with Session(project, project_path, output=pulse_server.device_name) as session:

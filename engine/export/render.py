@@ -42,9 +42,14 @@ from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
+from engine.export.compliance import REPORT_FILE, ComplianceReport
+from engine.export.daw import DAWS, daw_files, write_daw
+from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
+from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.names import FileName, unique_file_names
 from engine.export.outputset import OutputSet, check_output
+from engine.export.presets import DeliveryPreset
 from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
@@ -70,13 +75,26 @@ class RenderOptions:
     block: int = BLOCK
     allow_missing_sounds: bool = False  # render the rest, with silence where a sound file is missing
     sound_folders: tuple[Path, ...] = ()  # --sounds DIR: searched after sounds/ beside the project
+    # A delivery preset (engine/export/presets.py); None: the project's own
+    # WAV at target_lufs in ``format`` (the custom preset).
+    preset: DeliveryPreset | None = None
+    tags: Tags | None = None  # title, author, cover of the delivered files
+    daw: str = ""  # also write a DAW project (engine/export/daw: reaper, audacity, otio)
+    name: str = ""  # of the project file: the DAW project's name (default: the title)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r} (choose {', '.join(FORMATS)})")
+        if self.daw and self.daw not in DAWS:
+            raise ValueError(f"unknown DAW {self.daw!r} (choose {', '.join(DAWS)})")
         lo, hi = TARGET_LUFS_RANGE
         if not lo <= self.target_lufs <= hi:
             raise ValueError(f"target loudness {self.target_lufs} LUFS is outside {lo:g}..{hi:g}")
+
+    def delivery_preset(self) -> DeliveryPreset:
+        if self.preset is not None:
+            return self.preset
+        return DeliveryPreset("custom", target_lufs=self.target_lufs, bit_depth=32 if self.format == "wav32f" else 24)
 
 
 @dataclass
@@ -108,6 +126,7 @@ class RenderReport:
     prediction_p90_error: float = 0.0
     prediction_misses: int = 0
     prediction_observations: int = 0
+    compliance: ComplianceReport | None = None  # the preset's requirements, measured on the written files
 
 
 def stem_filename(role: str) -> str:
@@ -195,15 +214,19 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
         if stem.shared_with is not None:
             report.notes.append(f"role {stem.name!r} makes the same file name as {stem.shared_with!r}: "
                                 f"its stem is stems/{stem.file}")
+    plan = plan_delivery(project, options.delivery_preset(), options.tags)
     dme = [f"dme/{name}" for name in DME_FILES] if options.stems else []
-    files = ["mix.wav", *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES]
+    files = [*plan.files, *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES, REPORT_FILE]
+    if options.daw:
+        files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
     sounds, report.warnings = project_sounds(project, project_path, options.sound_folders,
                                              options.allow_missing_sounds, synth.cache)
     result = synthesize_lines(project, synth, progress, cancel, scheduler)
     try:
         with OutputSet(outdir, files).open() as output:
-            _mix_and_write(project, synth, result, report, output, options, progress, cancel, started, sounds)
+            _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel, started,
+                           sounds)
     finally:
         release_clips(synth, result)  # the clips were pinned for the mix
     report.wall_s = time.perf_counter() - started
@@ -214,7 +237,7 @@ TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
 
 
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
-                   output: OutputSet, options: RenderOptions, progress: Progress | None,
+                   output: OutputSet, options: RenderOptions, plan: DeliveryPlan, progress: Progress | None,
                    cancel: threading.Event | None, started: float, sounds: SoundSet) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
@@ -241,10 +264,12 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         progress("analysing", len(blocks), len(blocks))
     report.analysis_wall_s = time.perf_counter() - analysed
     report.premix_lufs = analysis.loudness()
-    report.gain_db, report.predicted_lufs = analysis.solve_gain(options.target_lufs, LIMITER_CEILING_DB)
+    # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
+    target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
+    report.gain_db, report.predicted_lufs = analysis.solve_gain(target, LIMITER_CEILING_DB)
     programme.set_master_gain(report.gain_db)
 
-    subtype = FORMATS[options.format]
+    subtype = plan.master_subtype
     latency = programme.latency
     writers: list[SparseWavWriter] = []
     # Encoding and writing run on two writer threads, the mix on one and the
@@ -259,7 +284,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # 24-bit they would clip (measured on the sample: peaks of 1.8), so
         # stems are always 32-bit float; --format chooses the master's format.
         # The length is known: past 4 GiB a file is RF64 from the start.
-        writers.append(SparseWavWriter(output.path("mix.wav"), rate, 2, subtype, frames_hint=total))
+        writers.append(SparseWavWriter(output.path(plan.master), rate, 2, subtype, frames_hint=total))
         writers += [SparseWavWriter(output.path(rel), rate, 2, STEM_SUBTYPE, frames_hint=total)
                     for rel in output.files if rel.startswith(("stems/", "dme/"))]
         roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
@@ -291,6 +316,9 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
                  captions.cue_sheet(project, placements, sound_placements, sounds.files))
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
+        if options.daw:
+            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output)
+        report.compliance = deliver(plan, project, placements, output, progress, check_cancel)
         check_cancel()
         report.files = output.commit()
         if progress:

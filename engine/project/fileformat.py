@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.fsutil import atomic_write_text
+from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.blend import BlendError, parse_blend
 from engine.project.defaults import (
     DEFAULT_BACKEND,
@@ -42,11 +42,15 @@ from engine.project.defaults import (
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
+from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
 
 # 2: sound lanes and clips (engine/project/soundformat.py); version 1 files load unchanged.
 FORMAT_VERSION = 2
 EXTENSION = ".radioplay"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# No project needs more than a few levels; deeper JSON is reported at the
+# first bracket past this depth (json itself would raise RecursionError).
+_MAX_DEPTH = 100
 
 
 class ProjectFileError(ValueError):
@@ -83,9 +87,17 @@ class _Reader:
         value = self._get(d, key, path, default)
         if not isinstance(value, str):
             raise self.fail(_join(path, key), f"expected a string, got {_kind(value)}")
+        self.encodable(value, _join(path, key))
         if not empty and not value.strip():
             raise self.fail(_join(path, key), "must not be empty")
         return value
+
+    def encodable(self, value: str, path: str) -> None:
+        """A lone UTF-16 surrogate (``"\\ud800"``) loads from JSON but could never be saved."""
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise self.fail(path, f"has an invalid character (a lone surrogate) at position {exc.start}") from None
 
     def num(
         self, d: dict[str, Any], key: str, path: str, default: Any = ...,
@@ -133,8 +145,13 @@ def _join(path: str, key: str) -> str:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), repr(value))
+    kind = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value))
+    if kind is not None:  # never repr() a container: it may be huge or nested past the recursion limit
+        return kind
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return "a number too large"
+    return repr(value)[:40]
 
 
 def project_to_dict(project: Project, project_dir: Path | None = None) -> dict[str, Any]:
@@ -225,12 +242,14 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
                                     hi=GAP_RANGE[1]))
 
     cast: list[Role] = []
+    role_names: set[str] = set()  # sets, not scans: 10,000 roles or scenes were quadratic
     for i, rd in enumerate(r.items(root.get("cast", []), "cast")):
         path = f"cast[{i}]"
         rd = r.obj(rd, path)
         name = r.text(rd, "name", path, empty=False)
-        if any(role.name == name for role in cast):
+        if name in role_names:
             raise r.fail(_join(path, "name"), f"duplicate role {name!r}")
+        role_names.add(name)
         colour = r.text(rd, "colour", path, DEFAULT_COLOUR)
         if not _COLOUR.match(colour):
             raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
@@ -244,20 +263,21 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         ))
 
     scenes: list[Scene] = []
+    scene_ids: set[str] = set()
     for i, sd in enumerate(r.items(root.get("scenes", []), "scenes")):
         path = f"scenes[{i}]"
         sd = r.obj(sd, path)
         sid = r.text(sd, "id", path, empty=False)
-        if any(s.id == sid for s in scenes):
+        if sid in scene_ids:
             raise r.fail(_join(path, "id"), f"duplicate scene id {sid!r}")
+        scene_ids.add(sid)
         notes = r.items(sd.get("notes", []), _join(path, "notes"))
         for j, note in enumerate(notes):
             if not isinstance(note, str):
                 raise r.fail(f"{path}.notes[{j}]", f"expected a string, got {_kind(note)}")
+            r.encodable(note, f"{path}.notes[{j}]")
         scenes.append(Scene(id=sid, heading=r.text(sd, "heading", path, ""), notes=list(notes)))
 
-    role_names = {role.name for role in cast}
-    scene_ids = {s.id for s in scenes}
     lines: list[Line] = []
     seen_ids: set[str] = set()
     for i, ld in enumerate(r.items(root.get("lines", []), "lines")):
@@ -278,34 +298,44 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         lines.append(Line(
             id=lid, role=role, scene=scene, text=r.text(ld, "text", path),
             note=r.text(ld, "note", path, ""),
-            pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=PAUSE_RANGE[1]),
-            start=r.num(ld, "start", path, None, lo=0, optional=True),
+            pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=MAX_PAUSE_S),
+            start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),
             overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
             with_previous=r.flag(ld, "with_previous", path, False),
         ))
 
     lexicon_d = r.obj(root.get("lexicon", {}), "lexicon")
     for word, say in lexicon_d.items():
+        r.encodable(word, f"lexicon.{word!r}")
+        if not word.strip():  # it would match between every two words
+            raise r.fail(f"lexicon.{word!r}", "an entry needs a word to respell, not an empty key")
         if not isinstance(say, str) or not say.strip():
             raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
+        r.encodable(say, f"lexicon.{word}")
 
     sound_lanes, sounds = sounds_from_dict(r, root, seen_ids)
     sample_rate = r.num(root, "sample_rate", "", DEFAULT_SAMPLE_RATE, lo=SAMPLE_RATE_RANGE[0], hi=SAMPLE_RATE_RANGE[1])
     if not isinstance(sample_rate, int):
         raise r.fail("sample_rate", f"expected a whole number of Hz, got {sample_rate}")
-    return Project(
+    project = Project(
         title=r.text(root, "title", "", DEFAULT_TITLE),
         sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
         sound_lanes=sound_lanes, sounds=sounds,
     )
+    # Refused here, before any work: a start hours past the rest of the play
+    # would otherwise render hours of silence before failing on disk space.
+    if (problem := impossible_start(project)) is not None:
+        index, message = problem
+        raise r.fail(f"lines[{index}].start", message)
+    return project
 
 
 def load_project(path: str | Path) -> Project:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise ProjectFileError(path, "", "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -315,7 +345,42 @@ def load_project(path: str | Path) -> Project:
     except json.JSONDecodeError as exc:
         raise ProjectFileError(path, "", f"not valid JSON (line {exc.lineno}, column {exc.colno}: "
                                f"{exc.msg})") from None
+    except RecursionError:
+        line, column = _position(text, _too_deep(text))
+        raise ProjectFileError(path, "", f"not a project: nested more than {_MAX_DEPTH} levels deep "
+                               f"(line {line}, column {column})") from None
+    except ValueError:  # an integer of thousands of digits (Python's conversion limit)
+        line, column = _position(text, _long_number(text))
+        raise ProjectFileError(path, "", f"not a project: a number with thousands of digits "
+                               f"(line {line}, column {column})") from None
     return project_from_dict(data, path)
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _too_deep(text: str) -> int:
+    """Offset of the first bracket nested deeper than ``_MAX_DEPTH`` (strings skipped)."""
+    depth = 0
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > _MAX_DEPTH:
+                return m.start()
+        elif token in "]}":
+            depth -= 1
+    return 0
+
+
+def _long_number(text: str) -> int:
+    m = re.search(r"\d{1000,}", text)
+    return m.start() if m else 0
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def save_project(project: Project, path: str | Path) -> None:

@@ -21,13 +21,21 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from engine.project.defaults import PLACEHOLDER_EFFECT_S
+from engine.project.defaults import PAUSE_RANGE, PLACEHOLDER_EFFECT_S
 from engine.project.model import Line, Project
 from engine.project.sound import SoundClip
 
 # Before a clip exists its length is estimated from the text (about 14
 # characters per second for these voices at speed 1.0).
 CHARS_PER_SECOND = 14.0
+
+# Bounds of a layout anyone could mean. A pause longer than ten minutes is a
+# typo; a pinned start past a day, or one leaving more than an hour of silence
+# after everything before it, is a mistake (hours instead of minutes) that
+# would render hours of silence and fill the disk before anyone noticed.
+MAX_PAUSE_S = PAUSE_RANGE[1]
+MAX_START_S = 24 * 3600.0
+MAX_SILENCE_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -235,6 +243,26 @@ def _sound_placements(project: Project, lines: list[Placement], cues: _Cues) -> 
             end = scene_end(clip)
         out.append(SoundPlacement(clip.id, clip.lane, start, max(start, end), clip.placeholder))
     return out
+
+
+def impossible_start(project: Project) -> tuple[int, str] | None:
+    """The first line whose pinned ``start`` leaves more than ``MAX_SILENCE_S``
+    of silence after every line before it ends (lengths estimated from the
+    text), as (index, problem); None when the layout is one a person means."""
+    placements = layout(project, {})
+    end = 0.0
+    for index, (line, placed) in enumerate(zip(project.lines, placements, strict=True)):
+        if line.start is not None and line.start - end > MAX_SILENCE_S:
+            return index, (f"{line.start:g} s leaves {_clock(line.start - end)} of silence after the lines "
+                           f"before it (they end near {_clock(end)}); at most {_clock(MAX_SILENCE_S)} is allowed")
+        end = max(end, placed.end)
+    return None
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
 def total_duration(placements: list[Placement]) -> float:

@@ -15,15 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.project.casting import distinct_settings
 from engine.project.defaults import DEFAULT_VOICE
 from engine.project.model import Role, VoiceParams
+from engine.synth.kokoro_phonemes import native_language
 from engine.synth.library import VoiceInfo, VoiceLibrary
-
-# (pitch in semitones, speed) for the k-th role sharing one voice: the first is
-# the voice as it is. The others stay within 1.5 semitones, told apart by
-# speed as much as by pitch: the ±3 st shifts once used cost intelligibility.
-VARIANTS = ((0.0, 1.00), (-1.5, 0.95), (1.5, 1.05), (-1.0, 1.09), (1.0, 0.91), (-0.5, 1.13), (0.5, 0.87),
-            (-1.5, 1.1))
 
 
 @dataclass(frozen=True)
@@ -50,7 +46,11 @@ def castings(voices: Sequence[VoiceInfo], language: str | None = None) -> list[C
     on, so a large multi-speaker model does not crowd the other voices out.
     """
     family = _family(language) if language else None
-    chosen = [v for v in voices if family is None or not v.language or _family(v.language) == family]
+
+    def speaks(v: VoiceInfo) -> str:  # a Kokoro style's own language, not the one it reads
+        return native_language(v.style) if v.backend == "kokoro" else v.language
+
+    chosen = [v for v in voices if family is None or not speaks(v) or _family(speaks(v)) == family]
     chosen.sort(key=lambda v: (v.backend != "piper", v.source != "bundled", v.id))
     per_voice = []
     for v in chosen:
@@ -88,9 +88,15 @@ def suggest_cast(roles: Sequence[Role], library: VoiceLibrary, lines_per_role: M
     for rank, index in enumerate(order):
         role = roles[index]
         sound = sounds[rank % len(sounds)]
-        pitch, speed = VARIANTS[(rank // len(sounds)) % len(VARIANTS)]
+        # Roles beyond the distinct sounds share one, told apart by its settings: the k-th
+        # sharer takes the k-th most distinct (engine/project/casting.py, within ±1.5 st).
+        settings = distinct_settings()
+        pitch, speed, variation = settings[(rank // len(sounds)) % len(settings)]
+        changes: dict[str, object] = {"pitch": pitch, "speed": speed}
+        if rank >= len(sounds):
+            changes["variation"] = variation
         cast[role.name] = role.voice.with_changes(backend=sound.backend, voice=sound.voice, speaker=sound.speaker,
-                                                  pitch=pitch, speed=speed)
+                                                  **changes)
     return cast
 
 

@@ -46,6 +46,15 @@ _SYLLABIC = re.compile(r"(\S)\u0329")
 LANGUAGES = {"a": "en-us", "b": "en-gb", "e": "es", "f": "fr-fr", "h": "hi", "i": "it", "p": "pt-br"}
 
 
+# The language a style was trained to speak (its accent), for casting: a
+# Japanese voice reads English here, but with a Japanese accent.
+NATIVE = LANGUAGES | {"j": "ja", "z": "zh"}
+
+
+def native_language(style: str) -> str:
+    return NATIVE.get(style[:1].lower(), "")
+
+
 def language_of(style: str) -> str:
     """The espeak-ng language a style speaks (American English if unknown)."""
     return LANGUAGES.get(style[:1].lower(), "en-us")

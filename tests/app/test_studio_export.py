@@ -189,3 +189,38 @@ def test_without_an_engine_the_window_still_edits_and_exports(qtbot, tiny_file, 
     finally:
         window.files.ask_save_changes = lambda: "discard"
         window.close()
+
+
+def test_the_dialog_offers_the_presets_and_shows_the_compliance_report(qtbot, make_window, tiny_file, tmp_path):
+    import os
+
+    from PySide6.QtWidgets import QMessageBox
+
+    artifacts = Path(os.environ.get("RADIOPLAY_ARTIFACTS", Path(__file__).parent / "artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    dialog = window.files.export(tmp_path / "out")
+    assert [dialog.preset.itemData(i) for i in range(dialog.preset.count())] == ["podcast", "acx", "ebu-r128",
+                                                                                  "custom"]
+    dialog.preset.setCurrentIndex(dialog.preset.findData("acx"))
+    assert "192 kbps CBR" in dialog.spec.text() and not dialog.loudness.isEnabled()
+    dialog.preset.setCurrentIndex(dialog.preset.findData("podcast"))
+    assert dialog.loudness.value() == -16.0 and not dialog.format.isEnabled()
+    dialog.daw.setCurrentIndex(dialog.daw.findData("reaper"))
+    qtbot.wait(50)
+    assert dialog.grab().save(str(artifacts / "export-dialog.png"))
+    options = dialog.options()
+    assert options.preset is not None and options.preset.name == "podcast" and options.daw == "reaper"
+    dialog.accept()
+    job = window.files.export_job
+    qtbot.waitUntil(lambda: window.files.last_report is not None and not job.running(), timeout=60_000)
+    report = window.files.last_report
+    assert report.compliance is not None and report.compliance.passed
+    assert (tmp_path / "out" / "mix.mp3").is_file() and (tmp_path / "out" / "tiny.rpp").is_file()
+    box = window.findChild(QMessageBox, "exportDoneBox")
+    qtbot.waitUntil(lambda: box is not None and box.isVisible())
+    assert "integrated loudness" in box.informativeText() and "every requirement passes" in box.informativeText()
+    qtbot.wait(50)
+    assert box.grab().save(str(artifacts / "export-report.png"))
+    box.close()

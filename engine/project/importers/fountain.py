@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.sound import parse_cue
 
 from .parsed import Action, Dialogue, Element, ParsedScript, SceneHeading, SoundCue, Transition
@@ -86,6 +87,9 @@ def _visible_lines(text: str, notes: list[tuple[int, str]]) -> list[Line]:
     pos, line = 0, 1
     opener = re.compile(r"/\*|\[\[")
     last_close, blank = text.rfind("*/"), -1
+    # The next ``]]`` and the next empty line are found once and reused until
+    # passed: searching again for every ``[[`` made unclosed notes quadratic.
+    note_close = -1
     while (m := opener.search(text, pos)) is not None:
         line += text.count("\n", pos, m.start())
         out.append(text[pos:m.start()])
@@ -93,7 +97,9 @@ def _visible_lines(text: str, notes: list[tuple[int, str]]) -> list[Line]:
         if closer == "]]":  # a note ends at its paragraph (spec), so look no further
             if blank < m.end():
                 blank = text.find("\n\n", m.end()) % (len(text) + 1)  # -1 -> len(text)
-            end = text.find(closer, m.end(), blank)
+            if note_close < m.end():
+                note_close = text.find("]]", m.end()) % (len(text) + 1)
+            end = note_close if note_close + 2 <= blank else -1
         else:
             end = text.find(closer, m.end()) if m.end() <= last_close else -1
         if closer == "]]" and end == -1:
@@ -165,13 +171,17 @@ def _split_cue(text: str, forced: bool) -> tuple[str, tuple[str, ...], bool] | N
     dual = text.endswith("^")
     text = text[:-1].rstrip() if dual else text
     extensions: list[str] = []
-    while text.endswith(")"):
-        start = text.rfind("(")
-        inner = text[start + 1:-1]
-        if start < 0 or ")" in inner:
+    end = len(text)  # an index, not slices: a cue of a million ``()`` stays linear
+    while end and text[end - 1] == ")":
+        start = text.rfind("(", 0, end - 1)
+        if start < 0 or text.find(")", start, end - 1) != -1:
             return None
-        extensions.insert(0, inner.strip())
-        text = text[:start].rstrip()
+        extensions.append(text[start + 1:end - 1].strip())
+        end = start
+        while end and text[end - 1].isspace():
+            end -= 1
+    extensions.reverse()
+    text = text[:end]
     name = " ".join(text.split())
     if not name or "(" in name or ")" in name or "^" in name:
         return None
@@ -201,11 +211,12 @@ class _Body:
         self.lonely: list[tuple[int, str, int]] = []  # (element index, name, line)
 
     def paragraph(self, lines: list[Line], prev_blank: bool) -> None:
-        while lines:
-            number, text = lines[0][0], lines[0][1].strip()
-            rest = lines[1:]
+        # Walk by index: slicing off one line at a time made a paragraph of a
+        # million section or heading lines quadratic.
+        last_text = max((i for i, (_, t) in enumerate(lines) if t.strip()), default=-1)
+        for i, (number, raw) in enumerate(lines):
+            text = raw.strip()
             if not text or text.startswith(("#", "=")):  # sections, synopses, page breaks
-                lines = rest
                 continue
             if text.startswith(".") and text[1:2] not in (".", "") and text[1:].strip():
                 heading = text[1:].strip()
@@ -215,9 +226,9 @@ class _Body:
                 heading = None
             if heading is not None:
                 self.out.append(SceneHeading(_inline(_SCENE_NO.sub("", heading)).strip(), number))
-                lines, prev_blank = rest, False
+                prev_blank = False
                 continue
-            alone = not any(t.strip() for _, t in rest)
+            alone = i >= last_text  # nothing but blanks follows in this paragraph
             if text.startswith(">") and not text.endswith("<"):
                 transition = text[1:].strip()
             elif prev_blank and alone and text.endswith("TO:") and text == text.upper():
@@ -227,27 +238,28 @@ class _Body:
             if transition is not None:
                 if transition:
                     self.out.append(Transition(transition, number))
-                lines, prev_blank = rest, False
+                prev_blank = False
                 continue
             if (sound := parse_cue(_inline(text))) is not None:  # SFX:, MUSIC OUT...: a cue, never a role
                 self.out.append(SoundCue(sound.kind, sound.text, number, sound.out))
-                lines = rest
+                prev_blank = False
                 continue
             forced = text.startswith("@")
             cue = _split_cue(text[1:] if forced else text, forced) if forced or prev_blank else None
             if cue and (forced or not alone):
-                self.dialogue(cue, number, rest)
+                self.dialogue(cue, number, lines[i + 1:])
                 return
             if cue:
                 self.lonely.append((len(self.out), cue[0], number))
-            self.action(lines)
+            self.action(lines[i:])
             return
 
     def dialogue(self, cue: tuple[str, tuple[str, ...], bool], cue_line: int, body: list[Line]) -> None:
         """Emit one Dialogue per run of text; a parenthetical starts a new one."""
         name, extensions, dual = cue
         texts: list[str] = []
-        note, start, emitted = "", cue_line, False
+        notes: list[str] = []  # joined once: growing one string per parenthetical was quadratic
+        start, emitted = cue_line, False
         i = 0
         while i < len(body):
             number, text = body[i][0], body[i][1].strip()
@@ -256,15 +268,19 @@ class _Body:
                 continue
             if text.startswith("(") and ")" not in text:
                 text, i = _join_parenthetical(text, body, i)
-            if text.startswith("(") and text.endswith(")") and ")" not in text[:-1]:
-                inner = " ".join(_inline(text[1:-1]).split())
+            inner, words = split_delivery_note(text)
+            if text.startswith("(") and (inner or not words):  # ``(beat)`` or ``(beat) Then go.``
+                inner = " ".join(_inline(inner).split())
                 if texts:
-                    emitted |= self._say(name, texts, start, extensions, note, dual)
-                    texts, note, start = [], inner, number
-                else:
-                    note = f"{note}; {inner}" if note and inner else note or inner
-                continue
+                    emitted |= self._say(name, texts, start, extensions, join_notes(*notes), dual)
+                    texts, notes, start = [], [inner] if inner else [], number
+                elif inner:
+                    notes.append(inner)
+                if not words:
+                    continue
+                text = words
             texts.append(_inline(text[1:] if text.startswith("~") else text))
+        note = join_notes(*notes)
         if texts and self._say(name, texts, start, extensions, note, dual):
             return
         if emitted and note:

@@ -61,6 +61,14 @@ class Transition:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A comment to self (``# check the pub name``): a scene note, never voiced."""
+
+    text: str
+    source_line: int
+
+
+@dataclass(frozen=True)
 class SoundCue:
     """``SFX: thunder`` (``kind`` a sound lane kind: effects, ambience, music)
     or, with ``out``, ``MUSIC OUT``: a cue for the sound lanes, never a role."""
@@ -71,7 +79,7 @@ class SoundCue:
     out: bool = False
 
 
-Element = SceneHeading | Dialogue | Action | Pause | Transition | SoundCue
+Element = SceneHeading | Dialogue | Action | Pause | Transition | Note | SoundCue
 
 
 @dataclass

@@ -8,13 +8,20 @@ Format (one item per line; blank lines are ignored)::
 
     # Title: The Last Broadcast        -> title
     # Scene 1 - The studio, 2:40 a.m.  -> SceneHeading "The studio, 2:40 a.m."
-    # any other comment                -> ignored
+    # any other comment                -> Note (a scene note, never voiced)
     MAGGIE: It's twenty to three.      -> Dialogue MAGGIE
     Mr.  Hollis (dryly): Indeed.       -> Dialogue "MR. HOLLIS", note "dryly"
+    TOM: (out of breath) Wait for me!  -> Dialogue TOM "Wait for me!", note "out of breath"
+    (Foghorn, far off.)                -> Action "Foghorn, far off." (also [Foghorn, far off.])
     [pause 1.5]  [pause]  [pause 500ms] -> Pause 1.5 s / 1.0 s / 0.5 s
     OWEN: [pause 2] Hold on. [pause]   -> Pause, Dialogue, Pause
     SFX: thunder rolls                 -> SoundCue effects "thunder rolls"
     MUSIC OUT                          -> SoundCue music, out
+
+A stage direction is a line that is nothing but a parenthetical or a bracket;
+like Fountain action it is a scene note, voiced only with narrate-action. A
+parenthetical opening a line's words is its delivery note: never spoken.
+A line with a note but no words (``TOM: (nods)``) is kept as a scene note.
 
 Scene comments: a comment whose first word is "Scene" (any case) is a scene;
 an optional number (``1``, ``12b``) and one separator (``:``, ``-``, en or em
@@ -32,9 +39,21 @@ from __future__ import annotations
 import math
 import re
 
+from engine.project.delivery import join_notes, split_delivery_note, stage_direction
 from engine.project.sound import parse_cue
+from engine.project.timeline import MAX_PAUSE_S
 
-from .parsed import Dialogue, Element, ParsedScript, Pause, SceneHeading, ScriptSyntaxError, SoundCue
+from .parsed import (
+    Action,
+    Dialogue,
+    Element,
+    Note,
+    ParsedScript,
+    Pause,
+    SceneHeading,
+    ScriptSyntaxError,
+    SoundCue,
+)
 
 _NAME = re.compile(r"[^\W_](?:[^\W_]|[ .'\u2019\-])*")
 _PAUSE = re.compile(r"\[\s*pause(?![^\W\d_])(?P<value>[^\]]*)\]", re.I)
@@ -60,6 +79,9 @@ def parse_plaintext(text: str, source: str = "<string>") -> ParsedScript:
             script.elements.append(Pause(_seconds(m.group("value"), source, number), number))
         elif (cue := parse_cue(line)) is not None:
             script.elements.append(SoundCue(cue.kind, cue.text, number, cue.out))
+        elif (direction := stage_direction(line)) is not None:
+            if direction:
+                script.elements.append(Action(direction, number))
         else:
             script.elements.extend(_dialogue_line(line, source, number))
     return script
@@ -75,6 +97,8 @@ def _comment(line: str, number: int, script: ParsedScript) -> None:
         if not heading:
             heading = f"Scene {m.group('num')}" if m.group("num") else "Scene"
         script.elements.append(SceneHeading(heading, number))
+    elif text := " ".join(line[1:].split()):
+        script.elements.append(Note(text, number))
 
 
 def _dialogue_line(line: str, source: str, number: int) -> list[Element]:
@@ -105,10 +129,19 @@ def _dialogue_line(line: str, source: str, number: int) -> list[Element]:
     if pause is not None:
         before.append(pause)
         text = rest
+    spoken_note, words = split_delivery_note(text)
+    if spoken_note or words != text:  # "TOM: (out of breath) Wait": how, not what
+        note, text = join_notes(note, spoken_note), words
+        pause, rest = _leading_pause(text, source, number)
+        if pause is not None:
+            before.append(pause)
+            text = rest
     if text.endswith("]") and (m := _PAUSE.fullmatch(text[text.rfind("["):])) is not None:
         after.append(Pause(_seconds(m.group("value"), source, number), number))
         text = text[:text.rfind("[")]
     text = " ".join(text.split())
+    if not text and note:
+        return [*before, Note(f"{name} ({note})", number), *after]
     if not text:
         raise ScriptSyntaxError(source, number, f"empty line for {name}")
     if _PAUSE_ANYWHERE.search(text):
@@ -140,6 +173,7 @@ def _seconds(value: str, source: str, number: int) -> float:
         seconds /= 1000.0
     if seconds < 0:
         raise ScriptSyntaxError(source, number, f"pause length must not be negative, got '{value}'")
-    if not math.isfinite(seconds):
-        raise ScriptSyntaxError(source, number, f"pause length is too large, got '{value[:30]}'")
+    if not math.isfinite(seconds) or seconds > MAX_PAUSE_S:
+        raise ScriptSyntaxError(source, number, f"pause length is at most {MAX_PAUSE_S:g} seconds, got "
+                                f"'{value[:30]}'")
     return seconds

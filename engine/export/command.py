@@ -1,0 +1,153 @@
+"""The ``radioplay render`` verb: its flags, the export, and what the terminal
+shows (the summary and the compliance report's table). engine/cli.py adds
+it to the one parser; the studio's export dialog drives the same
+render_project with the same presets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.export.presets import CONTAINERS, PRESET_NAMES, PRESETS
+from engine.project.defaults import DEFAULT_TARGET_LUFS
+
+if TYPE_CHECKING:
+    from engine.export.encoders import Tags
+    from engine.export.presets import DeliveryPreset
+
+
+def _error(message: str) -> int:
+    print(f"radioplay: error: {message}", file=sys.stderr)
+    return 1
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from engine.export.outputset import ExportError
+    from engine.export.render import RenderOptions, render_project
+    from engine.progress import TerminalProgress
+    from engine.project.fileformat import ProjectFileError, load_project
+    from engine.synth.errors import VoiceError
+    from engine.synth.pipeline import LineErrors
+
+    path = Path(args.project)
+    try:
+        project = load_project(path)
+        preset = _preset(args)
+        options = RenderOptions(target_lufs=preset.target_lufs, stems=not args.no_stems,
+                                format="wav32f" if preset.bit_depth == 32 else "wav24", preset=preset, tags=_tags(args),
+                                daw=args.daw or "", name=path.stem, allow_missing_sounds=args.allow_missing_sounds,
+                                sound_folders=tuple(Path(f) for f in args.sounds))
+    except (ProjectFileError, ValueError) as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot read {exc.filename}: {exc.strerror or exc}")
+    from engine.synth.clipfolder import CacheFolderError
+    from engine.synth.synthesizer import make_synthesizer
+
+    try:
+        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
+    except CacheFolderError as exc:
+        return _error(str(exc))
+    progress = TerminalProgress()
+    try:
+        report = render_project(project, synth, Path(args.output), options, progress, project_path=path)
+    except LineErrors as exc:
+        progress.close()
+        return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
+    except VoiceError as exc:
+        progress.close()
+        return _error(f"{path}: {exc}")
+    except ExportError as exc:
+        progress.close()
+        return _error(str(exc))
+    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
+        progress.close()
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
+    progress.close()
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    minutes, seconds = divmod(report.duration_s, 60)
+    print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
+          f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
+    print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB, limiter "
+          f"-> {report.predicted_lufs:.1f} LUFS (target {_render_target(preset):.1f})")
+    if preset.name != "custom":
+        print(f"Preset {preset.name}: {preset.describe()}")
+    if report.prediction_observations:
+        print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
+              f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
+    for file in report.files:
+        print(f"  {file}")
+    for note in report.notes:
+        print(f"note: {note}")
+    if report.compliance is not None:
+        print()
+        print(report.compliance.table())
+        if not report.compliance.passed:
+            print(f"error: the export does not meet the {report.compliance.preset.name} preset "
+                  f"(see {Path(args.output) / 'report.json'})", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _render_target(preset: DeliveryPreset) -> float:
+    """The programme's loudness before delivery levels each file (ACX levels RMS)."""
+    return preset.target_lufs if preset.level == "loudness" else preset.rms_target
+
+
+def _preset(args: argparse.Namespace) -> DeliveryPreset:
+    """``--preset`` with the single values the other flags override."""
+    from engine.export.presets import preset_named
+
+    depth = {"wav16": 16, "wav24": 24, "wav32f": 32}.get(args.format or "")
+    return preset_named(args.preset or "custom", target_lufs=args.target_lufs, bit_depth=depth,
+                        container=args.container, sample_rate=args.sample_rate, bitrate_kbps=args.bitrate,
+                        vbr=True if args.vbr else None, per_scene=True if args.per_scene else None)
+
+
+def _tags(args: argparse.Namespace) -> Tags:
+    from engine.export.encoders import Tags
+
+    cover = Path(args.cover).read_bytes() if args.cover else None
+    return Tags(author=args.author or "", cover=cover)
+
+
+def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
+    p.add_argument("project", help="project file (.radioplay)")
+    p.add_argument("-o", "--output", required=True, help="output folder")
+    p.add_argument("--preset", choices=list(PRESET_NAMES), default=None,
+                   help="deliver to a spec: " + "; ".join(f"{k}: {v.describe()}" for k, v in PRESETS.items())
+                   + " (default custom); the flags below override single values")
+    p.add_argument("--target-lufs", type=float, default=None,
+                   help=f"integrated loudness of the master (default: the preset's; custom {DEFAULT_TARGET_LUFS:g})")
+    p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
+    p.add_argument("--format", choices=["wav16", "wav24", "wav32f"], default=None,
+                   help="sample format of a WAV or FLAC master (default wav24); stems are always 32-bit float, "
+                   "since they carry the pre-limiter level")
+    p.add_argument("--container", choices=list(CONTAINERS), default=None, help="file type of the master")
+    p.add_argument("--sample-rate", type=int, default=None, help="sample rate of the master in Hz")
+    p.add_argument("--bitrate", type=int, default=None, help="MP3 or AAC bitrate in kbps")
+    p.add_argument("--vbr", action="store_true", help="variable-bitrate MP3")
+    p.add_argument("--per-scene", action="store_true", help="one file per scene (chapters/NN_SCENE.ext)")
+    p.add_argument("--daw", choices=["reaper", "audacity", "otio"], default=None,
+                   help="also write a DAW project (OUTDIR/PROJECT.rpp, .lof + labels, .otio) and one file per "
+                   "line in OUTDIR/lines/")
+    p.add_argument("--author", default=None, help="author tag of the delivered files")
+    p.add_argument("--cover", default=None, help="cover image (JPEG or PNG) for MP3 and M4B")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
+    add_sounds_option(p, render=True)
+    p.set_defaults(func=cmd_render)
+
+
+def add_sounds_option(p: argparse.ArgumentParser, render: bool = False) -> None:
+    """``--sounds DIR`` (import, render, play) and ``--allow-missing-sounds`` (render)."""
+    p.add_argument("--sounds", action="append", default=[], metavar="DIR",
+                   help="a folder of sound files for the cues (after sounds/ beside the project; repeatable)")
+    if render:
+        p.add_argument("--allow-missing-sounds", action="store_true",
+                       help="render even if a sound file is missing or unreadable (silence there)")

@@ -1,0 +1,19 @@
+"""Audacity: a ``.lof`` list of files (each line's file at its offset; File >
+Open on the list builds the timeline) and a label track file (File > Import >
+Labels): one label per line, ``SPEAKER: text``, over the line's span."""
+
+from __future__ import annotations
+
+from engine.export.daw.handoff import Handoff, project_file
+from engine.export.names import safe_stem
+from engine.export.outputset import OutputSet
+
+
+def write(handoff: Handoff, output: OutputSet, name: str) -> None:
+    lof = [f'file "{line.file}" offset {line.start:.6f}' for line in handoff.lines]
+    output.path(project_file("audacity", name)).write_text("\n".join(lof) + "\n", encoding="utf-8", newline="\n")
+    labels = [f"{line.start:.6f}\t{line.start + line.frames / handoff.rate:.6f}\t"
+              f"{line.role}: {' '.join(line.text.split())}" for line in handoff.lines]
+    labels += [f"{s.start:.6f}\t{s.start:.6f}\t[{' '.join(s.title.split())}]" for s in handoff.scenes]
+    output.path(safe_stem(name) + "-labels.txt").write_text("\n".join(labels) + "\n", encoding="utf-8",
+                                                            newline="\n")

@@ -1,0 +1,105 @@
+"""Hostile inputs that used to take quadratic time (issue 20, item 9).
+
+Each test measures the same work at n and 4n in one run and asserts on the
+growth: linear work grows 4 times, quadratic work 16 times. A wall-clock
+threshold would fail on a slow machine; a ratio does not. The best of a few
+repeats (with the garbage collector paused) keeps a busy machine's noise out
+of the ratio, and n is chosen so the small run takes tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from engine.project.importers.build import find_aliases, import_script
+from engine.project.importers.fountain import parse_fountain
+from engine.synth.frontend import caption_text, prepare
+
+LINEAR = 8.0  # at 4n linear work takes 4 times as long, quadratic work 16 times
+
+
+def _best(work: Callable[[], object], repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            work()
+            best = min(best, time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return best
+
+
+def growth(run: Callable[[str], object], make: Callable[[int], str], n: int) -> float:
+    small, large = make(n), make(4 * n)
+    run(small)  # warm caches (regex compilation) outside the measurement
+    return _best(lambda: run(large)) / _best(lambda: run(small), repeats=5)
+
+
+FOUNTAIN: dict[str, tuple[Callable[[int], str], int]] = {
+    "unclosed notes": (lambda n: "[[a\n" * n, 5_000),
+    "unclosed notes on one line": (lambda n: "[[" * n, 40_000),
+    "parentheses in a forced cue": (lambda n: "\n@BOB" + "()" * n + "\nHi.\n", 60_000),
+    "extensions in a cue": (lambda n: "\nBOB " + "(a) " * n + "\nHi.\n", 40_000),
+    "a paragraph of sections": (lambda n: "#\n" * n, 100_000),
+    "a paragraph of forced headings": (lambda n: "\n" + ".X\n" * n, 5_000),
+    "a paragraph of forced transitions": (lambda n: "\n" + ">X\n" * n, 40_000),
+    "parentheticals before the words": (lambda n: "\nBOB\n" + "(beat)\n" * n + "Hi.\n", 5_000),
+}
+
+
+@pytest.mark.parametrize(("make", "n"), FOUNTAIN.values(), ids=FOUNTAIN.keys())
+def test_fountain_parsing_is_linear(make: Callable[[int], str], n: int) -> None:
+    assert growth(parse_fountain, make, n) < LINEAR
+
+
+def test_alias_check_is_linear_in_the_number_of_roles() -> None:
+    def run(names: str) -> object:
+        return find_aliases(names.split(","))
+
+    ratio = growth(run, lambda n: ",".join(f"ROLE {i}" for i in range(n)), 4_000)
+    assert ratio < LINEAR
+
+
+def test_ten_thousand_roles_are_checked_for_aliases() -> None:
+    names = [f"CHARACTER {i}" for i in range(10_000)] + ["MR. CHARACTER 7"]
+    assert find_aliases(names) == [("CHARACTER 7", "MR. CHARACTER 7")]
+
+
+FRONTEND = {
+    "unclosed phoneme blocks": lambda n: "a [[" * n,
+    "abbreviations that never end a sentence": lambda n: "Mr. " * n + "Smith.",
+}
+
+
+@pytest.mark.parametrize("make", FRONTEND.values(), ids=FRONTEND.keys())
+def test_text_frontend_is_linear(make: Callable[[int], str]) -> None:
+    assert growth(prepare, make, 8_000) < LINEAR
+
+
+def test_captions_of_unclosed_phoneme_blocks_are_linear() -> None:
+    assert growth(caption_text, FRONTEND["unclosed phoneme blocks"], 40_000) < LINEAR
+
+
+def _many(kind: str, n: int) -> str:
+    if kind == "roles":
+        return "".join(f"ROLE {i}: Line {i}.\n" for i in range(n))
+    return "A: Hi.\n" + "".join(f"# Scene {i}\nA: Line {i}.\n" for i in range(n))
+
+
+@pytest.mark.parametrize("kind", ["roles", "scenes"])
+def test_import_and_load_are_linear_in_roles_and_scenes(kind: str, tmp_path: Path) -> None:
+    # The loader (which import runs to validate its result) scanned every role
+    # and scene for duplicates: 10,000 roles meant 50 million comparisons.
+    def run(text: str) -> object:
+        script = tmp_path / "script.txt"
+        script.write_text(text, encoding="utf-8")
+        return import_script(script)
+
+    assert growth(run, lambda n: _many(kind, n), 2_000) < LINEAR
