@@ -29,6 +29,7 @@ from app.script_editor import ScriptEditor
 from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.sound_panel import SoundPanel
 from app.status_bar import StatusBar
+from app.takes_panel import TakesPanel
 from app.voices import VoiceCatalog
 from engine.project.model import Project, VoiceParams
 from engine.session import Session
@@ -79,6 +80,11 @@ class MainWindow(QMainWindow):
         self.sounds_dock = self._dock("soundsDock", "Sounds", self.sound_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.cast_dock, self.sounds_dock)
         self.cast_dock.raise_()
+        self.takes = TakesPanel(self, self)
+        self.takes_dock = self._dock("takesDock", "Takes", self.takes, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # A tab beside the monitor: the script keeps the middle's width.
+        self.tabifyDockWidget(self.monitor_dock, self.takes_dock)
+        self.monitor_dock.raise_()
 
         self.actions_ = build_actions(self)
         panels.adopt_transport_actions(self)
@@ -156,6 +162,8 @@ class MainWindow(QMainWindow):
         for source in (self.cast.status, self.script.status):
             source.connect(self.show_status)
         self.script.lineActivated.connect(self.seek_to_line)
+        self.script.view.selectionModel().currentChanged.connect(self.takes.follow_current)
+        doc.lineChanged.connect(self.takes.line_changed)
         panels.connect_timeline(self)
         panels.connect_transport(self)
         context_menus.install(self)

@@ -1,4 +1,4 @@
-"""The headless verbs of ``radioplay`` (import, render, play, bench, serve, probe, voices).
+"""The headless verbs of ``radioplay`` (import, render, play, rehearse, check, bench, serve, probe, voices).
 
 Every verb works on the same project file through the same engine objects
 the studio uses; none keeps a private copy of engine logic. The ``radioplay``
@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import __version__
+from engine.check.command import add_parser as add_check_parser
 from engine.cli_sounds import match_cues
 from engine.export.command import add_render_parser, add_sounds_option
+from engine.rehearse.command import add_parser as add_rehearse_parser
 
 if TYPE_CHECKING:
     from engine.sched.cost import Outlook
@@ -360,6 +362,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--quality", help="catalogue: only this quality (x_low, low, medium, high)")
     p.add_argument("--installed", action="store_true", help="catalogue: only voices already installed")
     p.set_defaults(func=cmd_voices)
+    add_rehearse_parser(sub)
+    add_check_parser(sub)
     return parser
 
 

@@ -249,3 +249,31 @@ def test_pause_silences_what_is_queued_beyond_the_block_being_played() -> None:
     assert not queued[1024:].any()  # the rest is silence: the pause is heard within a block
     # Once the kept block is played, the position reads as where the mixer stopped.
     assert player._heard(player._written - 8192 + 2048) == player._t
+
+
+@pytest.mark.parametrize("size", AWKWARD)
+def test_play_until_stops_exactly_there_and_marks_the_first_sound(size: int) -> None:
+    """The table read plays one stretch of lines and waits: play(until=) stops at
+    that frame as a pause would, whatever the block size, and says where in the
+    ring the first sound and the stop are (the gap it reports is measured there)."""
+    span, start, until = 40000, 4000, 21000
+    expected = offline(span)
+    player = idle_player(BlockMixer(clips(), 2, 4096))
+    player.play(start, until)
+    player._apply(*player._commands.popleft())
+    got = np.zeros((span, 2), dtype=np.float32)
+    t = 0
+    while t < span:
+        n = min(size, span - t)
+        buf = np.full((n, 2), 7.0, dtype=np.float32)
+        player._region_at = t
+        player._render(buf)
+        got[t:t + n] = buf
+        t += n
+    played = until - start
+    assert_allclose(got[:played], expected[start:until], atol=1e-6)
+    assert not got[played:].any()
+    assert player.hold_counter == played
+    loud = np.flatnonzero(np.abs(expected[start:, 0]) + np.abs(expected[start:, 1]) >= 10 ** (-50 / 20))
+    assert player.first_sound_counter == int(loud[0])
+    assert not player.snapshot().playing

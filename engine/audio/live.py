@@ -38,6 +38,7 @@ from engine.audio.sinks import OutputSink, SinkStats
 
 BLOCK = 1024
 RING_FRAMES = 8192
+FIRST_SOUND_LEVEL = 10 ** (-50 / 20)  # a sample this loud (either channel) is the first sound of a play
 _HISTORY = 64  # blocks remembered to map "frames played" back to timeline positions
 
 
@@ -98,6 +99,13 @@ class LivePlayer:
         self._play_command_at = 0.0
         self.first_audio_at: float | None = None  # monotonic time of the first non-silent block after play()
         self._watch_first_audio = False
+        self._watch_first_sound = False
+        # Ring counters (frames published before it) of the first sound after play() and of where
+        # play(until=) stopped: the sink has played them once its frames_played passes them.
+        self.first_sound_counter: int | None = None
+        self.hold_counter: int | None = None
+        self._hold: int | None = None  # play(until=): the timeline frame where playing stops
+        self._region_at = 0  # ring counter of the region being rendered
         self._audition: tuple[np.ndarray, int] | None = None  # (clip, next frame)
         self._audition_level = (np.float32(1.0), np.float32(1.0))
         self._stop = threading.Event()
@@ -113,10 +121,16 @@ class LivePlayer:
             self.sink.start(self.ring)
             self._thread.start()
 
-    def play(self, from_frame: int | None = None) -> None:
+    def play(self, from_frame: int | None = None, until_frame: int | None = None) -> None:
+        """Play from ``from_frame`` (or where it is); with ``until_frame`` stop
+        there, exactly, as if paused (the table read plays one stretch of
+        lines and waits for the reader)."""
         self.first_audio_at = None
+        self.first_sound_counter = None
+        self.hold_counter = None
         self._play_command_at = time.monotonic()
-        self._commands.append(("play", -1 if from_frame is None else from_frame, 0))
+        self._commands.append(("play", -1 if from_frame is None else from_frame,
+                               0 if until_frame is None else until_frame))
 
     def pause(self) -> None:
         self._commands.append(("pause", 0, 0))
@@ -183,10 +197,13 @@ class LivePlayer:
             if a >= 0:
                 self._t = a
                 self._retract()
+            self._hold = b if b > 0 else None  # 0: no stop (a stop at frame 0 would play nothing)
             self._playing = True
             self._watch_first_audio = True
+            self._watch_first_sound = True
         elif command == "pause":
             self._playing = False
+            self._hold = None
             self._retract()
         elif command == "seek":
             self._t = max(0, a)
@@ -223,9 +240,10 @@ class LivePlayer:
         self._hist_pos[k] = self._t if self._playing else -1
         self._hist_next += 1
         data = self.ring.data
-        for region in (data[offset:offset + first], data[:second]):
+        for base, region in ((self._written, data[offset:offset + first]), (self._written + first, data[:second])):
             if not region.shape[0]:
                 continue
+            self._region_at = base
             if self._playing:
                 self._render(region)
             elif self._audition is not None:
@@ -242,10 +260,22 @@ class LivePlayer:
         n = out.shape[0]
         source = self.source
         while done < n:
+            if not self._playing:  # reached play(until=) within this region
+                out[done:].fill(0.0)
+                if self._audition is not None:
+                    self._add_audition(out[done:])
+                return
             length = min(n - done, source.max_block)
             loop = self._loop
             if loop is not None and self._t + length > loop[1]:
                 length = max(1, loop[1] - self._t)
+            hold = self._hold
+            if hold is not None and self._t + length >= hold:
+                length = hold - self._t
+                if length <= 0:
+                    self._playing, self._hold = False, None
+                    self.hold_counter = self._region_at + done
+                    continue
             view = out[done:done + length]
             self._check_late(self._t, length)
             source.process(self._t, length, out=view)
@@ -254,6 +284,11 @@ class LivePlayer:
             if self._watch_first_audio and view.any():
                 self.first_audio_at = time.monotonic()
                 self._watch_first_audio = False
+            if self._watch_first_sound:
+                loud = np.flatnonzero(np.abs(view[:, 0]) + np.abs(view[:, 1]) >= FIRST_SOUND_LEVEL)
+                if loud.size:
+                    self.first_sound_counter = self._region_at + done + int(loud[0])
+                    self._watch_first_sound = False
             self._t += length
             done += length
             if loop is not None and self._t >= loop[1]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from engine.project.defaults import (
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
+from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
 
 # 2: sound lanes and clips (engine/project/soundformat.py); version 1 files load unchanged.
@@ -154,9 +156,9 @@ def _kind(value: Any) -> str:
     return repr(value)[:40]
 
 
-def project_to_dict(project: Project, project_dir: Path | None = None) -> dict[str, Any]:
-    """The file's JSON tree; sound files are written relative to ``project_dir``
-    when they lie inside it."""
+def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, Any]:
+    """``folder``: where the file goes (recorded takes and sound files inside it
+    are stored relative to it)."""
     return {
         "format_version": FORMAT_VERSION,
         "title": project.title,
@@ -165,9 +167,9 @@ def project_to_dict(project: Project, project_dir: Path | None = None) -> dict[s
         "master_effect": project.master_effect,
         "cast": [_role_to_dict(r) for r in project.cast],
         "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
-        "lines": [_line_to_dict(line) for line in project.lines],
+        "lines": [_line_to_dict(line, folder) for line in project.lines],
         "lexicon": dict(project.lexicon),
-        **sounds_to_dict(project, project_dir),
+        **sounds_to_dict(project, folder),
     }
 
 
@@ -182,7 +184,7 @@ def _role_to_dict(r: Role) -> dict[str, Any]:
             "priority": r.priority, "effect": r.effect}
 
 
-def _line_to_dict(line: Line) -> dict[str, Any]:
+def _line_to_dict(line: Line, folder: Path | None = None) -> dict[str, Any]:
     d: dict[str, Any] = {"id": line.id, "role": line.role, "scene": line.scene, "text": line.text}
     if line.note:
         d["note"] = line.note
@@ -194,7 +196,21 @@ def _line_to_dict(line: Line) -> dict[str, Any]:
         d["overlap"] = line.overlap
     if line.with_previous:
         d["with_previous"] = True
+    d.update(takes_to_dict(line, voice_to_dict))
+    if line.recording is not None:
+        d["recording"] = _relative(line.recording, folder)
     return d
+
+
+def _relative(path: str, folder: Path | None) -> str:
+    """A recorded take's path as stored: relative to the project's folder (so the
+    folder can move) where that can be said, with '/' on every system."""
+    if folder is None or not os.path.isabs(path):
+        return Path(path).as_posix()
+    try:
+        return Path(os.path.relpath(path, folder)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return Path(path).as_posix()
 
 
 def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> VoiceParams:
@@ -226,6 +242,7 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
 
 def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     r = _Reader(file)
+    folder = Path(file).absolute().parent if file != "<memory>" else None
     root = r.obj(data, "")
     version = root.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int):
@@ -302,6 +319,8 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),
             overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
             with_previous=r.flag(ld, "with_previous", path, False),
+            **takes_from_dict(r, ld, path, voice_from_dict),
+            recording=_recording(r, ld, path, folder),
         ))
 
     lexicon_d = r.obj(root.get("lexicon", {}), "lexicon")
@@ -330,6 +349,16 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         index, message = problem
         raise r.fail(f"lines[{index}].start", message)
     return project
+
+
+def _recording(r: _Reader, d: dict[str, Any], path: str, folder: Path | None) -> str | None:
+    """A recorded take's file, absolute where the project's folder is known."""
+    value = d.get("recording")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise r.fail(_join(path, "recording"), f"expected the path of a WAV file, got {_kind(value)}")
+    return str(folder / value) if folder is not None and not os.path.isabs(value) else value
 
 
 def load_project(path: str | Path) -> Project:
@@ -386,5 +415,5 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 def save_project(project: Project, path: str | Path) -> None:
     """Write atomically (temporary file, fsync, rename)."""
     path = Path(path)
-    text = json.dumps(project_to_dict(project, path.parent), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(project_to_dict(project, path.absolute().parent), indent=2, ensure_ascii=False) + "\n"
     atomic_write_text(path, text)

@@ -85,6 +85,13 @@ class Line:
     line (dual dialogue); ``overlap`` starts it that many seconds before the
     previous line ends (an interruption). The relative forms survive edits
     that change earlier lines' lengths, which absolute times would not.
+
+    Takes (engine.project.takes): ``take`` is the seed of the take heard,
+    ``takes`` every seed made for the line; ``locked`` holds the voice the
+    chosen take keeps while the role's voice changes (None: not locked).
+    ``recording`` is a recorded take (a WAV file; an absolute path in memory,
+    stored relative to the project file): the mix and the export use it
+    instead of synthesis for this line.
     """
 
     id: str
@@ -96,6 +103,10 @@ class Line:
     start: float | None = None
     overlap: float = 0.0
     with_previous: bool = False
+    take: int = 0
+    takes: tuple[int, ...] = ()
+    locked: VoiceParams | None = None
+    recording: str | None = None
 
 
 @dataclass

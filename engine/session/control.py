@@ -151,8 +151,22 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
         if not posted:
             self._post(self._take_update)
 
-    def play(self, from_s: float | None = None) -> None:
-        self._post(lambda: self._play(from_s))
+    def play(self, from_s: float | None = None, until_s: float | None = None) -> None:
+        """Play from ``from_s`` (or where the playhead is); with ``until_s``
+        stop exactly there (the table read plays a stretch of lines, then
+        waits for its reader)."""
+        self._post(lambda: self._play(from_s, until_s))
+
+    def play_lines(self, first: str, last: str) -> None:
+        """Play from the start of line ``first`` to the end of line ``last``, then
+        stop (positions as laid out when the command is handled: clips that
+        arrived meanwhile count)."""
+        self._post(lambda: self._play_lines(first, last))
+
+    def prefetch(self, line_ids: list[str]) -> None:
+        """Voice these lines before any other, in this order (the table read's
+        next replies: they must come from memory the moment a reader stops)."""
+        self._post(lambda: self._prefetch(line_ids))
 
     def pause(self) -> None:
         self._post(self._pause)
@@ -172,6 +186,11 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
         """Hear ``text`` as ``role`` at once; ``voice`` tries other voice settings (a
         speaker being chosen) without changing the role."""
         self._post(lambda: self._audition(role, text, voice))
+
+    def audition_take(self, line_id: str, seed: int) -> None:
+        """Hear one take of a line (made at audition priority if it is new)
+        without choosing it: A/B comparing takes is hearing each in turn."""
+        self._post(lambda: self._audition_take(line_id, seed))
 
     def play_recording(self, audio: np.ndarray, rate: int) -> None:
         """Play a mono recording at once on the audition voice (a catalogue's voice sample)."""

@@ -12,14 +12,20 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from engine.project.model import Project
+from engine.project.model import Line, Project
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.session.base import LineRecord, SessionCore
 from engine.session.views import LineState, LineStatus
 from engine.synth.errors import TextError, VoiceError
+from engine.synth.pipeline import plan_line
 from engine.synth.synthesizer import ClipPlan
 
 TYPING_QUIET_S = 0.35  # a line being typed is re-planned once it has been quiet this long
+
+
+def _sound(line: Line) -> tuple[object, ...]:
+    """The line's fields that change its clip (the role's voice aside)."""
+    return line.text, line.role, line.take, line.locked
 
 
 class LineBook(SessionCore):
@@ -60,9 +66,8 @@ class LineBook(SessionCore):
                 added.append(line.id)
             elif line.role in recast or lexicon:
                 edited.append(line.id)
-            elif before_line is not line and (before_line is None or before_line.text != line.text
-                                               or before_line.role != line.role):
-                if typing:
+            elif before_line is not line and (before_line is None or _sound(before_line) != _sound(line)):
+                if typing and (before_line is None or _sound(before_line)[:2] != _sound(line)[:2]):
                     self._quiet[line.id] = now + TYPING_QUIET_S
                 else:
                     edited.append(line.id)
@@ -101,7 +106,7 @@ class LineBook(SessionCore):
                 pass  # nothing typed yet: no plan and no error is what _publish_status calls EMPTY
             else:
                 try:
-                    plan = self.synth.plan(line.text, role.voice, self.project.lexicon)
+                    plan = plan_line(self.synth, self.project, line)
                 except (TextError, VoiceError) as exc:
                     error = str(exc)
             if plan is not None and record.plan is not None and plan.key == record.plan.key and record.error is None:

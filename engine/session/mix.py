@@ -26,7 +26,8 @@ from engine.sched.request import LineRequest, Origin
 from engine.session.base import SessionCore
 from engine.synth import shaping
 from engine.synth.errors import TextError, VoiceError
-from engine.synth.pipeline import Cancelled
+from engine.synth.pipeline import Cancelled, plan_line
+from engine.synth.synthesizer import ClipPlan
 
 # Master gain while playing live, before a render has measured the programme:
 # lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
@@ -129,7 +130,21 @@ class LiveMix(SessionCore):
         except (KeyError, TextError, VoiceError) as exc:
             self.last_error = str(exc)
             return
-        request = LineRequest(plan=plan, role=role_name, origin=Origin.AUDITION, weight=role.priority)
+        self._audition_plan(plan, role_name, role.priority)
+
+    def _audition_take(self, line_id: str, seed: int) -> None:
+        """One take of a line, made at audition priority if it is not cached, then heard."""
+        try:
+            line = self.project.line(line_id)
+            plan = plan_line(self.synth, self.project, line, seed)
+            weight = self.project.role(line.role).priority
+        except (KeyError, TextError, VoiceError) as exc:
+            self.last_error = str(exc)
+            return
+        self._audition_plan(plan, line.role, weight)
+
+    def _audition_plan(self, plan: ClipPlan, role_name: str, weight: float) -> None:
+        request = LineRequest(plan=plan, role=role_name, origin=Origin.AUDITION, weight=weight)
         future = self.scheduler.submit(request, timeout=0.0)
         future.add_done_callback(lambda f: self._post(lambda: self._play_audition(role_name, f)))
 

@@ -8,6 +8,8 @@ it has passed, so nothing already heard moves.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from engine.audio.live import PendingLines
@@ -106,13 +108,36 @@ class PlaybackPass(SessionCore):
         self._request_window(position_s)
         self._prerender_rest(position_s)
 
-    def _play(self, from_s: float | None) -> None:
+    def _play(self, from_s: float | None, until_s: float | None = None) -> None:
         self._prerendering = self.prerender
         position = self.player.snapshot().position_s if from_s is None else max(0.0, from_s)
         self._play_origin = position
         self._new_pass(position)
         self.player.start()
-        self.player.play(int(round(position * self.rate)))
+        until = None if until_s is None else max(int(round(position * self.rate)) + 1, int(round(until_s * self.rate)))
+        self.player.play(int(round(position * self.rate)), until)
+
+    def _play_lines(self, first: str, last: str) -> None:
+        start = self._placement(first)
+        if start is None:
+            self.last_error = f"line {first} is not on the timeline"
+            return
+        self._prerendering = self.prerender
+        self._play_origin = start.start
+        self._new_pass(start.start)
+        begin, end = self._placement(first), self._placement(last)
+        assert begin is not None and end is not None
+        self.player.start()
+        frame = int(round(begin.start * self.rate))
+        self.player.play(frame, max(frame + 1, int(round(end.end * self.rate))))
+
+    def _prefetch(self, line_ids: list[str]) -> None:
+        """Most urgent of all: playback origin, wall deadlines now, in order."""
+        now = time.monotonic()
+        for i, line_id in enumerate(line_ids):
+            record = self._lines.get(line_id)
+            if record is not None:
+                self._request(line_id, record, Origin.PLAYBACK, Deadline.at(now + i * 1e-3))
 
     def _pause(self) -> None:
         position = self.player.snapshot().position_s

@@ -41,6 +41,7 @@ class InferenceSettings:
     noise_w_scale: float
     speaker_id: int | None
     style: str = ""  # Kokoro: the style vector (or canonical blend) to speak with
+    seed: int = 0  # the take: same seed, same samples (engine.synth.piper_noise)
 
 
 class LoadedVoice(Protocol):

@@ -4,7 +4,7 @@ disk in the user's cache folder, shared by every project
 
 The key is computed by :func:`clip_key` and nowhere else: normalized text,
 the lexicon entries used, the voice file's identity, the voice parameters,
-the project rate and the engine version. Anything else (gain, pan, timing)
+the take's seed, the project rate and the engine version. Anything else (gain, pan, timing)
 does not change a clip and so does not invalidate it.
 """
 
@@ -27,7 +27,7 @@ from engine.synth.clipfolder import ClipFolder
 
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
-             params: VoiceParams, speaker_id: int | None, sample_rate: int) -> str:
+             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0) -> str:
     payload = {
         "engine": ENGINE_VERSION,
         "text": list(units),
@@ -39,6 +39,7 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "variation": round(params.variation, 6),
         "pitch": round(params.pitch, 6),
         "rate": sample_rate,
+        "seed": seed,  # the take (engine.synth.piper_noise)
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]

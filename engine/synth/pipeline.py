@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.project.model import Project
+from engine.project.model import Line, Project
+from engine.project.takes import voice_of
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
@@ -43,6 +44,14 @@ class SynthesisResult:
     pinned: list[str] = field(default_factory=list)
 
 
+def plan_line(synth: ClipSynthesizer, project: Project, line: Line, seed: int | None = None) -> ClipPlan:
+    """The one way a project line is planned: its chosen take (or ``seed``),
+    in its lock's voice or its role's, with the project's lexicon. Raises
+    KeyError (unknown role), TextError or VoiceError."""
+    return synth.plan(line.text, voice_of(project, line), project.lexicon,
+                      seed=line.take if seed is None else seed)
+
+
 def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
     """Plan every line or raise LineErrors listing every problem at once."""
     roles = {r.name: r for r in project.cast}
@@ -60,7 +69,7 @@ def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
             role_problems[line.role][2].append(number)
             continue
         try:
-            plans[line.id] = synth.plan(line.text, role.voice, project.lexicon)
+            plans[line.id] = plan_line(synth, project, line)
         except TextError as exc:
             problems.append(f"{where}: {exc}")
         except VoiceError as exc:

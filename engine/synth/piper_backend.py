@@ -18,25 +18,31 @@ from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, Ph
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
 from engine.synth.library import VoiceInfo
+from engine.synth.piper_noise import NoiseInputs, expose_noise
 
 
-def _with_durations(info: VoiceInfo) -> str | bytes:
-    """The model, patched in memory (as piper-tts does for alignments) to also
-    output per-phoneme durations, which batching needs to cut padded rows.
-    Measured: no change in single-line speed (13.3 vs 13.5 audio-s/s)."""
+def _patched(info: VoiceInfo) -> tuple[str | bytes, NoiseInputs]:
+    """The model, patched in memory: to also output per-phoneme durations (as
+    piper-tts does for alignments), which batching needs to cut padded rows
+    (measured: no change in single-line speed, 13.3 vs 13.5 audio-s/s), and
+    to take its noise from a seed (engine.synth.piper_noise: a take is a seed)."""
     try:
         import onnx
         from piper.patch_voice_with_alignment import add_alignment_output
     except ImportError:  # the onnx package is optional: then batch size stays 1
-        return str(info.model_path)
+        return str(info.model_path), NoiseInputs(())
     model = onnx.load(str(info.model_path))
-    if len(model.graph.output) > 1:
-        return str(info.model_path)
-    try:
-        add_alignment_output(model)
-    except ValueError:  # no single Ceil tensor: not a standard Piper graph
-        return str(info.model_path)
-    return bytes(model.SerializeToString())
+    changed = False
+    if len(model.graph.output) == 1:
+        try:
+            add_alignment_output(model)
+            changed = True
+        except ValueError:  # no single Ceil tensor: not a standard Piper graph
+            pass
+    noise = expose_noise(model)
+    if not changed and not noise.names:
+        return str(info.model_path), noise
+    return bytes(model.SerializeToString()), noise
 
 
 def make_session(model: str | bytes, threads: int = 0, providers: list[str] | None = None):  # type: ignore[no-untyped-def]
@@ -89,7 +95,7 @@ class PiperVoiceModel:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
         try:
-            source = _with_durations(info)
+            source, self._noise = _patched(info)
             sessions = [make_session(source, layout.threads_per_session) for _ in range(max(1, layout.sessions))]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
@@ -148,6 +154,7 @@ class PiperVoiceModel:
         if "sid" in self._inputs:
             sid = 0 if s.speaker_id is None else s.speaker_id
             feeds["sid"] = np.full(ids.shape[0], sid, dtype=np.int64)
+        feeds.update(self._noise.feeds(ids, lengths, s.seed))
         return feeds
 
     @property

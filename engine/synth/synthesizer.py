@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -106,19 +106,21 @@ class ClipSynthesizer:
                 model = self._voices.setdefault(key, model)
         return model
 
-    def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> ClipPlan:
-        """Raises TextError / VoiceError naming the problem; the caller adds the line/role."""
+    def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None,
+             seed: int = 0) -> ClipPlan:
+        """Raises TextError / VoiceError naming the problem; the caller adds the line/role.
+        ``seed`` is the take: the same seed gives the same samples."""
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
         prepared = prepare(text, lexicon)
         info = self.library.resolve(params.voice, params.backend)
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
-        settings = model.settings(params.speed, params.variation, params.speaker, info.style)
+        settings = replace(model.settings(params.speed, params.variation, params.speaker, info.style), seed=seed)
         identity = self.library.identity(info)
         if info.style:  # one model and voices file serve many styles: the style is part of the clip
             identity += "/" + info.style
-        key = clip_key(prepared.units, prepared.lexicon_used, identity, params, speaker_id, self.sample_rate)
+        key = clip_key(prepared.units, prepared.lexicon_used, identity, params, speaker_id, self.sample_rate, seed)
         plan = ClipPlan(key, prepared, params, info, settings)
         self.predictor.set_prior(self.length_key(plan), self.cost(plan).seconds_per_phoneme * self.sample_rate)
         return plan

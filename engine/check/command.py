@@ -1,0 +1,107 @@
+"""``radioplay check PROJECT [--json] [--fix [--takes N]]``: the speech check, headless.
+
+Voices every line that has no clip yet (from the clip cache beside the
+project otherwise), checks each clip against its text and prints one row per
+flagged line (id, role, score, reason) and a summary; ``--json`` prints one
+object instead: ``{"lines": [{"id", "role", "score", "flagged", "reason"}],
+"flagged": N}``. ``--fix`` makes up to ``--takes`` new takes of each flagged
+line that is not locked, keeps the best-scoring one and saves the project
+(atomically) with the takes chosen. Exit status: 0 when nothing is flagged
+(after fixing, with ``--fix``), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TAKES = 3
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check", help="check every line's clip against its text (missing, extra or garbled "
+                                     "words, long silences, clipping, length)")
+    p.add_argument("project", help="project file (.radioplay)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.add_argument("--fix", action="store_true",
+                   help="make new takes of flagged lines (not locked ones), keep the best and save the project")
+    p.add_argument("--takes", type=int, default=DEFAULT_TAKES, metavar="N",
+                   help=f"with --fix: at most N new takes per flagged line (default {DEFAULT_TAKES})")
+    p.set_defaults(func=cmd_check)
+
+
+def _error(message: str) -> int:
+    print(f"radioplay: error: {message}", file=sys.stderr)
+    return 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from engine.check.lines import check_lines, fix_line, voice_clip
+    from engine.listen.recognizer import RecognizerUnavailable
+    from engine.project.fileformat import ProjectFileError, load_project, save_project
+    from engine.synth.pipeline import LineErrors, plan_lines
+    from engine.synth.synthesizer import make_synthesizer
+
+    if args.takes < 1:
+        return _error(f"--takes {args.takes}: must be at least 1")
+    if args.takes != DEFAULT_TAKES and not args.fix:
+        return _error("--takes needs --fix")
+    path = Path(args.project)
+    try:
+        project = load_project(path)
+    except (ProjectFileError, ValueError) as exc:
+        return _error(str(exc))
+    def say(message: str) -> None:
+        if not args.json:
+            print(f"... {message}", file=sys.stderr)
+
+    synth = make_synthesizer(path, project.sample_rate)
+    try:
+        plans = plan_lines(project, synth)
+    except LineErrors as exc:
+        return _error(str(exc))
+    clips = {}
+    missing = [line_id for line_id, plan in plans.items() if plan.key not in synth.cache]
+    if missing:
+        say(f"voicing {len(missing)} line(s) not in the clip cache")
+    for line_id, plan in plans.items():
+        clips[line_id] = voice_clip(synth, plan)
+    say(f"checking {len(clips)} line(s)")
+    try:
+        report = check_lines(project, synth, clips)
+    except RecognizerUnavailable as exc:
+        return _error(str(exc))
+    if args.fix:
+        index = {line.id: i for i, line in enumerate(project.lines)}
+        lines = list(project.lines)
+        for n, result in enumerate(report.lines):
+            if not result.flagged or project.line(result.id).locked is not None:
+                continue
+            say(f"new takes of {result.id} ({result.reason})")
+            fixed, best = fix_line(project, synth, project.line(result.id), index[result.id], args.takes, result,
+                                   report.rates)
+            lines[index[result.id]] = fixed
+            report.lines[n] = best
+            if best.take != result.take:
+                report.fixed.append(result.id)
+        project = replace(project, lines=lines)
+        save_project(project, path)
+    _print(report, args.json)
+    return 1 if report.flagged else 0
+
+
+def _print(report: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report.to_json()))
+        return
+    rows = [r for r in report.lines if r.flagged]
+    if rows:
+        width = max(len(r.role) for r in rows)
+        for r in rows:
+            print(f"{r.id}  {r.role:<{width}}  {r.score:.2f}  {r.reason}")
+    fixed = f", {len(report.fixed)} fixed with a new take" if report.fixed else ""
+    print(f"{report.flagged} of {len(report.lines)} lines flagged{fixed}")

@@ -1,0 +1,135 @@
+"""The speech check over a project's lines, and fixing the flagged ones.
+
+``check_lines`` checks every line's clip (engine.check.speech) with its
+neighbours' text as the recognizer's context and the length the voice's
+predictor expects. ``fix_line`` makes up to N new takes of a flagged line
+(a take is a seed: engine.project.takes), checks each and keeps the
+best-scoring one; locked lines are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.check.speech import ClipCheck, check_clip
+from engine.project.model import Line, Project
+from engine.project.takes import voice_of, with_new_take, with_take
+from engine.synth.pipeline import plan_line
+from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
+
+CONTEXT_LINES = 2  # neighbours on each side whose words the recognizer may also hear
+
+
+@dataclass(frozen=True)
+class LineResult:
+    id: str
+    role: str
+    score: float
+    flagged: bool
+    reason: str
+    take: int = 0
+    suspect: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "role": self.role, "score": self.score, "flagged": self.flagged,
+                "reason": self.reason}
+
+
+@dataclass
+class CheckReport:
+    lines: list[LineResult] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)  # lines whose chosen take --fix changed
+    rates: dict[str, float] = field(default_factory=dict)  # seconds per phoneme by voice (seconds_per_phoneme)
+
+    @property
+    def flagged(self) -> int:
+        return sum(1 for r in self.lines if r.flagged)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lines": [r.to_json() for r in self.lines], "flagged": self.flagged, "fixed": list(self.fixed)}
+
+
+def context_of(project: Project, index: int) -> list[str]:
+    lines = project.lines
+    return [line.text for line in lines[max(0, index - CONTEXT_LINES):index] + lines[index + 1:index + 1 + CONTEXT_LINES]]
+
+
+def _phonemes(synth: ClipSynthesizer, plan: ClipPlan) -> int:
+    try:
+        return sum(len(u.ids) for u in synth.phonemize(plan))
+    except Exception:  # a voice that cannot phonemize here: no length check, not a failed check
+        return 0
+
+
+def seconds_per_phoneme(project: Project, synth: ClipSynthesizer,
+                        clips: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """Per voice, the median clip length per phoneme (at length scale 1) over
+    the project's lines: what a line's length is predicted from. Measured
+    here rather than taken from the voice's length predictor, which knows only
+    a prior until it has seen this voice synthesize."""
+    rates: dict[str, list[float]] = {}
+    for line in project.lines:
+        clip = clips.get(line.id)
+        if clip is None:
+            continue
+        plan = plan_line(synth, project, line)
+        phonemes = _phonemes(synth, plan)
+        if phonemes:
+            rates.setdefault(ClipSynthesizer.length_key(plan), []).append(
+                clip.shape[0] / synth.sample_rate / (phonemes * plan.settings.length_scale))
+    return {key: float(np.median(values)) for key, values in rates.items()}
+
+
+def check_line(project: Project, synth: ClipSynthesizer, line: Line, clip: np.ndarray, index: int,
+               rates: Mapping[str, float], plan: ClipPlan | None = None) -> LineResult:
+    plan = plan or plan_line(synth, project, line)
+    rate = rates.get(ClipSynthesizer.length_key(plan))
+    phonemes = _phonemes(synth, plan) if rate else 0
+    result: ClipCheck = check_clip(clip, synth.sample_rate, line.text, lexicon=project.lexicon,
+                                   context=context_of(project, index),
+                                   predicted_s=rate * phonemes * plan.settings.length_scale if rate else None,
+                                   pitch=voice_of(project, line).pitch)
+    return LineResult(line.id, line.role, result.score, result.flagged, result.reason, plan.settings.seed,
+                      result.suspect)
+
+
+def check_lines(project: Project, synth: ClipSynthesizer, clips: Mapping[str, np.ndarray],
+                progress: Callable[[int, int], None] | None = None) -> CheckReport:
+    """Check every line that has a clip (blank lines have none)."""
+    report = CheckReport(rates=seconds_per_phoneme(project, synth, clips))
+    for index, line in enumerate(project.lines):
+        clip = clips.get(line.id)
+        if clip is not None:
+            report.lines.append(check_line(project, synth, line, clip, index, report.rates))
+        if progress:
+            progress(index + 1, len(project.lines))
+    return report
+
+
+def voice_clip(synth: ClipSynthesizer, plan: ClipPlan) -> np.ndarray:
+    cached = synth.cache.get(plan.key)
+    return cached if cached is not None else synth.finish(synth.infer(plan))
+
+
+def fix_line(project: Project, synth: ClipSynthesizer, line: Line, index: int, takes: int,
+             current: LineResult, rates: Mapping[str, float]) -> tuple[Line, LineResult]:
+    """Up to ``takes`` new takes of a flagged line; the best-scoring take is
+    chosen (the current one when none beats it), every take made is kept in
+    the line's takes. Stops at the first take that passes."""
+    if line.locked is not None:
+        return line, current
+    best_line, best = line, current
+    trial = line
+    for _ in range(max(0, takes)):
+        trial = with_new_take(trial)
+        plan = plan_line(synth, project, trial)
+        result = check_line(project, synth, trial, voice_clip(synth, plan), index, rates, plan)
+        if (not result.flagged, result.score) > (not best.flagged, best.score):
+            best_line, best = trial, result
+        if not result.flagged:
+            break
+    return with_take(trial, best_line.take), best

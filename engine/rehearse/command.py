@@ -1,0 +1,114 @@
+"""``radioplay rehearse``: the table read from a terminal.
+
+Kept out of engine/cli.py (which only registers it) so that module stays
+small; nothing heavy is imported until the verb runs.
+
+Keys (a line on standard input): Enter advances when recognition cannot,
+``b`` then Enter goes back a line. With ``--manual`` lines advance only so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("rehearse", help="table read: read roles live while the engine plays the others on cue")
+    p.add_argument("project", help="project file (.radioplay)")
+    p.add_argument("--role", action="append", required=True, metavar="NAME", help="a role read live (repeatable)")
+    p.add_argument("--input", metavar="DEVICE", help="microphone by name (default: the system's default input)")
+    p.add_argument("--from", dest="from_line", metavar="LINE_ID", help="start at this line")
+    p.add_argument("--record", metavar="DIR", help="save each live line as a recorded take in DIR, used by the "
+                   "mix and the export instead of synthesis (the project file is saved with them)")
+    p.add_argument("--manual", action="store_true", help="advance only with the key (Enter), never by recognition")
+    p.add_argument("--simulate", metavar="DIR", help="a simulated reader: DIR/<LINE_ID>.wav is read as the "
+                   "microphone, starting 300 ms after each cue, in real time")
+    p.add_argument("--json", action="store_true", help="print the run's figures as one JSON object")
+    p.add_argument("--device", default=None, metavar="NAME|null", help="output device (default: the system's "
+                   "default output; null: a silent real-time clock)")
+    p.add_argument("--vad", choices=["auto", "silero", "energy"], default="auto",
+                   help="voice activity detector (default auto: silero where installed)")
+    p.set_defaults(func=run)
+
+
+def _error(message: str) -> int:
+    print(f"radioplay: error: {message}", file=sys.stderr)
+    return 1
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.project.fileformat import ProjectFileError, load_project, save_project
+    from engine.rehearse.reader import MicReader, Reader, ReaderError, SimulatedReader
+    from engine.rehearse.runner import RehearseError, RehearseOptions, TableRead, plan_lines
+    from engine.rehearse.takes import attach_takes
+    from engine.session import Session
+    from engine.synth.clipfolder import CacheFolderError
+
+    path = Path(args.project)
+    try:
+        project = load_project(path)
+        options = RehearseOptions(tuple(args.role), args.from_line, Path(args.record) if args.record else None,
+                                  args.manual, args.vad)
+        lines = plan_lines(project, options)
+    except (ProjectFileError, RehearseError, ValueError) as exc:
+        return _error(str(exc))
+    live_ids = [line.id for line in lines if line.role in options.roles]
+    reader: Reader
+    try:
+        if args.simulate:
+            reader = SimulatedReader(Path(args.simulate), project.sample_rate, live_ids)
+        else:
+            reader = MicReader(project.sample_rate, args.input)
+    except ReaderError as exc:
+        return _error(str(exc))
+    out = sys.stderr if args.json else sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    try:
+        session = Session(project, path, output=args.device, prerender=False)
+    except CacheFolderError as exc:
+        reader.close()
+        return _error(str(exc))
+    if session.audio_error and args.device not in (None, "null"):
+        session.close()
+        reader.close()
+        return _error(session.audio_error)
+    try:
+        table = TableRead(session, reader, options, say)
+        if args.manual or sys.stdin.isatty():
+            threading.Thread(target=_keys, args=(table,), name="radioplay-keys", daemon=True).start()
+        report = table.run()
+    except (RehearseError, RuntimeError) as exc:
+        return _error(str(exc))
+    finally:
+        session.close()
+        reader.close()
+    if options.record is not None:
+        takes = {r.line_id: Path(r.take) for r in report.results if r.take}
+        if takes:
+            try:
+                save_project(attach_takes(project, takes), path)
+            except OSError as exc:
+                return _error(f"cannot save {path} with the recorded takes: {exc.strerror or exc}")
+            say(f"{len(takes)} recorded take(s) in {options.record}; {path} uses them")
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        say(report.summary())
+    return 0
+
+
+def _keys(table: Any) -> None:
+    """Thread ``radioplay-keys``: a line on standard input is a key."""
+    for line in sys.stdin:
+        if line.strip().lower() == "b":
+            table.back()
+        else:
+            table.advance()

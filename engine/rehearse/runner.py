@@ -1,0 +1,243 @@
+"""The table read: the engine plays the synthetic parts, a person reads the rest.
+
+The run walks the script in order. A stretch of synthetic lines is played
+through the live :class:`~engine.session.Session` (``play_lines``: from the
+first line's start to the last one's end, then it stops); a live line is
+cued to the reader and listened to (engine/rehearse/listener.py) until the
+reader has finished it, and then the next stretch starts at once. The roles
+read live are muted in the session (through ``Session.update``, as any
+edit), and the synthetic lines are prefetched at the front of the scheduler
+in script order, so a reply plays from memory.
+
+Threads: :meth:`TableRead.run` runs on the caller's thread and alone drives
+the session and drains the reader's queue; :meth:`advance` and :meth:`back`
+(the keys) may be called from any other thread: they post a command.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from engine.listen.vad import VoiceDetector, make_detector
+from engine.project.model import Line, Project
+from engine.rehearse.listener import Heard, LineListener, Outcome
+from engine.rehearse.reader import Reader
+from engine.rehearse.report import LineResult, Report
+from engine.rehearse.takes import save_take
+from engine.session import LineState, Session
+
+POLL_S = 0.002  # how often the run looks at the sink's clock while a stretch plays
+READY_TIMEOUT_S = 600.0  # a reply's clip must exist within this (first run of a long script on a slow machine)
+CONTEXT_LINES = 2  # lines either side whose words a paraphrase may borrow
+
+
+@dataclass(frozen=True)
+class RehearseOptions:
+    roles: tuple[str, ...]
+    from_line: str | None = None
+    record: Path | None = None
+    manual: bool = False
+    vad: str = "auto"
+
+
+class RehearseError(ValueError):
+    """Bad options: an unknown role or line, nothing to read."""
+
+
+def plan_lines(project: Project, options: RehearseOptions) -> list[Line]:
+    """The lines of the run, in order, checked against the options."""
+    roles = set(project.role_names())
+    for role in options.roles:
+        if role not in roles:
+            raise RehearseError(f"--role {role!r}: no such role (cast: {', '.join(project.role_names())})")
+    lines = [line for line in project.lines if line.text.strip()]
+    if options.from_line is not None:
+        ids = [line.id for line in lines]
+        if options.from_line not in ids:
+            raise RehearseError(f"--from {options.from_line!r}: no such line")
+        lines = lines[ids.index(options.from_line):]
+    if not any(line.role in options.roles for line in lines):
+        raise RehearseError(f"no line of {', '.join(options.roles)} to read")
+    return lines
+
+
+def muted_for_reading(project: Project, roles: tuple[str, ...]) -> Project:
+    """The production with the live roles silent (their clips still exist: the
+    synthetic voice of a live line is how long it is expected to take)."""
+    cast = [replace(r, mute=True, solo=False) if r.name in roles else r for r in project.cast]
+    return replace(project, cast=cast)
+
+
+class TableRead:
+    def __init__(self, session: Session, reader: Reader, options: RehearseOptions,
+                 say: Callable[[str], None] = lambda text: None, detector: VoiceDetector | None = None) -> None:
+        self.session = session
+        self.reader = reader
+        self.options = options
+        self.say = say
+        self.project = session.project
+        self.lines = plan_lines(self.project, options)
+        self.detector = detector or make_detector(options.vad)
+        self._commands: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._results: dict[str, LineResult] = {}
+        self._order: list[str] = []
+
+    # --- keys (any thread) -------------------------------------------------------------
+
+    def advance(self) -> None:
+        self._commands.put("advance")
+
+    def back(self) -> None:
+        self._commands.put("back")
+
+    # --- the run (the caller's thread) -------------------------------------------------
+
+    def run(self) -> Report:
+        live = set(self.options.roles)
+        self.session.update(muted_for_reading(self.project, self.options.roles))
+        self.session.prefetch([line.id for line in self.lines if line.role not in live])
+        self.reader.start()
+        report = Report(vad=self.detector.name, recognizer="manual" if self.options.manual else "pocketsphinx")
+        pending: tuple[LineListener, Heard] | None = None  # the live line whose reply comes next
+        i = 0
+        while i < len(self.lines):
+            line = self.lines[i]
+            if line.role in live:
+                listener, i = self._read(i)
+                pending = (listener, listener.heard) if listener.heard.outcome is not None else None
+                continue
+            j = i
+            while j + 1 < len(self.lines) and self.lines[j + 1].role not in live:
+                j += 1
+            self._wait_ready([ln.id for ln in self.lines[i:j + 1]])
+            first_sound = self._play(line.id, self.lines[j].id, pending[0] if pending else None)
+            if pending is not None:
+                self._gap(pending[1], first_sound, report)
+                pending = None
+            for ln in self.lines[i:j + 1]:
+                self._record(LineResult(ln.id, ln.role, False, "played"))
+                self.say(f"{ln.id}  {ln.role}: {ln.text}")
+            i = j + 1
+        report.gap_basis = "recording" if any(self.reader.truth(lid) for lid in self._order) else "vad"
+        report.results = [self._results[lid] for lid in self._order]
+        return report
+
+    def _read(self, i: int) -> tuple[LineListener, int]:
+        """Listen to live line ``i`` until it is over; the index to go on from."""
+        line = self.lines[i]
+        context = [ln.text for ln in self.lines[max(0, i - CONTEXT_LINES):i + CONTEXT_LINES + 1] if ln is not line]
+        listener = LineListener(line.id, line.text, self.reader.rate, self.detector, manual=self.options.manual,
+                                context=context)
+        self._drain()  # what the microphone heard before the cue is not this line
+        self.reader.cue(line.id)
+        self.say(f"{line.id}  {line.role} (you): {line.text}")
+        while listener.heard.outcome is None:
+            command = self._command()
+            if command == "advance":
+                listener.advance(time.monotonic())
+                break
+            if command == "back" and i > 0:
+                self.say("  (back one line)")
+                return listener, i - 1
+            try:
+                chunk = self.reader.chunks.get(timeout=0.01)
+            except queue.Empty:
+                continue
+            prompt = listener.take(chunk)
+            if prompt:
+                self.say(f"  ... {' '.join(prompt)}")
+        heard = listener.heard
+        result = LineResult(line.id, line.role, True, heard.outcome.value if heard.outcome else "missed",
+                            prompts=len(heard.prompts))
+        if heard.speech_start is not None and heard.speech_end is not None:
+            result.speech_s = round(heard.speech_end - heard.speech_start, 3)
+        if self.options.record is not None and heard.outcome is not Outcome.MISSED:
+            path = save_take(heard, self.reader.rate, self.options.record)
+            result.take = str(path) if path is not None else None
+        self._record(result)
+        return listener, i + 1
+
+    def _play(self, first: str, last: str, listening: LineListener | None) -> float:
+        """Play lines first..last; returns when the first sound was heard (monotonic).
+        The line just read keeps listening until the stretch ends (false starts)."""
+        player = self.session.player
+        commanded = time.monotonic()
+        self.session.play_lines(first, last)
+        while player.play_command_at < commanded:
+            time.sleep(POLL_S)
+        heard_first: float | None = None
+        while True:
+            player = self.session.player
+            sink = player.sink.stats()
+            now = time.monotonic()
+            if heard_first is None and player.first_sound_counter is not None \
+                    and sink.frames_played >= player.first_sound_counter:
+                heard_first = now + sink.latency_s
+                if listening is not None:
+                    listening.replied(heard_first)
+            if player.hold_counter is not None and sink.frames_played >= player.hold_counter:
+                break
+            if listening is not None:
+                self._listen_on(listening)
+            time.sleep(POLL_S)
+        return heard_first if heard_first is not None else time.monotonic()
+
+    def _listen_on(self, listener: LineListener) -> None:
+        while True:
+            try:
+                listener.take(self.reader.chunks.get_nowait())
+            except queue.Empty:
+                return
+
+    def _gap(self, heard: Heard, first_sound: float, report: Report) -> None:
+        result = self._results[heard.line_id]
+        truth = self.reader.truth(heard.line_id)
+        end = truth[1] if truth is not None else heard.speech_end
+        if end is None or heard.outcome is Outcome.MISSED:
+            return
+        result.gap_ms = round((first_sound - end) * 1000.0, 1)
+        result.false_start = first_sound < end or heard.resumed_after_reply
+        self.say(f"  reply after {result.gap_ms:.0f} ms{' (FALSE START)' if result.false_start else ''}")
+
+    def _wait_ready(self, line_ids: list[str]) -> None:
+        """Block until these lines' clips exist (prefetched: normally at once)."""
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        told = False
+        while True:
+            status = self.session.line_status()
+            views = {c.line_id: c for c in self.session.clips()}
+            waiting = [lid for lid in line_ids if status.get(lid) is None or status[lid].state is not LineState.READY
+                       or lid not in views or views[lid].estimated]
+            failed = [lid for lid in waiting if status.get(lid) is not None and status[lid].state is LineState.FAILED]
+            if failed:
+                raise RehearseError(f"line {failed[0]} cannot be voiced: {status[failed[0]].error}")
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise RehearseError(f"line {waiting[0]} was not voiced in {READY_TIMEOUT_S:.0f} s")
+            if not told and time.monotonic() > deadline - READY_TIMEOUT_S + 1.0:
+                self.say(f"  (voicing {len(waiting)} line(s) first...)")
+                told = True
+            time.sleep(0.01)
+
+    def _record(self, result: LineResult) -> None:
+        if result.line_id not in self._results:
+            self._order.append(result.line_id)
+        self._results[result.line_id] = result
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self.reader.chunks.get_nowait()
+            except queue.Empty:
+                return
+
+    def _command(self) -> str | None:
+        try:
+            return self._commands.get_nowait()
+        except queue.Empty:
+            return None

@@ -1,0 +1,60 @@
+"""Recorded takes (``--record DIR``): each live line as a WAV of its own.
+
+The reader's sound from the cue to the end of the line, trimmed to the
+speech with a short pad so breaths and consonant tails survive, at the
+project rate, written to a temporary name and renamed (a run stopped
+mid-write leaves no half file). The file is named after the line id made
+safe (engine/export/names.py): a hostile id cannot leave the folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from engine.export.names import safe_stem
+from engine.fsutil import commit, temp_path_for
+from engine.project.model import Project
+from engine.rehearse.listener import Heard
+
+PAD_S = 0.15
+
+
+def take_path(folder: Path, line_id: str) -> Path:
+    return folder / f"{safe_stem(line_id)}.wav"
+
+
+def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
+    """The speech of the line with ``pad_s`` either side, or None when none was heard."""
+    if not heard.audio or heard.audio_start is None or heard.speech_start is None or heard.speech_end is None:
+        return None
+    audio = np.concatenate(heard.audio)
+    begin = max(0, int((heard.speech_start - heard.audio_start - pad_s) * rate))
+    end = min(audio.size, int((heard.speech_end - heard.audio_start + pad_s) * rate))
+    return audio[begin:end] if end > begin else None
+
+
+def save_take(heard: Heard, rate: int, folder: Path) -> Path | None:
+    import soundfile
+
+    audio = trimmed(heard, rate)
+    if audio is None:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    final = take_path(folder, heard.line_id)
+    temp = temp_path_for(final)
+    try:
+        soundfile.write(str(temp), audio, rate, subtype="PCM_24", format="WAV")
+        commit(temp, final)
+    finally:
+        temp.unlink(missing_ok=True)
+    return final
+
+
+def attach_takes(project: Project, takes: dict[str, Path]) -> Project:
+    """The production with these lines' recorded takes in place of synthesis."""
+    lines = [replace(line, recording=str(takes[line.id].absolute())) if line.id in takes else line
+             for line in project.lines]
+    return replace(project, lines=lines)
