@@ -27,7 +27,7 @@ from app.marshal import Marshal
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
-from app.sound_panel import SoundPanel
+from app.sound_panel import SoundPanel, scrolled
 from app.status_bar import StatusBar
 from app.takes_panel import TakesPanel
 from app.voices import VoiceCatalog
@@ -75,15 +75,15 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.cast_dock, self.monitor_dock, Qt.Orientation.Vertical)
         self.timeline_dock = self._dock("timelineDock", "Timeline", self.timeline,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
-        # Sound lanes' settings and the sound library: a tab behind the cast.
-        self.sound_panel = SoundPanel(self, self)  # type: ignore[arg-type]
-        self.sounds_dock = self._dock("soundsDock", "Sounds", self.sound_panel, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.cast_dock, self.sounds_dock)
-        self.cast_dock.raise_()
         self.takes = TakesPanel(self, self)
         self.takes_dock = self._dock("takesDock", "Takes", self.takes, Qt.DockWidgetArea.LeftDockWidgetArea)
         # A tab beside the monitor: the script keeps the middle's width.
         self.tabifyDockWidget(self.monitor_dock, self.takes_dock)
+        # Sound lanes' settings, the selected sound clip and the library: a tab there too.
+        self.sound_panel = SoundPanel(self, self)  # type: ignore[arg-type]
+        self.sounds_dock = self._dock("soundsDock", "Sounds", scrolled(self.sound_panel),
+                                      Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.monitor_dock, self.sounds_dock)
         self.monitor_dock.raise_()
 
         self.actions_ = build_actions(self)

@@ -83,9 +83,27 @@ def connect_timeline(window: StudioWindow) -> None:
     timeline.clip_moved.connect(window.move_clip)
     timeline.seek_requested.connect(window.seek)
     timeline.loop_changed.connect(window.loop_changed)
-    timeline.clip_selected.connect(lambda line_id: window.script.select_line(line_id))
-    timeline.clip_activated.connect(window.seek_to_line)
+    timeline.clip_selected.connect(lambda clip_id: _select(window, clip_id))
+    timeline.clip_activated.connect(lambda clip_id: _activate(window, clip_id))
     timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)
+
+def _is_line(window: StudioWindow, clip_id: str) -> bool:
+    return not any(c.id == clip_id for c in window.doc.project.sounds)
+
+
+def _select(window: StudioWindow, clip_id: str) -> None:
+    """A line's clip selects its row in the script; a sound clip, the Sounds panel's form."""
+    if _is_line(window, clip_id):
+        window.script.select_line(clip_id)
+
+
+def _activate(window: StudioWindow, clip_id: str) -> None:
+    item = window.timeline.clip_item(clip_id)
+    if _is_line(window, clip_id):
+        window.seek_to_line(clip_id)
+    elif item is not None:
+        window.seek(item.start)
+
 
 def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: float) -> SetLineFields:
     """The edit a clip dropped at ``new_start`` makes, from the clips the timeline shows.

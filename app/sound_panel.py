@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDoubleSpinBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QTableWidget,
     QVBoxLayout,
     QWidget,
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from app import panels, sound_edits, sound_lanes
 from app.marshal import run_task
+from app.sound_clip_form import SoundClipForm
 from engine.synth.sounds import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
 
 if TYPE_CHECKING:
@@ -67,10 +70,10 @@ class SoundPanel(QWidget):
         self.lanes.setHorizontalHeaderLabels(_COLUMNS)
         self.lanes.verticalHeader().hide()
         self.lanes.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.lanes.setMinimumHeight(self.lanes.horizontalHeader().sizeHint().height() + 3 * 32 + 4)
+        self.lanes.setFixedHeight(self.lanes.horizontalHeader().sizeHint().height() + 3 * 32 + 4)  # three lanes
         self.lanes.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         layout.addWidget(QLabel("Sound lanes"))
-        layout.addWidget(self.lanes, 2)
+        layout.addWidget(self.lanes)
         self.search = QLineEdit(self)
         self.search.setObjectName("soundSearch")
         self.search.setPlaceholderText("Search sounds (rain, door, theme...)")
@@ -82,7 +85,8 @@ class SoundPanel(QWidget):
         self.list.setObjectName("soundList")
         self.list.setDragEnabled(True)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
-        layout.addWidget(self.list, 3)
+        self.list.setMinimumHeight(120)
+        layout.addWidget(self.list, 1)
         buttons = QHBoxLayout()
         self.preview = QPushButton("Preview", self)
         self.preview.clicked.connect(self.play_preview)
@@ -95,6 +99,8 @@ class SoundPanel(QWidget):
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
+        self.form = SoundClipForm(window.doc, self)
+        layout.addWidget(self.form)
         window.doc.projectChanged.connect(self._project_changed)
         window.doc.projectReplaced.connect(self.reload)
         window.timeline.clip_selected.connect(self._clip_selected)
@@ -196,6 +202,7 @@ class SoundPanel(QWidget):
     def _clip_selected(self, clip_id: str) -> None:
         is_sound = any(c.id == clip_id for c in self.window.doc.project.sounds)
         self.selected_clip = clip_id if is_sound else None
+        self.form.show_clip(self.selected_clip)
 
     def assign_selected(self) -> None:
         info = self.chosen()
@@ -241,6 +248,16 @@ class SoundPanel(QWidget):
                 self.window.doc.undo.push(sound_edits.add_clip(self.window.doc, target, file, timeline.time_at(x)))
                 return True
         return False
+
+
+def scrolled(panel: QWidget) -> QScrollArea:
+    """The panel in a scroll area: a short dock scrolls it rather than squash its neighbours."""
+    area = QScrollArea()
+    area.setObjectName("soundScroll")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(panel)
+    return area
 
 
 def _sound_file(data: QMimeData) -> Path | None:

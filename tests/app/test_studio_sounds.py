@@ -102,3 +102,22 @@ def test_dropping_a_sound_assigns_a_placeholder_or_adds_a_clip(qtbot, make_windo
     assert added.lane == "FX" and added.anchor == "time" and abs(added.offset - 0.2) < 0.05
     assert not panel.drop(bell, timeline.x_of(0.2), timeline.lane_span(0)[0] + 2)  # a cast lane: refused
     assert QUrl.fromLocalFile(str(bell)).isLocalFile()
+
+
+def test_the_selected_clip_form_edits_and_removes_a_clip(qtbot, make_window, tmp_path, tiny_voices):
+    window = make_window(scored_file(tmp_path, tiny_voices["single"]))
+    form = window.sound_panel.form
+    window.timeline.clip_selected.emit("X1")
+    assert form.clip_id == "X1" and form.loop.isChecked() and form.length.value() == 5.0
+    form.fade_in.setValue(2.0)
+    form.length.setValue(0.0)  # the bed ends at the next clip or its scene again
+    rain = next(c for c in window.doc.project.sounds if c.id == "X1")
+    assert (rain.fade_in, rain.length, rain.end) == (2.0, None, "next")
+    window.doc.undo.undo()
+    assert form.length.value() == 5.0  # the form follows undo
+    form.remove_clip()
+    assert [c.id for c in window.doc.project.sounds] == ["X2", "X3"]
+    window.doc.undo.undo()
+    assert len(window.doc.project.sounds) == 3
+    window.timeline.clip_selected.emit("L0001")  # a line: the form empties
+    assert form.clip_id is None and not form.gain.isEnabled()
