@@ -100,6 +100,8 @@ def main() -> int:
     parser.add_argument("--renders", type=int, default=2, help="cold renders of each variant (best is kept)")
     parser.add_argument("--speed", type=float, default=4.0, help="live playback speed on the null sink")
     parser.add_argument("--no-play", action="store_true", help="skip the live playback")
+    parser.add_argument("--control", action="store_true",
+                        help="also play the production without sounds (what the machine's load alone costs)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     loaded = load_project(args.project)
@@ -143,6 +145,8 @@ def main() -> int:
             synth.synthesize("Warming up.", role.voice)
         playback = full_playback(sounded, synth, args.speed)
         result["live"] = {**playback, "speed": args.speed}
+        if args.control:
+            result["live_without_sounds"] = {**full_playback(bare, synth, args.speed), "speed": args.speed}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -161,6 +165,10 @@ def main() -> int:
         live = result["live"]
         print(f"live playback at {args.speed:g}x     underruns {live['underruns']} (target 0), "  # type: ignore[index]
               f"late lines after 2 s {live['late_lines']}, {live['duration_s']} s")  # type: ignore[index]
+    if "live_without_sounds" in result:
+        bare_live = result["live_without_sounds"]
+        print(f"  without sounds         underruns {bare_live['underruns']}, "  # type: ignore[index]
+              f"late lines after 2 s {bare_live['late_lines']}")  # type: ignore[index]
     return 0
 
 
