@@ -17,7 +17,7 @@ from engine.audio.sinks import NullSink
 from engine.project.fileformat import save_project
 from engine.project.model import Project
 from engine.project.sound import SoundClip, SoundLane
-from engine.session import Session
+from engine.session import LineState, Session
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.conftest import tiny_project
 
@@ -69,6 +69,19 @@ def test_the_session_lays_out_and_mixes_the_sounds(session: Session, scored: tup
     # The mix the player renders holds the music in its lead-in, on the music lane.
     _, stems = session.programme.process(int(0.2 * RATE), 4096)
     assert np.abs(stems[2 + 1]).max() > 0.05 and np.abs(stems[2]).max() == 0.0
+    # Ducked under the first line by curves the control thread built (the mixer thread never does).
+    deadline = time.monotonic() + 30
+    while any(s.state is not LineState.READY for s in session.line_status().values()):
+        assert time.monotonic() < deadline, "lines not voiced"
+        time.sleep(0.05)
+    assert session.wait_idle(10.0)
+    first_line = next(c for c in session.clips() if c.line_id == "L0001")
+    bus = session.sound_bus
+    assert bus is not None and not bus.sync_in_blocks and bus.duck_gains(1).size > 0
+    _, stems = session.programme.process(int((first_line.start + 0.4) * RATE), 4096)
+    under = float(np.abs(stems[3]).max())
+    _, stems = session.programme.process(int(0.3 * RATE), 4096)
+    assert under < 0.5 * float(np.abs(stems[3]).max())
 
 
 def test_lane_edits_apply_live(session: Session, scored: tuple[Project, Path]) -> None:

@@ -197,7 +197,8 @@ class Programme:
         sounds = self.sounds
         if sounds is not None:
             sound_stems = stems[self.lanes:]
-            sounds.sync(self.mixer)
+            if sounds.sync_in_blocks:
+                sounds.sync(self.mixer)
             sounds.process(t, n, sound_stems)
             sound_stems *= gain
         np.sum(stems, axis=0, out=premaster)

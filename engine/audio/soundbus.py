@@ -121,6 +121,9 @@ class SoundBus:
         self._reader = GainReader(self._key.hop, max_block)
         self._curves: list[np.ndarray] = [np.ones(0, dtype=np.float32)] * self.lanes
         self._signature: tuple[object, ...] | None = None
+        # Live playback rebuilds the curves on its control thread when clips arrive
+        # (sync there), never in the mixer thread's block loop: False keeps process from it.
+        self.sync_in_blocks = True
         self._settings_version = 0
         self._scratch = np.zeros((max_block, 2), dtype=np.float32)
         self._env = np.zeros(max_block, dtype=np.float32)
@@ -161,17 +164,19 @@ class SoundBus:
     # --- the stream (the programme's thread) ---------------------------------------------
 
     def sync(self, dialogue: BlockMixer) -> None:
-        """Rebuild the ducking curves if the dialogue or a setting changed."""
+        """Rebuild the ducking curves if the dialogue or a setting changed. The
+        new curves are swapped in whole, so a block mixed meanwhile on another
+        thread reads the old ones or the new ones, never half of each."""
         signature = (dialogue.version, self._settings_version, self._ducking)
         if signature == self._signature:
             return
-        self._signature = signature
         if not any(d.on for d in self._ducking):
-            self._curves = [np.ones(0, dtype=np.float32)] * self.lanes
-            return
-        frames = max(dialogue.length, self.length) + self.rate * 4
-        key = self._key.build(dialogue.key_clips(), frames)
-        self._curves = [duck_curve(key, d) for d in self._ducking]
+            curves = [np.ones(0, dtype=np.float32)] * self.lanes
+        else:
+            frames = max(dialogue.length, self.length) + self.rate * 4
+            key = self._key.build(dialogue.key_clips(), frames)
+            curves = [duck_curve(key, d) for d in self._ducking]
+        self._curves, self._signature = curves, signature
 
     def process(self, t: int, n: int, stems: np.ndarray) -> None:
         """Mix frames [t, t+n) into ``stems`` ((lanes, n, 2), overwritten)."""

@@ -87,6 +87,9 @@ class LiveMix(SessionCore):
                     self.programme.set_lane_effect(lane, role.effect)
         if self.sound_bus is not None:
             apply_sound_lanes(self.project, self.sound_bus)
+            # Here, not in the mixer thread's blocks: a rebuild after each arriving clip
+            # takes milliseconds that a real-time block cannot spare.
+            self.sound_bus.sync(self.mixer)
         self._check_loudness()
 
     def _master_changed(self) -> None:

@@ -29,7 +29,9 @@ class SoundDesk(SessionCore):
         lanes = self.project.sound_lanes
         if not lanes:
             return None
-        return SoundBus([lane.kind for lane in lanes], self.rate, max_block=self.mixer.max_block)
+        bus = SoundBus([lane.kind for lane in lanes], self.rate, max_block=self.mixer.max_block)
+        bus.sync_in_blocks = False  # the ducking is rebuilt on the control thread (LiveMix._apply_lanes)
+        return bus
 
     def _sound_library(self) -> SoundLibrary | None:
         """The library (made once): placeholders are matched and moved files relinked from it."""
