@@ -129,22 +129,23 @@ def main() -> int:
                 print(f"{name:>7} sounds: cold render {wall:6.2f} s (synthesis {synth_s:.2f} s)", file=sys.stderr)
     result: dict[str, object] = {
         "project": args.project, "lines": len(bare.lines), "sound_lanes": len(sounded.sound_lanes),
-        "sound_clips": len(sounded.sounds),
-        "production_s": {k: round(v, 2) for k, v in length.items()},
-        "cold_runs_wall_s": {k: [round(x, 2) for x in v] for k, v in cold.items()},
-        "warm_runs_wall_s": {k: [round(x, 3) for x in v] for k, v in warm.items()},
-        "cold_ratio": round(min(cold["with"]) / min(cold["without"]), 3),
-        "warm_ratio": round(min(warm["with"]) / min(warm["without"]), 3),
-        "cold_after_synthesis_s": {k: [round(x, 2) for x in v] for k, v in mixing.items()},
-        "cold_cpu_s": {k: [round(x, 2) for x in v] for k, v in cold_cpu.items()},
-        "cold_cpu_ratio": round(min(cold_cpu["with"]) / min(cold_cpu["without"]), 3),
-    }
+        "sound_clips": len(sounded.sounds)}
+    if args.renders:
+        result |= {
+            "production_s": {k: round(v, 2) for k, v in length.items()},
+            "cold_runs_wall_s": {k: [round(x, 2) for x in v] for k, v in cold.items()},
+            "warm_runs_wall_s": {k: [round(x, 3) for x in v] for k, v in warm.items()},
+            "cold_ratio": round(min(cold["with"]) / min(cold["without"]), 3),
+            "warm_ratio": round(min(warm["with"]) / min(warm["without"]), 3),
+            "cold_after_synthesis_s": {k: [round(x, 2) for x in v] for k, v in mixing.items()},
+            "cold_cpu_s": {k: [round(x, 2) for x in v] for k, v in cold_cpu.items()},
+            "cold_cpu_ratio": round(min(cold_cpu["with"]) / min(cold_cpu["without"]), 3),
+        }
     if not args.no_play:
         synth = ClipSynthesizer(VoiceLibrary(base_dir=Path(args.project).parent), sounded.sample_rate, ClipCache())
         for role in sounded.cast:
             synth.synthesize("Warming up.", role.voice)
-        playback = full_playback(sounded, synth, args.speed)
-        result["live"] = {**playback, "speed": args.speed}
+        result["live"] = {**full_playback(sounded, synth, args.speed), "speed": args.speed}
         if args.control:
             result["live_without_sounds"] = {**full_playback(bare, synth, args.speed), "speed": args.speed}
     if args.json:
@@ -152,25 +153,22 @@ def main() -> int:
         return 0
     print(f"production               {result['project']} ({result['lines']} lines; with sounds: "
           f"{result['sound_lanes']} lanes, {result['sound_clips']} clips)")
-    print(f"cold render without      {min(cold['without']):8.2f} s   (runs {result['cold_runs_wall_s']['without']})")  # type: ignore[index]
-    print(f"cold render with sounds  {min(cold['with']):8.2f} s   (runs {result['cold_runs_wall_s']['with']})")  # type: ignore[index]
-    print(f"ratio with/without       {result['cold_ratio']:8.3f}     (target <= 1.15)")
-    print(f"cold render CPU time     {min(cold_cpu['without']):8.2f} s without, {min(cold_cpu['with']):.2f} s with: "
-          f"ratio {result['cold_cpu_ratio']:.3f}")
-    print(f"cold, after synthesis    {min(mixing['without']):8.2f} s without, {min(mixing['with']):.2f} s with "
-          f"(sounds read, analysis, mix, write)")
-    print(f"warm render (mix+write)  {min(warm['without']):8.3f} s without, {min(warm['with']):.3f} s with: "
-          f"ratio {result['warm_ratio']:.3f}")
-    if "live" in result:
-        live = result["live"]
-        print(f"live playback at {args.speed:g}x     underruns {live['underruns']} (target 0), "  # type: ignore[index]
-              f"late lines after 2 s {live['late_lines']}, {live['duration_s']} s")  # type: ignore[index]
-    if "live_without_sounds" in result:
-        bare_live = result["live_without_sounds"]
-        print(f"  without sounds         underruns {bare_live['underruns']}, "  # type: ignore[index]
-              f"late lines after 2 s {bare_live['late_lines']}")  # type: ignore[index]
+    if args.renders:
+        print(f"cold render without      {min(cold['without']):8.2f} s   (runs {[round(x, 2) for x in cold['without']]})")
+        print(f"cold render with sounds  {min(cold['with']):8.2f} s   (runs {[round(x, 2) for x in cold['with']]})")
+        print(f"ratio with/without       {result['cold_ratio']:8.3f}     (target <= 1.15)")
+        print(f"cold render CPU time     {min(cold_cpu['without']):8.2f} s without, {min(cold_cpu['with']):.2f} s with: "
+              f"ratio {result['cold_cpu_ratio']:.3f}")
+        print(f"cold, after synthesis    {min(mixing['without']):8.2f} s without, {min(mixing['with']):.2f} s with "
+              f"(sounds read, analysis, mix, write)")
+        print(f"warm render (mix+write)  {min(warm['without']):8.3f} s without, {min(warm['with']):.3f} s with: "
+              f"ratio {result['warm_ratio']:.3f}")
+    for key, label in (("live", f"live playback at {args.speed:g}x"), ("live_without_sounds", "  without sounds")):
+        live = result.get(key)
+        if isinstance(live, dict):
+            print(f"{label:<24} underruns {live['underruns']} (target 0), late lines after 2 s "
+                  f"{live['late_lines']}, {live['duration_s']} s")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
