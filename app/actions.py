@@ -39,6 +39,8 @@ SPECS = (
     ActionSpec("audition", "&Audition Role", ("Ctrl+Shift+A",), "Hear the selected role's voice at once", "edit"),
     ActionSpec("suggest_cast", "&Suggest Cast", (), "Give every role a voice of its own from the installed voices "
                "and speakers, leads first (one undo step)", "cast"),
+    ActionSpec("design_voice", "&Design Voice…", (), "Blend Kokoro style vectors into the selected role's voice, "
+               "hearing it as the weights move", "cast"),
     ActionSpec("get_voices", "&Get Voices…", (), "Browse the voice catalogue, hear samples, download voices",
                "voices"),
     ActionSpec("play_pause", "&Play/Pause", ("Space",), "Play from the playhead, or pause", "transport"),

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 from app.commands import RenameRole, SetRoleField
 from app.delegates import range_text
 from app.document import Document
-from app.voices import VoiceCatalog, effect_presets
+from app.voices import VoiceCatalog, effect_presets, params_for, picker_id
 from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
 from engine.project.model import Role
 
@@ -159,7 +159,8 @@ class CastModel(QAbstractTableModel):
         if col == Col.EFFECT:
             return base | Qt.ItemFlag.ItemIsEditable if self.effects else Qt.ItemFlag.ItemIsSelectable
         if col == Col.SPEAKER:
-            return base | Qt.ItemFlag.ItemIsEditable if self.catalog.speakers(role.voice.voice) else base
+            return base | Qt.ItemFlag.ItemIsEditable if self.catalog.speakers(role.voice.voice,
+                                                                             role.voice.backend) else base
         if col in (Col.AUDITION, Col.COLOUR):
             return base
         return base | Qt.ItemFlag.ItemIsEditable
@@ -182,7 +183,7 @@ class CastModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole and col == Col.COLOUR:
             return QBrush(QColor(r.colour))
         if col == Col.VOICE:
-            problem = self.catalog.problem(r.voice.voice, r.voice.speaker)
+            problem = self.catalog.problem(r.voice.voice, r.voice.speaker, r.voice.backend)
             if problem:
                 if role == Qt.ItemDataRole.ToolTipRole:
                     return f"This role cannot speak: {problem}"
@@ -191,8 +192,9 @@ class CastModel(QAbstractTableModel):
                 if role == Qt.ItemDataRole.DecorationRole:
                     return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
             elif role == Qt.ItemDataRole.ToolTipRole:
-                info = self.catalog.resolve(r.voice.voice)
-                return f"{r.voice.voice}\n{getattr(info, 'model_path', '')}"
+                info = self.catalog.resolve(r.voice.voice, r.voice.backend)
+                return (f"{picker_id(r.voice)}\n{getattr(info, 'model_path', '')}\n"
+                        f"{self.catalog.speed_label(r.voice.backend)}")
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == Col.MUTE and r.mute and any(c.solo for c in self.doc.project.cast):
                 return "Muted (another lane is soloed, so solo decides what is heard)"
@@ -213,11 +215,12 @@ class CastModel(QAbstractTableModel):
         if col == Col.NAME:
             return r.name
         if col == Col.VOICE:
-            problem = self.catalog.problem(v.voice, v.speaker)
-            return f"{_short_voice(v.voice)} — missing" if problem and isinstance(
-                self.catalog.resolve(v.voice), str) else _short_voice(v.voice)
+            problem = self.catalog.problem(v.voice, v.speaker, v.backend)
+            shown = picker_id(v) if v.backend != "piper" else _short_voice(v.voice)
+            return f"{shown} — missing" if problem and isinstance(
+                self.catalog.resolve(v.voice, v.backend), str) else shown
         if col == Col.SPEAKER:
-            speakers = self.catalog.speakers(v.voice)
+            speakers = self.catalog.speakers(v.voice, v.backend)
             if not speakers:
                 return "—"
             if isinstance(v.speaker, int) and 0 <= v.speaker < len(speakers):
@@ -245,7 +248,7 @@ class CastModel(QAbstractTableModel):
         if col == Col.NAME:
             return r.name
         if col == Col.VOICE:
-            return r.voice.voice
+            return picker_id(r.voice)
         if col == Col.SPEAKER:
             return r.voice.speaker
         if col == Col.EFFECT:
@@ -280,10 +283,11 @@ class CastModel(QAbstractTableModel):
             undo.push(RenameRole(self.doc, r.name, new))
             return True
         if col == Col.VOICE:
-            voice = str(value).strip()
-            if not voice or voice == r.voice.voice:
+            picked = str(value).strip()
+            if not picked or picked == picker_id(r.voice):
                 return False
-            undo.push(SetRoleField(self.doc, r.name, "voice", r.voice.with_changes(voice=voice, speaker=None)))
+            # Backend and voice change together: one undo step, never a Piper id run by Kokoro.
+            undo.push(SetRoleField(self.doc, r.name, "voice", params_for(picked, r.voice)))
             return True
         if col == Col.COLOUR:
             colour = QColor(str(value))
@@ -292,7 +296,7 @@ class CastModel(QAbstractTableModel):
             undo.push(SetRoleField(self.doc, r.name, "colour", colour.name()))
             return True
         if col == Col.SPEAKER:
-            speaker = self.catalog.speaker_value(r.voice.voice, value)
+            speaker = self.catalog.speaker_value(r.voice.voice, value, r.voice.backend)
             if speaker == r.voice.speaker:
                 return False
             undo.push(SetRoleField(self.doc, r.name, "voice.speaker", speaker))

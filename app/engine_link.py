@@ -32,6 +32,7 @@ from app.document import Document
 from app.marshal import Marshal, Task, run_task
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze, refresh
+from engine.sched.cost import Outlook
 from engine.session import Session, SessionState
 
 SessionFactory = Callable[[Project, Path | None], Session]
@@ -200,7 +201,12 @@ class EngineLink(QObject):
         return self._session
 
     def play(self, from_s: float | None = None) -> None:
+        """Play; when synthesis cannot keep up from there (a Kokoro cast on a small CPU),
+        ``problem`` says so first, with the remedy, as ``radioplay play`` does."""
         if (session := self._live()) is not None:
+            outlook = session.outlook(session.transport().position_s if from_s is None else from_s)
+            if not outlook.keeps_up:
+                self.problem.emit(f"Playing ahead of synthesis: {outlook.describe()}")
             session.play(from_s)
 
     def pause(self) -> None:
@@ -240,6 +246,18 @@ class EngineLink(QObject):
     # ---- reading ---------------------------------------------------------------------
     def state(self) -> SessionState | None:
         return self._session.state() if self._session is not None else None
+
+    def outlook(self, from_s: float) -> Outlook | None:
+        """Whether synthesis keeps up with playback from ``from_s`` (None: no engine runs)."""
+        return self._session.outlook(from_s) if self._session is not None else None
+
+    def realtime(self, backend: str) -> float | None:
+        """Audio seconds per wall second the running engine has measured for a backend
+        here (all its workers busy); None before it has run one of its lines."""
+        session = self._session
+        if session is None or not session.scheduler.cost.measured(backend):
+            return None
+        return session.scheduler.cost.realtime(backend, session.scheduler.workers)
 
     def peaks(self, line_id: str, columns: int) -> np.ndarray | None:
         """A line's waveform, or a sound clip's (the timeline draws both)."""

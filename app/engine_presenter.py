@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from app import panels
 from app.engine_link import EngineLink
+from app.outlook_view import CHECK_EVERY
 from app.studio_window import StudioWindow
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
@@ -45,6 +46,7 @@ class EnginePresenter(QObject):
         self._clips: Sequence[ClipView] | None = None
         self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
+        self._polls = 0
         self.timer = QTimer(self)
         self.timer.setObjectName("enginePoll")
         self.timer.setInterval(int(1000 / POLL_HZ))
@@ -129,6 +131,7 @@ class EnginePresenter(QObject):
             panels.show_clips(w, shown, self._sounds)  # type: ignore[arg-type]
         if clips_new:
             w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
+        self._show_outlook(state)
         panels.show_transport(w, state.transport, state.levels)  # type: ignore[arg-type]
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
         panels.show_metrics(w, state.metrics)  # type: ignore[arg-type]
@@ -136,6 +139,13 @@ class EnginePresenter(QObject):
             if error and error != self._errors.get(key):
                 self._errors[key] = error
                 w.statusBar().showMessage(error, 10000)
+
+
+    def _show_outlook(self, state: SessionState) -> None:
+        """Twice a second: can synthesis keep up with playback from the playhead?"""
+        self._polls += 1
+        if self._polls % CHECK_EVERY == 1:
+            self.window.outlook_label.show_outlook(self.engine.outlook(state.transport.position_s))
 
 
 def lines_summary(statuses: Mapping[str, LineStatus], total: int) -> str:

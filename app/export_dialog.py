@@ -59,7 +59,8 @@ def stage_text(stage: str, done: int, total: int) -> str:
 class ExportDialog(QDialog):
     """Folder and options; ``options()`` and ``folder()`` after it is accepted."""
 
-    def __init__(self, folder: Path, parent: QWidget | None = None, name: str = "") -> None:
+    def __init__(self, folder: Path, parent: QWidget | None = None, name: str = "",
+                 cluster: str | None = None) -> None:
         super().__init__(parent)
         self.name = name  # the project file's: the DAW project is named after it
         self.setObjectName("exportDialog")
@@ -93,6 +94,12 @@ class ExportDialog(QDialog):
         for key, label in DAW_LABELS.items():
             self.daw.addItem(label, key)
         self.daw.setToolTip("Also write a project for a DAW, with one file per line in lines/")
+        self.cluster_edit = QLineEdit(cluster or "", self)
+        self.cluster_edit.setObjectName("exportCluster")
+        self.cluster_edit.setPlaceholderText("this computer")
+        self.cluster_edit.setToolTip("Voice the lines on a Ray cluster: auto (RAY_ADDRESS, else a Ray instance on "
+                                     "this computer), HOST:PORT or ray://HOST:PORT; needs radioplay[cluster]. "
+                                     "Mixing and writing stay on this computer")
         form = QFormLayout(self)
         form.addRow("Folder", row)
         form.addRow("Preset", self.preset)
@@ -101,6 +108,7 @@ class ExportDialog(QDialog):
         form.addRow("Mix format", self.format)
         form.addRow("", self.stems)
         form.addRow("DAW hand-off", self.daw)
+        form.addRow("Ray cluster", self.cluster_edit)
         self.preset.setCurrentIndex(self.preset.findData("custom"))  # what an export wrote before presets
         self.preset.currentIndexChanged.connect(self._preset_changed)
         self._preset_changed()
@@ -126,6 +134,10 @@ class ExportDialog(QDialog):
 
     def folder(self) -> Path:
         return Path(self.folder_edit.text()).expanduser()
+
+    def cluster(self) -> str | None:
+        """The Ray cluster to voice the lines on; None: this computer."""
+        return self.cluster_edit.text().strip() or None
 
     def options(self) -> RenderOptions:
         name = str(self.preset.currentData())

@@ -31,7 +31,7 @@ from app.files import (
 from app.import_dialog import ImportDialog
 from app.recovery import Recovery, RecoveryStore
 from app.recovery_dialog import DISCARD, RecoveryDialog
-from app.settings import EXPORT_FOLDER
+from app.settings import EXPORT_FOLDER, RAY_CLUSTER
 from app.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
 from engine.project.fileformat import ProjectFileError
@@ -191,15 +191,18 @@ class FileOps(QObject):
             self.window.statusBar().showMessage("An export is already running", 4000)
             return None
         name = self.doc.path.stem if self.doc.path is not None else ""
-        dialog = ExportDialog(folder or self.default_export_dir(), self.window, name)
-        dialog.accepted.connect(lambda: self.start_export(dialog.folder(), dialog.options()))
+        dialog = ExportDialog(folder or self.default_export_dir(), self.window, name,
+                              cluster=RAY_CLUSTER.read(self.window.settings))
+        dialog.accepted.connect(lambda: self.start_export(dialog.folder(), dialog.options(), dialog.cluster()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
 
-    def start_export(self, outdir: Path, options: RenderOptions) -> ExportJob:
+    def start_export(self, outdir: Path, options: RenderOptions, cluster: str | None = None) -> ExportJob:
+        """``cluster``: a Ray cluster (or auto) whose actors voice the lines; remembered for the next export."""
         EXPORT_FOLDER.write(self.window.settings, str(outdir))
-        job = ExportJob(self._exporter(), outdir, options, self.window.marshal, self.window)
+        RAY_CLUSTER.write(self.window.settings, cluster or "")
+        job = ExportJob(self._exporter(cluster), outdir, options, self.window.marshal, self.window)
         job.finished.connect(self._export_done)
         job.failed.connect(lambda message: self.window.show_error("Export failed", message))
         job.cancelled.connect(lambda: self.window.statusBar().showMessage("Export cancelled", 5000))
@@ -207,20 +210,25 @@ class FileOps(QObject):
         job.start()
         return job
 
-    def _exporter(self) -> Callable[[Path, RenderOptions, Callable[[str, int, int], None], threading.Event], Any]:
+    def _exporter(self, cluster: str | None = None
+                  ) -> Callable[[Path, RenderOptions, Callable[[str, int, int], None], threading.Event], Any]:
         session = self.window.session()
         if session is not None:
-            return lambda outdir, options, progress, cancel: session.export(outdir, options, progress, cancel)
+            return lambda outdir, options, progress, cancel: session.export(outdir, options, progress, cancel,
+                                                                            ray=cluster)
         # No engine running (it failed to start): render with a private synthesizer, like the CLI.
         project, path = self.doc.snapshot(), self.doc.path
 
         def render(outdir: Path, options: RenderOptions, progress: Callable[[str, int, int], None],
                    cancel: threading.Event) -> RenderReport:
             from engine.export.render import render_project
+            from engine.farm.farm import open_farm
             from engine.synth.synthesizer import make_synthesizer
 
             synth = make_synthesizer(path, project.sample_rate)
-            return render_project(project, synth, outdir, options, progress, cancel, project_path=path)
+            with open_farm(cluster, synth) as farm:
+                return render_project(project, synth, outdir, options, progress, cancel,
+                                      scheduler=farm.scheduler if farm else None, project_path=path)
 
         return render
 

@@ -57,15 +57,17 @@ class FileIdentity:
             return None
 
 
-def project_text(project: Project) -> str:
-    return json.dumps(project_to_dict(project), indent=2, ensure_ascii=False) + "\n"
+def project_text(project: Project, folder: Path | None = None) -> str:
+    """The file's text; paths in it (recorded takes) are stored relative to ``folder``, the
+    project file's folder, so a moved project folder keeps them."""
+    return json.dumps(project_to_dict(project, folder), indent=2, ensure_ascii=False) + "\n"
 
 
 def write_project(project: Project, path: Path) -> FileIdentity:
     """Atomic save (QSaveFile: temporary file, then rename); OSError says why it failed.
 
     Returns the identity of the file written."""
-    data = project_text(project).encode("utf-8")
+    data = project_text(project, path.absolute().parent).encode("utf-8")
     out = QSaveFile(str(path))
     if not out.open(QIODevice.OpenModeFlag.WriteOnly):
         raise OSError(f"cannot write {path}: {out.errorString()}")

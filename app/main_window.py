@@ -24,6 +24,7 @@ from app.engine_presenter import EnginePresenter
 from app.file_ops import FileOps
 from app.get_voices import GetVoicesDialog
 from app.marshal import Marshal
+from app.outlook_view import OutlookLabel
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
@@ -52,6 +53,7 @@ class MainWindow(QMainWindow):
         self.recovery = recovery or RecoveryStore()
         self.autosaver = Autosaver(self.doc, self.recovery, self)
         self.engine = EngineLink(self.doc, self.session_factory, self.marshal, self)
+        self.catalog.measured_realtime = self.engine.realtime  # the picker says how fast each backend runs here
         self.last_error: str | None = None  # the last error shown to the producer (tests read it)
         self.voices_dialog: GetVoicesDialog | None = None
         # Made by app/menus.py:
@@ -121,6 +123,8 @@ class MainWindow(QMainWindow):
         self.engine_label.setObjectName("engineLabel")
         self.lines_label = QLabel("", self)
         self.lines_label.setObjectName("linesLabel")
+        self.outlook_label = OutlookLabel(self)  # shown while synthesis cannot keep up with playback
+        status.addPermanentWidget(self.outlook_label)
         status.addPermanentWidget(self.lines_label)
         status.addPermanentWidget(self.engine_label)
 
@@ -146,6 +150,7 @@ class MainWindow(QMainWindow):
         a["add_role"].triggered.connect(self.cast.add_role)
         a["audition"].triggered.connect(lambda: self.cast.audition_row(self.cast.current_row()))
         a["suggest_cast"].triggered.connect(self.cast.suggest_cast)
+        a["design_voice"].triggered.connect(lambda: self.cast.design_voice())
         a["get_voices"].triggered.connect(lambda: self.get_voices())
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))

@@ -73,6 +73,7 @@ def build_menus(w: StudioWindow) -> None:
         cast.addAction(a[name])
     cast.addSeparator()
     cast.addAction(a["suggest_cast"])
+    cast.addAction(a["design_voice"])
     voices = bar.addMenu("V&oices")
     voices.addAction(a["get_voices"])
 

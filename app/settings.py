@@ -56,6 +56,8 @@ RECENT_FILES: Setting[list[str]] = Setting(
     "files/recent", [], _text_list, "project files opened last, most recent first (app/files.py keeps 8)")
 EXPORT_FOLDER: Setting[str | None] = Setting(
     "export/folder", None, _text, "the folder of the last export, offered for an unsaved project")
+RAY_CLUSTER: Setting[str | None] = Setting(
+    "export/ray", None, _text, "Ray cluster exports synthesize on: auto, HOST:PORT or ray://HOST:PORT (None: here)")
 WINDOW_GEOMETRY: Setting[QByteArray | None] = Setting(
     "window/geometry", None, _bytes, "the main window's size and position (QMainWindow.saveGeometry)")
 WINDOW_STATE: Setting[QByteArray | None] = Setting(

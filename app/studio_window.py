@@ -21,6 +21,7 @@ from app.engine_link import EngineLink, SessionFactory
 from app.files import RecentFiles
 from app.marshal import Marshal
 from app.monitor import MonitorDock
+from app.outlook_view import OutlookLabel
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.timeline import TimelineView
@@ -57,6 +58,7 @@ class StudioWindow(Protocol):
     monitor_dock: QDockWidget
     engine_label: QLabel
     lines_label: QLabel
+    outlook_label: OutlookLabel
     actions_: dict[str, QAction]
     recent_menu: QMenu
     output_menu: QMenu

@@ -4,30 +4,64 @@ A thin, cached view over engine.synth.library.VoiceLibrary so the panel can
 ask "does this role's voice exist?" while painting without reading voice
 configs from disk each time. A voice that cannot be found is not an error
 here: the panel shows it in the role's row with the library's message.
+
+Voices of every backend are offered: a Piper voice by its id, a Kokoro style
+as ``kokoro:<name>`` (the id ``radioplay voices`` lists). A role stores the
+backend and the voice apart (``{"backend": "kokoro", "voice": "af_heart"}``),
+so picking an entry sets both at once (:func:`params_for`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.project.model import VoiceParams
 from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
+from engine.sched.cost import prior_realtime
 from engine.synth.errors import VoiceError
+from engine.synth.kokoro_voices import PREFIX as KOKORO_PREFIX
 from engine.synth.library import VoiceInfo, VoiceLibrary
+
+BACKEND_NAMES = {"piper": "Piper", "kokoro": "Kokoro"}
 
 
 @dataclass(frozen=True)
 class VoiceEntry:
-    id: str  # what goes into VoiceParams.voice
+    id: str  # what the picker stores: a Piper voice id, or kokoro:<style>
     label: str  # what the picker shows
     speakers: tuple[str, ...]  # names of a multi-speaker voice, in id order; () if single
+    backend: str = "piper"
+
+
+def picker_id(params: VoiceParams) -> str:
+    """The picker's id of a role's voice: ``kokoro:af_heart`` for a Kokoro role."""
+    return KOKORO_PREFIX + params.voice if params.backend == "kokoro" else params.voice
+
+
+def params_for(picked: str, current: VoiceParams) -> VoiceParams:
+    """A role's voice settings with the picked voice: backend and voice together (one
+    undo step), the speaker cleared, speed, pitch and variation kept. Paths (they
+    contain a slash or end in .onnx) are Piper models whatever their name."""
+    if picked.startswith(KOKORO_PREFIX) and "/" not in picked and not picked.endswith(".onnx"):
+        return current.with_changes(backend="kokoro", voice=picked.removeprefix(KOKORO_PREFIX), speaker=None)
+    return current.with_changes(backend="piper", voice=picked, speaker=None)
+
+
+def speed_text(realtime: float) -> str:
+    """Audio seconds made per wall second, as a producer reads it."""
+    return f"~{realtime:.0f}x" if realtime >= 2 else f"~{realtime:.1f}x".replace(".0x", "x")
 
 
 class VoiceCatalog:
     def __init__(self, library: VoiceLibrary | None = None) -> None:
         self.library = library or VoiceLibrary()
         self._entries: list[VoiceEntry] | None = None
-        self._resolved: dict[str, VoiceInfo | str] = {}
+        self._resolved: dict[tuple[str, str], VoiceInfo | str] = {}
+        # backend -> audio seconds per wall second on this machine, as the running engine
+        # measures it (the window sets this); None before it has: the backend's prior.
+        self.measured_realtime: Callable[[str], float | None] = lambda backend: None
 
     def set_base_dir(self, base_dir: Path | None) -> None:
         """Relative voice paths in a project resolve beside the project file."""
@@ -42,38 +76,63 @@ class VoiceCatalog:
         if self._entries is None:
             self._entries = []
             for info in self.library.all():
-                if info.backend != "piper":
-                    continue  # the picker sets only a Piper voice id; a Kokoro role needs backend "kokoro" too
+                if info.backend not in BACKEND_NAMES:
+                    continue
                 where = "bundled" if info.source == "bundled" else "user folder"
-                self._entries.append(VoiceEntry(info.id, f"{info.id} ({where})", _speaker_names(info)))
+                self._entries.append(VoiceEntry(info.id, f"{info.id} ({where})", _speaker_names(info),
+                                                info.backend))
+            order = list(BACKEND_NAMES)  # grouped by backend, each group in library order
+            self._entries.sort(key=lambda e: order.index(e.backend))
         return self._entries
 
-    def resolve(self, voice: str) -> VoiceInfo | str:
-        """The voice, or the library's message saying why it cannot be used."""
-        if voice not in self._resolved:
-            try:
-                self._resolved[voice] = self.library.resolve(voice)
-            except VoiceError as exc:
-                self._resolved[voice] = str(exc)
-        return self._resolved[voice]
+    def kokoro_styles(self, style: str = "") -> list[str]:
+        """The styles a Kokoro blend may mix: those of the voices file ``style``'s voice
+        comes from (a blend mixes one file's vectors), else of the first one installed."""
+        # The user folder's voices file first, as the library resolves a style name.
+        kokoro = sorted((e for e in self.library.all() if e.backend == "kokoro"), key=lambda e: e.source != "user")
+        info = self.resolve(style.split("+")[0].split(":")[0], "kokoro") if style else None
+        if isinstance(info, VoiceInfo):
+            kokoro = [e for e in kokoro if e.config_path == info.config_path]
+        elif kokoro:
+            kokoro = [e for e in kokoro if e.config_path == kokoro[0].config_path]
+        return [e.style for e in kokoro]
 
-    def speakers(self, voice: str) -> tuple[str, ...]:
-        info = self.resolve(voice)
+    def realtime(self, backend: str) -> float:
+        """How many seconds of this backend's audio a second of this machine makes."""
+        measured = self.measured_realtime(backend)
+        return measured if measured is not None else prior_realtime(backend)
+
+    def speed_label(self, backend: str) -> str:
+        """What the picker says about a backend's speed here: "Kokoro · ~1x real time here"."""
+        return f"{BACKEND_NAMES.get(backend, backend)} · {speed_text(self.realtime(backend))} real time here"
+
+    def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo | str:
+        """The voice, or the library's message saying why it cannot be used."""
+        key = (backend, voice)
+        if key not in self._resolved:
+            try:
+                self._resolved[key] = self.library.resolve(voice, backend)
+            except VoiceError as exc:
+                self._resolved[key] = str(exc)
+        return self._resolved[key]
+
+    def speakers(self, voice: str, backend: str = "piper") -> tuple[str, ...]:
+        info = self.resolve(voice, backend)
         return _speaker_names(info) if isinstance(info, VoiceInfo) else ()
 
-    def speaker_value(self, voice: str, picked: object) -> int | str | None:
+    def speaker_value(self, voice: str, picked: object, backend: str = "piper") -> int | str | None:
         """What a role stores for a picked speaker: the name where the voice names its
         speakers (speaker_id_map; the file then reads "bob", not 1), else the number."""
-        names = self.speakers(voice)
+        names = self.speakers(voice, backend)
         if isinstance(picked, str) and picked.isdigit():
             picked = int(picked)
         if isinstance(picked, int) and not isinstance(picked, bool) and 0 <= picked < len(names):
             return names[picked] if names[picked] != str(picked) else picked
         return picked if isinstance(picked, (int, str)) else None
 
-    def problem(self, voice: str, speaker: int | str | None) -> str | None:
+    def problem(self, voice: str, speaker: int | str | None, backend: str = "piper") -> str | None:
         """Why a role with this voice and speaker cannot speak, or None."""
-        info = self.resolve(voice)
+        info = self.resolve(voice, backend)
         if isinstance(info, str):
             return info
         try:

@@ -45,22 +45,20 @@ from engine.synth.pipeline import plan_lines  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
 
-def patched_session(model_path: Path, device: str) -> Any:
-    import onnx
+def patched_session(info: Any, device: str) -> Any:
+    """The voice patched as the product patches it (durations out, noise from a seed: a
+    take is a seed), on the CPU or the CUDA provider."""
     import onnxruntime as ort
-    from piper.patch_voice_with_alignment import add_alignment_output
 
-    model = onnx.load(str(model_path))
-    try:
-        add_alignment_output(model)
-    except ValueError:
-        pass  # already exposes its durations
-    providers = ["CPUExecutionProvider"]
+    from engine.synth.piper_backend import _patched
+
+    model, _ = _patched(info)
+    providers: list[Any] = ["CPUExecutionProvider"]
     if device == "cuda":
         if "CUDAExecutionProvider" not in ort.get_available_providers():
             raise SystemExit("the CUDA provider is missing: pip install 'radioplay[gpu]' (onnxruntime-gpu)")
         providers = [("CUDAExecutionProvider", {"cudnn_conv_algo_search": "HEURISTIC"}), "CPUExecutionProvider"]
-    return ort.InferenceSession(model.SerializeToString(), ort.SessionOptions(), providers=providers)
+    return ort.InferenceSession(model, ort.SessionOptions(), providers=providers)
 
 
 def make_arena(device: str, frames: int) -> tuple[Arena[Any], str]:
@@ -99,7 +97,7 @@ def run(device: str, batches: list[int]) -> dict[str, Any]:
     plans = plan_lines(project, synth)
     info = next(iter(plans.values())).voice
     model = synth.voice(info)
-    session = patched_session(info.model_path, device)
+    session = patched_session(info, device)
     outputs = [o.name for o in session.get_outputs()]
     hop = int(getattr(model.config, "hop_length", 256) or 256)
     jobs = [(unit, plan.settings) for plan in plans.values() for unit in model.phonemize(list(plan.prepared.units))]

@@ -23,8 +23,7 @@ from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
 if TYPE_CHECKING:
-    from engine.sched.cost import Outlook
-    from engine.session import Session
+    pass
 
 
 def _error(message: str) -> int:
@@ -110,7 +109,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
-    outlook = _outlook(session, args.start)
+    outlook = session.outlook(args.start)
     if not outlook.keeps_up:
         print(f"radioplay: {outlook.describe()}", file=sys.stderr)
     tty = sys.stdout.isatty()
@@ -125,7 +124,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             status = (f"{int(minutes)}:{seconds:04.1f} / {int(total_m)}:{total_s:04.1f}  "
                       f"late lines {t.late_lines}  underruns {t.underruns}  output {t.output}")
             if not outlook.keeps_up:  # say why lines are late, with the measured speed
-                outlook = _outlook(session, t.position_s)
+                outlook = session.outlook(t.position_s)
                 rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
                 status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
@@ -138,16 +137,6 @@ def cmd_play(args: argparse.Namespace) -> int:
             print()
         session.close()
     return 0
-
-
-def _outlook(session: Session, from_s: float) -> Outlook:
-    """Can the workers voice the lines not yet voiced before the playhead gets there?"""
-    from engine.sched.cost import PendingLine, playback_outlook
-
-    backend = {r.name: r.voice.backend for r in session.project.cast}
-    lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
-             for c in session.clips()]
-    return playback_outlook(lines, session.scheduler.cost, session.scheduler.workers, from_s)
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
@@ -246,7 +235,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
         secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
         render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
-        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host))
+        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host), ray=args.ray)
     try:
         config.check()  # every option before anything is loaded, bound or written
     except ValueError as exc:
@@ -344,6 +333,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="accept this name in the Host header too (repeatable); without --token-file only the "
                         "bound address and loopback names are accepted, against DNS rebinding")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors, routed by role (see render --ray)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")

@@ -140,10 +140,12 @@ class PulseServer:
       client never starts the user's own daemon when this one is gone
     - ``PULSE_COOKIE``, ``PULSE_RUNTIME_PATH``: in the temporary folder, so
       libpulse writes nothing into the user's home
-    - ``ALSA_CONFIG_PATH``: an ALSA configuration that defines only two PCMs,
-      both the pulse plugin on this server's null sink: ``radioplay_test``
-      (``device_name``) and ``default``. PortAudio therefore lists exactly
-      the devices ``radioplay_test`` and ``default`` (host API "ALSA").
+    - ``ALSA_CONFIG_PATH``: an ALSA configuration that defines only three PCMs,
+      the pulse plugin on this server's null sink: ``radioplay_test``
+      (``device_name``) and ``default``, and on its monitor ``radioplay_test_mic``
+      (``mic_name``: an input that hears what is played into the sink, for the
+      table read's microphone path). PortAudio therefore lists exactly these
+      devices (host API "ALSA").
 
     ``root``: the folder to use (kept after ``stop()``, so the log can be read);
     default: a fresh temporary folder, removed by ``stop()``. The log of the
@@ -165,6 +167,7 @@ class PulseServer:
         self.sink = sink
         self.monitor = f"{sink}.monitor"
         self.device_name = sink  # the ALSA PCM, and so the PortAudio device, name
+        self.mic_name = f"{sink}_mic"  # a PortAudio input: records the sink's monitor (a microphone hearing it)
         self.rate = rate
         self.channels = channels
         self.start_timeout = start_timeout
@@ -356,6 +359,9 @@ class PulseServer:
             f"pcm.{self.device_name} {{\n    {pulse}\n"
             f'    hint {{\n        show on\n        description "Radioplay test null sink"\n    }}\n}}\n'
             f"ctl.{self.device_name} {{\n    {ctl}\n}}\n"
+            f'pcm.{self.mic_name} {{\n    type pulse\n    server "{self.server}"\n    device "{self.monitor}"\n'
+            f'    hint {{\n        show on\n        description "Radioplay test microphone (the sink\'s monitor)"\n'
+            f"    }}\n}}\n"
             f"pcm.!default {{\n    {pulse}\n}}\n"
             f"ctl.!default {{\n    {ctl}\n}}\n"
         )

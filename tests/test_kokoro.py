@@ -293,7 +293,6 @@ def test_backends_benchmark_puts_piper_and_kokoro_side_by_side():
 
 def test_play_outlook_says_when_a_kokoro_cast_cannot_keep_up(tmp_path, kokoro_dir, tiny_voices, monkeypatch):
     """What ``radioplay play`` prints before playing (and keeps in its status line)."""
-    from engine.cli import _outlook
     from engine.session import Session
     from tests.conftest import tiny_project
 
@@ -306,7 +305,7 @@ def test_play_outlook_says_when_a_kokoro_cast_cannot_keep_up(tmp_path, kokoro_di
         save_project(project, path)
         with Session(project, path, output="null", prerender=False) as session:  # nothing voiced yet
             assert session.wait_idle(30)
-            outlooks.append(_outlook(session, 0.0))
+            outlooks.append(session.outlook(0.0))
             workers = session.scheduler.workers
     kokoro_cast, piper_cast = outlooks
     # Before anything ran here the backend's measured prior speaks: 2 s per audio second per worker.

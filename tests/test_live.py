@@ -277,3 +277,26 @@ def test_play_until_stops_exactly_there_and_marks_the_first_sound(size: int) -> 
     loud = np.flatnonzero(np.abs(expected[start:, 0]) + np.abs(expected[start:, 1]) >= 10 ** (-50 / 20))
     assert player.first_sound_counter == int(loud[0])
     assert not player.snapshot().playing
+
+
+def test_play_at_once_remixes_what_the_ring_holds() -> None:
+    """The table read's reply: the frames already queued (beyond the block the
+    device may be reading) are mixed again from the new place, so the first
+    sound is a block away, not a ring away; the heard position follows."""
+    span = 40000
+    expected = offline(span)
+    player = idle_player(BlockMixer(clips(), 2, 4096))
+    player._prime()  # a full ring of silence, as when the device starts
+    start = 6000
+    player.play(start, at_once=True)
+    player._apply(*player._commands.popleft())
+    ring = player.ring
+    queued = ring.read_available()
+    offset, first, second = ring.read_regions(queued)
+    data = np.concatenate([ring.data[offset:offset + first], ring.data[:second]])
+    keep = player.block
+    assert not data[:keep].any()  # the block the device may be reading is left alone
+    assert_allclose(data[keep:], expected[start:start + queued - keep], atol=1e-6)
+    loud = np.flatnonzero(np.abs(expected[start:, 0]) + np.abs(expected[start:, 1]) >= 10 ** (-50 / 20))
+    assert player.first_sound_counter == keep + int(loud[0])
+    assert player._heard(keep + 100) == start + 100

@@ -374,3 +374,20 @@ def test_a_recording_plays_at_once_at_the_project_rate(session_factory: Callable
     clip, _ = session.player._audition
     assert clip.shape[0] == pytest.approx(session.rate, rel=0.01)  # one second, resampled
     assert dominant_hz(clip, session.rate) == pytest.approx(440, rel=0.02)
+
+
+def test_a_newer_audition_of_a_role_supersedes_an_older_one(session_factory: Callable[..., Session],
+                                                            project: Project) -> None:
+    """A producer moving a blend's weights asks for audition after audition: only the
+    newest is heard (an older one is cancelled if not started, dropped if it arrives later)."""
+    session = session_factory(project, prerender=False)
+    played: list[int] = []
+    audition = session.player.audition
+    session.player.audition = lambda clip, *args: (played.append(clip.shape[0]), audition(clip, *args))  # type: ignore[method-assign]
+    role = project.cast[0]
+    session.audition(role.name, " ".join(["A long sentence that takes the voice a while to say."] * 8))
+    session.audition(role.name, "Short.")
+    wait_for(lambda: bool(played), what="an audition")
+    wait_for(lambda: not session.scheduler.job_states(), what="the older audition finished or cancelled")
+    assert session.wait_idle(10.0)
+    assert played == [session.synth.synthesize("Short.", role.voice).shape[0]]

@@ -121,16 +121,19 @@ class LivePlayer:
             self.sink.start(self.ring)
             self._thread.start()
 
-    def play(self, from_frame: int | None = None, until_frame: int | None = None) -> None:
+    def play(self, from_frame: int | None = None, until_frame: int | None = None, *, at_once: bool = False) -> None:
         """Play from ``from_frame`` (or where it is); with ``until_frame`` stop
         there, exactly, as if paused (the table read plays one stretch of
-        lines and waits for the reader)."""
+        lines and waits for the reader). ``at_once`` (with ``from_frame``):
+        re-mix what the ring already holds from the new place, so the first
+        sound is heard a block after the command instead of a ring later
+        (the table read's reply)."""
         self.first_audio_at = None
         self.first_sound_counter = None
         self.hold_counter = None
         self._play_command_at = time.monotonic()
-        self._commands.append(("play", -1 if from_frame is None else from_frame,
-                               0 if until_frame is None else until_frame))
+        self._commands.append(("cue" if at_once and from_frame is not None else "play",
+                               -1 if from_frame is None else from_frame, 0 if until_frame is None else until_frame))
 
     def pause(self) -> None:
         self._commands.append(("pause", 0, 0))
@@ -193,14 +196,14 @@ class LivePlayer:
             self._fill_block()
 
     def _apply(self, command: str, a: int, b: int) -> None:
-        if command == "play":
-            if a >= 0:
-                self._t = a
-                self._retract()
+        if command in ("play", "cue"):
             self._hold = b if b > 0 else None  # 0: no stop (a stop at frame 0 would play nothing)
             self._playing = True
             self._watch_first_audio = True
             self._watch_first_sound = True
+            if a >= 0:
+                self._t = a
+                self._retract(rewrite=command == "cue")
         elif command == "pause":
             self._playing = False
             self._hold = None
@@ -213,10 +216,13 @@ class LivePlayer:
             if self._loop is not None and not a <= self._t < b:
                 self._t = a
 
-    def _retract(self) -> None:
+    def _retract(self, rewrite: bool = False) -> None:
         """Silence what is queued but not yet played (beyond the block the
         device may be reading now), so pause, stop and seek are heard within
-        a block instead of after the whole ring (170 ms)."""
+        a block instead of after the whole ring (170 ms). With ``rewrite``
+        (play from a new place) the queued frames are mixed again from the
+        new position instead: the first sound is heard a block after the
+        command, not a ring later (the table read's reply)."""
         ring = self.ring
         readable = ring.read_available()
         keep = min(readable, self.block)
@@ -226,11 +232,24 @@ class LivePlayer:
         offset, first, second = ring.read_regions(readable)
         start = (offset + keep) % ring.frames
         end = start + drop
+        boundary = self._written - drop
+        stale = self._hist_counter >= boundary
+        if rewrite:
+            # Blocks queued after the boundary now hold the timeline from _t on.
+            self._hist_pos[stale] = self._t + (self._hist_counter[stale] - boundary)
+            k = self._hist_next % _HISTORY
+            self._hist_counter[k], self._hist_pos[k] = boundary, self._t
+            self._hist_next += 1
+            self._region_at = boundary
+            self._render(ring.data[start:min(end, ring.frames)])
+            if end > ring.frames:
+                self._region_at = boundary + ring.frames - start
+                self._render(ring.data[:end - ring.frames])
+            return
         ring.data[start:min(end, ring.frames)].fill(0.0)
         if end > ring.frames:
             ring.data[:end - ring.frames].fill(0.0)
-        boundary = self._written - drop
-        self._hist_pos[self._hist_counter >= boundary] = -1
+        self._hist_pos[stale] = -1
 
     def _fill_block(self) -> None:
         offset, first, second = self.ring.write_regions(self.block)

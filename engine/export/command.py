@@ -27,6 +27,7 @@ def _error(message: str) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
+    from engine.farm.farm import NoWorkers, open_farm
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.synth.errors import VoiceError
@@ -53,14 +54,16 @@ def cmd_render(args: argparse.Namespace) -> int:
         return _error(str(exc))
     progress = TerminalProgress()
     try:
-        report = render_project(project, synth, Path(args.output), options, progress, project_path=path)
+        with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
+            report = render_project(project, synth, Path(args.output), options, progress,
+                                    scheduler=farm.scheduler if farm else None, project_path=path)
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
     except VoiceError as exc:
         progress.close()
         return _error(f"{path}: {exc}")
-    except ExportError as exc:
+    except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost
         progress.close()
         return _error(str(exc))
     except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
@@ -84,6 +87,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"  {file}")
     for note in report.notes:
         print(f"note: {note}")
+    if farm:
+        print("\n".join(farm.summary()))
     if report.compliance is not None:
         print()
         print(report.compliance.table())
@@ -140,6 +145,8 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--author", default=None, help="author tag of the delivered files")
     p.add_argument("--cover", default=None, help="cover image (JPEG or PNG) for MP3 and M4B")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors: auto (RAY_ADDRESS, else a "
+                   "private local instance) or a cluster's HOST:PORT / ray://HOST:PORT (needs radioplay[cluster])")
     add_sounds_option(p, render=True)
     p.set_defaults(func=cmd_render)
 

@@ -20,6 +20,7 @@ from engine.sched.policy import RolePriorityPolicy
 from engine.sched.request import LineRequest, Origin
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult, plan_lines
+from engine.synth.recording import load_recording
 from engine.synth.synthesizer import ClipSynthesizer
 
 
@@ -29,9 +30,10 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     plans = plan_lines(project, synth)
     weights = {r.name: r.priority for r in project.cast}
     requests: dict[str, LineRequest] = {}
+    recorded = {line.id: line.recording for line in project.lines if line.recording is not None}
     for line in project.lines:
         plan = plans[line.id]
-        if plan.key not in synth.cache and plan.key not in requests:
+        if line.id not in recorded and plan.key not in synth.cache and plan.key not in requests:
             requests[plan.key] = LineRequest(plan=plan, role=line.role, origin=Origin.EXPORT,
                                              weight=weights[line.role], line_id=line.id)
     result = SynthesisResult(clips={}, plans=plans,
@@ -69,6 +71,9 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     result.synthesized = total
     # Pinned so later work cannot evict what the caller is about to mix.
     for line_id, plan in plans.items():
+        if line_id in recorded:  # a recorded take: heard instead of the synthesis
+            result.clips[line_id] = load_recording(recorded[line_id], synth.sample_rate)
+            continue
         clip = synth.cache.get(plan.key, pin=True)
         if clip is None:  # evicted, or its cached file was damaged (and removed): make it again
             made = synth.finish(synth.infer(plan))

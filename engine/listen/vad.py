@@ -89,26 +89,35 @@ class SileroVad:
 
 class EnergyVad:
     """Frame level against a noise floor that follows the quietest recent
-    frames (falls at once, rises slowly): speech is ``margin_db`` above it
-    and above an absolute ``min_db``. The probability is a soft step around
-    that threshold, so the tracker's hysteresis works the same on it."""
+    frames (falls at once, rises slowly between words): speech is ``margin_db``
+    above it and above an absolute ``min_db``. Before it has heard the room
+    the floor is ``start_floor_db``: sound 12 dB above that (a voice at a
+    working level, a test tone) is speech from the first frame, quiet room
+    noise is not. The floor creeps up only on frames that are not speech, so
+    a long line does not raise it. The probability is a soft step around the
+    threshold, so the tracker's hysteresis works the same on it."""
 
     name = "energy"
 
-    def __init__(self, margin_db: float = 12.0, min_db: float = -55.0, rise_db_per_s: float = 3.0) -> None:
+    def __init__(self, margin_db: float = 12.0, min_db: float = -55.0, rise_db_per_s: float = 3.0,
+                 start_floor_db: float = -52.0) -> None:
         self.margin_db = margin_db
         self.min_db = min_db
+        self.start_floor_db = start_floor_db
         self._rise = rise_db_per_s * FRAME_S
-        self._floor = -90.0
+        self._floor = start_floor_db
 
     def probability(self, frame: np.ndarray) -> float:
         level = 10.0 * float(np.log10(float(np.mean(np.square(frame, dtype=np.float64))) + 1e-12))
-        self._floor = level if level < self._floor else self._floor + self._rise
+        if level < self._floor:
+            self._floor = level
+        elif level < self._floor + self.margin_db:
+            self._floor += self._rise
         threshold = max(self._floor + self.margin_db, self.min_db)
         return float(1.0 / (1.0 + np.exp(-(level - threshold) / 2.0)))
 
     def reset(self) -> None:
-        self._floor = -90.0
+        self._floor = self.start_floor_db
 
 
 def make_detector(kind: str = "auto") -> VoiceDetector:

@@ -121,4 +121,10 @@ class LineListener:
         self.heard.decided_at = at
         if self.follower is not None:
             self.heard.progress = self.follower.progress()
+
+    def close(self) -> None:
+        """Free the recognizer: after the reply has started (its final pass over
+        the utterance takes a few hundred milliseconds: never before a reply)."""
+        if self.follower is not None:
             self.follower.close()
+            self.follower = None

@@ -26,7 +26,6 @@ import numpy as np
 
 CHUNK_S = 0.02  # a microphone buffer: 20 ms
 REACTION_S = 0.3  # a simulated reader starts this long after the cue
-_SPEECH_DB = -40.0  # a recording's speech: samples within this of its peak
 
 
 @dataclass(frozen=True)
@@ -101,13 +100,21 @@ class MicReader:
 
 
 def speech_span(audio: np.ndarray, rate: int) -> tuple[float, float]:
-    """Seconds from the start of a recording to its first and last loud sample."""
-    level = np.abs(audio)
-    peak = float(level.max()) if level.size else 0.0
-    if peak <= 1e-6:
+    """Seconds from the start of a recording to the start and end of its
+    speech: 10 ms frames within 40 dB of the loudest and 10 dB above the
+    room's noise (the quietest tenth), so neither a soft final consonant nor
+    a noise peak moves the end."""
+    frame = max(1, rate // 100)
+    n = audio.size // frame
+    if n == 0:
         return 0.0, 0.0
-    loud = np.flatnonzero(level >= peak * 10 ** (_SPEECH_DB / 20))
-    return float(loud[0]) / rate, float(loud[-1] + 1) / rate
+    power = np.mean(np.square(audio[:n * frame].reshape(n, frame), dtype=np.float64), axis=1)
+    level = 10.0 * np.log10(power + 1e-12)
+    threshold = max(float(level.max()) - 40.0, float(np.percentile(level, 10)) + 10.0)
+    loud = np.flatnonzero(level >= threshold)
+    if not loud.size or level.max() < -100.0:
+        return 0.0, 0.0
+    return float(loud[0] * frame) / rate, float((loud[-1] + 1) * frame) / rate
 
 
 class SimulatedReader:

@@ -22,6 +22,7 @@ class LineResult:
     live: bool
     outcome: str  # played | recognized | manual | missed
     gap_ms: float | None = None  # live lines followed by a reply
+    decided_ms: float | None = None  # of which: until the end of the line was decided (the rest is playback)
     false_start: bool = False
     speech_s: float | None = None  # how long the reader spoke
     prompts: int = 0

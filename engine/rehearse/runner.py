@@ -107,6 +107,8 @@ class TableRead:
         while i < len(self.lines):
             line = self.lines[i]
             if line.role in live:
+                if pending is not None:
+                    pending[0].close()
                 listener, i = self._read(i)
                 pending = (listener, listener.heard) if listener.heard.outcome is not None else None
                 continue
@@ -117,11 +119,14 @@ class TableRead:
             first_sound = self._play(line.id, self.lines[j].id, pending[0] if pending else None)
             if pending is not None:
                 self._gap(pending[1], first_sound, report)
+                pending[0].close()
                 pending = None
             for ln in self.lines[i:j + 1]:
                 self._record(LineResult(ln.id, ln.role, False, "played"))
                 self.say(f"{ln.id}  {ln.role}: {ln.text}")
             i = j + 1
+        if pending is not None:
+            pending[0].close()
         report.gap_basis = "recording" if any(self.reader.truth(lid) for lid in self._order) else "vad"
         report.results = [self._results[lid] for lid in self._order]
         return report
@@ -200,8 +205,11 @@ class TableRead:
         if end is None or heard.outcome is Outcome.MISSED:
             return
         result.gap_ms = round((first_sound - end) * 1000.0, 1)
+        if heard.decided_at is not None:
+            result.decided_ms = round((heard.decided_at - end) * 1000.0, 1)
         result.false_start = first_sound < end or heard.resumed_after_reply
-        self.say(f"  reply after {result.gap_ms:.0f} ms{' (FALSE START)' if result.false_start else ''}")
+        self.say(f"  reply after {result.gap_ms:.0f} ms (line over after {result.decided_ms or 0:.0f} ms)"
+                 f"{' (FALSE START)' if result.false_start else ''}")
 
     def _wait_ready(self, line_ids: list[str]) -> None:
         """Block until these lines' clips exist (prefetched: normally at once)."""

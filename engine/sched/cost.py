@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from engine.project.timeline import estimate_duration
 from engine.synth.backend import BackendCost
+from engine.synth.kokoro_backend import KokoroBackend
+from engine.synth.piper_backend import PiperBackend, SessionLayout
 from engine.synth.synthesizer import ClipPlan
 
 _ALPHA = 0.2
@@ -56,10 +58,21 @@ class CostModel:
         with self._lock:
             return backend in self._measured
 
+    def realtime(self, backend: str, workers: int) -> float:
+        """Audio seconds made per wall second with ``workers`` sessions all busy."""
+        return max(1, workers) / max(self.seconds_per_audio_second(backend), 1e-9)
+
     def work(self, plan: ClipPlan) -> float:
         """Expected inference seconds for a plan (its length estimated from the text)."""
         audio = estimate_duration(plan.prepared.normalized, plan.params.speed)
         return audio * self.seconds_per_audio_second(plan.voice.backend)
+
+
+def prior_realtime(backend: str) -> float:
+    """What a backend makes per wall second here before any line has run: its prior
+    cost on the worker layout every session uses (one session per core, up to 4)."""
+    cost = CostModel({"piper": PiperBackend.cost, "kokoro": KokoroBackend.cost})
+    return cost.realtime(backend, SessionLayout.for_throughput().sessions)
 
 
 @dataclass(frozen=True)

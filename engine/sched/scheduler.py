@@ -36,6 +36,7 @@ from engine.sched.batching import BatchSizer
 from engine.sched.cost import CostModel
 from engine.sched.hashring import WeightedHashRing
 from engine.sched.job import Job
+from engine.sched.outside import OutsideWorkers
 from engine.sched.policy import PendingArrays, Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
 from engine.sched.request import LineRequest, Origin, QueueFull
@@ -63,11 +64,11 @@ class SchedulerStats:
     running: int
 
 
-class Scheduler(SchedulerTick):
+class Scheduler(SchedulerTick, OutsideWorkers):
     def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
                  metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
                  clock: Callable[[], float] = time.monotonic, tick_s: float = TICK_S,
-                 frontend_ahead: int = 8, start: bool = True) -> None:
+                 frontend_ahead: int = 8, start: bool = True, local_workers: bool = True) -> None:
         self.synth = synth
         self.policy = policy
         self.capacity = capacity
@@ -76,7 +77,8 @@ class Scheduler(SchedulerTick):
         self.clock = clock
         self.tick_s = tick_s
         self.frontend_ahead = frontend_ahead
-        self.workers = max(1, synth.backend.layout.sessions)
+        # Without local workers, inference runs only on outside workers (engine.sched.outside).
+        self.workers = max(1, synth.backend.layout.sessions) if local_workers else 0
         # Seconds of inference per audio second, per backend: a Kokoro line's
         # slack is shortened by the time it takes to make (engine.sched.cost).
         self.cost = CostModel({name: backend.cost for name, backend in synth.backends.items()})
@@ -96,6 +98,7 @@ class Scheduler(SchedulerTick):
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
         self._busy: defaultdict[str, float] = defaultdict(float)  # inference seconds per worker
+        self._idle: defaultdict[str, int] = defaultdict(int)  # threads of each worker waiting for work
         self._busy_seen: tuple[float, dict[str, float]] = (clock(), {})
         self._shape_groups: defaultdict[ShapeKey, int] = defaultdict(int)  # jobs not yet shaped
         self._focus: dict[int, float] = {}  # id(job) -> start, for overdue jobs in inference
@@ -291,23 +294,27 @@ class Scheduler(SchedulerTick):
 
     def _take(self, worker: str) -> list[Job] | None:
         with self._cond:
-            while True:
-                while not self._closed and not self._table.any():
-                    self._cond.wait()
-                if self._closed:
-                    return None
-                batch = self._pick(worker)
-                now = self.clock()
-                # Focus: until a line the listener is already waiting for is
-                # synthesized and shaped, other workers start nothing less
-                # urgent, so it has the cores and the post stage to itself
-                # (measured on 2 cores: inference beside another ~1.5x slower,
-                # shaping beside two inferences 2-4x slower).
-                focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
-                if focused and not self._overdue(batch[0], now):
-                    self._cond.wait(TICK_S)
-                    continue
-                break
+            self._idle[worker] += 1  # waiting for work: its roles' lines are left to it (_defer)
+            try:
+                while True:
+                    while not self._closed and not self._table.any():
+                        self._cond.wait()
+                    if self._closed:
+                        return None
+                    batch = self._pick(worker)
+                    now = self.clock()
+                    # Focus: until a line the listener is already waiting for is
+                    # synthesized and shaped, other workers start nothing less
+                    # urgent, so it has the cores and the post stage to itself
+                    # (measured on 2 cores: inference beside another ~1.5x slower,
+                    # shaping beside two inferences 2-4x slower).
+                    focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
+                    if (focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0]):
+                        self._cond.wait(TICK_S)
+                        continue
+                    break
+            finally:
+                self._idle[worker] -= 1
             for job in batch:
                 job.running, job.started = True, now
                 self._release_slot(job)
@@ -322,7 +329,7 @@ class Scheduler(SchedulerTick):
         live = self._table.alive[idx]
         scores = np.where(live, scores, -np.inf)
         ranked = scores
-        if self.workers > 1:
+        if len(self.ring) > 1:
             mine = self._role_worker()[self._table.role[idx]] == self._worker_index[worker]
             ranked = scores + AFFINITY * mine
         first = int(np.argmax(ranked))
@@ -400,18 +407,21 @@ class Scheduler(SchedulerTick):
             return self._shape_groups[key]
 
     def _complete(self, item: Inferred, clip: np.ndarray, done: float) -> None:
-        job = item.job
+        self._resolve(item.job, clip, item.raw.seconds, item.finished, done)
+
+    def _resolve(self, job: Job, clip: np.ndarray, model_seconds: float, finished: float, done: float) -> None:
+        """A job's clip is made (shaped and cached): every waiter gets it."""
         with self._cond:
             if self._jobs.pop(job.plan.key, None) is not None:
                 self._shape_groups[job.shape_key] -= 1
             waiters = list(job.waiters)
             self._counts["completed"] += 1
-            self._model_seconds += item.raw.seconds
+            self._model_seconds += model_seconds
         self.synth.count_synthesis()
         for request in waiters:
             if request.future.set_running_or_notify_cancel():
                 request.future.set_result(clip)
-            self._record(request, job.started, item.finished, done, clip)
+            self._record(request, job.started, finished, done, clip)
         self._unfocus([job])
 
     def _unfocus(self, jobs: list[Job]) -> None:

@@ -39,8 +39,19 @@ class PendingTable:
         return bool(self.alive.any())
 
     def add(self, request: LineRequest, work: float = 0.0) -> Job:
+        job = Job(request.plan, request.role, self._free[-1], request.origin)
+        self._fill(job, request, work)
+        return job
+
+    def restore(self, job: Job, requests: list[LineRequest], work: float = 0.0) -> None:
+        """A job a lost worker had taken waits again, in a new slot, as urgent as its callers."""
+        job.slot = self._free[-1]
+        self._fill(job, requests[0], work)
+        for request in requests[1:]:
+            self.merge(job, request)
+
+    def _fill(self, job: Job, request: LineRequest, work: float) -> None:
         slot = self._free.pop()
-        job = Job(request.plan, request.role, slot, request.origin)
         self.jobs[slot] = job
         self.alive[slot] = True
         self.weight[slot] = request.weight
@@ -50,7 +61,6 @@ class PendingTable:
         self.arrival[slot] = request.arrival
         self.role[slot] = self.role_ids.setdefault(request.role, len(self.role_ids))
         self.work[slot] = work
-        return job
 
     def merge(self, job: Job, request: LineRequest) -> None:
         """A second caller can only make a shared job more urgent."""

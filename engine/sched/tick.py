@@ -38,6 +38,7 @@ class SchedulerTick:
     _scores_at: float
     _busy: defaultdict[str, float]
     _busy_seen: tuple[float, dict[str, float]]
+    _worker_index: dict[str, int]
 
     def reprioritize(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError  # Scheduler's
@@ -93,8 +94,7 @@ class SchedulerTick:
             busy = dict(self._busy)
         then, seen = self._busy_seen
         if now > then:
-            for w in range(self.workers):
-                name = f"infer-{w}"
+            for name in list(self._worker_index):  # local sessions and outside workers alike
                 fraction = (busy.get(name, 0.0) - seen.get(name, 0.0)) / (now - then)
                 self.metrics.set_device_busy(name, min(1.0, max(0.0, fraction)))
         self._busy_seen = (now, busy)

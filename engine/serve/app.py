@@ -28,7 +28,7 @@ import secrets
 import struct
 import threading
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +72,7 @@ class Service:
     submit_timeout: float = 0.25
     drain_timeout: float = 30.0
     body_timeout: float = 30.0
+    on_close: list[Callable[[], None]] = field(default_factory=list)  # after the scheduler (Ray farm)
     statuses: Counter[int] = field(default_factory=Counter)
     draining: bool = field(default=False, init=False)
     in_flight: int = field(default=0, init=False)  # requests inside a handler (event loop thread only)

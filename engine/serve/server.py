@@ -52,6 +52,7 @@ GRACE_S = 10.0
 MAX_LINK_TTL_S = 366 * 86400.0  # a year: beyond it the expiry no longer fits a signed link
 MAX_CHARS = 100_000
 REPORT_S = 10.0  # at most one summary log line per kind this often
+ACTORS_READY_S = 60.0  # serve --ray: how long the start waits for the Ray actors to run
 
 
 @dataclass
@@ -77,6 +78,7 @@ class ServeConfig:
     shutdown_timeout: float = 30.0
     io_threads: int = 16
     start_scheduler: bool = True  # tests: False holds every request in the queue until started
+    ray: str | None = None  # --ray auto|ADDRESS: this process routes, Ray actors synthesize (engine/farm)
 
     def check(self) -> Budget | None:
         """Raise ValueError naming the first option that cannot work; the descriptor
@@ -127,6 +129,14 @@ def build_service(config: ServeConfig) -> Service:
     from engine.synth.synthesizer import make_synthesizer
 
     config.check()
+    cluster = None
+    if config.ray:  # reach the cluster before anything is loaded (ClusterError: one line)
+        from engine.farm.cluster import ClusterError, connect
+
+        try:
+            cluster = connect(config.ray)
+        except ClusterError as exc:  # for the user, like this function's other errors
+            raise ValueError(str(exc)) from None
     policy = make_policy(config.policy)
     auth = TokenAuth.from_file(config.token_file) if config.token_file is not None else None
     signer = LinkSigner.from_file(config.secret_file, config.link_ttl)
@@ -145,13 +155,26 @@ def build_service(config: ServeConfig) -> Service:
     for role in project.cast:  # every role appears in /metrics, even before its first request
         hub.set_role_priority(role.name, 0.0)
         hub.set_queue_depth(role.name, 0)
-    scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub, start=config.start_scheduler)
+    on_close: list[Callable[[], None]] = []
+    if cluster is not None:
+        # A router in front of Ray actors: this scheduler keeps every request's
+        # priority and the one clip cache; its ring sends a role's lines to one
+        # actor, and its metrics hub records every actor's work (one /metrics).
+        from engine.farm.farm import RayFarm
+
+        farm = RayFarm(cluster, synth, policy, capacity=config.queue, metrics=hub)
+        if not farm.wait_ready(ACTORS_READY_S):
+            log.warning("some Ray actors are still waiting for a free CPU; the others serve their roles")
+        scheduler = farm.scheduler
+        on_close += [farm.close, cluster.close]
+    else:
+        scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub, start=config.start_scheduler)
     executor = concurrent.futures.ThreadPoolExecutor(config.io_threads, thread_name_prefix="radioplay-serve-io")
     hosts = HostCheck(config.host, config.allow_hosts) if auth is None else None
     return Service(project=project, synth=synth, scheduler=scheduler, hub=hub, executor=executor,
                    renders=renders, signer=signer, limiter=limiter, auth=auth, hosts=hosts,
                    max_chars=config.max_chars, submit_timeout=config.submit_timeout,
-                   drain_timeout=config.shutdown_timeout, body_timeout=config.body_timeout)
+                   drain_timeout=config.shutdown_timeout, body_timeout=config.body_timeout, on_close=on_close)
 
 
 async def serve(config: ServeConfig, service: Service, stop: asyncio.Event,
@@ -216,6 +239,8 @@ async def _report(logs: LogLimiter, guards: tuple[ConnectionGuard, ...]) -> None
 def close_service(service: Service) -> None:
     service.scheduler.close()
     service.executor.shutdown(wait=True)
+    for close in service.on_close:  # the Ray actors, then the cluster connection
+        close()
 
 
 def _is_loopback(host: str) -> bool:

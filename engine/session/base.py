@@ -42,6 +42,7 @@ class LineRecord:
     clip_key: str | None = None  # the key ``clip`` was made for (pinned in the cache)
     request: LineRequest | None = None
     failed: str | None = None
+    recording: str | None = None  # the recorded take ``clip`` was read from (no plan, no synthesis)
 
 
 @dataclass
@@ -87,6 +88,7 @@ class SessionCore:
     _pending: PendingLines
     _closed: bool
     _quiet: dict[str, float]
+    _auditions: dict[str, LineRequest]  # role -> its newest audition not played yet
     # Sound design (engine/session/sounds.py).
     sound_folders: list[Path]
     sound_set: SoundSet

@@ -45,11 +45,14 @@ from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.export.render import RenderOptions, RenderReport, programme_frames, render_project
 from engine.export.sounds import SoundSet
+from engine.farm.farm import open_farm
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
 from engine.project.timeline import Placement
+from engine.sched.cost import Outlook, PendingLine, playback_outlook
 from engine.sched.policy import RolePriorityPolicy
+from engine.sched.request import LineRequest
 from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord, PassState
 from engine.session.lines import LineBook
@@ -84,6 +87,7 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
         self._update_posted = False
         self._handover = threading.Lock()  # update() vs the control thread taking the newest snapshot
         self._quiet: dict[str, float] = {}  # line id -> when typing in it has been quiet long enough
+        self._auditions: dict[str, LineRequest] = {}
         self.project_path = project_path
         self.rate = project.sample_rate
         self.prerender = prerender
@@ -202,6 +206,15 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
     def line_status(self) -> dict[str, LineStatus]:
         return self._status
 
+    def outlook(self, from_s: float = 0.0) -> Outlook:
+        """Can the workers voice the lines not voiced yet before the playhead reaches them
+        from ``from_s`` (at the speed they measure here)? Any thread: it reads the published
+        clip views and the snapshot the control thread applied."""
+        backend = {r.name: r.voice.backend for r in self.project.cast}
+        lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
+                 for c in self._clip_views]
+        return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
+
     def sounds(self) -> list[SoundView]:
         return self._sound_views
 
@@ -249,15 +262,19 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
 
     def export(self, outdir: Path, options: RenderOptions | None = None,
                progress: Callable[[str, int, int], None] | None = None,
-               cancel: threading.Event | None = None) -> RenderReport:
+               cancel: threading.Event | None = None, ray: str | None = None) -> RenderReport:
         """Render mix, stems, captions and cue sheet (blocking: call it from a
         worker thread). Shares the synthesizer and cache, so lines already
-        heard are not synthesized again."""
+        heard are not synthesized again. ``ray``: a cluster address (or auto)
+        whose actors voice what is missing (engine/farm; NoWorkers when none);
+        each actor's work shows in the engine monitor beside the sessions."""
         try:
             if options is not None and self.sound_folders and not options.sound_folders:
                 options = replace(options, sound_folders=tuple(self.sound_folders))
-            return render_project(self._latest, self.synth, outdir, options, progress, cancel,
-                                  scheduler=self.scheduler, project_path=self.project_path)
+            with open_farm(ray, self.synth, metrics=self.metrics) as farm:
+                return render_project(self._latest, self.synth, outdir, options, progress, cancel,
+                                      scheduler=farm.scheduler if farm else self.scheduler,
+                                      project_path=self.project_path)
         finally:
             self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
 

@@ -18,6 +18,7 @@ from engine.session.base import LineRecord, SessionCore
 from engine.session.views import LineState, LineStatus
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.pipeline import plan_line
+from engine.synth.recording import RecordingError, load_recording
 from engine.synth.synthesizer import ClipPlan
 
 TYPING_QUIET_S = 0.35  # a line being typed is re-planned once it has been quiet this long
@@ -66,6 +67,8 @@ class LineBook(SessionCore):
                 added.append(line.id)
             elif line.role in recast or lexicon:
                 edited.append(line.id)
+            elif before_line is not line and before_line is not None and before_line.recording != line.recording:
+                edited.append(line.id)
             elif before_line is not line and (before_line is None or _sound(before_line) != _sound(line)):
                 if typing and (before_line is None or _sound(before_line)[:2] != _sound(line)[:2]):
                     self._quiet[line.id] = now + TYPING_QUIET_S
@@ -97,6 +100,9 @@ class LineBook(SessionCore):
             if line is None:
                 continue
             record = self._lines.setdefault(line_id, LineRecord())
+            if line.recording is not None or record.recording is not None:
+                if self._use_recording(record, line.recording):
+                    continue
             role = roles.get(line.role)
             plan: ClipPlan | None = None
             error: str | None = None
@@ -125,6 +131,22 @@ class LineBook(SessionCore):
                 self._take_cached(line_id, record)
                 if record.clip is None and (edited or self._prerendering):
                     self._request(line_id, record, Origin.AUDITION if edited else Origin.PRERENDER)
+
+    def _use_recording(self, record: LineRecord, recording: str | None) -> bool:
+        """Hear the line from its recorded take (True), or go back to synthesis
+        when the take was removed (False: plan it as any line)."""
+        if recording is not None and recording == record.recording and record.clip is not None:
+            return True
+        self._drop_request(record)
+        self._release(record)
+        record.plan, record.failed, record.error, record.recording = None, None, None, recording
+        if recording is None:
+            return False
+        try:
+            record.clip = load_recording(recording, self.rate)
+        except RecordingError as exc:
+            record.error = str(exc)
+        return True
 
     def _load_voices(self) -> None:
         """Load the cast's voices now, so the first play does not wait for it."""
@@ -223,10 +245,10 @@ class LineBook(SessionCore):
                 status[line_id] = LineStatus(LineState.FAILED, record.error)
             elif record.failed is not None:
                 status[line_id] = LineStatus(LineState.FAILED, record.failed)
+            elif record.clip is not None:  # voiced, or a recorded take (which has no plan)
+                status[line_id] = LineStatus(LineState.READY)
             elif record.plan is None:  # planned lines have a plan or an error: this one is blank
                 status[line_id] = LineStatus(LineState.EMPTY)
-            elif record.clip is not None:
-                status[line_id] = LineStatus(LineState.READY)
             elif record.plan is not None and record.plan.key in states:
                 running = states[record.plan.key]
                 status[line_id] = LineStatus(LineState.SYNTHESIZING if running else LineState.QUEUED)

@@ -148,10 +148,20 @@ class LiveMix(SessionCore):
 
     def _audition_plan(self, plan: ClipPlan, role_name: str, weight: float) -> None:
         request = LineRequest(plan=plan, role=role_name, origin=Origin.AUDITION, weight=weight)
+        # The newest audition of a role supersedes the one before (a producer moving a blend's
+        # weights asks again and again; a Kokoro line takes seconds): an older one not started
+        # yet is cancelled, and one already being made is not played when it arrives.
+        previous = self._auditions.get(role_name)
+        if previous is not None and previous.key != request.key:
+            self.scheduler.cancel(lambda r: r is previous)
+        self._auditions[role_name] = request
         future = self.scheduler.submit(request, timeout=0.0)
-        future.add_done_callback(lambda f: self._post(lambda: self._play_audition(role_name, f)))
+        future.add_done_callback(lambda f: self._post(lambda: self._play_audition(role_name, f, request)))
 
-    def _play_audition(self, role_name: str, future: Future[np.ndarray]) -> None:
+    def _play_audition(self, role_name: str, future: Future[np.ndarray], request: LineRequest) -> None:
+        if self._auditions.get(role_name) is not request:
+            return  # a newer audition of this role was asked for meanwhile
+        del self._auditions[role_name]
         if future.cancelled() or future.exception() is not None:
             return
         gain = 10 ** (self.programme.gain_db / 20)

@@ -129,7 +129,7 @@ class PlaybackPass(SessionCore):
         assert begin is not None and end is not None
         self.player.start()
         frame = int(round(begin.start * self.rate))
-        self.player.play(frame, max(frame + 1, int(round(end.end * self.rate))))
+        self.player.play(frame, max(frame + 1, int(round(end.end * self.rate))), at_once=True)
 
     def _prefetch(self, line_ids: list[str]) -> None:
         """Most urgent of all: playback origin, wall deadlines now, in order."""

@@ -41,6 +41,8 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "rate": sample_rate,
         "seed": seed,  # the take (engine.synth.piper_noise)
     }
+    if params.pitch < 0:  # shifted down by WORLD since bench/shaping_wer.py (was Rubber Band): new clips
+        payload["pitch_method"] = "world"
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 
