@@ -148,6 +148,18 @@ def test_the_programme_with_sound_lanes_does_not_depend_on_the_block_size(block:
     assert_allclose(master, reference[0], atol=1e-4)
 
 
+def test_a_sound_lanes_gain_and_balance_apply_to_its_stem() -> None:
+    plain = Programme(dialogue(), RATE, master_effect="clean", sounds=sound_bus())
+    bus = sound_bus()
+    bus.set_lane(2, -6.0, True, pan=0.5)  # the music lane: 6 dB down, the left side turned down
+    moved = Programme(dialogue(), RATE, master_effect="clean", sounds=bus)
+    a = plain.process(RATE // 2 + 100, 4096)[1][4].copy()
+    b = moved.process(RATE // 2 + 100, 4096)[1][4]
+    g = 10 ** (-6 / 20)
+    assert_allclose(b[:, 0], a[:, 0] * g * 0.5, rtol=1e-5, atol=1e-7)
+    assert_allclose(b[:, 1], a[:, 1] * g, rtol=1e-5, atol=1e-7)
+
+
 def test_dme_buses_sum_to_the_stems() -> None:
     programme = Programme(dialogue(), RATE, master_effect="clean", gain_db=2.0, sounds=sound_bus())
     _, stems = programme.process(RATE * 2, 8192)

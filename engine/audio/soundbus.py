@@ -144,8 +144,9 @@ class SoundBus:
         self._index = SoundIndex(sounds)
         self._settings_version += 1
 
-    def set_lane(self, lane: int, gain_db: float, audible: bool) -> None:
-        self._lane_gains[lane] = 10 ** (gain_db / 20)
+    def set_lane(self, lane: int, gain_db: float, audible: bool, pan: float = 0.0) -> None:
+        """The lane's gain and balance (its stem is stereo), and whether it is heard."""
+        self._lane_gains[lane] = balance_gains(gain_db, pan, 2)
         self._audible[lane] = audible
 
     def set_ducking(self, lane: int, settings: DuckSettings) -> None:
@@ -196,7 +197,7 @@ class SoundBus:
         for lane in range(self.lanes):
             if not touched[lane]:  # silent: nothing to scale or duck
                 continue
-            if self._lane_gains[lane, 0] != 1.0:
+            if self._lane_gains[lane, 0] != 1.0 or self._lane_gains[lane, 1] != 1.0:
                 stems[lane] *= self._lane_gains[lane]
             curve = self._curves[lane]
             if curve.size:

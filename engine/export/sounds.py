@@ -138,7 +138,7 @@ def apply_sound_lanes(project: Project, bus: SoundBus) -> None:
     """Lane gain, mute/solo and ducking from the project (any thread)."""
     audible = project.audible_sound_lanes()
     for i, lane in enumerate(project.sound_lanes[:bus.lanes]):
-        bus.set_lane(i, lane.gain_db, lane.name in audible)
+        bus.set_lane(i, lane.gain_db, lane.name in audible, lane.pan)
         settings = duck_settings(project, i)
         if bus.ducking(i) != settings:
             bus.set_ducking(i, settings)
