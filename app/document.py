@@ -27,7 +27,8 @@ LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with
 # Role fields outside the voice (mix settings and looks).
 ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
-PROJECT_FIELDS = ("title", "master_effect")
+# "sounds" and "sound_lanes" are replaced whole (app/sound_edits.py), never changed in place.
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes")
 
 
 class Document(QObject):

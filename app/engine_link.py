@@ -260,4 +260,9 @@ class EngineLink(QObject):
         return session.scheduler.cost.realtime(backend, session.scheduler.workers)
 
     def peaks(self, line_id: str, columns: int) -> np.ndarray | None:
-        return self._session.clip_peaks(line_id, columns) if self._session is not None else None
+        """A line's waveform, or a sound clip's (the timeline draws both)."""
+        session = self._session
+        if session is None:
+            return None
+        peaks = session.clip_peaks(line_id, columns)
+        return peaks if peaks is not None else session.sound_peaks(line_id, columns)

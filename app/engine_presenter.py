@@ -21,6 +21,7 @@ from app.outlook_view import CHECK_EVERY
 from app.studio_window import StudioWindow
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
+from engine.session.views import SoundView
 
 POLL_HZ = 20
 ENGINE_ACTIONS = ("play_pause", "stop", "from_start", "play_line", "loop", "audition")
@@ -43,6 +44,7 @@ class EnginePresenter(QObject):
         self.window, self.engine = window, engine
         self._status: Mapping[str, LineStatus] | None = None  # what was drawn last (by identity)
         self._clips: Sequence[ClipView] | None = None
+        self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
         self._polls = 0
         self.timer = QTimer(self)
@@ -52,13 +54,13 @@ class EnginePresenter(QObject):
         engine.ready.connect(self._ready)
         engine.failed.connect(self._failed)
         doc = window.doc
-        for signal in (doc.lineChanged, doc.linesReset, doc.castReset, doc.roleChanged):
+        for signal in (doc.lineChanged, doc.linesReset, doc.castReset, doc.roleChanged, doc.projectChanged):
             signal.connect(self.refresh_layout)
         self.timer.start()
 
     # ---- engine life cycle ----------------------------------------------------------
     def starting(self) -> None:
-        self._status, self._clips = None, None
+        self._status, self._clips, self._sounds = None, None, ()
         self._errors.clear()
         self.window.engine_label.setText("Engine: starting…")
         self._set_engine_actions(False)
@@ -86,12 +88,16 @@ class EnginePresenter(QObject):
     def refresh_layout(self, *_: object) -> None:
         """Until the engine reports clips, lanes show the estimated layout."""
         if self._clips is None:
-            panels.show_clips(self.window, self.estimated_clips())  # type: ignore[arg-type]
+            panels.show_clips(self.window, self.estimated_clips(), self._sounds)  # type: ignore[arg-type]
 
     def clips(self) -> Sequence[ClipView | EstimatedClip]:
         """The clips the timeline shows: the engine's, or the estimate before it has any."""
         state = self.engine.state()
         return state.clips if state is not None and state.clips else self.estimated_clips()
+
+    def sounds(self) -> Sequence[SoundView]:
+        """The sound clips the timeline shows (none yet: the document's estimate is drawn)."""
+        return self._sounds
 
     def poll(self) -> None:
         """Draw the engine's state (QTimer, GUI thread)."""
@@ -114,9 +120,16 @@ class EnginePresenter(QObject):
                 panels.invalidate_peaks(w, arrived)  # type: ignore[arg-type]
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
-        if state.clips is not self._clips and (state.clips or not lines):
+        clips_new = state.clips is not self._clips and bool(state.clips or not lines)
+        sounds_new = state.sounds is not self._sounds
+        if clips_new:
             self._clips = state.clips
-            panels.show_clips(w, state.clips)  # type: ignore[arg-type]
+        if sounds_new:
+            self._sounds = state.sounds
+        if clips_new or sounds_new:
+            shown = self._clips if self._clips is not None else self.estimated_clips()
+            panels.show_clips(w, shown, self._sounds)  # type: ignore[arg-type]
+        if clips_new:
             w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
         self._show_outlook(state)
         panels.show_transport(w, state.transport, state.levels)  # type: ignore[arg-type]

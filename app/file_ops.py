@@ -35,6 +35,7 @@ from app.settings import EXPORT_FOLDER, RAY_CLUSTER
 from app.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
 from engine.project.fileformat import ProjectFileError
+from engine.project.soundformat import absolute_sounds
 
 
 class FileOps(QObject):
@@ -137,6 +138,10 @@ class FileOps(QObject):
         return True
 
     def _write(self, path: Path) -> bool:
+        old = self.doc.path
+        if old is not None and old.resolve().parent != Path(path).resolve().parent:
+            # Sound files named relative to the old folder stay where they are.
+            self.doc.project.sounds = absolute_sounds(self.doc.project.sounds, old.resolve().parent)
         try:
             identity = write_project(self.doc.project, path)
         except OSError as exc:
@@ -223,7 +228,7 @@ class FileOps(QObject):
             synth = make_synthesizer(path, project.sample_rate)
             with open_farm(cluster, synth) as farm:
                 return render_project(project, synth, outdir, options, progress, cancel,
-                                      scheduler=farm.scheduler if farm else None)
+                                      scheduler=farm.scheduler if farm else None, project_path=path)
 
         return render
 

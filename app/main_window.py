@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
-from app import context_menus, menus, panels
+from app import context_menus, menus, panels, sound_edits, sound_lanes
 from app.actions import build_actions
 from app.cast_panel import CastPanel
 from app.document import Document
@@ -28,6 +28,7 @@ from app.outlook_view import OutlookLabel
 from app.recovery import Autosaver, RecoveryStore
 from app.script_editor import ScriptEditor
 from app.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
+from app.sound_panel import SoundPanel, scrolled
 from app.status_bar import StatusBar
 from app.takes_panel import TakesPanel
 from app.voices import VoiceCatalog
@@ -80,6 +81,11 @@ class MainWindow(QMainWindow):
         self.takes_dock = self._dock("takesDock", "Takes", self.takes, Qt.DockWidgetArea.LeftDockWidgetArea)
         # A tab beside the monitor: the script keeps the middle's width.
         self.tabifyDockWidget(self.monitor_dock, self.takes_dock)
+        # Sound lanes' settings, the selected sound clip and the library: a tab there too.
+        self.sound_panel = SoundPanel(self, self)  # type: ignore[arg-type]
+        self.sounds_dock = self._dock("soundsDock", "Sounds", scrolled(self.sound_panel),
+                                      Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.monitor_dock, self.sounds_dock)
         self.monitor_dock.raise_()
 
         self.actions_ = build_actions(self)
@@ -242,13 +248,22 @@ class MainWindow(QMainWindow):
         self.autosaver.schedule()
 
     def move_clip(self, line_id: str, new_start: float) -> None:
-        """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement."""
+        """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement
+        (a sound clip's: app/sound_edits.py)."""
         clips = self.presenter.clips()
+        if any(c.id == line_id for c in self.doc.project.sounds):
+            fields = sound_lanes.drop_fields(self.doc.project, self.presenter.sounds(), clips, line_id, new_start)
+            moved = sound_edits.set_clip(self.doc, line_id, fields, "Move sound")
+            if moved is not None:
+                self.doc.undo.push(moved)
+            else:
+                panels.show_clips(self, clips, self.presenter.sounds())
+            return
         command = panels.drop_command(self.doc, clips, line_id, new_start)
         if command.new:
             self.doc.undo.push(command)
         else:  # dropped where it was: put the dragged item back
-            panels.show_clips(self, clips)
+            panels.show_clips(self, clips, self.presenter.sounds())
 
     # ---- transport -------------------------------------------------------------------------
     def _playing(self) -> bool:

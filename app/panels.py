@@ -7,7 +7,7 @@ feeds them engine snapshots and turns their signals into window commands.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
+from app import sound_lanes
 from app.commands import SetLineFields, move_clip
 from app.document import Document
 from app.monitor import MonitorDock
@@ -82,9 +83,27 @@ def connect_timeline(window: StudioWindow) -> None:
     timeline.clip_moved.connect(window.move_clip)
     timeline.seek_requested.connect(window.seek)
     timeline.loop_changed.connect(window.loop_changed)
-    timeline.clip_selected.connect(lambda line_id: window.script.select_line(line_id))
-    timeline.clip_activated.connect(window.seek_to_line)
+    timeline.clip_selected.connect(lambda clip_id: _select(window, clip_id))
+    timeline.clip_activated.connect(lambda clip_id: _activate(window, clip_id))
     timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)
+
+def _is_line(window: StudioWindow, clip_id: str) -> bool:
+    return not any(c.id == clip_id for c in window.doc.project.sounds)
+
+
+def _select(window: StudioWindow, clip_id: str) -> None:
+    """A line's clip selects its row in the script; a sound clip, the Sounds panel's form."""
+    if _is_line(window, clip_id):
+        window.script.select_line(clip_id)
+
+
+def _activate(window: StudioWindow, clip_id: str) -> None:
+    item = window.timeline.clip_item(clip_id)
+    if _is_line(window, clip_id):
+        window.seek_to_line(clip_id)
+    elif item is not None:
+        window.seek(item.start)
+
 
 def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: float) -> SetLineFields:
     """The edit a clip dropped at ``new_start`` makes, from the clips the timeline shows.
@@ -144,9 +163,10 @@ def connect_transport(window: StudioWindow) -> None:
 
 # ---- engine snapshots -> widgets (drawn by app/engine_presenter.py) ---------------
 def _lanes(window: StudioWindow) -> list[Lane]:
+    """The cast's lanes, then the sound lanes under them (app/sound_lanes.py)."""
     project = window.doc.project
     audible = project.audible_roles()
-    return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast]
+    return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast] + sound_lanes.sound_lanes(project)
 
 
 def update_lanes(window: StudioWindow) -> None:
@@ -160,9 +180,11 @@ def show_new_project(window: StudioWindow) -> None:
     window.timeline.reset(_lanes(window))
 
 
-def show_clips(window: StudioWindow, clips: Iterable[Any]) -> None:
-    clips = list(clips)
-    texts = {line.id: line.text for line in window.doc.project.lines}
+def show_clips(window: StudioWindow, clips: Iterable[Any], sounds: Sequence[Any] = ()) -> None:
+    """Line clips and sound clips (the Session's SoundViews, or the estimate before it has any)."""
+    project = window.doc.project
+    clips = list(clips) + sound_lanes.timeline_clips(project, sounds)
+    texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     window.timeline.set_clips(clips, texts)
     window.timeline.set_duration(max((c.end for c in clips), default=0.0))
 
@@ -184,7 +206,9 @@ def _by_role(window: StudioWindow, values: Any) -> dict[str, float]:
         return {}
     if isinstance(values, Mapping):
         return dict(values)
-    return dict(zip(window.doc.project.role_names(), values, strict=False))  # MeterSnapshot: cast order
+    project = window.doc.project  # MeterSnapshot: cast order, then the sound lanes
+    names = project.role_names() + [sound_lanes.lane_key(lane.name) for lane in project.sound_lanes]
+    return dict(zip(names, values, strict=False))
 
 
 def show_transport(window: StudioWindow, snap: Any, levels: Any = None) -> None:

@@ -146,7 +146,16 @@ class LaneHeader(QWidget):
             if lane.muted:
                 text_colour.setAlpha(110)
             p.setPen(text_colour)
-            name = fm.elidedText(lane.name + (" (muted)" if lane.muted else ""), Qt.TextElideMode.ElideRight, w - 16)
+            detail = getattr(lane, "detail", "")  # a sound lane's ducking, small, at the right
+            room = w - 16
+            if detail:
+                p.setFont(self._small)
+                dw = QFontMetricsF(self._small).horizontalAdvance(detail)
+                p.drawText(QRectF(w - 6 - dw, top + 2.0, dw, fm.height()),
+                           int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), detail)
+                p.setFont(self.font())
+                room -= dw + 4
+            name = fm.elidedText(lane.name + (" (muted)" if lane.muted else ""), Qt.TextElideMode.ElideRight, room)
             p.drawText(QRectF(10.0, top + 2.0, w - 14, fm.height()), int(Qt.AlignmentFlag.AlignLeft), name)
             self._paint_meter(p, i, lane.name, top, height, fm.height())
             p.setPen(pal.mid().color())

@@ -32,11 +32,13 @@ MUTED_OPACITY = 0.35
 
 @dataclass(frozen=True)
 class Lane:
-    """A lane: the role's name, its colour ("#rrggbb") and whether it is silent in the mix."""
+    """A lane: the role's name, its colour ("#rrggbb") and whether it is silent in the mix;
+    ``detail`` is shown after the name in its header (a sound lane's ducking)."""
 
     name: str
     colour: str
     muted: bool = False
+    detail: str = ""
 
 
 class TimelineScene(QGraphicsScene):
@@ -84,7 +86,7 @@ class TimelineScene(QGraphicsScene):
             if lane is None:
                 continue  # not in the cast (a late snapshot of another project)
             seen.add(clip.line_id)
-            colour = QColor(self.lanes[lane].colour)
+            colour = QColor(getattr(clip, "colour", None) or self.lanes[lane].colour)  # red: a problem
             label = texts.get(clip.line_id, "")
             item = self.clips.get(clip.line_id)
             if item is None:

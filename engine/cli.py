@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
-from engine.export.command import add_render_parser
+from engine.cli_sounds import match_cues
+from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                                         suggest=lambda roles, lines: suggest_cast(roles, library, lines))
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
+    sound_lines = match_cues(project, out, args.sounds)
     try:
         save_project(project, out)
     except OSError as exc:
@@ -68,6 +70,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")
+    for line in sound_lines:
+        print(line)
     for warning in report.warnings:
         print(f"warning: {warning}")
     return 0
@@ -93,7 +97,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from engine.synth.clipfolder import CacheFolderError
 
     try:
-        session = Session(project, path, output=args.device)
+        session = Session(project, path, output=args.device, sound_folders=[Path(f) for f in args.sounds])
     except CacheFolderError as exc:
         return _error(str(exc))
     if session.audio_error:
@@ -272,6 +276,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
     p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
     p.add_argument("--force", action="store_true", help="overwrite an existing project file")
+    add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
     add_render_parser(sub)
@@ -283,6 +288,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--device", default=None, metavar="NAME|null",
                    help="output device by name (an unknown name lists the devices), or null for a silent "
                         "real-time clock (default: the system's default output, or null where there is none)")
+    add_sounds_option(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", help="measure the role-priority scheduler against FIFO in one run")

@@ -53,6 +53,7 @@ REQUIRED = [
     "_internal/PySide6/Qt/plugins/imageformats/libqsvg.so",
     "_internal/samples/the-last-broadcast.radioplay",
     "_internal/resources/icons/radioplay.svg",
+    "_internal/resources/sounds/rain.flac",
     "samples/the-last-broadcast.radioplay",
     "share/applications/radioplay.desktop",
     f"share/metainfo/{APP_ID}.metainfo.xml",

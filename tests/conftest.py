@@ -49,6 +49,15 @@ def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     return folder
 
 
+@pytest.fixture(autouse=True)
+def _isolated_user_sounds(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never read the developer's sound folder or write their sound index."""
+    base = tmp_path_factory.getbasetemp()
+    if "RADIOPLAY_SOUND_DIR" not in os.environ:
+        monkeypatch.setenv("RADIOPLAY_SOUND_DIR", str(base / "user-sounds"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "user-cache-home"))
+
+
 def tiny_project(voice: Path, roles: int = 3, lines_per_role: int = 2) -> Project:
     names = [f"ROLE{i}" for i in range(roles)]
     project = Project(title="Tiny", sample_rate=48_000, scenes=[Scene("S1", "A room")])

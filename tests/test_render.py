@@ -315,7 +315,7 @@ def test_sample_loudness_and_true_peak(sample_render):
 @pytest.mark.integration
 def test_sample_stems_have_energy_inside_cues_and_silence_outside(sample_render):
     _, project, report = sample_render
-    cues = json.loads((report.outdir / "cues.json").read_text())["cues"]
+    cues = [c for c in json.loads((report.outdir / "cues.json").read_text())["cues"] if c["kind"] == "line"]
     assert len(cues) == len(project.lines)
     rate = 48_000
     for role in project.cast:
@@ -334,6 +334,9 @@ def test_sample_stems_have_energy_inside_cues_and_silence_outside(sample_render)
 def test_sample_stems_sum_to_what_enters_the_master_chain(sample_render):
     project_path, project, report = sample_render
     stems = sum(sf.read(report.outdir / "stems" / stem_filename(r.name), dtype="float32")[0] for r in project.cast)
+    dme = [sf.read(report.outdir / "dme" / name, dtype="float32")[0] for name in ("DX.wav", "FX.wav", "MX.wav")]
+    np.testing.assert_allclose(dme[0], stems, atol=1e-6)  # DX is every role's stem
+    stems = dme[0] + dme[1] + dme[2]  # with the sample's sound lanes: what enters the master chain
     mix, rate = sf.read(report.outdir / "mix.wav", dtype="float32")
     expected = through_master_chain(stems, rate, project.master_effect, report.gain_db)
     np.testing.assert_allclose(mix, expected, atol=2e-6)
@@ -346,7 +349,7 @@ def test_sample_stems_sum_to_what_enters_the_master_chain(sample_render):
 @pytest.mark.integration
 def test_sample_captions_parse_and_match_cues(sample_render):
     _, project, report = sample_render
-    cues = json.loads((report.outdir / "cues.json").read_text())["cues"]
+    cues = [c for c in json.loads((report.outdir / "cues.json").read_text())["cues"] if c["kind"] == "line"]
     vtt = (report.outdir / "captions.vtt").read_text()
     assert vtt.startswith("WEBVTT\n")
     parsed_vtt = parse_captions(vtt)

@@ -65,6 +65,9 @@ class BlockMixer:
         self._stems = np.zeros((lanes, max_block, 2), dtype=np.float32)
         self._master = np.zeros((max_block, 2), dtype=np.float32)
         self._scratch = np.zeros(max_block, dtype=np.float32)
+        # Bumped by every change of clips or lane settings: what the ducking
+        # side-chain (engine.audio.soundbus) was built from is then stale.
+        self.version = 0
 
     @property
     def clips(self) -> list[PlacedClip]:
@@ -77,17 +80,29 @@ class BlockMixer:
     def set_clips(self, clips: Sequence[PlacedClip] | ClipIndex) -> None:
         """Replace the clips (any thread; takes effect from the next block)."""
         self._index = clips if isinstance(clips, ClipIndex) else ClipIndex(clips)
+        self.version += 1
 
     def set_lane(self, lane: int, gain_db: float, pan: float, audible: bool) -> None:
         left, right = pan_gains(gain_db, pan)
+        changed = (self._gains[lane, 0] != np.float32(left) or self._gains[lane, 1] != np.float32(right)
+                   or self._audible[lane] != audible)
         self._gains[lane, 0] = left
         self._gains[lane, 1] = right
         self._audible[lane] = audible
+        if changed:
+            self.version += 1
 
     def audible_clips(self) -> list[tuple[int, np.ndarray, float, float]]:
         """(start frame, audio, left gain, right gain) of every clip the mix
         will hear, from the lane settings the mixer itself uses."""
         return [(c.start, c.audio, float(self._gains[c.role_index, 0]), float(self._gains[c.role_index, 1]))
+                for c in self.clips if self._audible[c.role_index]]
+
+    def key_clips(self) -> list[tuple[int, np.ndarray, float]]:
+        """(start frame, audio, power gain (left² + right²) / 2) of every audible
+        clip: what the ducking side-chain hears of the dialogue bus."""
+        gains = self._gains
+        return [(c.start, c.audio, float(gains[c.role_index, 0] ** 2 + gains[c.role_index, 1] ** 2) / 2)
                 for c in self.clips if self._audible[c.role_index]]
 
     def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The programme: block mixer -> lane effects -> master gain -> master chain.
+"""The programme: block mixer -> lane effects (+ sound lanes, ducked) -> master gain -> master chain.
 
 One object turns the timeline into what the listener hears, block by block,
 for both export (:mod:`engine.export.render`) and live playback (the mixer
@@ -9,7 +9,10 @@ Per block: the mixer's stems go through their lanes' effect chains, are
 scaled by the master gain (the loudness-normalizing gain) and summed; the
 sum goes through the master preset stage and the true-peak limiter. The
 stems returned are post lane effect and post master gain, pre master chain:
-they sum to what enters the master chain.
+they sum to what enters the master chain. Sound lanes (effects, ambience,
+music: :class:`~engine.audio.soundbus.SoundBus`) follow the roles' lanes in
+the stems, ducked by a side-chain from the dialogue; :meth:`Programme.buses`
+sums a block's stems into the DME buses (dialogue, effects, music).
 
 Effects carry state from block to block, so unlike the block mixer the
 programme is sequential: a block that does not follow the previous one is a
@@ -34,6 +37,7 @@ from engine.audio.effects import (
 from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.normalize import ProgrammeAnalysis
+from engine.audio.soundbus import SoundBus
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 
 
@@ -55,7 +59,8 @@ class Programme:
 
     def __init__(self, mixer: BlockMixer, rate: int, lane_effects: Sequence[str] | None = None,
                  master_effect: str = DEFAULT_MASTER_EFFECT, gain_db: float = 0.0,
-                 ceiling_db: float = LIMITER_CEILING_DB, meters: LevelMeters | None = None) -> None:
+                 ceiling_db: float = LIMITER_CEILING_DB, meters: LevelMeters | None = None,
+                 sounds: SoundBus | None = None) -> None:
         lanes = mixer.lanes
         names = list(lane_effects) if lane_effects is not None else [DEFAULT_LANE_EFFECT] * lanes
         if len(names) != lanes:
@@ -65,6 +70,11 @@ class Programme:
         self.mixer = mixer
         self.rate = rate
         self.lanes = lanes
+        self.sounds = sounds
+        if sounds is not None and sounds.max_block < mixer.max_block:
+            raise ValueError("the sound bus's blocks must be as long as the mixer's")
+        self.sound_lanes = sounds.lanes if sounds is not None else 0
+        all_lanes = lanes + self.sound_lanes
         self.max_block = mixer.max_block
         self.meters = meters
         self._chains = [lane_chain(name, rate) for name in names]
@@ -72,11 +82,12 @@ class Programme:
         self._gain_db = gain_db
         self._gain = np.float32(10 ** (gain_db / 20))
         block = mixer.max_block
-        self._stems = np.zeros((lanes, block, 2), dtype=np.float32)
+        self._stems = np.zeros((all_lanes, block, 2), dtype=np.float32)
+        self._dme = np.zeros((3, block, 2), dtype=np.float32)
         self._premaster = np.zeros((block, 2), dtype=np.float32)
         # Frames mixed ahead for requests shorter than pedalboard accepts.
         ahead = EffectChain.MIN_FRAMES
-        self._ahead_stems = np.zeros((lanes, ahead, 2), dtype=np.float32)
+        self._ahead_stems = np.zeros((all_lanes, ahead, 2), dtype=np.float32)
         self._ahead_master = np.zeros((ahead, 2), dtype=np.float32)
         self._ahead_at = 0
         self._ahead_n = 0
@@ -106,7 +117,8 @@ class Programme:
     def dry(self) -> bool:
         """Every lane ``none`` and the master ``clean``: the programme before the
         limiter is the plain mix, which the fast loudness analysis models exactly."""
-        return all(chain.dry for chain in self._chains) and self._master.stage.dry
+        quiet = self.sounds is None or not self.sounds.sounds
+        return quiet and all(chain.dry for chain in self._chains) and self._master.stage.dry
 
     @property
     def tail_s(self) -> float:
@@ -141,7 +153,8 @@ class Programme:
 
     def mix(self, t: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Frames [t, t+n) before the limiter: (programme after the master gain
-        and the master preset stage (n, 2), stems (lanes, n, 2)). Views of
+        and the master preset stage (n, 2), stems (lanes + sound lanes, n, 2):
+        the roles' lanes first, then the sound lanes, ducked). Views of
         internal buffers, valid until the next call."""
         if not 0 < n <= self.max_block:
             raise ValueError(f"block of {n} frames; the programme handles 1..{self.max_block}")
@@ -181,12 +194,32 @@ class Programme:
                 np.multiply(mixed[lane], gain, out=stems[lane])
             else:
                 np.multiply(chain.process(mixed[lane]), gain, out=stems[lane])
+        sounds = self.sounds
+        if sounds is not None:
+            sound_stems = stems[self.lanes:]
+            if sounds.sync_in_blocks:
+                sounds.sync(self.mixer)
+            sounds.process(t, n, sound_stems)
+            sound_stems *= gain
         np.sum(stems, axis=0, out=premaster)
         stage = self._master.stage
         if not stage.dry:
             compressed = stage.process(premaster)
             if compressed is not premaster:
                 premaster[...] = compressed
+
+    def buses(self, stems: np.ndarray) -> np.ndarray:
+        """The DME buses of a block's stems: (3, n, 2) dialogue (every role),
+        effects (effects and ambience lanes), music. A view of an internal
+        buffer, valid until the next call; they sum to the stems' sum."""
+        n = stems.shape[1]
+        dme = self._dme[:, :n]
+        np.sum(stems[:self.lanes], axis=0, out=dme[0])
+        dme[1:].fill(0.0)
+        if self.sounds is not None:
+            for k, kind in enumerate(self.sounds.kinds):
+                dme[2 if kind == "music" else 1] += stems[self.lanes + k]
+        return dme
 
     def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(master after the limiter, delayed by :attr:`latency`, stems) for frames

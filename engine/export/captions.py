@@ -1,12 +1,18 @@
-"""Captions (SRT, WebVTT with voice tags) and the cue sheet, from placements."""
+"""Captions (SRT, WebVTT with voice tags) and the cue sheet, from placements.
+
+Captions are dialogue only; the cue sheet lists the sound clips too, each
+entry with a ``"kind"``: ``"line"`` for dialogue, ``"sfx"``, ``"ambience"``
+or ``"music"`` for a sound clip (with its ``"file"``, "" for a placeholder).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.project.model import Project
-from engine.project.timeline import Placement
+from engine.project.sound import CUE_KINDS
+from engine.project.timeline import Placement, SoundPlacement
 from engine.synth.frontend import caption_text
 
 
@@ -46,11 +52,23 @@ def vtt(project: Project, placements: Sequence[Placement]) -> str:
     return "\n".join(out)
 
 
-def cue_sheet(project: Project, placements: Sequence[Placement]) -> str:
+def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequence[SoundPlacement] = (),
+              files: Mapping[str, str] | None = None) -> str:
+    """``files``: the file each sound clip played (a placeholder matched from
+    the library for this render plays a file its clip does not name)."""
     lines = {line.id: line for line in project.lines}
-    cues = [
-        {"id": p.line_id, "role": p.role, "text": lines[p.line_id].text,
-         "start": round(p.start, 4), "end": round(p.end, 4)}
-        for p in sorted(placements, key=lambda p: p.start)
+    clips = {clip.id: clip for clip in project.sounds}
+    kinds = {lane.name: CUE_KINDS[lane.kind] for lane in project.sound_lanes}
+    entries: list[tuple[float, int, dict[str, object]]] = [
+        (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": lines[p.line_id].text,
+                      "start": round(p.start, 4), "end": round(p.end, 4)})
+        for p in placements
     ]
+    for s in sounds:
+        clip = clips[s.clip_id]
+        file = (files or {}).get(s.clip_id, "")
+        entries.append((s.start, 1, {"id": s.clip_id, "kind": kinds.get(s.lane, "sfx"), "lane": s.lane,
+                                     "cue": clip.cue, "file": file, "start": round(s.start, 4),
+                                     "end": round(s.end, 4)}))
+    cues = [entry for _, _, entry in sorted(entries, key=lambda e: (e[0], e[1]))]
     return json.dumps({"title": project.title, "cues": cues}, indent=2, ensure_ascii=False) + "\n"

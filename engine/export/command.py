@@ -39,7 +39,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         preset = _preset(args)
         options = RenderOptions(target_lufs=preset.target_lufs, stems=not args.no_stems,
                                 format="wav32f" if preset.bit_depth == 32 else "wav24", preset=preset, tags=_tags(args),
-                                daw=args.daw or "", name=path.stem)
+                                daw=args.daw or "", name=path.stem, allow_missing_sounds=args.allow_missing_sounds,
+                                sound_folders=tuple(Path(f) for f in args.sounds))
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
     except OSError as exc:
@@ -55,7 +56,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     try:
         with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
             report = render_project(project, synth, Path(args.output), options, progress,
-                                    scheduler=farm.scheduler if farm else None)
+                                    scheduler=farm.scheduler if farm else None, project_path=path)
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
@@ -70,6 +71,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         where = f" ({exc.filename})" if exc.filename else ""
         return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
     progress.close()
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     minutes, seconds = divmod(report.duration_s, 60)
     print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
           f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
@@ -144,4 +147,14 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
     p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors: auto (RAY_ADDRESS, else a "
                    "private local instance) or a cluster's HOST:PORT / ray://HOST:PORT (needs radioplay[cluster])")
+    add_sounds_option(p, render=True)
     p.set_defaults(func=cmd_render)
+
+
+def add_sounds_option(p: argparse.ArgumentParser, render: bool = False) -> None:
+    """``--sounds DIR`` (import, render, play) and ``--allow-missing-sounds`` (render)."""
+    p.add_argument("--sounds", action="append", default=[], metavar="DIR",
+                   help="a folder of sound files for the cues (after sounds/ beside the project; repeatable)")
+    if render:
+        p.add_argument("--allow-missing-sounds", action="store_true",
+                       help="render even if a sound file is missing or unreadable (silence there)")

@@ -1,4 +1,4 @@
-"""Offline render: master mix, one stem per role, captions and a cue sheet.
+"""Offline render: master mix, one stem per role, DME stems, captions and a cue sheet.
 
 The mix runs through the same :class:`~engine.audio.programme.Programme`
 the live path plays (block mixer, lane effects, master gain, master preset,
@@ -10,6 +10,12 @@ true-peak limiter), in two steps:
    mix; otherwise it takes one pass through the real chain;
 2. render with that gain and write the master and the stems (post lane
    effect and master gain, pre master chain: they sum to what enters it).
+   With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
+   ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
+   ducking: the three sum to what enters the master chain as well.
+Sound clips are resolved first (engine/export/sounds.py): a missing or
+unreadable file fails the render with one line naming the file and the
+cue, before any synthesis, unless ``allow_missing_sounds``.
 Memory stays flat with production length (clips are memory-mapped from the
 cache, blocks are reused). The files are one set (engine/export/outputset.py):
 written into a staging folder inside the output folder and swapped in
@@ -45,14 +51,16 @@ from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, p
 from engine.export.names import FileName, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.presets import DeliveryPreset
+from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
-from engine.project.timeline import Placement, layout
+from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
+DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
 BLOCK = 8192
 # The release of the last consonant (and the limiter's) needs this much after
@@ -66,6 +74,8 @@ class RenderOptions:
     stems: bool = True
     format: str = "wav24"
     block: int = BLOCK
+    allow_missing_sounds: bool = False  # render the rest, with silence where a sound file is missing
+    sound_folders: tuple[Path, ...] = ()  # --sounds DIR: searched after sounds/ beside the project
     # A delivery preset (engine/export/presets.py); None: the project's own
     # WAV at target_lufs in ``format`` (the custom preset).
     preset: DeliveryPreset | None = None
@@ -108,6 +118,8 @@ class RenderReport:
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
     placements: list[Placement] = field(default_factory=list)
+    sound_placements: list[SoundPlacement] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # placeholders, sounds rendered as silence
     stems: dict[str, Path] = field(default_factory=dict)  # role -> its stem file
     # Roles whose names make the same file name as an earlier role's: their
     # stems got a numbered suffix ("role 'A/B' -> stems/A_B-2.wav (...)").
@@ -142,21 +154,35 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
     return mixer
 
 
-def build_programme(project: Project, mixer: BlockMixer) -> Programme:
-    """The programme of a project: its lanes' effects and its master preset."""
-    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect)
+def build_programme(project: Project, mixer: BlockMixer, sounds: SoundSet | None = None,
+                    sound_placements: list[SoundPlacement] | None = None) -> Programme:
+    """The programme of a project: its lanes' effects, its sound lanes and its master preset."""
+    bus = build_sound_bus(project, sounds or SoundSet(), sound_placements or [], mixer.max_block)
+    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect,
+                     sounds=bus)
 
 
-def programme_for(project: Project, clips: dict[str, np.ndarray],
-                  block: int = BLOCK) -> tuple[Programme, list[Placement], int]:
+def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
+                  sounds: SoundSet | None = None) -> tuple[Programme, list[Placement], int]:
     """What export mixes from these clips: the layout from their real lengths,
-    the mixer, the lanes' effects and master chain, and the programme's length
-    in frames with the tail (reverb, limiter release, the last consonant)."""
+    the mixer, the lanes' effects, sound lanes and master chain, and the
+    programme's length in frames with the tail (reverb, limiter release, the
+    last consonant)."""
+    programme, placements, _, total = plan_mix(project, clips, block, sounds)
+    return programme, placements, total
+
+
+def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
+             ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
+    """:func:`programme_for` with the sound clips' placements too."""
     rate = project.sample_rate
-    placements = layout(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()})
+    sounds = sounds or SoundSet()
+    placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
+                                              sounds.durations(rate))
     mixer = build_mixer(project, clips, placements, block)
-    programme = build_programme(project, mixer)
-    return programme, placements, programme_frames(mixer.length, programme)
+    programme = build_programme(project, mixer, sounds, sound_placements)
+    end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
+    return programme, placements, sound_placements, programme_frames(end, programme)
 
 
 def programme_frames(end_frame: int, programme: Programme) -> int:
@@ -173,9 +199,13 @@ def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> N
 
 def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                    options: RenderOptions | None = None, progress: Progress | None = None,
-                   cancel: threading.Event | None = None, scheduler: Scheduler | None = None) -> RenderReport:
+                   cancel: threading.Event | None = None, scheduler: Scheduler | None = None,
+                   project_path: Path | None = None) -> RenderReport:
     """Raises ExportError (one line) when the set cannot be written to
-    ``outdir``, checked before any synthesis and again before the commit."""
+    ``outdir``, checked before any synthesis and again before the commit, and
+    MissingSound (one line: file and cue) for an unusable sound file unless
+    ``options.allow_missing_sounds``. ``project_path`` locates ``sounds/`` and
+    the clips' relative sound files."""
     options = options or RenderOptions()
     started = time.perf_counter()
     outdir = Path(outdir)
@@ -187,14 +217,18 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
             report.notes.append(f"role {stem.name!r} makes the same file name as {stem.shared_with!r}: "
                                 f"its stem is stems/{stem.file}")
     plan = plan_delivery(project, options.delivery_preset(), options.tags)
-    files = [*plan.files, *(f"stems/{s.file}" for s in stems), *TEXT_FILES, REPORT_FILE]
+    dme = [f"dme/{name}" for name in DME_FILES] if options.stems else []
+    files = [*plan.files, *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES, REPORT_FILE]
     if options.daw:
         files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
+    sounds, report.warnings = project_sounds(project, project_path, options.sound_folders,
+                                             options.allow_missing_sounds, synth.cache)
     result = synthesize_lines(project, synth, progress, cancel, scheduler)
     try:
         with OutputSet(outdir, files).open() as output:
-            _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel, started)
+            _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel, started,
+                           sounds)
     finally:
         release_clips(synth, result)  # the clips were pinned for the mix
     report.wall_s = time.perf_counter() - started
@@ -206,7 +240,7 @@ TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
 
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
                    output: OutputSet, options: RenderOptions, plan: DeliveryPlan, progress: Progress | None,
-                   cancel: threading.Event | None, started: float) -> None:
+                   cancel: threading.Event | None, started: float, sounds: SoundSet) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
     prediction = synth.predictor.report()
@@ -216,8 +250,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.model_seconds = result.model_seconds
 
     rate = project.sample_rate
-    programme, placements, total = programme_for(project, result.clips, options.block)
-    report.placements = placements
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds)
+    report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
 
@@ -264,7 +298,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # The length is known: past 4 GiB a file is RF64 from the start.
         writers.append(SparseWavWriter(output.path(plan.master), rate, 2, subtype, frames_hint=total))
         writers += [SparseWavWriter(output.path(rel), rate, 2, STEM_SUBTYPE, frames_hint=total)
-                    for rel in output.files if rel.startswith("stems/")]
+                    for rel in output.files if rel.startswith(("stems/", "dme/"))]
+        roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
         for i, t in enumerate(blocks):
             check_cancel()
             n = min(options.block, total - t)
@@ -272,7 +307,9 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
                 limited = limited[latency:]
             # Copies: the writer thread encodes them while the next block is mixed.
-            stem_blocks = [stems[lane].copy() for lane in range(len(writers) - 1)]
+            stem_blocks = [stems[lane].copy() for lane in range(roles)]
+            if options.stems:  # dme/DX, FX, MX after the roles' stems, in output.files order
+                stem_blocks += list(programme.buses(stems).copy())
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
@@ -288,7 +325,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         if progress:
             progress("finishing", 0, 1)
         texts = (captions.srt(project, placements), captions.vtt(project, placements),
-                 captions.cue_sheet(project, placements))
+                 captions.cue_sheet(project, placements, sound_placements, sounds.files))
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:

@@ -48,3 +48,17 @@ PRIORITY_RANGE = (0.01, 100.0)
 # ---- export ------------------------------------------------------------------------------
 DEFAULT_TARGET_LUFS = -16.0  # integrated loudness of mix.wav (podcasts; EBU broadcast is -23)
 TARGET_LUFS_RANGE = (-60.0, 0.0)
+
+# ---- sound design ----------------------------------------------------------------------
+# Ducking per sound lane kind: (depth dB, attack s, release s, look-ahead s); 0 dB is off.
+# Music steps well back under a voice, ambience a little, effects not at all.
+DEFAULT_DUCKING: dict[str, tuple[float, float, float, float]] = {
+    "effects": (0.0, 0.15, 0.8, 0.2), "ambience": (-6.0, 0.3, 1.2, 0.25), "music": (-12.0, 0.2, 0.9, 0.25)}
+DUCK_DEPTH_RANGE = (-60.0, 0.0)
+DUCK_TIME_RANGE = (0.0, 10.0)
+# A bed starting at its cue plays this long in the clear before the next line.
+DEFAULT_BED_LEAD_S: dict[str, float] = {"ambience": 1.0, "music": 3.0}
+SOUND_LANE_NAMES: dict[str, str] = {"effects": "FX", "ambience": "AMBIENCE", "music": "MUSIC"}
+FADE_RANGE = (0.0, 600.0)
+# Length of a placeholder one-shot on the timeline before it has a sound.
+PLACEHOLDER_EFFECT_S = 1.0

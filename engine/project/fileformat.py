@@ -42,10 +42,12 @@ from engine.project.defaults import (
 )
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
+from engine.project.soundformat import sounds_from_dict, sounds_to_dict
 from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
 
-FORMAT_VERSION = 1
+# 2: sound lanes and clips (engine/project/soundformat.py); version 1 files load unchanged.
+FORMAT_VERSION = 2
 EXTENSION = ".radioplay"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # No project needs more than a few levels; deeper JSON is reported at the
@@ -155,7 +157,8 @@ def _kind(value: Any) -> str:
 
 
 def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, Any]:
-    """``folder``: where the file goes (recorded takes are stored relative to it)."""
+    """``folder``: where the file goes (recorded takes and sound files inside it
+    are stored relative to it)."""
     return {
         "format_version": FORMAT_VERSION,
         "title": project.title,
@@ -166,6 +169,7 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
         "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
         "lines": [_line_to_dict(line, folder) for line in project.lines],
         "lexicon": dict(project.lexicon),
+        **sounds_to_dict(project, folder),
     }
 
 
@@ -328,6 +332,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
         r.encodable(say, f"lexicon.{word}")
 
+    sound_lanes, sounds = sounds_from_dict(r, root, seen_ids)
     sample_rate = r.num(root, "sample_rate", "", DEFAULT_SAMPLE_RATE, lo=SAMPLE_RATE_RANGE[0], hi=SAMPLE_RATE_RANGE[1])
     if not isinstance(sample_rate, int):
         raise r.fail("sample_rate", f"expected a whole number of Hz, got {sample_rate}")
@@ -336,6 +341,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         sample_rate=sample_rate,
         cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
+        sound_lanes=sound_lanes, sounds=sounds,
     )
     # Refused here, before any work: a start hours past the rest of the play
     # would otherwise render hours of silence before failing on disk space.

@@ -26,6 +26,7 @@ from engine.project.defaults import (
     ROLE_COLOURS,
 )
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
+from engine.project.sound import SoundClip, SoundLane
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,9 @@ class Project:
     lexicon: dict[str, str] = field(default_factory=dict)
     timing: Timing = field(default_factory=Timing)
     master_effect: str = DEFAULT_MASTER_EFFECT  # engine.project.presets.MASTER_EFFECTS
+    # Sound design (engine/project/sound.py): lanes under the cast's, and their clips.
+    sound_lanes: list[SoundLane] = field(default_factory=list)
+    sounds: list[SoundClip] = field(default_factory=list)
 
     def role(self, name: str) -> Role:
         for role in self.cast:
@@ -143,11 +147,25 @@ class Project:
         raise KeyError(f"unknown line {line_id!r}")
 
     def audible_roles(self) -> set[str]:
-        """Roles heard in the mix: solo wins over mute, as on a console."""
+        """Roles heard in the mix: solo wins over mute, as on a console (a
+        soloed sound lane silences the unsoloed roles too)."""
         soloed = {r.name for r in self.cast if r.solo}
-        if soloed:
+        if soloed or any(lane.solo for lane in self.sound_lanes):
             return soloed
         return {r.name for r in self.cast if not r.mute}
+
+    def audible_sound_lanes(self) -> set[str]:
+        """Sound lanes heard in the mix, by the same rule as the roles."""
+        soloed = {lane.name for lane in self.sound_lanes if lane.solo}
+        if soloed or any(r.solo for r in self.cast):
+            return soloed
+        return {lane.name for lane in self.sound_lanes if not lane.mute}
+
+    def sound_lane(self, name: str) -> SoundLane:
+        for lane in self.sound_lanes:
+            if lane.name == name:
+                return lane
+        raise KeyError(f"unknown sound lane {name!r}")
 
 
 def new_line_id() -> str:

@@ -22,8 +22,9 @@ from dataclasses import replace
 from typing import TypeVar
 
 from engine.project.model import Line, Project, Role, Scene, Timing
+from engine.project.sound import SoundClip, SoundLane
 
-_T = TypeVar("_T", Line, Role, Scene)
+_T = TypeVar("_T", Line, Role, Scene, SoundLane, SoundClip)
 
 
 def freeze(project: Project) -> Project:
@@ -33,7 +34,9 @@ def freeze(project: Project) -> Project:
                    scenes=[_copy_scene(s) for s in project.scenes],
                    lines=[copy.copy(line) for line in project.lines],  # fields are immutable
                    lexicon=dict(project.lexicon), timing=copy.copy(project.timing),
-                   master_effect=project.master_effect)
+                   master_effect=project.master_effect,
+                   sound_lanes=[copy.copy(lane) for lane in project.sound_lanes],  # Ducking is frozen
+                   sounds=[copy.copy(clip) for clip in project.sounds])
 
 
 def refresh(snapshot: Project, current: Project, lines: Collection[str] | None = None) -> Project:
@@ -48,12 +51,16 @@ def refresh(snapshot: Project, current: Project, lines: Collection[str] | None =
     new_scenes = _shared(snapshot.scenes, current.scenes, _copy_scene)
     lexicon = snapshot.lexicon if snapshot.lexicon == current.lexicon else dict(current.lexicon)
     timing: Timing = snapshot.timing if snapshot.timing == current.timing else copy.copy(current.timing)
+    sound_lanes = _shared(snapshot.sound_lanes, current.sound_lanes, copy.copy)
+    sounds = _shared(snapshot.sounds, current.sounds, copy.copy)
     if (new_lines is snapshot.lines and new_cast is snapshot.cast and new_scenes is snapshot.scenes
             and lexicon is snapshot.lexicon and timing is snapshot.timing and current.title == snapshot.title
-            and current.master_effect == snapshot.master_effect and current.sample_rate == snapshot.sample_rate):
+            and current.master_effect == snapshot.master_effect and current.sample_rate == snapshot.sample_rate
+            and sound_lanes is snapshot.sound_lanes and sounds is snapshot.sounds):
         return snapshot
     return Project(title=current.title, sample_rate=current.sample_rate, cast=new_cast, scenes=new_scenes,
-                   lines=new_lines, lexicon=lexicon, timing=timing, master_effect=current.master_effect)
+                   lines=new_lines, lexicon=lexicon, timing=timing, master_effect=current.master_effect,
+                   sound_lanes=sound_lanes, sounds=sounds)
 
 
 def with_line(snapshot: Project, line_id: str, **changes: object) -> Project:
@@ -104,8 +111,8 @@ def _shared(old: list[_T], new: list[_T], clone: Callable[[_T], _T]) -> list[_T]
     return old if same else out
 
 
-def _key(item: Line | Role | Scene) -> str:
-    return item.name if isinstance(item, Role) else item.id
+def _key(item: Line | Role | Scene | SoundLane | SoundClip) -> str:
+    return item.name if isinstance(item, (Role, SoundLane)) else item.id
 
 
 def _copy_scene(scene: Scene) -> Scene:

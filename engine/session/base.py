@@ -9,7 +9,7 @@ thread ("radioplay-live") runs them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +20,15 @@ from engine.audio.live import LivePlayer, PendingLines
 from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink
+from engine.audio.soundbus import SoundBus
+from engine.export.sounds import SoundSet
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
-from engine.project.timeline import Placement
+from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.request import Deadline, LineRequest, Origin
 from engine.sched.scheduler import Scheduler
-from engine.session.views import ClipView, LineStatus
+from engine.session.views import ClipView, LineStatus, SoundView
+from engine.synth.sounds import SoundLibrary
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 
@@ -86,6 +89,12 @@ class SessionCore:
     _closed: bool
     _quiet: dict[str, float]
     _auditions: dict[str, LineRequest]  # role -> its newest audition not played yet
+    # Sound design (engine/session/sounds.py).
+    sound_folders: list[Path]
+    sound_set: SoundSet
+    sound_bus: SoundBus | None
+    _library: SoundLibrary | None
+    _sound_views: list[SoundView]
 
     # Implemented by the mixins (the Session inherits them all).
     def _post(self, event: Callable[[], None]) -> None:
@@ -131,4 +140,16 @@ class SessionCore:
         raise NotImplementedError
 
     def _make_player(self, sink: OutputSink) -> LivePlayer:
+        raise NotImplementedError
+
+    def _new_sound_bus(self) -> SoundBus | None:
+        raise NotImplementedError
+
+    def _resolve_sounds(self) -> None:
+        raise NotImplementedError
+
+    def _sounds_changed(self, old: Project) -> None:
+        raise NotImplementedError
+
+    def _place_sound_clips(self, placements: Sequence[SoundPlacement]) -> None:
         raise NotImplementedError

@@ -33,8 +33,9 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,7 @@ from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.export.render import RenderOptions, RenderReport, programme_frames, render_project
+from engine.export.sounds import SoundSet
 from engine.farm.farm import open_farm
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
@@ -56,7 +58,15 @@ from engine.session.base import LineRecord, PassState
 from engine.session.lines import LineBook
 from engine.session.mix import LiveMix
 from engine.session.playback import PlaybackPass
-from engine.session.views import ClipView, LineStatus, SessionState, TransportSnapshot, waveform_peaks
+from engine.session.sounds import SoundDesk
+from engine.session.views import (
+    ClipView,
+    LineStatus,
+    SessionState,
+    SoundView,
+    TransportSnapshot,
+    waveform_peaks,
+)
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 
 log = logging.getLogger("engine.session")
@@ -65,11 +75,12 @@ LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
 
 
-class Session(LineBook, PlaybackPass, LiveMix):
+class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
     def __init__(self, project: Project, project_path: Path | None = None, *, output: str | None = None,
                  prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
                  sink: OutputSink | None = None,
-                 lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK) -> None:
+                 lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK,
+                 sound_folders: Sequence[Path] = ()) -> None:
         self.project = freeze(project)  # the control thread's snapshot
         self._latest = self.project  # the newest handed over (update), for export
         self._latest_typing = False
@@ -105,7 +116,12 @@ class Session(LineBook, PlaybackPass, LiveMix):
         self.master_gain_db: float | None = None  # solved like export's once every clip exists
         self._loudness_signature: object = None
         self._loudness = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-loudness")
+        self.sound_folders = [Path(f) for f in sound_folders]  # --sounds DIR: searched after sounds/
+        self.sound_set = SoundSet()
+        self._library = None
+        self._sound_views = []
         self.mixer = self._new_mixer()
+        self.sound_bus = self._new_sound_bus()
         self.programme = self._new_programme()
         self._block = block
         self._pending = PendingLines.empty()
@@ -114,6 +130,7 @@ class Session(LineBook, PlaybackPass, LiveMix):
         self._closed = False
         self.last_error: str | None = None  # the last problem the control thread met (for a status line)
         self._thread = threading.Thread(target=self._run, name="radioplay-live", daemon=True)
+        self._post(self._resolve_sounds)
         self._post(self._replan_all)
         self._post(self._load_voices)
         if self._prerendering:
@@ -198,6 +215,9 @@ class Session(LineBook, PlaybackPass, LiveMix):
                  for c in self._clip_views]
         return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
 
+    def sounds(self) -> list[SoundView]:
+        return self._sound_views
+
     def clip_peaks(self, line_id: str, columns: int) -> np.ndarray | None:
         record = self._lines.get(line_id)
         clip = record.clip if record is not None else None
@@ -208,7 +228,8 @@ class Session(LineBook, PlaybackPass, LiveMix):
     def transport(self) -> TransportSnapshot:
         snap = self.player.snapshot()
         sink: SinkStats = snap.sink
-        end = max((c.end for c in self._clip_views), default=0.0)
+        end = max(max((c.end for c in self._clip_views), default=0.0),
+                  max((s.end for s in self._sound_views), default=0.0))
         duration = programme_frames(int(round(end * self.rate)), self.programme) / self.rate  # as export
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.late_log),
                                  sink.underruns, sink.cpu_load, self.player.sink.name, self.audio_error,
@@ -217,7 +238,7 @@ class Session(LineBook, PlaybackPass, LiveMix):
     def state(self) -> SessionState:
         """One read of everything the studio draws; never waits for the control thread."""
         return SessionState(self.transport(), self._status, self._clip_views, self.levels(),
-                            self.metrics.snapshot(), self.last_error)
+                            self.metrics.snapshot(), self.last_error, self._sound_views)
 
     def levels(self) -> MeterSnapshot | None:
         """Per-lane peaks and the master's short-term loudness, as heard live."""
@@ -248,9 +269,12 @@ class Session(LineBook, PlaybackPass, LiveMix):
         whose actors voice what is missing (engine/farm; NoWorkers when none);
         each actor's work shows in the engine monitor beside the sessions."""
         try:
+            if options is not None and self.sound_folders and not options.sound_folders:
+                options = replace(options, sound_folders=tuple(self.sound_folders))
             with open_farm(ray, self.synth, metrics=self.metrics) as farm:
                 return render_project(self._latest, self.synth, outdir, options, progress, cancel,
-                                      scheduler=farm.scheduler if farm else self.scheduler)
+                                      scheduler=farm.scheduler if farm else self.scheduler,
+                                      project_path=self.project_path)
         finally:
             self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
 

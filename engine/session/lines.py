@@ -80,6 +80,8 @@ class LineBook(SessionCore):
         self._replan(edited, edited=True)
         if new.master_effect != old.master_effect:
             self._master_changed()
+        if new.sounds is not old.sounds or new.sound_lanes is not old.sound_lanes:
+            self._sounds_changed(old)
         self._relayout()
 
     def _replan_all(self) -> None:

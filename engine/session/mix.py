@@ -20,6 +20,7 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
 from engine.export.render import RenderOptions, programme_for
+from engine.export.sounds import SoundSet, apply_sound_lanes
 from engine.project.model import Project, VoiceParams
 from engine.sched.request import LineRequest, Origin
 from engine.session.base import SessionCore
@@ -41,9 +42,11 @@ class LiveMix(SessionCore):
     def _new_programme(self) -> Programme:
         """The export's chain over the live mixer, so what is heard is what is exported."""
         lanes = self.mixer.lanes
+        bus = self.sound_bus
         programme = Programme(self.mixer, self.rate, [r.effect for r in self.project.cast] or ["none"] * lanes,
                               self.project.master_effect, gain_db=self.master_gain_db or DEFAULT_LIVE_GAIN_DB,
-                              meters=LevelMeters(self.rate, lanes))
+                              meters=LevelMeters(self.rate, lanes + (bus.lanes if bus is not None else 0)),
+                              sounds=bus)
         return programme
 
     def _set_output(self, name: str | None) -> None:
@@ -67,8 +70,10 @@ class LiveMix(SessionCore):
         return BlockMixer([], max(1, len(self.project.cast)), max_block=max(BLOCK, 8192))
 
     def _reshape_lanes(self) -> None:
-        """Roles were added, removed, renamed or reordered: one lane per role again."""
+        """Roles or sound lanes were added, removed, renamed or reordered: one
+        lane per role and per sound lane again."""
         self.mixer = self._new_mixer()
+        self.sound_bus = self._new_sound_bus()
         self.programme = self._new_programme()
         self.player.source = self.programme
 
@@ -80,6 +85,11 @@ class LiveMix(SessionCore):
                 self.mixer.set_lane(lane, role.gain_db, role.pan, role.name in audible)
                 if self.programme.lane_effects[lane] != role.effect:
                     self.programme.set_lane_effect(lane, role.effect)
+        if self.sound_bus is not None:
+            apply_sound_lanes(self.project, self.sound_bus)
+            # Here, not in the mixer thread's blocks: a rebuild after each arriving clip
+            # takes milliseconds that a real-time block cannot spare.
+            self.sound_bus.sync(self.mixer)
         self._check_loudness()
 
     def _master_changed(self) -> None:
@@ -95,13 +105,15 @@ class LiveMix(SessionCore):
             return
         signature = (tuple((lid, r.clip_key, id(r.clip)) for lid, r in self._lines.items()),
                      tuple((r.name, r.gain_db, r.pan, r.mute, r.solo, r.effect) for r in self.project.cast),
-                     self.project.master_effect)
+                     self.project.master_effect, id(self.sound_set), tuple(self.project.sound_lanes),
+                     tuple(self.project.sounds))
         if signature == self._loudness_signature:
             return
         self._loudness_signature = signature
         clips = {lid: r.clip for lid, r in self._lines.items() if r.clip is not None}
         project = self.project
-        future = self._loudness.submit(solve_live_gain, project, clips, self.rate, lambda: self._closed)
+        future = self._loudness.submit(solve_live_gain, project, clips, self.rate, lambda: self._closed,
+                                       sounds=self.sound_set)
 
         def solved(f: Future[float]) -> None:
             self._post(lambda: self._gain_solved(signature, f))
@@ -166,11 +178,11 @@ class LiveMix(SessionCore):
 
 def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
                     cancelled: Callable[[], bool] = lambda: False,
-                    target_lufs: float = RenderOptions().target_lufs) -> float:
+                    target_lufs: float = RenderOptions().target_lufs, sounds: SoundSet | None = None) -> float:
     """The master gain export would choose for these clips (same programme,
     analysis and limiter simulation), on a private mixer. Raises Cancelled
     between blocks once ``cancelled()`` says so (the session is closing)."""
-    programme, _, total = programme_for(project, clips)
+    programme, _, total = programme_for(project, clips, sounds=sounds)
 
     def check() -> None:
         if cancelled():

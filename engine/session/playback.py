@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
-from engine.project.timeline import Placement, layout
+from engine.project.timeline import Placement, layout_all
 from engine.sched.request import Deadline, Origin
 from engine.session.base import PassState, SessionCore
 from engine.session.views import ClipView
@@ -65,7 +65,9 @@ class PlaybackPass(SessionCore):
                 durations[line_id] = clip.shape[0] / self.rate
                 clips[line_id] = clip
         durations.update(self._pass.frozen)
-        self._placements = layout(self.project, durations, self._pass.pinned)
+        self._placements, sounds = layout_all(self.project, durations, self.sound_set.durations(self.rate),
+                                              self._pass.pinned)
+        self._place_sound_clips(sounds)
         self._placement_of = {p.line_id: p for p in self._placements}
         placed: list[PlacedClip] = []
         pending: list[tuple[int, str]] = []

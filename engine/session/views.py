@@ -38,6 +38,19 @@ class ClipView:
 
 
 @dataclass(frozen=True)
+class SoundView:
+    """A sound clip on its lane, as laid out now."""
+
+    clip_id: str
+    lane: str
+    start: float
+    end: float
+    silent: bool  # a placeholder, or its file could not be used
+    file: str  # what it plays ("" for a placeholder)
+    problem: str | None = None  # why its file cannot be used (the studio shows it in red)
+
+
+@dataclass(frozen=True)
 class TransportSnapshot:
     position_s: float
     playing: bool
@@ -66,6 +79,7 @@ class SessionState:
     levels: MeterSnapshot | None
     metrics: EngineSnapshot
     error: str | None  # the last problem the control thread met
+    sounds: Sequence[SoundView] = ()  # sound clips on the sound lanes
 
 
 def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:

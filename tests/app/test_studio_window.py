@@ -33,8 +33,9 @@ def test_the_sample_shows_in_cast_script_and_lanes(qtbot, make_window):
     cast = window.cast.model
     assert [cast.role_at(r).name for r in range(cast.rowCount())] == names
     assert _line_rows(window) == [line.id for line in project.lines]
-    assert [lane.name for lane in window.timeline.lanes()] == names
-    assert len(window.timeline.clip_items()) == len(project.lines) == 48
+    # The cast's lanes, then the sample's sound lanes under them.
+    assert [lane.name for lane in window.timeline.lanes()] == names + ["♪ FX", "♪ AMBIENCE", "♪ MUSIC"]
+    assert len(window.timeline.clip_items()) == len(project.lines) + len(project.sounds) == 48 + 14
     assert window.windowTitle().startswith("the-last-broadcast.radioplay")
     assert not window.isWindowModified()
     wait_engine(qtbot, window)

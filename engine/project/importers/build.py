@@ -14,7 +14,10 @@ One set of casting rules for every importer:
   and the finished project is checked by the loader's own rules, so import
   never writes a project that will not open;
 - a line that ends in a dash (interrupted) makes the next line overlap it;
-  dual dialogue starts with the line it pairs with.
+  dual dialogue starts with the line it pairs with;
+- sound cues become placeholder clips on one sound lane per kind (FX,
+  AMBIENCE, MUSIC), standing before the next line; an OUT cue ends the
+  lane's open bed there. Files are matched later, from the sound library.
 """
 
 from __future__ import annotations
@@ -36,9 +39,11 @@ from engine.project.importers.parsed import (
     Pause,
     SceneHeading,
     ScriptSyntaxError,
+    SoundCue,
     Transition,
 )
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
+from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults
 from engine.project.timeline import MAX_PAUSE_S
 
 NARRATOR = "NARRATOR"
@@ -57,6 +62,7 @@ class ImportReport:
     """What the producer should know about an import."""
 
     lines_per_role: dict[str, int] = field(default_factory=dict)
+    cues: int = 0  # sound cues (placeholders until a sound is matched or dropped on them)
     aliases: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     casting: str = ""  # how the roles were told apart (casting.casting_summary)
@@ -106,6 +112,8 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     scene: Scene | None = None
     pending_pause = 0.0
     previous: Line | None = None
+    waiting: list[tuple[SoundClip, str]] = []  # cues (and OUTs) waiting for the line they stand before
+    open_beds: dict[str, SoundClip] = {}  # lane -> the bed an OUT cue would end
     loose_notes: list[str] = []  # comments before any scene wait for the first one
 
     def new_scene(heading: str = "") -> Scene:
@@ -135,6 +143,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             overlap=INTERRUPTION_OVERLAP_S if interrupted and not with_previous else 0.0,
         )
         project.lines.append(line)
+        for clip, field_name in waiting:
+            setattr(clip, field_name, line.id)
+        waiting.clear()
         report.lines_per_role[role] += 1
         pending_pause = 0.0
         previous = line
@@ -162,9 +173,12 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
                 raise ScriptSyntaxError(parsed.source, element.source_line,
                                         f"pauses in a row add up to {pending_pause:g} s; at most "
                                         f"{MAX_PAUSE_S:g} s may come before a line")
+        elif isinstance(element, SoundCue):
+            _cue(project, report, element, waiting, open_beds)
 
     if loose_notes:
         current_scene().notes.extend(loose_notes)
+    project.sound_lanes.sort(key=lambda lane: LANE_KINDS.index(lane.kind))
     report.aliases = find_aliases(list(report.lines_per_role))
     if suggest is not None:
         chosen = suggest(project.cast, dict(report.lines_per_role))
@@ -176,6 +190,38 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     if not project.lines:
         report.warnings.append(f"{parsed.source}: no dialogue found")
     return project, report
+
+
+def _cue(project: Project, report: ImportReport, element: SoundCue, waiting: list[tuple[SoundClip, str]],
+         open_beds: dict[str, SoundClip]) -> None:
+    """A cue becomes a placeholder clip standing before the next line; an OUT
+    cue ends its lane's open bed where it stands."""
+    lane = _sound_lane(project, element.kind)
+    if element.out:
+        bed = open_beds.pop(lane.name, None)
+        if bed is None:
+            report.warnings.append(f"line {element.source_line}: {lane.name} OUT with no {lane.kind} playing; ignored")
+        else:
+            bed.end = "out"
+            waiting.append((bed, "out_line"))
+        return
+    clip = SoundClip(id=f"X{len(project.sounds) + 1:04d}", lane=lane.name, cue=element.text or lane.kind,
+                     **bed_defaults(element.kind))  # type: ignore[arg-type]
+    project.sounds.append(clip)
+    report.cues += 1
+    waiting.append((clip, "line"))
+    if element.kind != "effects":
+        open_beds[lane.name] = clip
+
+
+def _sound_lane(project: Project, kind: str) -> SoundLane:
+    """The project's lane for cues of a kind (made on the first cue)."""
+    for lane in project.sound_lanes:
+        if lane.kind == kind:
+            return lane
+    lane = SoundLane.of_kind(kind)
+    project.sound_lanes.append(lane)
+    return lane
 
 
 def import_script(path: Path, narrate_action: bool = False,

@@ -32,8 +32,9 @@ from __future__ import annotations
 import re
 
 from engine.project.delivery import join_notes, split_delivery_note
+from engine.project.sound import parse_cue
 
-from .parsed import Action, Dialogue, Element, ParsedScript, SceneHeading, Transition
+from .parsed import Action, Dialogue, Element, ParsedScript, SceneHeading, SoundCue, Transition
 
 _KEEP = "  "  # the spec's "two spaces" line: looks blank, but isn't
 _TITLE_KEYS = {"title", "credit", "author", "authors", "source", "draft date", "date",
@@ -239,6 +240,10 @@ class _Body:
                     self.out.append(Transition(transition, number))
                 prev_blank = False
                 continue
+            if (sound := parse_cue(_inline(text))) is not None:  # SFX:, MUSIC OUT...: a cue, never a role
+                self.out.append(SoundCue(sound.kind, sound.text, number, sound.out))
+                prev_blank = False
+                continue
             forced = text.startswith("@")
             cue = _split_cue(text[1:] if forced else text, forced) if forced or prev_blank else None
             if cue and (forced or not alone):
@@ -303,9 +308,17 @@ class _Body:
             elif text.startswith(("~", "!")):
                 text = text[1:]
             text = " ".join(_inline(text).split())
+            if (sound := parse_cue(text)) is not None:  # a cue inside an action paragraph
+                self._flush_action(kept, first)
+                kept, first = [], 0
+                self.out.append(SoundCue(sound.kind, sound.text, number, sound.out))
+                continue
             if text and not first:
                 first = number
             kept.append(text)
+        self._flush_action(kept, first)
+
+    def _flush_action(self, kept: list[str], first: int) -> None:
         joined = "\n".join(kept).strip("\n")
         if joined:
             self.out.append(Action(joined, first))

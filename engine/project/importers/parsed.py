@@ -68,7 +68,18 @@ class Note:
     source_line: int
 
 
-Element = SceneHeading | Dialogue | Action | Pause | Transition | Note
+@dataclass(frozen=True)
+class SoundCue:
+    """``SFX: thunder`` (``kind`` a sound lane kind: effects, ambience, music)
+    or, with ``out``, ``MUSIC OUT``: a cue for the sound lanes, never a role."""
+
+    kind: str
+    text: str
+    source_line: int
+    out: bool = False
+
+
+Element = SceneHeading | Dialogue | Action | Pause | Transition | Note | SoundCue
 
 
 @dataclass

@@ -15,6 +15,8 @@ Format (one item per line; blank lines are ignored)::
     (Foghorn, far off.)                -> Action "Foghorn, far off." (also [Foghorn, far off.])
     [pause 1.5]  [pause]  [pause 500ms] -> Pause 1.5 s / 1.0 s / 0.5 s
     OWEN: [pause 2] Hold on. [pause]   -> Pause, Dialogue, Pause
+    SFX: thunder rolls                 -> SoundCue effects "thunder rolls"
+    MUSIC OUT                          -> SoundCue music, out
 
 A stage direction is a line that is nothing but a parenthetical or a bracket;
 like Fountain action it is a scene note, voiced only with narrate-action. A
@@ -27,6 +29,9 @@ dash, ``.``) after it are dropped, the rest is the heading. With nothing
 left the heading is "Scene N" (or "Scene"). ``# Title:`` also fills
 ``metadata["title"]``. A ``[pause]`` may also open the line before the name.
 A line whose only words are pauses (``BOB: [pause 2]``) is an empty line.
+Sound cues (engine/project/sound.py: ``SFX:``, ``FX:``, ``SOUND:``,
+``AMBIENCE:``, ``ATMOS:``, ``MUSIC:`` in any case, and ``MUSIC OUT``,
+``AMBIENCE OUT``, ``ATMOS OUT``) are cues, never roles.
 """
 
 from __future__ import annotations
@@ -35,9 +40,20 @@ import math
 import re
 
 from engine.project.delivery import join_notes, split_delivery_note, stage_direction
+from engine.project.sound import parse_cue
 from engine.project.timeline import MAX_PAUSE_S
 
-from .parsed import Action, Dialogue, Element, Note, ParsedScript, Pause, SceneHeading, ScriptSyntaxError
+from .parsed import (
+    Action,
+    Dialogue,
+    Element,
+    Note,
+    ParsedScript,
+    Pause,
+    SceneHeading,
+    ScriptSyntaxError,
+    SoundCue,
+)
 
 _NAME = re.compile(r"[^\W_](?:[^\W_]|[ .'\u2019\-])*")
 _PAUSE = re.compile(r"\[\s*pause(?![^\W\d_])(?P<value>[^\]]*)\]", re.I)
@@ -61,6 +77,8 @@ def parse_plaintext(text: str, source: str = "<string>") -> ParsedScript:
             _comment(line, number, script)
         elif (m := _PAUSE.fullmatch(line)) is not None:
             script.elements.append(Pause(_seconds(m.group("value"), source, number), number))
+        elif (cue := parse_cue(line)) is not None:
+            script.elements.append(SoundCue(cue.kind, cue.text, number, cue.out))
         elif (direction := stage_direction(line)) is not None:
             if direction:
                 script.elements.append(Action(direction, number))

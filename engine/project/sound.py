@@ -1,0 +1,143 @@
+"""Sound design in the project: sound lanes, sound clips and script cues.
+
+Beside the cast's dialogue lanes a production has sound lanes of three
+kinds: ``effects`` (one-shots), ``ambience`` and ``music`` (beds). A sound
+clip is a file on a lane, anchored like a line is: at its cue's place
+between two lines (``anchor="cue"``, standing before ``line``; None: after
+the last line), to a line's start or end (``"line_start"``/``"line_end"``),
+or pinned to a time (``"time"``), plus ``offset`` seconds. A clip without a
+file yet is a placeholder: it keeps its cue text, shows on its lane and is
+silent in the mix.
+
+Beds end at a matching OUT cue (``end="out"``, the OUT standing before
+``out_line``), at the next clip on the same lane or the end of the scene,
+whichever is first (``"next"``), at the end of the scene (``"scene"``), or
+after ``length`` seconds (``"length"``); one-shots play their file once
+(``"file"``) unless given a length. Where each clip sits in time is worked
+out with the lines, by :func:`engine.project.timeline.layout_all`.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from engine.project.defaults import (
+    DEFAULT_BED_LEAD_S,
+    DEFAULT_DUCKING,
+    DEFAULT_GAIN_DB,
+    DEFAULT_PAN,
+    SOUND_LANE_NAMES,
+)
+
+LANE_KINDS = ("effects", "ambience", "music")
+ANCHORS = ("cue", "line_start", "line_end", "time")
+ENDS = ("file", "out", "next", "scene", "length")
+# cues.json's "kind" of a clip on a lane of each kind.
+CUE_KINDS = {"effects": "sfx", "ambience": "ambience", "music": "music"}
+
+# Script words that open a cue, and the lane kind each one means.
+CUE_WORDS = {"SFX": "effects", "FX": "effects", "SOUND": "effects", "AMBIENCE": "ambience",
+             "ATMOS": "ambience", "MUSIC": "music"}
+_CUE = re.compile(r"(?P<word>sfx|fx|sound|ambience|atmos|music)\s*(?::\s*(?P<text>.*)|\s+(?P<out>out)\s*[.!]?)",
+                  re.I | re.S)
+
+
+@dataclass(frozen=True)
+class Ducking:
+    """How a sound lane steps back under dialogue; ``depth_db`` 0 is off."""
+
+    depth_db: float = 0.0
+    attack_s: float = 0.15
+    release_s: float = 0.8
+    lookahead_s: float = 0.2
+
+    @property
+    def on(self) -> bool:
+        return self.depth_db < 0.0
+
+
+def default_ducking(kind: str) -> Ducking:
+    """On by default for music, gentler for ambience, off for effects."""
+    return Ducking(*DEFAULT_DUCKING[kind])
+
+
+@dataclass
+class SoundLane:
+    """A lane of effects, ambience or music under the cast lanes."""
+
+    name: str
+    kind: str = "effects"
+    gain_db: float = DEFAULT_GAIN_DB
+    pan: float = DEFAULT_PAN
+    mute: bool = False
+    solo: bool = False
+    ducking: Ducking = field(default_factory=Ducking)
+
+    @classmethod
+    def of_kind(cls, kind: str, name: str | None = None) -> SoundLane:
+        return cls(name=name or SOUND_LANE_NAMES[kind], kind=kind, ducking=default_ducking(kind))
+
+
+@dataclass
+class SoundClip:
+    """One sound on a sound lane (see the module docstring for anchors and ends)."""
+
+    id: str
+    lane: str
+    cue: str = ""
+    file: str = ""  # relative to the project folder when it can be; "" = a placeholder
+    anchor: str = "cue"
+    line: str | None = None
+    offset: float = 0.0
+    gain_db: float = DEFAULT_GAIN_DB
+    pan: float = DEFAULT_PAN
+    fade_in: float = 0.0
+    fade_out: float = 0.0
+    loop: bool = False
+    end: str = "file"
+    out_line: str | None = None
+    length: float | None = None
+    overlap: bool = False  # a one-shot at its cue: the next line does not wait for it
+    lead: float = 0.0  # a bed at its cue: the next line follows this long after it starts
+
+    @property
+    def placeholder(self) -> bool:
+        return not self.file
+
+
+def new_sound_id() -> str:
+    return "X" + uuid.uuid4().hex[:10]
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A script line that is a sound cue: ``SFX: thunder`` or ``MUSIC OUT``."""
+
+    kind: str  # a lane kind
+    text: str
+    out: bool = False
+
+
+def parse_cue(line: str) -> Cue | None:
+    """The cue a script line is, or None: ``SFX:``, ``FX:``, ``SOUND:``
+    (effects), ``AMBIENCE:``, ``ATMOS:`` (ambience), ``MUSIC:`` (music), any
+    case, and ``MUSIC OUT`` / ``AMBIENCE OUT`` / ``ATMOS OUT``."""
+    m = _CUE.fullmatch(line.strip())
+    if m is None:
+        return None
+    kind = CUE_WORDS[m.group("word").upper()]
+    if m.group("out"):
+        return Cue(kind, "", out=True) if kind != "effects" else None
+    text = " ".join((m.group("text") or "").split())
+    if text.rstrip(".!").lower() == "out":  # "MUSIC: out" says the same as "MUSIC OUT"
+        return Cue(kind, "", out=True) if kind != "effects" else Cue(kind, text)
+    return Cue(kind, text)
+
+
+def bed_defaults(kind: str) -> dict[str, object]:
+    """What a fresh clip of a kind starts with: beds loop, fade and lead in."""
+    if kind == "effects":
+        return {"end": "file"}
+    return {"loop": True, "end": "next", "fade_in": 1.0, "fade_out": 1.5, "lead": DEFAULT_BED_LEAD_S[kind]}
