@@ -283,12 +283,13 @@ def test_inference_failure_fails_only_its_request(synth, tiny_voices, monkeypatc
 def test_threads_are_named_and_stop_on_close(tiny_voices):
     synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(2, 1)))
     pending = request_for(synth, "Never started.", "A", voice(tiny_voices))
+    before = set(threading.enumerate())  # threads other tests' objects may still be closing
     scheduler = Scheduler(synth, make_policy("fifo"))
-    names = {t.name for t in threading.enumerate()}
-    assert {"radioplay-sched", "radioplay-post", "radioplay-infer-0", "radioplay-infer-1"} <= names
+    mine = [t for t in threading.enumerate() if t not in before and t.name.startswith("radioplay-")]
+    assert {"radioplay-sched", "radioplay-post", "radioplay-infer-0", "radioplay-infer-1"} <= {t.name for t in mine}
     scheduler.submit(request_for(synth, "Finished before close.", "A", voice(tiny_voices))).result(10)
     scheduler.close()
-    assert not any(t.name.startswith("radioplay-") and t.is_alive() for t in threading.enumerate())
+    assert not [t.name for t in mine if t.is_alive()]  # close joins every thread it started
     with pytest.raises(RuntimeError, match="closed"):
         scheduler.submit(pending)
 
