@@ -46,6 +46,7 @@ class SoundTrim(QObject):
         self.timeline = window.timeline
         self._grip: _Grip | None = None
         self._handles: list[Any] = []
+        self._key: tuple[str, float, float] | None = None  # what the handles were placed for
         self.timeline.viewport().installEventFilter(self)
         self.timeline.header.installEventFilter(self)
         self.timeline.clip_selected.connect(lambda _id: self.refresh())
@@ -63,17 +64,21 @@ class SoundTrim(QObject):
 
     def refresh(self) -> None:
         """Put the handles and ramps on the selected sound clip (or take them away)."""
-        for h in self._handles:
-            if h.scene() is not None:
-                h.setParentItem(None)
-                h.scene().removeItem(h)
+        for old in self._handles:
+            try:
+                if old.scene() is not None:
+                    old.scene().removeItem(old)
+            except RuntimeError:  # its clip left the scene, and took its handles with it
+                pass
         self._handles = []
+        self._key = None
         chosen = self.selected()
         if chosen is None:
             return
         item, clip = chosen
         w, h = item.boundingRect().width(), item.boundingRect().height()
         zoom = self.timeline.zoom()
+        self._key = (clip.id, zoom, w)
         fin, fout = min(w, clip.fade_in * zoom), min(w, clip.fade_out * zoom)
         ramp = QPainterPath(QPointF(0.0, h))
         ramp.lineTo(fin, 0.0)
@@ -134,21 +139,39 @@ class SoundTrim(QObject):
         if command is not None:
             self.window.doc.undo.push(command)
 
+    def _stale(self) -> bool:
+        item = self.timeline.clip_item(self._key[0]) if self._key else None
+        return item is None or self._key != (item.line_id, self.timeline.zoom(), item.boundingRect().width())
+
+    def _show_hint(self, grip: _Grip) -> None:
+        """What releasing here sets, in the drag hint above the clip."""
+        values = self.fields(grip, grip.dx / self.timeline.zoom())
+        hint = self.timeline.drag.hint
+        hint.setText(", ".join(f"{k.replace('_', ' ')} {v:.2f} s" for k, v in values.items()
+                               if isinstance(v, float) and k != "offset"))
+        clip = grip.item.sceneBoundingRect()
+        hint.setPos(clip.left() + 2.0, max(0.0, clip.top() - hint.boundingRect().height()))
+        hint.show()
+
     # ------------------------------------------------------------------ events
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.timeline.header:
             return self._header_event(event)
         kind = event.type()
-        if kind == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
+        if kind == QEvent.Type.Paint and self._key is not None and self._stale():
+            QTimer.singleShot(0, self.refresh)  # zoomed, or the clip was redrawn longer or shorter
+        elif kind == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
             if event.button() == Qt.MouseButton.LeftButton:
                 self._grip = self.grip_at(event.position())
                 return self._grip is not None
         elif kind == QEvent.Type.MouseMove and self._grip is not None and isinstance(event, QMouseEvent):
             self._grip.dx = event.position().x() - self._grip.press_x
+            self._show_hint(self._grip)
             return True
         elif kind == QEvent.Type.MouseButtonRelease and self._grip is not None:
             grip, self._grip = self._grip, None
+            self.timeline.drag.hint.hide()
             self.commit(grip)
             return True
         return False

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import QGraphicsRectItem
 
 from app.timeline_items import ClipItem
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401
@@ -22,12 +23,16 @@ def _at(timeline, item: ClipItem, x: float, y: float) -> QPoint:
     return timeline.mapFromScene(item.mapToScene(QPointF(x, y)))
 
 
-def _drag(qtbot, timeline, start: QPoint, dx: int) -> None:
+def _drag(qtbot, timeline, start: QPoint, dx: int) -> str:
+    """Press, move, release; the drag hint's text just before the release."""
     viewport = timeline.viewport()
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
     for step in (dx // 2, dx):
         qtbot.mouseMove(viewport, start + QPoint(step, 0))
+    hint = timeline.drag.hint.text() if timeline.drag.hint.isVisible() else ""
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=start + QPoint(dx, 0))
+    assert not timeline.drag.hint.isVisible()
+    return hint
 
 
 def _selected_rain(qtbot, window):
@@ -47,11 +52,16 @@ def test_fade_handles_drag_the_fades_and_undo_restores_them(qtbot, make_window, 
     window = make_window(scored_file(tmp_path, tiny_voices["single"]))
     timeline, rain = _selected_rain(qtbot, window)
     w = rain.boundingRect().width()
-    _drag(qtbot, timeline, _at(timeline, rain, 4.0, 4.0), 80)  # the fade-in handle, 1 s right
-    assert abs(_clip(window, "X1").fade_in - 1.0) < 0.05
+    hint = _drag(qtbot, timeline, _at(timeline, rain, 4.0, 4.0), 80)  # the fade-in handle, 1 s right
+    assert abs(_clip(window, "X1").fade_in - 1.0) < 0.05 and hint.startswith("fade in 1.0")
     assert abs(_clip(window, "X1").offset) < 1e-9  # the clip did not move
     _drag(qtbot, timeline, _at(timeline, rain, w - 4.0, 4.0), -40)  # the fade-out handle, 0.5 s left
     assert abs(_clip(window, "X1").fade_out - 0.5) < 0.05
+    qtbot.wait(50)  # the edit has redrawn the clip and its handles
+    timeline.set_zoom(160.0)  # the handles follow the zoom: the fade-in one sits 1 s in
+    boxes = lambda: [c for c in timeline.clip_item("X1").childItems() if isinstance(c, QGraphicsRectItem)]  # noqa: E731
+    qtbot.waitUntil(lambda: len(boxes()) == 2 and abs(boxes()[0].pos().x() - _clip(window, "X1").fade_in * 160) < 1)
+    timeline.set_zoom(80.0)
     window.doc.undo.undo()
     assert _clip(window, "X1").fade_out == 0.0 and _clip(window, "X1").fade_in > 0.9
     window.doc.undo.undo()
