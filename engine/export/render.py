@@ -350,7 +350,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:
-            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output)
+            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output,
+                      sound_placements, sounds)
         known, measured_key = None, None
         if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
             mix = output.path(plan.files[0])
