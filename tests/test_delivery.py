@@ -172,6 +172,32 @@ def test_cli_prints_the_table_and_fails_when_a_requirement_fails(tmp_path, two_s
     assert "MP3 needs a sample rate" in capsys.readouterr().err
 
 
+def test_broadcast_stem_names_name_title_stem_channels_rate_and_bits(tmp_path, two_scenes, capsys):
+    project = load_project(two_scenes)
+    project.title = "../The Long Night"  # a title from the user's file never leaves the folder
+    save_project(project, two_scenes)
+    plain = tmp_path / "plain"
+    assert main(["render", str(two_scenes), "-o", str(plain)]) == 0
+    out = tmp_path / "bc"
+    assert main(["render", str(two_scenes), "-o", str(out), "--stem-names", "broadcast"]) == 0
+    capsys.readouterr()
+    roles = [r.name for r in project.cast]
+    assert sorted(p.name for p in (out / "stems").iterdir()) == sorted(
+        f"The_Long_Night_{role}STEM_2ch_48k_32b.wav" for role in roles)
+    assert sorted(p.name for p in (out / "dme").iterdir()) == [
+        f"The_Long_Night_{d}STEM_2ch_48k_32b.wav" for d in ("DX", "FX", "MX")]
+    # The same audio as the plain names: only the names differ.
+    pairs = [(f"dme/{d}.wav", f"dme/The_Long_Night_{d}STEM_2ch_48k_32b.wav") for d in ("DX", "FX", "MX")]
+    pairs += [(f"stems/{r}.wav", f"stems/The_Long_Night_{r}STEM_2ch_48k_32b.wav") for r in roles]
+    for a, b in pairs:
+        audio_a, rate = sf.read(plain / a, dtype="float32")
+        audio_b, _ = sf.read(out / b, dtype="float32")
+        assert rate == 48_000 and audio_b.shape[1] == 2 and np.array_equal(audio_a, audio_b)
+    assert np.abs(sf.read(out / pairs[0][1], dtype="float32")[0]).max() > 0.01  # DX holds the dialogue
+    assert not (out / "stems" / "DX.wav").exists() and [p for p in tmp_path.rglob("*STEM*")
+                                                       if out not in p.parents] == []
+
+
 @pytest.mark.parametrize("frames", [1, 64, 65_536, 65_537, 200_001])
 def test_levelling_limits_in_blocks_exactly_as_in_one_piece(frames):
     from engine.audio.limiter import LookaheadLimiter

@@ -63,15 +63,15 @@ def test_sample_delivers_to_podcast_and_acx_and_hands_off_to_reaper(tmp_path, ca
     report = json.loads((acx / "report.json").read_text())
     assert report["passed"] is True and len(report["files"]) == 5
 
-    cues = [c for c in json.loads((acx / "cues.json").read_text())["cues"] if c["kind"] == "line"]  # dialogue
+    cues = json.loads((acx / "cues.json").read_text())["cues"]  # dialogue, and the sound lanes' clips
     tracks = rpp.loads((acx / "the-last-broadcast.rpp").read_text()).findall("TRACK")
-    assert [t.find("NAME")[1] for t in tracks] == [r.name for r in project.cast]
+    assert [t.find("NAME")[1] for t in tracks] == [r.name for r in project.cast] + [s.name for s in project.sound_lanes]
     items = {i.find("IGUID")[1].strip("{}"): (t.find("NAME")[1], i) for t in tracks for i in t.findall("ITEM")}
-    assert len(items) == len(cues) == len(project.lines)
+    assert len(items) == len(cues) == len(project.lines) + len(project.sounds)
     worst = 0.0
     for cue in cues:
-        role, item = items[cue["id"]]
-        assert role == cue["role"]
+        track, item = items[cue["id"]]
+        assert track == cue.get("role", cue.get("lane"))
         worst = max(worst, abs(float(item.find("POSITION")[1]) - cue["start"]),
                     abs(float(item.find("LENGTH")[1]) - (cue["end"] - cue["start"])))
     print(f"reaper: {len(items)} items, worst position/length difference {worst * 1000:.3f} ms")

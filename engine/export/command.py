@@ -40,7 +40,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         options = RenderOptions(target_lufs=preset.target_lufs, stems=not args.no_stems,
                                 format="wav32f" if preset.bit_depth == 32 else "wav24", preset=preset, tags=_tags(args),
                                 daw=args.daw or "", name=path.stem, allow_missing_sounds=args.allow_missing_sounds,
-                                sound_folders=tuple(Path(f) for f in args.sounds))
+                                sound_folders=tuple(Path(f) for f in args.sounds), stem_names=args.stem_names)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
     except OSError as exc:
@@ -131,6 +131,9 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--target-lufs", type=float, default=None,
                    help=f"integrated loudness of the master (default: the preset's; custom {DEFAULT_TARGET_LUFS:g})")
     p.add_argument("--no-stems", action="store_true", help="write only the mix, captions and cue sheet")
+    p.add_argument("--stem-names", choices=["plain", "broadcast"], default="plain",
+                   help="stem file names: plain (stems/ROLE.wav, dme/DX.wav) or broadcast "
+                        "(stems/TITLE_ROLESTEM_2ch_48k_32b.wav, dme/TITLE_DXSTEM_2ch_48k_32b.wav)")
     p.add_argument("--format", choices=["wav16", "wav24", "wav32f"], default=None,
                    help="sample format of a WAV or FLAC master (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")

@@ -90,3 +90,13 @@ def unique_file_names(names: Sequence[str], extension: str, max_bytes: int = MAX
 def _fold(file: str) -> str:
     """Names a case-insensitive or Unicode-normalizing file system treats as one."""
     return unicodedata.normalize("NFC", unicodedata.normalize("NFD", file).casefold())
+
+
+STEM_NAME_STYLES = ("plain", "broadcast")
+
+
+def broadcast_stem(title: str, name: str, rate: int, bits: int, channels: int = 2) -> str:
+    """The post-house style of a stem's name (no extension):
+    ``TITLE_DXSTEM_2ch_48k_32b``; title and name are made safe apart so that
+    a long title cannot cut the stem's own name or its format off."""
+    return f"{safe_stem(title, 40)}_{safe_stem(name, 40)}STEM_{channels}ch_{rate / 1000:g}k_{bits}b"

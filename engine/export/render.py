@@ -48,7 +48,7 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.names import FileName, unique_file_names
+from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.presets import DeliveryPreset
 from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
@@ -82,10 +82,15 @@ class RenderOptions:
     tags: Tags | None = None  # title, author, cover of the delivered files
     daw: str = ""  # also write a DAW project (engine/export/daw: reaper, audacity, otio)
     name: str = ""  # of the project file: the DAW project's name (default: the title)
+    # Stem file names: plain (stems/ROLE.wav, dme/DX.wav) or broadcast
+    # (stems/TITLE_ROLESTEM_2ch_48k_32b.wav, dme/TITLE_DXSTEM_2ch_48k_32b.wav).
+    stem_names: str = "plain"
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r} (choose {', '.join(FORMATS)})")
+        if self.stem_names not in STEM_NAME_STYLES:
+            raise ValueError(f"unknown stem naming {self.stem_names!r} (choose {', '.join(STEM_NAME_STYLES)})")
         if self.daw and self.daw not in DAWS:
             raise ValueError(f"unknown DAW {self.daw!r} (choose {', '.join(DAWS)})")
         lo, hi = TARGET_LUFS_RANGE
@@ -137,9 +142,25 @@ def stem_filename(role: str) -> str:
     return unique_file_names([role], ".wav")[0].file
 
 
-def stem_files(project: Project) -> list[FileName]:
+def stem_files(project: Project, style: str = "plain") -> list[FileName]:
     """One distinct stem file name per role, in cast order."""
+    if style == "broadcast":
+        role_of = {_broadcast(project, r.name): r.name for r in reversed(project.cast)}  # the first role's
+        names = unique_file_names([_broadcast(project, r.name) for r in project.cast], ".wav")
+        return [FileName(r.name, n.file, n.shared_with and role_of[n.shared_with])
+                for r, n in zip(project.cast, names, strict=True)]
     return unique_file_names([r.name for r in project.cast], ".wav")
+
+
+def dme_files(project: Project, style: str = "plain") -> list[str]:
+    """The DX, FX and MX stems' files in dme/, in that order."""
+    if style == "broadcast":
+        return [_broadcast(project, name.removesuffix(".wav")) + ".wav" for name in DME_FILES]
+    return list(DME_FILES)
+
+
+def _broadcast(project: Project, name: str) -> str:
+    return broadcast_stem(project.title, name, project.sample_rate, 32)  # stems are 32-bit float (STEM_SUBTYPE)
 
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
@@ -210,14 +231,14 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     started = time.perf_counter()
     outdir = Path(outdir)
     report = RenderReport(outdir=outdir, lines=len(project.lines))
-    stems = stem_files(project) if options.stems else []
+    stems = stem_files(project, options.stem_names) if options.stems else []
     for stem in stems:
         report.stems[stem.name] = outdir / "stems" / stem.file
         if stem.shared_with is not None:
             report.notes.append(f"role {stem.name!r} makes the same file name as {stem.shared_with!r}: "
                                 f"its stem is stems/{stem.file}")
     plan = plan_delivery(project, options.delivery_preset(), options.tags)
-    dme = [f"dme/{name}" for name in DME_FILES] if options.stems else []
+    dme = [f"dme/{name}" for name in dme_files(project, options.stem_names)] if options.stems else []
     files = [*plan.files, *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES, REPORT_FILE]
     if options.daw:
         files += daw_files(options.daw, project, options.name or project.title)
@@ -329,7 +350,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:
-            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output)
+            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output,
+                      sound_placements, sounds)
         known, measured_key = None, None
         if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
             mix = output.path(plan.files[0])

@@ -9,18 +9,23 @@ describe.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from engine.export.daw import audacity, otio, reaper
 from engine.export.daw.handoff import DAWS, build_handoff, daw_files
 from engine.export.outputset import OutputSet
+from engine.export.sounds import SoundSet
 from engine.project.model import Project
-from engine.project.timeline import Placement
+from engine.project.timeline import Placement, SoundPlacement
 
 __all__ = ["DAWS", "daw_files", "write_daw"]
 _WRITERS = {"reaper": reaper.write, "audacity": audacity.write, "otio": otio.write}
 
 
 def write_daw(kind: str, project: Project, name: str, placements: list[Placement],
-              clips: dict[str, np.ndarray], output: OutputSet) -> None:
-    _WRITERS[kind](build_handoff(project, placements, clips, output), output, name)
+              clips: dict[str, np.ndarray], output: OutputSet, sound_placements: Sequence[SoundPlacement] = (),
+              sounds: SoundSet | None = None) -> None:
+    handoff = build_handoff(project, placements, clips, output, sound_placements, sounds)
+    _WRITERS[kind](handoff, output, name)

@@ -1,6 +1,7 @@
 """Audacity: a ``.lof`` list of files (each line's file at its offset; File >
 Open on the list builds the timeline) and a label track file (File > Import >
-Labels): one label per line, ``SPEAKER: text``, over the line's span."""
+Labels): one label per line, ``SPEAKER: text``, over the line's span; the
+sound clips' files too, each labelled ``LANE: cue``."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from engine.export.outputset import OutputSet
 
 def write(handoff: Handoff, output: OutputSet, name: str) -> None:
     lof = [f'file "{line.file}" offset {line.start:.6f}' for line in handoff.lines]
+    lof += [f'file "{sound.file}" offset {sound.start:.6f}' for sound in handoff.sounds]
     output.path(project_file("audacity", name)).write_text("\n".join(lof) + "\n", encoding="utf-8", newline="\n")
     labels = [f"{line.start:.6f}\t{line.start + line.frames / handoff.rate:.6f}\t"
               f"{line.role}: {' '.join(line.text.split())}" for line in handoff.lines]
+    labels += [f"{s.start:.6f}\t{s.start + s.frames / handoff.rate:.6f}\t"
+               f"{s.lane}: {' '.join((s.cue or s.clip_id).split())}" for s in handoff.sounds]
     labels += [f"{s.start:.6f}\t{s.start:.6f}\t[{' '.join(s.title.split())}]" for s in handoff.scenes]
     output.path(safe_stem(name) + "-labels.txt").write_text("\n".join(labels) + "\n", encoding="utf-8",
                                                             newline="\n")
