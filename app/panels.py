@@ -20,6 +20,7 @@ from app.commands import SetLineFields, move_clip
 from app.document import Document
 from app.monitor import MonitorDock
 from app.script_model import format_time
+from app.sound_trim import SoundTrim
 from app.studio_window import StudioWindow
 from app.timeline import Lane, TimelineView
 from app.timeline_items import PeaksFn
@@ -86,6 +87,7 @@ def connect_timeline(window: StudioWindow) -> None:
     timeline.clip_selected.connect(lambda clip_id: _select(window, clip_id))
     timeline.clip_activated.connect(lambda clip_id: _activate(window, clip_id))
     timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)
+    SoundTrim(window)  # fade handles, trims and lane mute on the sound lanes (owned by the timeline)
 
 def _is_line(window: StudioWindow, clip_id: str) -> bool:
     return not any(c.id == clip_id for c in window.doc.project.sounds)

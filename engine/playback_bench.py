@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,8 +110,11 @@ def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed:
     trials = [(rng.randrange(len(project.lines)), rng.uniform(0.0, 0.8)) for _ in range(positions)]
     ttfa: list[float] = []
     bare: list[float] = []
+    # Time to first audio is the time to the line's first sound: without the sound lanes,
+    # whose ambience under the sample's lines would be the first non-silent frame.
+    dialogue = replace(project, sound_lanes=[], sounds=[])
     for i, (index, fraction) in enumerate(trials):
-        ms, line_id = measure_ttfa(project, synth, index, fraction)
+        ms, line_id = measure_ttfa(dialogue, synth, index, fraction)
         ttfa.append(ms)
         bare.append(measure_bare(project, synth, line_id))
         if progress:
