@@ -192,6 +192,7 @@ class TableReadPanel(QDialog):
 
     def start(self) -> None:
         w = self.window_
+        w.stop()  # the studio's own playback would talk over the read
         project, path = w.doc.snapshot(), w.doc.path
         self.task = run_task("radioplay-tableread", lambda: self._run(project, path), w.marshal,
                              self._done, self._failed)
