@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from app.table_read import SIMULATE, TableReadDialog, TableReadPanel
+from app.table_read import SIMULATE, TableReadChoice, TableReadDialog, TableReadPanel
 from engine.project.fileformat import load_project
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401
-from tests.test_rehearse import needs_espeak, table  # noqa: F401
+from tests.test_rehearse import espeak, needs_espeak, table  # noqa: F401
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -85,3 +85,26 @@ def test_a_table_read_in_the_studio_runs_off_the_gui_thread_and_keeps_the_takes(
     panel.close()
     assert window.files.save()
     assert {ln.id for ln in load_project(path).lines if ln.recording} == {"L2", "L4"}
+
+
+@needs_espeak
+@pytest.mark.integration
+def test_a_reader_who_stops_mid_line_sees_the_next_words_and_the_key_moves_on(qtbot, make_window, table):
+    path, reads = table
+    espeak("He kept the lamp burning", reads / "L4.wav")  # the reader loses their place here
+    window = make_window(path)
+    wait_engine(qtbot, window)
+    panel = TableReadPanel(window, TableReadChoice(("GUEST",), None, reads, None))
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.start()
+    qtbot.waitUntil(lambda: panel.prompt.text().startswith("Next:"), timeout=120_000)
+    assert "forty years" in panel.prompt.text() and panel.line.text().startswith("L4")
+    panel.grab().save(str(ARTIFACTS / "table_read_prompt.png"))
+    qtbot.keyClick(panel, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=120_000)
+    panel.task.join(10)
+    figures = panel.report.figures()
+    assert (figures["live_lines"], figures["missed"], figures["manual_advances"]) == (2, 0, 1)
+    assert "Manual advances: 1" in panel.result.text()
+    assert not any(ln.recording for ln in window.doc.project.lines)  # Record was off
