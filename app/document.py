@@ -23,7 +23,7 @@ from engine.project.model import Line, Project, Role, new_line_id
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
-               "take", "takes", "locked")
+               "take", "takes", "locked", "recording")
 # Role fields outside the voice (mix settings and looks).
 ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")

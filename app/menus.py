@@ -16,6 +16,7 @@ from app import panels
 from app.actions import shortcut_table
 from app.commands import SetProjectField
 from app.studio_window import StudioWindow
+from app.table_read import open_table_read
 from app.voices import master_presets
 from engine import __version__
 
@@ -60,6 +61,10 @@ def build_menus(w: StudioWindow) -> None:
     w.output_menu.setToolTipsVisible(True)
     w.output_menu.aboutToShow.connect(lambda: fill_output_menu(w))
     transport.addMenu(w.output_menu)
+    transport.addSeparator()
+    table_read = transport.addAction("Table &Read…")
+    table_read.setObjectName("tableReadAction")
+    table_read.triggered.connect(lambda: open_table_read(w))
 
     mix = bar.addMenu("&Mix")
     w.master_menu = QMenu("&Master Effect", w)
