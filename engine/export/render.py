@@ -42,7 +42,7 @@ from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
-from engine.export.compliance import REPORT_FILE, ComplianceReport
+from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, described
 from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
@@ -213,6 +213,10 @@ def programme_frames(end_frame: int, programme: Programme) -> int:
     return end_frame + int(max(TAIL_S, programme.tail_s) * programme.rate)
 
 
+def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> None:
+    meter.feed(writer.decoded(block))
+
+
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
     for writer, block in zip(writers, blocks, strict=True):
         writer.write(block)
@@ -243,9 +247,24 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     if options.daw:
         files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
-    sounds, report.warnings = project_sounds(project, project_path, options.sound_folders,
-                                             options.allow_missing_sounds, synth.cache)
-    result = synthesize_lines(project, synth, progress, cancel, scheduler)
+    # A missing or unreadable sound file fails the render before any synthesis
+    # (its header is enough); the audio is read and resampled while the lines
+    # are voiced: the first resample imports scipy.signal (~2 s on the
+    # development machine), which used to delay the first line.
+    project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
+        loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
+                                options.allow_missing_sounds, synth.cache)
+        try:
+            result = synthesize_lines(project, synth, progress, cancel, scheduler)
+        except BaseException:
+            loading.cancel()
+            raise
+        try:
+            sounds, report.warnings = loading.result()
+        except BaseException:
+            release_clips(synth, result)
+            raise
     try:
         with OutputSet(outdir, files).open() as output:
             _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel, started,
@@ -310,6 +329,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     # makes the next block; at most one block per thread is in flight.
     mix_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-mix")
     stem_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-stems")
+    # A new programme's mix is measured for the compliance report as it is
+    # written, on a third thread, instead of read back afterwards (the same
+    # numbers: FileMeter): the report's measurement no longer follows the write.
+    meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
+    meter_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-measure")
     pending: list[Future[None]] = []
     try:
         # Stems carry the pre-limiter level (they sum to the mix before the
@@ -334,13 +358,18 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
+            if meter is not None:
+                pending.append(meter_pool.submit(_measure, meter, writers[0], limited))
             if stem_blocks:
                 pending.append(stem_pool.submit(_write_blocks, writers[1:], stem_blocks))
             if progress:
                 progress("writing", i + 1, len(blocks))
         for future in pending:
             future.result()
-        writers[0].write(programme.flush()[:latency])
+        last = programme.flush()[:latency]
+        writers[0].write(last)
+        if meter is not None:
+            _measure(meter, writers[0], last)
         for writer in writers:
             writer.close()
         if progress:
@@ -356,16 +385,17 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
             mix = output.path(plan.files[0])
             measured_key = mix_key(key, report.gain_db, subtype, plan.files[0], mix.stat().st_size)
-            known = memo.load_measurement(measured_key)
+            known = (meter.result(described(mix, plan.files[0])) if meter is not None
+                     else memo.load_measurement(measured_key))
         report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known)
-        if measured_key is not None and known is None and report.compliance.files:
+        if measured_key is not None and (meter is not None or known is None) and report.compliance.files:
             memo.save_measurement(measured_key, report.compliance.files[0])
         check_cancel()
         report.files = output.commit()
         if progress:
             progress("finishing", 1, 1)
     finally:
-        for pool in (mix_pool, stem_pool):
+        for pool in (mix_pool, stem_pool, meter_pool):
             pool.shutdown(wait=True, cancel_futures=True)
         for writer in writers:
             with contextlib.suppress(Exception):
