@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,8 @@ from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
+from engine.export.pages import PassedClips
+from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
 from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
@@ -120,6 +123,7 @@ class RenderReport:
     analysis_pass: bool = False  # effects needed a pass through the real chain
     gain_reused: bool = False  # the same programme was measured before (engine/export/memo.py)
     analysis_wall_s: float = 0.0
+    analysis_streamed: int = 0  # frames analysed while the lines were voiced (engine/export/prefix.py)
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
     placements: list[Placement] = field(default_factory=list)
@@ -255,22 +259,33 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
         loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
                                 options.allow_missing_sounds, synth.cache)
+
+        def build(clips: dict[str, np.ndarray], placements: list[Placement],
+                  sound_placements: list[SoundPlacement]) -> Programme:
+            mixer = build_mixer(project, clips, placements, options.block)
+            return build_programme(project, mixer, loading.result()[0], sound_placements)
+
+        # The analysis pass follows the lines as they are voiced (engine/export/prefix.py).
+        prefix = PrefixAnalysis(project, synth, options.block, loading, build, partial(_cancelled, cancel))
         try:
-            result = synthesize_lines(project, synth, progress, cancel, scheduler)
-        except BaseException:
-            loading.cancel()
-            raise
-        try:
-            sounds, report.warnings = loading.result()
-        except BaseException:
-            release_clips(synth, result)
-            raise
-    try:
-        with OutputSet(outdir, files).open() as output:
-            _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel, started,
-                           sounds)
-    finally:
-        release_clips(synth, result)  # the clips were pinned for the mix
+            try:
+                result = synthesize_lines(project, synth, progress, cancel, scheduler, prefix)
+            except BaseException:
+                loading.cancel()
+                raise
+            try:
+                sounds, report.warnings = loading.result()
+            except BaseException:
+                release_clips(synth, result)
+                raise
+            try:
+                with OutputSet(outdir, files).open() as output:
+                    _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel,
+                                   started, sounds, prefix)
+            finally:
+                release_clips(synth, result)  # the clips were pinned for the mix
+        finally:
+            prefix.close()
     report.wall_s = time.perf_counter() - started
     return report
 
@@ -278,9 +293,14 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
 TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
 
 
+def _cancelled(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("render cancelled")
+
+
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
                    output: OutputSet, options: RenderOptions, plan: DeliveryPlan, progress: Progress | None,
-                   cancel: threading.Event | None, started: float, sounds: SoundSet) -> None:
+                   cancel: threading.Event | None, started: float, sounds: SoundSet, prefix: PrefixAnalysis) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
     prediction = synth.predictor.report()
@@ -295,11 +315,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
 
-    def check_cancel() -> None:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("render cancelled")
-
+    check_cancel = partial(_cancelled, cancel)
     analysed = time.perf_counter()
+    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
+    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
+                         for p in placements)
     report.master_effect = programme.master_effect
     # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
     target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
@@ -310,8 +330,18 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.gain_reused = solved is not None
     if solved is None:  # not exported like this before: measure the programme
         report.analysis_pass = not programme.dry
-        steps = _counting(check_cancel, progress, "analysing", len(blocks))
-        analysis = programme.analyse(total, options.block, steps)
+        count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
+
+        def steps() -> None:  # before each block of the pass
+            count()
+            passed.release_before(next(at, total))
+
+        analysis = prefix.finish(programme, placements, sound_placements, total, steps)
+        report.analysis_streamed = prefix.frames if analysis is not None else 0
+        if analysis is None:
+            analysis = programme.analyse(total, options.block, steps)
+        passed.release_before(total)  # a dry programme's analysis read every clip at once
+        passed.rewind()
         solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB))
         memo.save(key, solved)
     if progress:
@@ -347,6 +377,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
         for i, t in enumerate(blocks):
             check_cancel()
+            passed.release_before(t)
             n = min(options.block, total - t)
             limited, stems = programme.process(t, n)
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
