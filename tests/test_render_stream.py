@@ -95,7 +95,7 @@ def test_a_pass_hands_back_the_pages_of_the_mapped_clips_it_is_past(tmp_path: Pa
 def _solved_by_one_pass(path: Path, out: Path) -> tuple[object, tuple[float, float, float]]:
     """A cold render, and the gain the whole pass after synthesis gives on its clips."""
     from engine.audio.effects import LIMITER_CEILING_DB
-    from engine.export.render import BLOCK, programme_for
+    from engine.export.mixplan import BLOCK, programme_for
     from engine.export.sounds import project_sounds
     from engine.synth.pipeline import plan_lines
 

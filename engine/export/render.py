@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
-from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
@@ -49,15 +48,16 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
+from engine.export.mixplan import BLOCK, build_mixer, build_programme, plan_mix
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
-from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
+from engine.export.sounds import SoundSet, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
-from engine.project.timeline import Placement, SoundPlacement, layout_all
+from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
@@ -65,10 +65,6 @@ from engine.synth.synthesizer import ClipSynthesizer
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
-BLOCK = 8192
-# The release of the last consonant (and the limiter's) needs this much after
-# the last clip; lane reverbs ring longer and extend it.
-TAIL_S = 0.5
 
 
 @dataclass
@@ -165,56 +161,6 @@ def dme_files(project: Project, style: str = "plain") -> list[str]:
 
 def _broadcast(project: Project, name: str) -> str:
     return broadcast_stem(project.title, name, project.sample_rate, 32)  # stems are 32-bit float (STEM_SUBTYPE)
-
-
-def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
-                max_block: int = BLOCK) -> BlockMixer:
-    lane = {r.name: i for i, r in enumerate(project.cast)}
-    rate = project.sample_rate
-    placed = [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id]) for p in placements]
-    mixer = BlockMixer(placed, len(project.cast), max_block)
-    audible = project.audible_roles()
-    for i, role in enumerate(project.cast):
-        mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
-    return mixer
-
-
-def build_programme(project: Project, mixer: BlockMixer, sounds: SoundSet | None = None,
-                    sound_placements: list[SoundPlacement] | None = None) -> Programme:
-    """The programme of a project: its lanes' effects, its sound lanes and its master preset."""
-    bus = build_sound_bus(project, sounds or SoundSet(), sound_placements or [], mixer.max_block)
-    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect,
-                     sounds=bus)
-
-
-def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
-                  sounds: SoundSet | None = None) -> tuple[Programme, list[Placement], int]:
-    """What export mixes from these clips: the layout from their real lengths,
-    the mixer, the lanes' effects, sound lanes and master chain, and the
-    programme's length in frames with the tail (reverb, limiter release, the
-    last consonant)."""
-    programme, placements, _, total = plan_mix(project, clips, block, sounds)
-    return programme, placements, total
-
-
-def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
-             ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
-    """:func:`programme_for` with the sound clips' placements too."""
-    rate = project.sample_rate
-    sounds = sounds or SoundSet()
-    placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
-                                              sounds.durations(rate))
-    mixer = build_mixer(project, clips, placements, block)
-    programme = build_programme(project, mixer, sounds, sound_placements)
-    end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
-    return programme, placements, sound_placements, programme_frames(end, programme)
-
-
-def programme_frames(end_frame: int, programme: Programme) -> int:
-    """The programme's length: to the end of its last clip, plus the tail
-    (reverb, limiter release, the last consonant). The transport shows this
-    length, so it agrees with the exported mix to the frame."""
-    return end_frame + int(max(TAIL_S, programme.tail_s) * programme.rate)
 
 
 def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> None:
