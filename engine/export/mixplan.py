@@ -21,12 +21,16 @@ BLOCK = 8192
 TAIL_S = 0.5
 
 
-def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
-                max_block: int = BLOCK) -> BlockMixer:
+def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement]) -> list[PlacedClip]:
+    """The lines' clips where the mixer plays them (lane = the role's place in the cast)."""
     lane = {r.name: i for i, r in enumerate(project.cast)}
     rate = project.sample_rate
-    placed = [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id]) for p in placements]
-    mixer = BlockMixer(placed, len(project.cast), max_block)
+    return [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id]) for p in placements]
+
+
+def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
+                max_block: int = BLOCK) -> BlockMixer:
+    mixer = BlockMixer(placed_clips(project, clips, placements), len(project.cast), max_block)
     audible = project.audible_roles()
     for i, role in enumerate(project.cast):
         mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)

@@ -24,6 +24,7 @@ returns None and the render makes the whole pass as before.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 
@@ -31,14 +32,14 @@ import numpy as np
 
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.programme import Programme
+from engine.export.mixplan import build_mixer, build_programme, placed_clips
 from engine.export.pages import PassedClips
-from engine.export.sounds import SoundSet
+from engine.export.sounds import SoundSet, place_sounds
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
-# (clips of the placed lines, their placements, the sound placements) -> the programme
-Build = Callable[[dict[str, np.ndarray], list[Placement], list[SoundPlacement]], Programme]
+_EVERY_S = 0.5
 _MARGIN_S = 1.0  # kept back from the settled edge beyond the ducking's look-ahead and attack
 
 
@@ -46,9 +47,9 @@ class PrefixAnalysis:
     """Fed through engine/export/lines.py's ``Voiced`` protocol; one render."""
 
     def __init__(self, project: Project, synth: ClipSynthesizer, block: int,
-                 sounds: Future[tuple[SoundSet, list[str]]], build: Build, check: Callable[[], None]) -> None:
+                 sounds: Future[tuple[SoundSet, list[str]]], check: Callable[[], None]) -> None:
         self.project, self.synth, self.block = project, synth, block
-        self._sounds, self._build, self._check = sounds, build, check
+        self._sounds, self._check = sounds, check
         self.rate = project.sample_rate
         # Recorded takes are loaded, not voiced: such a project takes the whole pass.
         self._off = any(line.recording is not None for line in project.lines)
@@ -63,6 +64,7 @@ class PrefixAnalysis:
         self.programme: Programme | None = None
         self.analysis: ProgrammeAnalysis | None = None
         self.frames = 0  # analysed: [0, frames)
+        self._advanced = -math.inf
 
     # --- engine/export/lines.py's Voiced ---------------------------------------------------
 
@@ -71,7 +73,10 @@ class PrefixAnalysis:
 
     def voiced(self, key: str) -> None:
         self._pending.discard(key)
-        if not self._off:
+        now = time.monotonic()
+        # At most twice a second (each advance lays the whole script out again), and after the last line.
+        if not self._off and (now - self._advanced >= _EVERY_S or not self._pending):
+            self._advanced = now
             self._advance()
 
     # --- the prefix ------------------------------------------------------------------------
@@ -131,16 +136,17 @@ class PrefixAnalysis:
     def _analyse_to(self, frame: int, sounds: SoundSet) -> None:
         if frame <= self.frames:
             return
-        built = self._build(self._clips, self._placed, self._sound_placed)
         if self.programme is None:
-            self.programme, self.analysis = built, ProgrammeAnalysis(self.rate)
-            if built.dry:  # a dry programme is analysed from its clips, without a pass
+            mixer = build_mixer(self.project, self._clips, self._placed, self.block)
+            self.programme = build_programme(self.project, mixer, sounds, self._sound_placed)
+            self.analysis = ProgrammeAnalysis(self.rate)
+            if self.programme.dry:  # a dry programme is analysed from its clips, without a pass
                 self._off = True
                 return
         else:  # the same programme (its effects carry their state), with the longer prefix
-            self.programme.mixer.set_clips(built.mixer.clips)
-            if self.programme.sounds is not None and built.sounds is not None:
-                self.programme.sounds.set_sounds(built.sounds.sounds)
+            self.programme.mixer.set_clips(placed_clips(self.project, self._clips, self._placed))
+            if self.programme.sounds is not None:
+                self.programme.sounds.set_sounds(place_sounds(self.project, sounds, self._sound_placed))
         assert self.analysis is not None
         for t in range(self.frames, frame, self.block):
             self._check()

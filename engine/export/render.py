@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
-from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, described
@@ -48,7 +47,7 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.mixplan import BLOCK, build_mixer, build_programme, plan_mix
+from engine.export.mixplan import BLOCK, plan_mix
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
@@ -205,14 +204,8 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
         loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
                                 options.allow_missing_sounds, synth.cache)
-
-        def build(clips: dict[str, np.ndarray], placements: list[Placement],
-                  sound_placements: list[SoundPlacement]) -> Programme:
-            mixer = build_mixer(project, clips, placements, options.block)
-            return build_programme(project, mixer, loading.result()[0], sound_placements)
-
         # The analysis pass follows the lines as they are voiced (engine/export/prefix.py).
-        prefix = PrefixAnalysis(project, synth, options.block, loading, build, partial(_cancelled, cancel))
+        prefix = PrefixAnalysis(project, synth, options.block, loading, partial(_cancelled, cancel))
         try:
             try:
                 result = synthesize_lines(project, synth, progress, cancel, scheduler, prefix)
