@@ -208,16 +208,25 @@ class SpeechChecker:
         request = LineRequest(plan=plan, role=line.role, origin=Origin.CHECK,
                               weight=project.role(line.role).priority)
         copied: list[np.ndarray] = []
+        arrived = threading.Event()
 
-        def keep(f: Future[np.ndarray]) -> None:  # the clip is pinned only while callbacks run
-            if not f.cancelled() and f.exception() is None:
-                copied.append(np.array(f.result(), dtype=np.float32, copy=True))
+        def keep(f: Future[np.ndarray]) -> None:
+            # The clip is pinned only while callbacks run, and result() returns before they do: copy here.
+            try:
+                if not f.cancelled() and f.exception() is None:
+                    copied.append(np.array(f.result(), dtype=np.float32, copy=True))
+                elif not f.cancelled():
+                    log.warning("speech check: a new take of %s failed: %s", line.id, f.exception())
+            finally:
+                arrived.set()
 
         request.future.add_done_callback(keep)
-        try:
-            self._wait(self.scheduler.submit(request, timeout=None))
-        except Exception as exc:  # noqa: BLE001 - a take that failed (or was cancelled) is no take
-            log.warning("speech check: a new take of %s failed: %s", line.id, exc)
+        self.scheduler.submit(request, timeout=None)
+        while not arrived.wait(WAIT_S):
+            with self._cond:
+                if self._closed:
+                    request.future.cancel()
+                    return None
         return copied[0] if copied else None
 
     def _fix(self, project: Project, batch: int, line_ids: tuple[str, ...], takes: int) -> None:
