@@ -139,6 +139,9 @@ class CheckMarks(QObject):
             text = f"Fixing flagged lines: {len(self.fixing.outcomes)} of {self.fixing.lines}"
         elif self.results:
             text = f"Speech check: {len(self.results)} checked, {len(self.flagged())} flagged"
+        elif (session := self.window.session()) is not None and session.checker and session.checker.unavailable:
+            text = "Speech check: not available"
+            self.label.setToolTip(session.checker.unavailable)
         else:
             text = ""
         if text != self.label.text():

@@ -27,6 +27,7 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from types import MappingProxyType
 from typing import Any
 
@@ -34,6 +35,7 @@ import numpy as np
 
 from engine.check.lines import LineResult, clip_inputs, line_result, phoneme_count
 from engine.check.speech import check_clip
+from engine.listen.recognizer import RecognizerUnavailable
 from engine.project.model import Line, Project
 from engine.project.takes import with_new_take, with_take
 from engine.sched.request import LineRequest, Origin
@@ -75,6 +77,7 @@ class SpeechChecker:
         self.results: Mapping[str, LineResult] = NO_CHECKS
         self.fixing: FixProgress | None = None
         self.checked = 0  # clips checked so far (tests, the monitor)
+        self.unavailable: str | None = None  # why no check can run here (no pocketsphinx, no process)
         self._thread = threading.Thread(target=self._run, name="radioplay-check", daemon=True)
         self._thread.start()
 
@@ -119,7 +122,7 @@ class SpeechChecker:
                 if fix is not None:
                     self._fix(*fix)
                     continue
-                todo = self._next(project, plans)
+                todo = None if self.unavailable else self._next(project, plans)
                 if todo is None:
                     with self._cond:
                         if not self._closed and self._plans is plans and not self._fixes:
@@ -130,6 +133,12 @@ class SpeechChecker:
                 assert project is not None
                 self._check(project, *todo)
                 self._publish(plans)
+            except (RecognizerUnavailable, BrokenProcessPool) as exc:  # no check here: say so once, stop
+                log.warning("speech check unavailable: %s", exc)
+                self.unavailable = str(exc) or type(exc).__name__
+                if fix is not None:
+                    with self._cond:
+                        self.fixing = FixProgress(fix[1], len(fix[2]), True)
             except Exception as exc:  # noqa: BLE001 - a failed check must not end the thread
                 log.exception("speech check: %s", exc)
                 if fix is not None:
