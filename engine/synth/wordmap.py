@@ -22,7 +22,9 @@ import unicodedata
 from collections.abc import Mapping
 
 from engine.synth import espeak
+from engine.synth.cache import ClipCache
 from engine.synth.frontend import _STAGE, _TAG, apply_lexicon, split_phonemes
+from engine.synth.synthesizer import ClipPlan
 from engine.synth.wordtimes import ClipWords
 
 WordTime = tuple[str, float, float]  # (word, start_s, end_s) within the clip
@@ -140,3 +142,9 @@ def word_times(text: str, clip: ClipWords | None, lexicon: Mapping[str, str] | N
             at += step
         last_end = end
     return tuple(out)
+
+
+def line_words(text: str, plan: ClipPlan, cache: ClipCache) -> tuple[WordTime, ...]:
+    """A line's written words timed within the clip its plan names (empty when
+    the cache has no timings for it). The lexicon is the entries the plan used."""
+    return word_times(text, cache.words(plan.key), dict(plan.prepared.lexicon_used), plan.voice.language)
