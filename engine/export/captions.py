@@ -64,7 +64,8 @@ def vtt(project: Project, placements: Sequence[Placement], words: Timings | None
     for p in sorted(placements, key=lambda p: p.start):
         text = _caption_text(lines[p.line_id].text)
         role = _vtt_escape(p.role)
-        cues = split_caption(text, p.start, p.end, (words or {}).get(p.line_id, ()))
+        # Split as the SRT is (its rows begin "ROLE: "), so both files have the same cues.
+        cues = split_caption(text, p.start, p.end, (words or {}).get(p.line_id, ()), len(p.role) + 2)
         for i, cue in enumerate(cues):
             ident = p.line_id if i == 0 else f"{p.line_id}-{i + 1}"
             body = "\n".join(_vtt_row(row, [(c, t) for r, c, t in cue.stamps if r == k])

@@ -40,18 +40,17 @@ def split_caption(text: str, start: float, end: float, words: Sequence[WordTime]
     to a speaker label ("ROLE: ")."""
     tokens = text.split(" ") if text else [""]
     times, timed = _token_times(text, tokens, start, end, words)
-    laid = _rows(tokens, row_chars, rows, prefix)
+    groups = _cues(tokens, row_chars, rows, prefix)
     cues: list[Cue] = []
     bounds: list[float] = []
-    for first in range(0, len(laid), rows):
-        group = laid[first:first + rows]
+    for group in groups:
         at = start if not cues else max(times[group[0][0]], bounds[-1] + _MIN_GAP)
         bounds.append(at)
         cues.append(Cue(at, end, tuple(" ".join(tokens[a:b]) for a, b in group), ()))
     out = []
     for i, cue in enumerate(cues):
         cue_end = bounds[i + 1] if i + 1 < len(cues) else max(end, cue.start + _MIN_GAP)
-        group = laid[i * rows:(i + 1) * rows]
+        group = groups[i]
         stamps = []
         last = cue.start
         for row, (a, b) in enumerate(group):
@@ -66,19 +65,52 @@ def split_caption(text: str, start: float, end: float, words: Sequence[WordTime]
     return out
 
 
-def _rows(tokens: list[str], row_chars: int, rows_per_cue: int, prefix: int) -> list[tuple[int, int]]:
-    """(first token, end token) of each row, greedy; the first row of each cue is ``prefix`` shorter."""
+def _cues(tokens: list[str], row_chars: int, rows: int, prefix: int) -> list[list[tuple[int, int]]]:
+    """The tokens as cues of rows ((first, end) token ranges). As many cues as
+    greedy filling needs, but the words shared out evenly between them, each
+    break near its share and after a sentence or clause where one is close,
+    so a long line never ends on a cue of one word."""
+    greedy = _rows(tokens, 0, len(tokens), row_chars, prefix)
+    count = -(-len(greedy) // rows)
+    if count <= 1:
+        return [greedy]
+    offsets = [0]
+    for token in tokens:
+        offsets.append(offsets[-1] + len(token) + 1)
+    total = offsets[-1]
+    breaks = [0]
+    for j in range(1, count):
+        target = total * j / count
+        candidates = range(breaks[-1] + 1, len(tokens) - (count - j) + 1)
+        breaks.append(min(candidates, key=lambda b: abs(offsets[b] - target) - _punctuation_bonus(tokens[b - 1])))
+    breaks.append(len(tokens))
+    cues = [_rows(tokens, a, b, row_chars, prefix) for a, b in zip(breaks, breaks[1:], strict=False)]
+    if any(len(cue) > rows for cue in cues):  # shares too uneven to fit: fill greedily
+        return [greedy[i:i + rows] for i in range(0, len(greedy), rows)]
+    return cues
+
+
+def _punctuation_bonus(token: str) -> float:
+    """Characters a break may move to fall after a sentence (or a clause)."""
+    if token.endswith((".", "?", "!", ".\"", "?\"", "!\"")):
+        return 12.0
+    return 6.0 if token.endswith((",", ";", ":", "—")) else 0.0
+
+
+def _rows(tokens: list[str], first: int, end: int, row_chars: int, prefix: int) -> list[tuple[int, int]]:
+    """Tokens [first, end) as rows, greedy; the first row is ``prefix`` shorter."""
     rows: list[tuple[int, int]] = []
-    begin, width = 0, 0
-    for k, token in enumerate(tokens):
-        room = row_chars - (prefix if len(rows) % rows_per_cue == 0 else 0)
+    begin, width = first, 0
+    for k in range(first, end):
+        token = tokens[k]
+        room = row_chars - (prefix if not rows else 0)
         grown = width + (1 if k > begin else 0) + len(token)
         if k > begin and grown > room:
             rows.append((begin, k))
             begin, width = k, len(token)
         else:
             width = grown
-    rows.append((begin, len(tokens)))
+    rows.append((begin, end))
     return rows
 
 
