@@ -31,6 +31,7 @@ _Index = QModelIndex | QPersistentModelIndex
 # A word stays lit through the short silence after it, until the next begins
 # (or this long past its end, so a pause does not keep the last word lit).
 HOLD_S = 0.35
+MARKER = QColor("#ffd54a")
 
 
 class SpokenWordDelegate(TypingDelegate):
@@ -67,9 +68,12 @@ def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionView
     option.setWrapMode(QTextOption.WrapMode.WordWrap)  # as QCommonStyle wraps an item's text
     layout.setTextOption(option)
     palette: QPalette = opt.palette
+    selected = bool(opt.state & QStyle.StateFlag.State_Selected)
     lit = QTextCharFormat()
-    lit.setBackground(palette.color(QPalette.ColorRole.Highlight))
-    lit.setForeground(palette.color(QPalette.ColorRole.HighlightedText))
+    # A marker colour, not the palette's highlight: the playing line is often
+    # the selected one, whose cell is already on the highlight colour.
+    lit.setBackground(MARKER)
+    lit.setForeground(QColor("black"))
     span = QTextLayout.FormatRange()
     span.start, span.length, span.format = start, max(0, end - start), lit
     layout.setFormats([span])
@@ -84,7 +88,8 @@ def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionView
         height += line.height()
     layout.endLayout()
     painter.save()
-    painter.setPen(QColor(palette.color(QPalette.ColorRole.Text)))
+    role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+    painter.setPen(palette.color(role))
     painter.setClipRect(rect)
     layout.draw(painter, QPointF(rect.left(), rect.top() + max(0.0, (rect.height() - height) / 2)))
     painter.restore()
