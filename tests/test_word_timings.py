@@ -258,3 +258,18 @@ def test_captions_without_timings_split_in_proportion():
     assert len(cues) >= 2 and all(not c["stamps"] for c in cues)
     assert cues[0]["start"] == 0.0 and cues[-1]["end"] == pytest.approx(12.0)
     assert all(a["end"] == b["start"] for a, b in zip(cues, cues[1:], strict=False))
+
+
+def test_timing_and_splitting_a_huge_line_is_linear():
+    """A pasted chapter as one line: aligning its words and cutting its cues grow
+    linearly (the alignment is banded, the cue breaks are searched near their share)."""
+    from engine.export.cuesplit import split_caption
+    from engine.synth.wordmap import word_times
+    from tests.test_linear_time import LINEAR, growth
+
+    def run(text: str) -> object:
+        n = len(text.split())
+        clip = wordtimes.ClipWords(tuple((i * 0.3, i * 0.3 + 0.2, 3 + i % 4) for i in range(n)), False)
+        return split_caption(text, 0.0, n * 0.3, word_times(text, clip), 7)
+
+    assert growth(run, lambda n: " ".join(("word", "an", "elephant", "x")[i % 4] for i in range(n)), 500) < LINEAR

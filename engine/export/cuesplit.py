@@ -10,6 +10,7 @@ from an older cache) is split where its characters say, in proportion.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -81,7 +82,10 @@ def _cues(tokens: list[str], row_chars: int, rows: int, prefix: int) -> list[lis
     breaks = [0]
     for j in range(1, count):
         target = total * j / count
-        candidates = range(breaks[-1] + 1, len(tokens) - (count - j) + 1)
+        # Only breaks a row's width either side of the share: linear in the line's length.
+        low = max(breaks[-1] + 1, bisect.bisect_left(offsets, target - row_chars))
+        high = min(len(tokens) - (count - j), bisect.bisect_right(offsets, target + row_chars))
+        candidates = range(low, max(low, high) + 1)
         breaks.append(min(candidates, key=lambda b: abs(offsets[b] - target) - _punctuation_bonus(tokens[b - 1])))
     breaks.append(len(tokens))
     cues = [_rows(tokens, a, b, row_chars, prefix) for a, b in zip(breaks, breaks[1:], strict=False)]

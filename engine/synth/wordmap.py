@@ -34,6 +34,7 @@ _WORD = re.compile(r"[^\W_]+(?:['’.,\-][^\W_]+)*")
 _MOVES = ((1, 1, 0.0), (1, 2, 0.5), (2, 1, 0.5), (1, 3, 1.0), (3, 1, 1.0), (2, 3, 1.5), (3, 2, 1.5),
           (1, 4, 1.5), (0, 1, 3.0), (1, 0, 3.0))
 _BAND = 12  # spoken words either side of the diagonal the alignment may wander
+_MAX_CELLS = 30_000  # about half a second of alignment (2,500 words); a longer line is shared out by length
 
 
 def written_words(text: str) -> tuple[tuple[str, int, int], ...]:
@@ -87,6 +88,8 @@ def align(written: list[float], spoken: list[int]) -> list[tuple[int, int, int, 
     for y in spoken:
         lp.append(lp[-1] + y)
     band = _BAND + abs(n - m)
+    if n * band > _MAX_CELLS:  # a pathological line: one group, shared out by length
+        return [(0, n, 0, m)]
     inf = float("inf")
     cost: dict[tuple[int, int], tuple[float, int, int]] = {(0, 0): (0.0, 0, 0)}
     for i in range(n + 1):
