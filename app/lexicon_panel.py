@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -71,7 +72,7 @@ class LexiconPanel(QWidget):
         self.table.verticalHeader().hide()
         row_h = self.fontMetrics().height() + 6
         self.table.verticalHeader().setDefaultSectionSize(row_h)
-        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 5 * row_h + 4)  # five entries
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 3 * row_h + 4)  # three entries
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for col, width in enumerate((110, 130, 80)):
@@ -91,7 +92,6 @@ class LexiconPanel(QWidget):
         self.remove_button = QPushButton("Remove", self)
         self.problem = QLabel("", self)
         self.problem.setObjectName("lexiconProblem")
-        self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #b3261e")
         self.uses = QListWidget(self)
         self.uses.setObjectName("lexiconUses")
@@ -99,7 +99,10 @@ class LexiconPanel(QWidget):
         self.import_button = QPushButton("Import…", self)
         self.export_button = QPushButton("Export…", self)
         self.status = QLabel("", self)
-        self.status.setWordWrap(True)
+        # One line each, cut at the panel's edge (the whole text in the tooltip): a wrapped
+        # message would grow the panel in its scroll area, and it would not shrink back.
+        for label in (self.problem, self.status):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self._layout()
 
         self.add_action = QAction("Add to Lexicon", self)
@@ -207,8 +210,7 @@ class LexiconPanel(QWidget):
     def _form_changed(self, audition: bool = False) -> None:
         word, say = self.word.text().strip(), self.say.text().strip()
         problem = entry_problem(word, say) if (word or say) else None
-        self.problem.setText(problem or "")
-        self.problem.setVisible(problem is not None)
+        self._say(self.problem, problem or "")
         self.add_button.setEnabled(bool(word and say) and problem is None)
         self.add_button.setText("Update" if self.editing is not None else "Add")
         self.remove_button.setEnabled(self.editing is not None)
@@ -259,7 +261,7 @@ class LexiconPanel(QWidget):
     def add_from_script(self) -> None:
         word, role = script_word(self.window_)
         if not word:
-            self.status.setText("Select a word in a line's text first (double-click the line, then select the word)")
+            self._say(self.status, "Select a word in a line's text first (double-click the line, then select the word)")
             return
         self.add_word(word, role)
 
@@ -267,8 +269,7 @@ class LexiconPanel(QWidget):
         word, say, scope = self.word.text().strip(), self.say.text().strip(), self._scope()
         problem = entry_problem(word, say)
         if problem is not None:
-            self.problem.setText(problem)
-            self.problem.setVisible(True)
+            self._say(self.problem, problem)
             return
         command = lexicon_edits.set_entry(self.doc, scope, word, say, self.editing)
         self.editing = (scope, word)
@@ -302,7 +303,7 @@ class LexiconPanel(QWidget):
             if not name:
                 return
             path = Path(name)
-        self.status.setText(f"Reading {path.name}…")
+        self._say(self.status, f"Reading {path.name}…")
         self._task = run_task("radioplay-lexicon-io", lambda: read_lexicon(path, phoneme_problem),
                               self.window_.marshal, lambda entries: self._imported(path, entries), self._failed)
 
@@ -313,7 +314,7 @@ class LexiconPanel(QWidget):
             self._failed(LexiconFileError(f"{path}: {exc}"))
             return
         self.doc.undo.push(command)
-        self.status.setText(f"Imported {_entries(len(entries))} from {path.name}")
+        self._say(self.status, f"Imported {_entries(len(entries))} from {path.name}")
 
     def export_file(self, path: Path | None = None) -> None:
         if path is None:
@@ -325,14 +326,19 @@ class LexiconPanel(QWidget):
         roles = sum(1 for e in entries if e.role is not None)
         note = f" ({roles} role entries left out: PLS has no roles, CSV keeps them)" \
             if roles and path.suffix.lower() in (".pls", ".xml") else ""
-        self.status.setText(f"Writing {path.name}…")
+        self._say(self.status, f"Writing {path.name}…")
         self._task = run_task("radioplay-lexicon-io", lambda: write_lexicon(path, entries), self.window_.marshal,
-                              lambda count: self.status.setText(f"Exported {_entries(count)} to {path.name}{note}"),
+                              lambda count: self._say(self.status, f"Exported {_entries(count)} to {path.name}{note}"),
                               self._failed)
+
+    @staticmethod
+    def _say(label: QLabel, text: str) -> None:
+        label.setText(text)
+        label.setToolTip(text)
 
     def _failed(self, exc: BaseException) -> None:
         message = str(exc) if isinstance(exc, (LexiconFileError, OSError)) else f"{type(exc).__name__}: {exc}"
-        self.status.setText(message)
+        self._say(self.status, message)
         self.window_.statusBar().showMessage(message, 10000)
 
 

@@ -88,7 +88,8 @@ class MainWindow(QMainWindow):
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.monitor_dock, self.sounds_dock)
         self.lexicon = LexiconPanel(self, self)  # type: ignore[arg-type]
-        self.lexicon_dock = self._dock("lexiconDock", "Lexicon", self.lexicon, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.lexicon_dock = self._dock("lexiconDock", "Lexicon", scrolled(self.lexicon, "lexiconScroll"),
+                                       Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.monitor_dock, self.lexicon_dock)
         self.monitor_dock.raise_()
 
