@@ -9,9 +9,8 @@ script), and Import/Export (PLS or CSV, read and written on a worker thread).
 Every change is one undo step (app/lexicon_edits.py) that reaches the engine
 like any edit; the engine voices again only the lines whose entries changed.
 
-"Add to Lexicon" takes the word selected (or under the cursor) in the line
-being edited in the script: its editor's context menu offers it, and so
-does Ctrl+Shift+L.
+"Add to Lexicon" (the panel's action; app/lexicon_script.py hooks it to the
+script) takes the word selected in the line being edited.
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -109,7 +108,6 @@ class LexiconPanel(QWidget):
         self.add_action.setShortcut(QKeySequence("Ctrl+Shift+L"))
         self.add_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.add_action.setToolTip("Add the word selected in the script to the lexicon")
-        self.add_action.triggered.connect(self.add_from_script)
         self._audition_timer = QTimer(self)
         self._audition_timer.setSingleShot(True)
         self._audition_timer.setInterval(AUDITION_QUIET_MS)
@@ -218,7 +216,13 @@ class LexiconPanel(QWidget):
         if audition and self.voice.count():
             self._audition_timer.start()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._show_uses()
+
     def _show_uses(self) -> None:
+        if not self.isVisible():
+            return  # typing in the script while the tab is hidden costs nothing; shown, it catches up
         self.uses.clear()
         word = self.word.text().strip()
         if not word:
@@ -258,8 +262,8 @@ class LexiconPanel(QWidget):
             dock.raise_()
         self.say.setFocus()
 
-    def add_from_script(self) -> None:
-        word, role = script_word(self.window_)
+    def add_from_script(self, word: str, role: str | None) -> None:
+        """"Add to Lexicon" from the script (app/lexicon_script.py finds the word)."""
         if not word:
             self._say(self.status, "Select a word in a line's text first (double-click the line, then select the word)")
             return
@@ -344,54 +348,3 @@ class LexiconPanel(QWidget):
 
 def _entries(count: int) -> str:
     return f"{count} {'entry' if count == 1 else 'entries'}"
-
-
-def script_word(window: StudioWindow) -> tuple[str, str | None]:
-    """The word selected (or under the cursor) in the script's open line editor, and its line's role."""
-    view = window.script.view
-    editor = next((w for w in view.viewport().findChildren(QLineEdit) if w.isVisible()), None)
-    if editor is None:
-        return "", None
-    word = editor.selectedText().strip()
-    if not word:
-        text, at = editor.text(), editor.cursorPosition()
-        start = at
-        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'-"):
-            start -= 1
-        end = at
-        while end < len(text) and (text[end].isalnum() or text[end] in "'-"):
-            end += 1
-        word = text[start:end].strip("'-")
-    line_id = window.script.current_line_id()
-    role = window.doc.project.line(line_id).role if line_id else None
-    return word, role
-
-
-class _EditorMenus(QObject):
-    """Gives each line editor the script opens an "Add to Lexicon" entry in its context menu."""
-
-    def __init__(self, panel: LexiconPanel) -> None:
-        super().__init__(panel)
-        self.panel = panel
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        # Polished, not added: a child is announced while its constructor still runs (not yet a QLineEdit).
-        if event.type() == QEvent.Type.ChildPolished:
-            child = event.child()  # type: ignore[attr-defined]
-            if isinstance(child, QLineEdit) and child.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu:
-                child.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-                child.customContextMenuRequested.connect(lambda pos, e=child: self._menu(e, pos))
-        return False
-
-    def _menu(self, editor: QLineEdit, pos: Any) -> None:
-        menu = editor.createStandardContextMenu()
-        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        menu.addSeparator()
-        menu.addAction(self.panel.add_action)
-        menu.popup(editor.mapToGlobal(pos))
-
-
-def install(window: StudioWindow, panel: LexiconPanel) -> None:
-    """Hook the panel's "Add to Lexicon" to the script (its editors' menus, a window shortcut)."""
-    window.script.view.viewport().installEventFilter(_EditorMenus(panel))
-    window.addAction(panel.add_action)

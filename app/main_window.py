@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
-from app import context_menus, lexicon_panel, menus, panels, sound_edits, sound_lanes
+from app import context_menus, lexicon_script, menus, panels, sound_edits, sound_lanes
 from app.actions import build_actions
 from app.cast_panel import CastPanel
 from app.document import Document
@@ -177,7 +177,7 @@ class MainWindow(QMainWindow):
         panels.connect_timeline(self)
         panels.connect_transport(self)
         context_menus.install(self)
-        lexicon_panel.install(self, self.lexicon)  # type: ignore[arg-type]
+        lexicon_script.install(self, self.lexicon)  # type: ignore[arg-type]
 
     # Bound methods, not lambdas: Qt drops these connections when the window goes, while the
     # undo stack still emits as it is destroyed.

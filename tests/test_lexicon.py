@@ -236,3 +236,28 @@ def test_a_line_using_a_bad_entry_fails_alone_with_the_entry_named(project: Proj
         plan_line(tiny_synth, project, project.lines[3])
     for line in project.lines[:3]:
         plan_line(tiny_synth, project, line)
+
+
+# ------------------------------------------------------------ radioplay lexicon
+
+
+def test_the_lexicon_verb_imports_exports_and_lists_bad_entries(tmp_path: Path, project: Project,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.cli import main
+
+    path = tmp_path / "p.radioplay"
+    save_project(project, path)
+    names = tmp_path / "names.csv"
+    names.write_text("word,say,role\nPenrose,[[pˈɛnɹoʊz]],ROLE1\nfar,?!,\n", encoding="utf-8")
+    assert main(["lexicon", str(path), "--import", str(names), "--export", str(tmp_path / "out.pls")]) == 0
+    saved = load_project(path)
+    assert saved.lexicon == {"Llanfair": "Clan vire", "far": "?!"}
+    assert saved.cast[1].lexicon == {"Penrose": "[[pˈɛnɹoʊz]]"}
+    assert [e.word for e in read_pls(tmp_path / "out.pls")] == ["Llanfair", "far"]
+    capsys.readouterr()
+    assert main(["lexicon", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "far\t?!\tProject\tthe respelling '?!' says nothing" in out and "3 entries, 1 bad" in err
+    names.write_text("word,say,role\nTom,Thom,NOBODY\n", encoding="utf-8")
+    assert main(["lexicon", str(path), "--import", str(names)]) == 1
+    assert capsys.readouterr().err.strip() == "radioplay: error: entry 'Tom': role 'NOBODY' is not in the cast"
