@@ -147,9 +147,10 @@ class LexiconPanel(QWidget):
         doc.projectReplaced.connect(self.reload)
         doc.castReset.connect(self.reload)
         doc.projectChanged.connect(self._field_changed)
-        doc.roleChanged.connect(lambda _name, field: self._field_changed(field))
+        # Bound methods, not lambdas, on the document's signals: Qt drops them with the panel.
+        doc.roleChanged.connect(self._role_changed)
         doc.linesReset.connect(self._show_uses)
-        doc.lineChanged.connect(lambda _id: self._show_uses())
+        doc.lineChanged.connect(self._line_changed)
         self.filter.textChanged.connect(lambda _text: self.reload())
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._row_chosen(current.row()))
         self.word.textEdited.connect(lambda _text: self._form_changed())
@@ -166,6 +167,12 @@ class LexiconPanel(QWidget):
     def _field_changed(self, field: str) -> None:
         if field == "lexicon":
             self.reload()
+
+    def _role_changed(self, _name: str, field: str) -> None:
+        self._field_changed(field)
+
+    def _line_changed(self, _line_id: str) -> None:
+        self._show_uses()
 
     def reload(self) -> None:
         """A lexicon or the cast changed: the table, the scope and voice choices follow."""
