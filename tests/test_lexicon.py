@@ -29,6 +29,7 @@ from engine.project.lexicon_io import (
     write_pls,
 )
 from engine.project.model import Project
+from engine.synth.errors import TextError
 from engine.synth.frontend import prepare
 from engine.synth.lexicon_check import entry_problem, phoneme_problem
 from engine.synth.pipeline import plan_line
@@ -229,8 +230,6 @@ def test_good_entries_have_no_problem(say: str) -> None:
 
 def test_a_line_using_a_bad_entry_fails_alone_with_the_entry_named(project: Project,
                                                                    tiny_synth: ClipSynthesizer) -> None:
-    from engine.synth.errors import TextError
-
     project.cast[1].lexicon = {"Penrose": "[[p@nrose]]"}
     with pytest.raises(TextError, match=r"^lexicon entry 'Penrose': '@' \(U\+0040\) is not a phoneme"):
         plan_line(tiny_synth, project, project.lines[3])
