@@ -260,3 +260,21 @@ def test_the_lexicon_verb_imports_exports_and_lists_bad_entries(tmp_path: Path, 
     names.write_text("word,say,role\nTom,Thom,NOBODY\n", encoding="utf-8")
     assert main(["lexicon", str(path), "--import", str(names)]) == 1
     assert capsys.readouterr().err.strip() == "radioplay: error: entry 'Tom': role 'NOBODY' is not in the cast"
+
+
+def test_a_phoneme_entry_reaches_a_kokoro_voice_as_phonemes(tmp_path: Path) -> None:
+    """Kokoro phonemizes with espeak-ng, which reads ``[[...]]`` as its own ASCII phoneme
+    names: an IPA entry came out spelled ("pee stress open..."). The block is IPA already."""
+    from engine.project.model import VoiceParams
+    from engine.synth.cache import ClipCache
+    from engine.synth.library import VoiceLibrary
+    from tests.voices.generate_test_kokoro import generate_kokoro
+
+    generate_kokoro(tmp_path / "voices")
+    synth = ClipSynthesizer(VoiceLibrary(user_dir=tmp_path / "voices"), 48_000, ClipCache(tmp_path / "cache"))
+    params = VoiceParams(voice="af_alpha", backend="kokoro")
+    plan = synth.plan("Hello Penrose, how are you?", params, {"Penrose": "[[pˈɛnɹoʊz]]"})
+    spoken = " ".join(unit.phonemes for unit in synth.phonemize(plan))
+    assert "stɹˈɛs" not in spoken and "pˈɛnɹOz" in spoken  # Kokoro writes espeak's oʊ as O
+    # One sentence, as without the entry: the block does not cut it.
+    assert len(synth.phonemize(plan)) == len(synth.phonemize(synth.plan("Hello Penrose, how are you?", params)))
