@@ -65,11 +65,12 @@ def remove_entry(doc: Document, scope: Scope, word: str) -> QUndoCommand:
     return command
 
 
-def add_entries(doc: Document, entries: Iterable[Entry], text: str) -> QUndoCommand:
+def add_entries(doc: Document, entries: Iterable[Entry], text: str) -> Macro:
     """Imported entries, one undo step (raises LexiconFileError for a role not in the cast)."""
     project_lexicon, roles = merged(doc.project, entries)
     steps = [_set(doc, None, project_lexicon)] if project_lexicon != doc.project.lexicon else []
-    steps += [_set(doc, name, lexicon) for name, lexicon in roles.items()]
+    steps += [_set(doc, name, lexicon) for name, lexicon in roles.items()
+              if lexicon != doc.project.role(name).lexicon]
     return Macro(text, steps)
 
 

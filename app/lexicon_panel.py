@@ -324,8 +324,10 @@ class LexiconPanel(QWidget):
         except LexiconFileError as exc:
             self._failed(LexiconFileError(f"{path}: {exc}"))
             return
-        self.doc.undo.push(command)
-        self._say(self.status, f"Imported {_entries(len(entries))} from {path.name}")
+        if command.steps:  # an import that changes nothing is no undo step
+            self.doc.undo.push(command)
+        self._say(self.status, f"Imported {_entries(len(entries))} from {path.name}"
+                  + ("" if command.steps else " (the lexicon had them all already)"))
 
     def export_file(self, path: Path | None = None) -> None:
         if path is None:

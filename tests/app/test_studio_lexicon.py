@@ -125,6 +125,12 @@ def test_add_from_the_script_edit_remove_and_import_voice_only_the_lines_using_t
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     window.grab().save(str(ARTIFACTS / "lexicon-panel.png"))
 
+    # The same file again changes nothing: no undo step.
+    steps = window.doc.undo.count()
+    panel.import_file(csv)
+    qtbot.waitUntil(lambda: "had them all already" in panel.status.text(), timeout=10_000)
+    assert window.doc.undo.count() == steps
+
     # Export both ways; the PLS leaves the role entries out and says so.
     panel.export_file(tmp_path / "out.csv")
     qtbot.waitUntil(lambda: "Exported 3 entries to out.csv" in panel.status.text(), timeout=10_000)
