@@ -273,3 +273,20 @@ def test_timing_and_splitting_a_huge_line_is_linear():
         return split_caption(text, 0.0, n * 0.3, word_times(text, clip), 7)
 
     assert growth(run, lambda n: " ".join(("word", "an", "elephant", "x")[i % 4] for i in range(n)), 500) < LINEAR
+
+
+def test_mapping_words_keeps_the_productions_lexicon_index(tiny_voices, tmp_path):
+    """Timing a line's words must not push a production's big lexicon out of the
+    frontend's index cache (rebuilding it costs every later plan)."""
+    from engine.synth import frontend
+
+    synth = synth_at(tmp_path)
+    voice = VoiceParams(voice=str(tiny_voices["single"]))
+    lexicon = {f"word{i}": f"wurd {i}" for i in range(20_000)} | {"Siobhan": "shiv awn"}
+    plans = [synth.plan(f"Siobhan says hello to word{i}.", voice, lexicon) for i in range(12)]
+    for plan in plans:
+        synth.finish(synth.infer(plan))
+    for i, plan in enumerate(plans):
+        words = line_words(f"Siobhan says hello to word{i}.", plan, synth.cache)
+        assert [w for w, _, _ in words] == ["Siobhan", "says", "hello", "to", f"word{i}"]
+    assert id(lexicon) in frontend._INDEXES

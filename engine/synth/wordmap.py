@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from engine.synth import espeak
 from engine.synth.cache import ClipCache
-from engine.synth.frontend import _STAGE, _TAG, apply_lexicon, split_phonemes
+from engine.synth.frontend import _STAGE, _TAG, split_phonemes
 from engine.synth.synthesizer import ClipPlan
 from engine.synth.wordtimes import ClipWords
 
@@ -53,9 +53,12 @@ def written_words(text: str) -> tuple[tuple[str, int, int], ...]:
 
 def _spoken_length(word: str, lexicon: Mapping[str, str], language: str) -> float:
     """How many phonemes a written word becomes on its own: espeak-ng's
-    reading of it after the lexicon, counted as the model's ids are (no
-    stress marks); a ``[[phoneme]]`` replacement counts its phonemes."""
-    said = apply_lexicon(word, lexicon)[0] if lexicon else word
+    reading of it after the lexicon (``lexicon``: the entries the line used,
+    by lower case), counted as the model's ids are (no stress marks); a
+    ``[[phoneme]]`` replacement counts its phonemes. Looked up here rather
+    than through apply_lexicon, whose index cache holds a production's whole
+    lexicon and must not be churned by one small mapping per line."""
+    said = lexicon.get(word.lower(), word)
     total = 0
     for block, part in split_phonemes(said):
         total += _count(part[2:-2]) if block else _phonemes(part, language)
@@ -127,8 +130,8 @@ def word_times(text: str, clip: ClipWords | None, lexicon: Mapping[str, str] | N
     words = written_words(text)
     if clip is None or not clip.words or not words:
         return ()
-    lexicon = lexicon or {}
-    lengths = [_spoken_length(w, lexicon, language) for w, _, _ in words]
+    used = {key.lower(): say for key, say in (lexicon or {}).items()}
+    lengths = [_spoken_length(w, used, language) for w, _, _ in words]
     spoken = clip.words
     out: list[WordTime] = []
     last_end = spoken[0][0]
