@@ -261,6 +261,10 @@ class EngineLink(QObject):
             return None
         return session.scheduler.cost.realtime(backend, session.scheduler.workers)
 
+    def words(self, line_id: str) -> tuple[tuple[str, float, float], ...]:
+        """The line's written words timed within its clip (empty when not known)."""
+        return self._session.line_words(line_id) if self._session is not None else ()
+
     def peaks(self, line_id: str, columns: int) -> np.ndarray | None:
         """A line's waveform, or a sound clip's (the timeline draws both)."""
         session = self._session

@@ -90,7 +90,7 @@ def clip_inputs(project: Project, synth: ClipSynthesizer, line: Line, index: int
     background check sends it to another process)."""
     rate = rates.get(ClipSynthesizer.length_key(plan))
     phonemes = phoneme_count(synth, plan) if rate else 0
-    return {"text": line.text, "lexicon": dict(project.lexicon), "context": context_of(project, index),
+    return {"text": line.text, "lexicon": dict(project.lexicon_for(line.role)), "context": context_of(project, index),
             "predicted_s": rate * phonemes * plan.settings.length_scale if rate else None,
             "pitch": voice_of(project, line).pitch}
 

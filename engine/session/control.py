@@ -69,6 +69,7 @@ from engine.session.views import (
     waveform_peaks,
 )
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
+from engine.synth.wordmap import WordTime, line_words
 
 log = logging.getLogger("engine.session")
 
@@ -228,6 +229,20 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
         if clip is None or columns <= 0:
             return None
         return waveform_peaks(clip, columns)
+
+    def line_words(self, line_id: str) -> tuple[WordTime, ...]:
+        """The line's written words timed within the clip it plays (empty: no
+        clip yet, a recorded take, or a clip without timings). Any thread: it
+        reads the line's record as clip_peaks does and the applied snapshot."""
+        record = self._lines.get(line_id)
+        plan = record.plan if record is not None and record.clip is not None else None
+        if plan is None:
+            return ()
+        try:
+            text = self.project.line(line_id).text
+        except KeyError:
+            return ()
+        return line_words(text, plan, self.synth.cache)
 
     def transport(self) -> TransportSnapshot:
         snap = self.player.snapshot()
