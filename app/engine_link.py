@@ -38,9 +38,11 @@ from engine.session import Session, SessionState
 SessionFactory = Callable[[Project, Path | None], Session]
 
 
-def default_session_factory(output: str | None = None, prerender: bool = True) -> SessionFactory:
+def default_session_factory(output: str | None = None, prerender: bool = True, check: bool = True) -> SessionFactory:
+    """``check``: the speech check runs in the background (engine/session/checking.py)."""
+
     def make(project: Project, path: Path | None) -> Session:
-        return Session(project, path, output=output, prerender=prerender)
+        return Session(project, path, output=output, prerender=prerender, check=check)
 
     return make
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.metrics.hub import MetricsHub
+from engine.sched.background import BackgroundGate
 from engine.sched.batching import BatchSizer
 from engine.sched.cost import CostModel
 from engine.sched.hashring import WeightedHashRing
@@ -64,7 +65,7 @@ class SchedulerStats:
     running: int
 
 
-class Scheduler(SchedulerTick, OutsideWorkers):
+class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
     def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
                  metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
                  clock: Callable[[], float] = time.monotonic, tick_s: float = TICK_S,
