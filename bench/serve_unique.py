@@ -131,6 +131,9 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=160, help="requests in each burst")
     parser.add_argument("--rounds", type=int, default=2, help="bursts per server, interleaved (medians are reported)")
     parser.add_argument("--lead-share", type=float, default=0.25, help="share of requests for the lead role")
+    parser.add_argument("--unshifted", action="store_true",
+                        help="every role at its voice's own pitch: no pitch shift in Radioplay's shaping, which "
+                             "piper does not do (the lead's WORLD shift costs about as much CPU as its inference)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -141,6 +144,11 @@ def main() -> int:
     try:
         project = work / SAMPLE.name
         shutil.copy(SAMPLE, project)
+        if args.unshifted:
+            data = json.loads(project.read_text(encoding="utf-8"))
+            for role in data["cast"]:
+                role["voice"]["pitch"] = 0.0
+            project.write_text(json.dumps(data), encoding="utf-8")
         env = {**os.environ, "RADIOPLAY_CACHE_DIR": str(work / "clip-cache")}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
         rp_port, rp_metrics, piper_port = free_port(), free_port(), free_port()
