@@ -93,6 +93,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def ratio(a: float, b: float) -> float:
+    """a / b; nan when b is 0 (a burst whose requests all failed)."""
+    return a / b if b else float("nan")
+
+
 def burst(url: str, bodies: list[dict[str, str]], lead: list[bool], pid: int) -> dict[str, float]:
     results: list[tuple[int, float]] = [(0, 0.0)] * len(bodies)
     go = threading.Event()
@@ -179,18 +184,19 @@ def main() -> int:
                 rounds[name].append(burst(url, bodies, lead, pid))
             if not args.json:
                 rp, pp = rounds["radioplay"][-1], rounds["piper"][-1]
-                print(f"round {r + 1}: throughput {rp['rps'] / pp['rps']:.2f}x, lead p95 "
-                      f"{rp['lead_p95_ms'] / pp['lead_p95_ms']:.2f}x, per CPU-second {rp['per_cpu_s'] / pp['per_cpu_s']:.2f}x"
-                      f" (load {rp['load']:.1f} / {pp['load']:.1f})", flush=True)
+                print(f"round {r + 1}: throughput {ratio(rp['rps'], pp['rps']):.2f}x, lead p95 "
+                      f"{ratio(rp['lead_p95_ms'], pp['lead_p95_ms']):.2f}x, per CPU-second "
+                      f"{ratio(rp['per_cpu_s'], pp['per_cpu_s']):.2f}x (load {rp['load']:.1f} / {pp['load']:.1f}; "
+                      f"non-2xx {rp['non_2xx']} / {pp['non_2xx']})", flush=True)
         # Each round's ratio compares two bursts a minute apart; the median of the ratios over
         # interleaved rounds is what a shared machine allows.
         pairs = list(zip(rounds["radioplay"], rounds["piper"], strict=True))
         summary = {
             "requests": args.requests, "rounds": args.rounds, "load_average": os.getloadavg(),
             "rounds_detail": {k: [{m: round(v, 2) for m, v in x.items()} for x in runs] for k, runs in rounds.items()},
-            "throughput_ratio": round(statistics.median(a["rps"] / b["rps"] for a, b in pairs), 3),
-            "lead_p95_ratio": round(statistics.median(a["lead_p95_ms"] / b["lead_p95_ms"] for a, b in pairs), 3),
-            "per_cpu_second_ratio": round(statistics.median(a["per_cpu_s"] / b["per_cpu_s"] for a, b in pairs), 3),
+            "throughput_ratio": round(statistics.median(ratio(a["rps"], b["rps"]) for a, b in pairs), 3),
+            "lead_p95_ratio": round(statistics.median(ratio(a["lead_p95_ms"], b["lead_p95_ms"]) for a, b in pairs), 3),
+            "per_cpu_second_ratio": round(statistics.median(ratio(a["per_cpu_s"], b["per_cpu_s"]) for a, b in pairs), 3),
             "load_median": round(statistics.median(x["load"] for runs in rounds.values() for x in runs), 1),
             "non_2xx": int(sum(x["non_2xx"] for runs in rounds.values() for x in runs)),
         }
