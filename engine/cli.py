@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
+from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_sounds import match_cues
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
@@ -280,6 +281,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.set_defaults(func=cmd_import)
 
     add_render_parser(sub)
+    add_lexicon_parser(sub)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")
     p.add_argument("project", help="project file (.radioplay)")

@@ -71,7 +71,7 @@ def measure_bare(project: Project, synth: ClipSynthesizer, line_id: str) -> floa
     line = project.line(line_id)
     params = project.role(line.role).voice
     started = time.perf_counter()
-    synth.synthesize(line.text, params, project.lexicon)
+    synth.synthesize(line.text, params, project.lexicon_for(line.role))
     return (time.perf_counter() - started) * 1000.0
 
 

@@ -89,7 +89,7 @@ def check_line(project: Project, synth: ClipSynthesizer, line: Line, clip: np.nd
     plan = plan or plan_line(synth, project, line)
     rate = rates.get(ClipSynthesizer.length_key(plan))
     phonemes = _phonemes(synth, plan) if rate else 0
-    result: ClipCheck = check_clip(clip, synth.sample_rate, line.text, lexicon=project.lexicon,
+    result: ClipCheck = check_clip(clip, synth.sample_rate, line.text, lexicon=project.lexicon_for(line.role),
                                    context=context_of(project, index),
                                    predicted_s=rate * phonemes * plan.settings.length_scale if rate else None,
                                    pitch=voice_of(project, line).pitch)

@@ -11,6 +11,7 @@ that becomes urgent as the playhead approaches it.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -83,7 +84,7 @@ class LineRequest:
         return self.plan.key
 
 
-def request_for(synth: ClipSynthesizer, text: str, role: str, params: VoiceParams, *, lexicon: dict[str, str] | None = None,
+def request_for(synth: ClipSynthesizer, text: str, role: str, params: VoiceParams, *, lexicon: Mapping[str, str] | None = None,
                 origin: Origin = Origin.SERVICE, deadline: Deadline | None = None, weight: float = 1.0,
                 line_id: str | None = None) -> LineRequest:
     """Plan a line (text frontend, voice lookup, cache key) into a request."""

@@ -23,6 +23,7 @@ from engine.project.blend import BlendError, parse_blend
 from engine.synth import espeak, kokoro_voices
 from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
+from engine.synth.frontend import split_phonemes
 from engine.synth.kokoro_phonemes import language_of, to_kokoro
 from engine.synth.library import VoiceInfo
 from engine.synth.piper_backend import SessionLayout, SessionPool, make_session
@@ -60,6 +61,22 @@ def split_tokens(phonemes: str, limit: int = MAX_TOKENS) -> list[str]:
     if current:
         pieces.append(current)
     return [p for p in pieces if tokenize(p)]
+
+
+def _clauses(language: str, unit: str) -> list[tuple[str, str, bool]]:
+    """espeak-ng's clauses of ``unit``, its ``[[...]]`` blocks kept as they are: they are
+    espeak-ng IPA already (a lexicon's phoneme entry), which espeak-ng itself would read as
+    its ASCII phoneme names and spell out. A clause cut only by a block goes on."""
+    parts = split_phonemes(unit)
+    if len(parts) == 1 and not parts[0][0]:
+        return espeak.clauses(language, unit)
+    out: list[tuple[str, str, bool]] = []
+    for block, part in parts:
+        if block:
+            out.append((part[2:-2].strip(), "", False))
+        elif part.strip():
+            out.extend(espeak.clauses(language, part))
+    return [(p, t, end and (bool(t) or i == len(out) - 1)) for i, (p, t, end) in enumerate(out)]
 
 
 class KokoroVoiceModel:
@@ -145,7 +162,7 @@ class KokoroVoiceModel:
         result: list[PhonemeUnit] = []
         for unit in units:
             sentence = ""
-            for phonemes, terminator, end in espeak.clauses(language, unit):
+            for phonemes, terminator, end in _clauses(language, unit):
                 sentence += to_kokoro(phonemes, language).strip() + terminator
                 if end:
                     result += self._units(sentence, terminator)

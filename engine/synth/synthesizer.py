@@ -23,9 +23,10 @@ from engine.project.model import VoiceParams
 from engine.synth import shaping
 from engine.synth.backend import BackendCost, InferenceSettings, LoadedVoice, PhonemeUnit, VoiceBackend
 from engine.synth.cache import ClipCache, clip_key
-from engine.synth.errors import VoiceError
+from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.kokoro_backend import KokoroBackend
+from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
 from engine.synth.piper_backend import PiperBackend
 
@@ -120,6 +121,8 @@ class ClipSynthesizer:
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
         prepared = prepare(text, lexicon)
+        if prepared.lexicon_used and (problem := used_problem(prepared.lexicon_used)) is not None:
+            raise TextError(problem)  # this line only: the others still render
         info = self.library.resolve(params.voice, params.backend)
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
