@@ -10,8 +10,7 @@ three minor roles) and then the same texts to piper (``/synthesize``). A
 request's latency is from its send to the last byte of its WAV. Printed per
 server: requests/s over the burst, p50/p95 overall and for the lead role,
 non-2xx, and the server process's CPU time over the burst; then the
-ratios (Radioplay over piper), the median over the rounds. The order of the
-two servers alternates from round to round.
+ratios (Radioplay over piper), the median over the rounds.
 
 Needs piper's server's Flask (the ``bench`` extra, ``pip install flask``).
 """
@@ -180,8 +179,13 @@ def main() -> int:
             rp_bodies = [{"role": role, "text": t} for role, t in zip(roles, lines, strict=True)]
             runs = [("radioplay", rp_url, rp_bodies, servers[0].pid),
                     ("piper", piper_url, [{"text": t} for t in lines], servers[1].pid)]
-            for name, url, bodies, pid in runs if r % 2 == 0 else runs[::-1]:  # who goes first alternates
+            # Radioplay first in every round: piper's server grew to 18 GB resident in a burst and was
+            # killed by the kernel (out of memory, 23 GB machine) when its bursts came back to back.
+            for name, url, bodies, pid in runs:
                 rounds[name].append(burst(url, bodies, lead, pid))
+            if (dead := [s for s in servers if s.poll() is not None]):
+                raise SystemExit(f"a server exited during round {r + 1} (status {dead[0].returncode}; "
+                                 f"out of memory? see dmesg); the rounds so far: {json.dumps(rounds)}")
             if not args.json:
                 rp, pp = rounds["radioplay"][-1], rounds["piper"][-1]
                 print(f"round {r + 1}: throughput {ratio(rp['rps'], pp['rps']):.2f}x, lead p95 "

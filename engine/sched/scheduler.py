@@ -293,15 +293,9 @@ class Scheduler(SchedulerTick, OutsideWorkers):
                    for r in job.waiters)
 
     def _keep_one_free(self, job: Job) -> bool:
-        """While nothing plays, background pre-render runs one line at a time and
-        leaves the other workers free: the next Play (or audition) starts its line
-        at once instead of waiting for pre-render lines already in inference,
-        which cannot be interrupted (measured on the sample, 2 cores: time to
-        first audio 1.5-4.5 s with both workers pre-rendering, 0.6-0.75 s with
-        them idle: bench/studio_play.py). Lock held."""
-        if self._playhead.playing or self.workers < 2 or job.origin != Origin.PRERENDER:
-            return False
-        return any(other.running for other in self._jobs.values())
+        """Stopped: pre-render leaves a worker free, as Play cannot interrupt a line in inference (lock held)."""
+        return (not self._playhead.playing and self.workers > 1 and job.origin == Origin.PRERENDER
+                and any(other.running for other in self._jobs.values()))
 
     def _take(self, worker: str) -> list[Job] | None:
         with self._cond:
@@ -320,8 +314,8 @@ class Scheduler(SchedulerTick, OutsideWorkers):
                     # (measured on 2 cores: inference beside another ~1.5x slower,
                     # shaping beside two inferences 2-4x slower).
                     focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
-                    if ((focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0])
-                            or self._keep_one_free(batch[0])):
+                    if (focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0]) or \
+                            self._keep_one_free(batch[0]):
                         self._cond.wait(TICK_S)
                         continue
                     break
