@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageB
 from app import context_menus, lexicon_script, menus, panels, sound_edits, sound_lanes
 from app.actions import build_actions
 from app.cast_panel import CastPanel
+from app.check_marks import CheckMarks
 from app.document import Document
 from app.engine_link import EngineLink, SessionFactory, default_session_factory
 from app.engine_presenter import EnginePresenter
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         menus.build_toolbars(self)
         self._build_status_bar()
         self.presenter = EnginePresenter(self, self.engine, self)
+        self.check_marks = CheckMarks(self, self)  # the speech check and locks in script and timeline
         panels.arrange_default(self)  # after the bars: they take their height from the docks
         self._connect()
         self._default_state = self.saveState()

@@ -210,12 +210,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     quiet = args.json or not sys.stderr.isatty()
     say = None if quiet else (lambda msg: print(f"... {msg}", file=sys.stderr))
+    if args.check and not args.playback:
+        return _error("--check needs --playback")
     if args.playback:
         from engine import playback_bench
 
         if args.positions < 1 or args.speed <= 0:
             return _error("--positions must be at least 1 and --speed above 0")
-        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say)
+        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say, check=args.check)
         print(json.dumps(result) if args.json else playback_bench.format_report(result))
         return 0
     if args.requests < 1 or args.roles < 1 or args.concurrency < 1:
@@ -305,6 +307,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--positions", type=int, default=20, help="--playback: play positions (default 20)")
     p.add_argument("--speed", type=float, default=1.0,
                    help="--playback: clock of the null output for the full playback (default 1.0 = real time)")
+    p.add_argument("--check", action="store_true",
+                   help="--playback: run the speech check in the background, as the studio does")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="serve the project's cast over HTTP (text to speech, metrics)")

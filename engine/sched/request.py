@@ -30,6 +30,7 @@ class Origin(IntEnum):
     SERVICE = 2  # an HTTP client is waiting
     EXPORT = 3  # a render in progress
     PRERENDER = 4  # background fill of the whole project
+    CHECK = 5  # new takes of lines the speech check flagged: only when nothing else waits
 
     @property
     def label(self) -> str:
@@ -37,7 +38,7 @@ class Origin(IntEnum):
 
 
 # Urgency multiplier per origin (index = Origin value).
-ORIGIN_FACTOR = np.array([8.0, 4.0, 2.0, 1.0, 0.25])
+ORIGIN_FACTOR = np.array([8.0, 4.0, 2.0, 1.0, 0.25, 0.125])
 
 
 @dataclass(frozen=True)
