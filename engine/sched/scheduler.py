@@ -293,11 +293,6 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
         return any(r.origin == Origin.PLAYBACK and r.deadline.kind == "timeline" and r.deadline.value <= position
                    for r in job.waiters)
 
-    def _keep_one_free(self, job: Job) -> bool:
-        """Stopped: pre-render leaves a worker free, as Play cannot interrupt a line in inference (lock held)."""
-        return (not self._playhead.playing and self.workers > 1 and job.origin == Origin.PRERENDER
-                and any(other.running for other in self._jobs.values()))
-
     def _take(self, worker: str) -> list[Job] | None:
         with self._cond:
             self._idle[worker] += 1  # waiting for work: its roles' lines are left to it (_defer)
