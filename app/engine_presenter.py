@@ -19,6 +19,7 @@ from app import panels
 from app.engine_link import EngineLink
 from app.outlook_view import CHECK_EVERY
 from app.studio_window import StudioWindow
+from engine.export.render import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView
@@ -85,10 +86,17 @@ class EnginePresenter(QObject):
     def estimated_clips(self) -> list[EstimatedClip]:
         return [EstimatedClip(p.line_id, p.role, p.start, p.end) for p in layout(self.window.doc.project, {})]
 
+    def predicted_length(self) -> float | None:
+        """The programme's length from the lines' predicted lengths (None: no lines)."""
+        ends = [c.end for c in self.estimated_clips()]
+        return max(ends) + TAIL_S if ends else None
+
     def refresh_layout(self, *_: object) -> None:
-        """Until the engine reports clips, lanes show the estimated layout."""
+        """Until the engine reports clips, lanes show the estimated layout and the
+        transport its predicted length."""
         if self._clips is None:
             panels.show_clips(self.window, self.estimated_clips(), self._sounds)  # type: ignore[arg-type]
+            self.window.transport.show_predicted_length(self.predicted_length())
 
     def clips(self) -> Sequence[ClipView | EstimatedClip]:
         """The clips the timeline shows: the engine's, or the estimate before it has any."""
@@ -132,6 +140,10 @@ class EnginePresenter(QObject):
         if clips_new:
             w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
         self._show_outlook(state)
+        if state.clips or state.sounds:
+            w.transport.show_engine_length()
+        elif clips_new or sounds_new:
+            w.transport.show_predicted_length(self.predicted_length())
         panels.show_transport(w, state.transport, state.levels)  # type: ignore[arg-type]
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
         panels.show_metrics(w, state.metrics)  # type: ignore[arg-type]
