@@ -93,14 +93,14 @@ def cmd_render(args: argparse.Namespace) -> int:
         print()
         print(report.compliance.table())
         if not report.compliance.passed:
-            where = Path(args.output) / "report.json"
+            report_json = Path(args.output) / "report.json"
             if args.preset is None:
                 # No delivery spec was asked for: the files are the result, the miss is information.
                 print(f"radioplay: warning: {report.compliance.failures()}; no --preset asked for a "
-                      f"delivery spec, so the render stands (see {where})", file=sys.stderr)
+                      f"delivery spec, so the render stands (see {report_json})", file=sys.stderr)
                 return 0
             return _error(f"the export does not meet the {report.compliance.preset.name} preset: "
-                          f"{report.compliance.failures()} (see {where})")
+                          f"{report.compliance.failures()} (see {report_json})")
     return 0
 
 
