@@ -95,7 +95,7 @@ class EnginePresenter(QObject):
         """Until the engine reports clips, lanes show the estimated layout and the
         transport its predicted length."""
         if self._clips is None:
-            panels.show_clips(self.window, self.estimated_clips(), self._sounds)  # type: ignore[arg-type]
+            panels.show_clips(self.window, self.estimated_clips(), self._sounds)
             self.window.transport.show_predicted_length(self.predicted_length())
 
     def clips(self) -> Sequence[ClipView | EstimatedClip]:
@@ -125,7 +125,7 @@ class EnginePresenter(QObject):
             arrived = [lid for lid, s in state.line_status.items() if s.state is LineState.READY
                        and (lid not in previous or previous[lid].state is not LineState.READY)]
             if arrived:
-                panels.invalidate_peaks(w, arrived)  # type: ignore[arg-type]
+                panels.invalidate_peaks(w, arrived)
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
         clips_new = state.clips is not self._clips and bool(state.clips or not lines)
@@ -136,7 +136,7 @@ class EnginePresenter(QObject):
             self._sounds = state.sounds
         if clips_new or sounds_new:
             shown = self._clips if self._clips is not None else self.estimated_clips()
-            panels.show_clips(w, shown, self._sounds)  # type: ignore[arg-type]
+            panels.show_clips(w, shown, self._sounds)
         if clips_new:
             w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
         self._show_outlook(state)
@@ -144,9 +144,9 @@ class EnginePresenter(QObject):
             w.transport.show_engine_length()
         elif clips_new or sounds_new:
             w.transport.show_predicted_length(self.predicted_length())
-        panels.show_transport(w, state.transport, state.levels)  # type: ignore[arg-type]
+        panels.show_transport(w, state.transport, state.levels)
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
-        panels.show_metrics(w, state.metrics)  # type: ignore[arg-type]
+        panels.show_metrics(w, state.metrics)
         for key, error in (("audio", state.transport.audio_error), ("engine", state.error)):
             if error and error != self._errors.get(key):
                 self._errors[key] = error
