@@ -37,6 +37,8 @@ SPECS = (
     ActionSpec("redo", "&Redo", (Std.Redo, "Ctrl+Y"), "Redo the edit you undid", "edit"),
     ActionSpec("add_role", "Add &Role", ("Ctrl+Shift+R",), "Add a role to the cast", "edit"),
     ActionSpec("audition", "&Audition Role", ("Ctrl+Shift+A",), "Hear the selected role's voice at once", "edit"),
+    ActionSpec("fix_flagged", "&Fix Flagged Lines…", (), "Make new takes of the lines the speech check flagged "
+               "(never locked ones) and keep the best-scoring take of each (one undo step)", "edit"),
     ActionSpec("suggest_cast", "&Suggest Cast", (), "Give every role a voice of its own from the installed voices "
                "and speakers, leads first (one undo step)", "cast"),
     ActionSpec("design_voice", "&Design Voice…", (), "Blend Kokoro style vectors into the selected role's voice, "

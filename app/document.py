@@ -24,11 +24,12 @@ from engine.project.model import Line, Project, Role, new_line_id
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
                "take", "takes", "locked", "recording")
-# Role fields outside the voice (mix settings and looks).
-ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect")
+# Role fields outside the voice (mix settings and looks; the role's lexicon, replaced whole).
+ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
-# "sounds" and "sound_lanes" are replaced whole (app/sound_edits.py), never changed in place.
-PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes")
+# "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound_edits.py, app/lexicon_edits.py),
+# never changed in place.
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon")
 
 
 class Document(QObject):

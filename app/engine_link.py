@@ -38,9 +38,11 @@ from engine.session import Session, SessionState
 SessionFactory = Callable[[Project, Path | None], Session]
 
 
-def default_session_factory(output: str | None = None, prerender: bool = True) -> SessionFactory:
+def default_session_factory(output: str | None = None, prerender: bool = True, check: bool = True) -> SessionFactory:
+    """``check``: the speech check runs in the background (engine/session/checking.py)."""
+
     def make(project: Project, path: Path | None) -> Session:
-        return Session(project, path, output=output, prerender=prerender)
+        return Session(project, path, output=output, prerender=prerender, check=check)
 
     return make
 
@@ -258,6 +260,10 @@ class EngineLink(QObject):
         if session is None or not session.scheduler.cost.measured(backend):
             return None
         return session.scheduler.cost.realtime(backend, session.scheduler.workers)
+
+    def words(self, line_id: str) -> tuple[tuple[str, float, float], ...]:
+        """The line's written words timed within its clip (empty when not known)."""
+        return self._session.line_words(line_id) if self._session is not None else ()
 
     def peaks(self, line_id: str, columns: int) -> np.ndarray | None:
         """A line's waveform, or a sound clip's (the timeline draws both)."""

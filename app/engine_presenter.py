@@ -18,6 +18,8 @@ from PySide6.QtCore import QObject, QTimer
 from app import panels
 from app.engine_link import EngineLink
 from app.outlook_view import CHECK_EVERY
+from app.script_model import Col
+from app.spoken_word import SpokenWord
 from app.studio_window import StudioWindow
 from engine.export.render import TAIL_S
 from engine.project.timeline import layout
@@ -48,6 +50,7 @@ class EnginePresenter(QObject):
         self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
         self._polls = 0
+        self.spoken = SpokenWord(window.script.view, Col.TEXT, engine, lambda lid: window.doc.project.line(lid).text, self)
         self.timer = QTimer(self)
         self.timer.setObjectName("enginePoll")
         self.timer.setInterval(int(1000 / POLL_HZ))
@@ -146,6 +149,7 @@ class EnginePresenter(QObject):
             w.transport.show_predicted_length(self.predicted_length())
         panels.show_transport(w, state.transport, state.levels)
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
+        self.spoken.show(state, w.script.model.playing_line())
         panels.show_metrics(w, state.metrics)
         for key, error in (("audio", state.transport.audio_error), ("engine", state.error)):
             if error and error != self._errors.get(key):

@@ -15,14 +15,16 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
-from app import context_menus, menus, panels, sound_edits, sound_lanes
+from app import context_menus, lexicon_script, menus, panels, sound_edits, sound_lanes
 from app.actions import build_actions
 from app.cast_panel import CastPanel
+from app.check_marks import CheckMarks
 from app.document import Document
 from app.engine_link import EngineLink, SessionFactory, default_session_factory
 from app.engine_presenter import EnginePresenter
 from app.file_ops import FileOps
 from app.get_voices import GetVoicesDialog
+from app.lexicon_panel import LexiconPanel
 from app.marshal import Marshal
 from app.outlook_view import OutlookLabel
 from app.recovery import Autosaver, RecoveryStore
@@ -86,6 +88,10 @@ class MainWindow(QMainWindow):
         self.sounds_dock = self._dock("soundsDock", "Sounds", scrolled(self.sound_panel),
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.monitor_dock, self.sounds_dock)
+        self.lexicon = LexiconPanel(self, self)  # type: ignore[arg-type]
+        self.lexicon_dock = self._dock("lexiconDock", "Lexicon", scrolled(self.lexicon, "lexiconScroll"),
+                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.monitor_dock, self.lexicon_dock)
         self.monitor_dock.raise_()
 
         self.actions_ = build_actions(self)
@@ -95,6 +101,7 @@ class MainWindow(QMainWindow):
         menus.build_toolbars(self)
         self._build_status_bar()
         self.presenter = EnginePresenter(self, self.engine, self)
+        self.check_marks = CheckMarks(self, self)  # the speech check and locks in script and timeline
         panels.arrange_default(self)  # after the bars: they take their height from the docks
         self._connect()
         self._default_state = self.saveState()
@@ -172,6 +179,7 @@ class MainWindow(QMainWindow):
         panels.connect_timeline(self)
         panels.connect_transport(self)
         context_menus.install(self)
+        lexicon_script.install(self, self.lexicon)  # type: ignore[arg-type]
 
     # Bound methods, not lambdas: Qt drops these connections when the window goes, while the
     # undo stack still emits as it is destroyed.

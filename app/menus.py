@@ -51,6 +51,8 @@ def build_menus(w: StudioWindow) -> None:
         edit.addSeparator()
     edit.addAction(a["add_role"])
     edit.addAction(a["audition"])
+    edit.addSeparator()
+    edit.addAction(a["fix_flagged"])  # app/check_marks.py
 
     transport = bar.addMenu("&Transport")
     for name in ("play_pause", "stop", "from_start", "play_line", "loop"):

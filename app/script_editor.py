@@ -25,10 +25,11 @@ from PySide6.QtWidgets import (
 
 from app.clipboard import LineClipboard
 from app.commands import InsertLine, SetLineField, remove_lines
-from app.delegates import OneLineDelegate, RoleDelegate, SpinDelegate, TypingDelegate
+from app.delegates import OneLineDelegate, RoleDelegate, SpinDelegate
 from app.document import Document
 from app.find_replace import FindBar
 from app.script_model import LINE_ID, Col, ScriptModel
+from app.spoken_word import SpokenWordDelegate
 
 
 class ScriptView(QTableView):
@@ -101,7 +102,7 @@ class ScriptEditor(QWidget):
         self.role_delegate = RoleDelegate(self.doc.project.role_names, self.view)
         self.role_delegate.rejected.connect(self.status)
         self.view.setItemDelegateForColumn(Col.ROLE, self.role_delegate)
-        self.view.setItemDelegateForColumn(Col.TEXT, TypingDelegate(self.view))
+        self.view.setItemDelegateForColumn(Col.TEXT, SpokenWordDelegate(self.view))  # lights the word being heard
         self.view.setItemDelegateForColumn(Col.NOTE, QStyledItemDelegate(self.view))
         pause = SpinDelegate(0.0, 600.0, 0.25, 2, " s", self.view, name="Pause")
         pause.clamped.connect(self.status)

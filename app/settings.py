@@ -46,6 +46,13 @@ def _text_list(value: object) -> list[str] | None:
     return [str(v) for v in value if v] if isinstance(value, list) else None
 
 
+def _count(value: object) -> int | None:
+    try:
+        return int(str(value)) if not isinstance(value, bool) else None
+    except ValueError:
+        return None
+
+
 def _bytes(value: object) -> QByteArray | None:
     return QByteArray(value) if isinstance(value, QByteArray | bytes) else None
 
@@ -62,3 +69,5 @@ WINDOW_GEOMETRY: Setting[QByteArray | None] = Setting(
     "window/geometry", None, _bytes, "the main window's size and position (QMainWindow.saveGeometry)")
 WINDOW_STATE: Setting[QByteArray | None] = Setting(
     "window/state", None, _bytes, "where the docks and toolbars are (QMainWindow.saveState)")
+FIX_TAKES: Setting[int] = Setting(
+    "check/takes", 3, _count, "new takes per flagged line that Edit > Fix Flagged Lines makes at most")

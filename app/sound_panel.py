@@ -251,10 +251,10 @@ class SoundPanel(QWidget):
         return False
 
 
-def scrolled(panel: QWidget) -> QScrollArea:
+def scrolled(panel: QWidget, name: str = "soundScroll") -> QScrollArea:
     """The panel in a scroll area: a short dock scrolls it rather than squash its neighbours."""
     area = QScrollArea()
-    area.setObjectName("soundScroll")
+    area.setObjectName(name)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(panel)

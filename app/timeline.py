@@ -63,6 +63,7 @@ class TimelineView(QGraphicsView):
         self._playhead_s = 0.0
         self._loop: tuple[float, float] | None = None
         self._selected: str | None = None
+        self._locked: frozenset[str] = frozenset()  # lines whose clips show a padlock
         self._mouse_x: float | None = None
         self.snapper = Snapper(self._scene, self.playhead, lambda: self.snap_action.isChecked())
         #: The clip drag under way, if any; its ``describe`` callable words the drop hint.
@@ -99,10 +100,17 @@ class TimelineView(QGraphicsView):
         added, removed = self._scene.set_clips(clips, texts or {}, held)
         for item in added:
             item.selected = item.line_id == self._selected
+            item.set_locked(item.line_id in self._locked)
         for line_id in removed:
             self._forget(line_id)
         if added or removed:
             self._update_scene_rect()
+
+    def set_locked(self, line_ids: Iterable[str]) -> None:
+        """Lines that are locked (they keep their take): their clips carry a padlock."""
+        self._locked = frozenset(line_ids)
+        for line_id, item in self._scene.clips.items():
+            item.set_locked(line_id in self._locked)
 
     def _forget(self, line_id: str) -> None:
         """A clip left the scene: it is no longer dragged or selected."""

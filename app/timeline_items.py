@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 from pyqtgraph import functions as pgfn
-from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -59,6 +59,26 @@ def waveform_path(peaks: np.ndarray) -> QPainterPath:
     return path
 
 
+def draw_lock(painter: QPainter, rect: QRectF, colour: QColor) -> None:
+    """A padlock in ``rect``: a locked line keeps its take (app/check_marks.py draws it in the script)."""
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    w, h = rect.width(), rect.height()
+    body = QRectF(rect.left() + w * 0.15, rect.top() + h * 0.45, w * 0.7, h * 0.55)
+    shackle = QRectF(rect.left() + w * 0.3, rect.top() + h * 0.05, w * 0.4, h * 0.8)
+    pen = QPen(colour, max(1.2, w * 0.12))
+    pen.setCosmetic(True)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawArc(shackle, 0, 180 * 16)
+    painter.drawLine(QPointF(shackle.left(), shackle.center().y()), QPointF(shackle.left(), body.top()))
+    painter.drawLine(QPointF(shackle.right(), shackle.center().y()), QPointF(shackle.right(), body.top()))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(colour)
+    painter.drawRoundedRect(body, 1.5, 1.5)
+    painter.restore()
+
+
 class ClipItem(QGraphicsItem):
     """One line's clip. Estimated clips (no audio yet) are dashed outlines of the predicted
     length; ready clips are filled and carry a waveform path cached per column count."""
@@ -72,6 +92,7 @@ class ClipItem(QGraphicsItem):
         self.estimated = bool(clip.estimated)
         self.label = label
         self.selected = False
+        self.locked = False  # its line is locked (a padlock on the clip)
         self._colour = QColor(colour)
         self._peaks = peaks
         self._paths: OrderedDict[int, QPainterPath] = OrderedDict()
@@ -108,6 +129,12 @@ class ClipItem(QGraphicsItem):
         self._paths.clear()
         self.update()
 
+    def set_locked(self, locked: bool) -> None:
+        if locked != self.locked:
+            self.locked = locked
+            self._update_tooltip()
+            self.update()
+
     def cached_columns(self) -> list[int]:
         """Column counts of the waveform paths this clip holds (tests and diagnostics)."""
         return list(self._paths)
@@ -127,7 +154,8 @@ class ClipItem(QGraphicsItem):
         span = f"{format_time(self.start, 1)} - {format_time(self.end, 1)}"
         state = " (estimated length: not synthesized yet)" if self.estimated else ""
         text = f"\n{self.label}" if self.label else ""
-        self.setToolTip(f"{self.role} {span}{state}{text}")
+        lock = " (locked: keeps its take)" if self.locked else ""
+        self.setToolTip(f"{self.role} {span}{state}{lock}{text}")
 
     # ----------------------------------------------------------------- painting
 
@@ -191,6 +219,10 @@ class ClipItem(QGraphicsItem):
                 painter.setBrush(wave)
                 painter.drawPath(path)
                 painter.restore()
+        lock_w = 0.0
+        if self.locked and self._w > 16 and self._h > 12:
+            lock_w = 12.0
+            draw_lock(painter, QRectF(self._w - lock_w - 2.0, 2.0, 10.0, 11.0), QColor("#ffd166"))
         if self._w > 28 and self._h > 20:
             font = QFont(painter.font())
             font.setPointSizeF(max(6.5, font.pointSizeF() * 0.8))
@@ -198,8 +230,8 @@ class ClipItem(QGraphicsItem):
             painter.setFont(font)
             painter.setPen(QColor("#f0f0f0") if not self.estimated else c.lighter(120))
             text = self.label or self.line_id
-            elided = QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, self._w - 8)
-            painter.drawText(QRectF(4.0, 1.0, self._w - 8, 13.0),
+            elided = QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, self._w - 8 - lock_w)
+            painter.drawText(QRectF(4.0, 1.0, self._w - 8 - lock_w, 13.0),
                              int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), elided)
 
 

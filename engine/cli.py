@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
+from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_sounds import match_cues
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
@@ -211,12 +212,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     quiet = args.json or not sys.stderr.isatty()
     say = None if quiet else (lambda msg: print(f"... {msg}", file=sys.stderr))
+    if args.check and not args.playback:
+        return _error("--check needs --playback")
     if args.playback:
         from engine import playback_bench
 
         if args.positions < 1 or args.speed <= 0:
             return _error("--positions must be at least 1 and --speed above 0")
-        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say)
+        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say, check=args.check)
         print(json.dumps(result) if args.json else playback_bench.format_report(result))
         return 0
     if args.requests < 1 or args.roles < 1 or args.concurrency < 1:
@@ -282,6 +285,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.set_defaults(func=cmd_import)
 
     add_render_parser(sub)
+    add_lexicon_parser(sub)
 
     p = sub.add_parser("play", help="play a project headless, synthesizing what the playhead needs first")
     p.add_argument("project", help="project file (.radioplay)")
@@ -305,6 +309,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--positions", type=int, default=20, help="--playback: play positions (default 20)")
     p.add_argument("--speed", type=float, default=1.0,
                    help="--playback: clock of the null output for the full playback (default 1.0 = real time)")
+    p.add_argument("--check", action="store_true",
+                   help="--playback: run the speech check in the background, as the studio does")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="serve the project's cast over HTTP (text to speech, metrics)")

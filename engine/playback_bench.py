@@ -12,6 +12,10 @@ Target: ``ttfa_p95 <= 1.3 x (bare_p95 + one buffer period)``.
 Then one full playback of the sample from the start on the null sink (a
 real-time clock; ``speed`` > 1 runs it faster) with background pre-render
 on, counting late lines after the first 2 seconds and ring underruns.
+
+``check``: every Session runs the speech check in the background, as the
+studio does (engine/session/checking.py); the report says how many clips it
+checked during the full playback. The figures should not move.
 """
 
 from __future__ import annotations
@@ -44,14 +48,14 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def measure_ttfa(project: Project, synth: ClipSynthesizer, line_index: int, fraction: float,
-                 timeout_s: float = 60.0) -> tuple[float, str]:
+                 timeout_s: float = 60.0, check: bool = False) -> tuple[float, str]:
     """Play from ``fraction`` of the way into line ``line_index`` (a line at
     the playhead, which starts from its beginning once ready) on a cold cache;
     returns (milliseconds to the first non-silent frame out of the mixer, line id)."""
     synth.cache = ClipCache()  # cold: nothing synthesized yet
     # Pre-render waits for play here: the measurement is a cold start with idle workers.
     with Session(project, None, sink=NullSink(project.sample_rate), synth=synth,
-                 prerender_on_open=False) as session:
+                 prerender_on_open=False, check=check) as session:
         session.wait_idle(60.0)
         clip = session.clips()[line_index]
         position_s = clip.start + fraction * (clip.end - clip.start)
@@ -71,15 +75,15 @@ def measure_bare(project: Project, synth: ClipSynthesizer, line_id: str) -> floa
     line = project.line(line_id)
     params = project.role(line.role).voice
     started = time.perf_counter()
-    synth.synthesize(line.text, params, project.lexicon)
+    synth.synthesize(line.text, params, project.lexicon_for(line.role))
     return (time.perf_counter() - started) * 1000.0
 
 
 def full_playback(project: Project, synth: ClipSynthesizer, speed: float = 1.0,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  progress: Callable[[str], None] | None = None, check: bool = False) -> dict[str, Any]:
     synth.cache = ClipCache()
     sink = NullSink(project.sample_rate, speed=speed)
-    with Session(project, None, sink=sink, synth=synth, prerender=True) as session:
+    with Session(project, None, sink=sink, synth=synth, prerender=True, check=check) as session:
         session.wait_idle(60.0)
         session.play(0.0)
         session.wait_idle(10.0)
@@ -95,11 +99,12 @@ def full_playback(project: Project, synth: ClipSynthesizer, speed: float = 1.0,
         t = session.transport()
         late_after = [lid for lid, at in session.late_log if at >= GRACE_S]
         return {"late_lines": len(late_after), "late_lines_total": t.late_lines, "underruns": t.underruns,
-                "duration_s": round(t.duration_s, 2)}
+                "duration_s": round(t.duration_s, 2),
+                "checked": session.checker.checked if session.checker is not None else None}
 
 
 def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed: float = 1.0,
-        full: bool = True, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        full: bool = True, progress: Callable[[str], None] | None = None, check: bool = False) -> dict[str, Any]:
     project = load_project(project_path)
     library = VoiceLibrary(base_dir=project_path.parent)
     synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
@@ -114,7 +119,7 @@ def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed:
     # whose ambience under the sample's lines would be the first non-silent frame.
     dialogue = replace(project, sound_lanes=[], sounds=[])
     for i, (index, fraction) in enumerate(trials):
-        ms, line_id = measure_ttfa(dialogue, synth, index, fraction)
+        ms, line_id = measure_ttfa(dialogue, synth, index, fraction, check=check)
         ttfa.append(ms)
         bare.append(measure_bare(project, synth, line_id))
         if progress:
@@ -130,14 +135,16 @@ def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed:
     result["ttfa_ratio"] = round(result["ttfa_p95_ms"] / (result["bare_synth_p95_ms"] + period_ms), 3)
     result["bare_synth_p50_ms"] = round(_pct(bare, 50), 1)
     result["positions"] = positions
+    result["check"] = check
     if full:
         if progress:
             progress(f"full playback of {project.title!r} at {speed:g}x real time")
-        playback = full_playback(project, synth, speed, progress)
+        playback = full_playback(project, synth, speed, progress, check)
         result["late_lines"] = playback["late_lines"]
         result["late_lines_first_2s"] = playback["late_lines_total"] - playback["late_lines"]
         result["underruns"] = playback["underruns"]
         result["playback_speed"] = speed
+        result["checked"] = playback["checked"]
     else:
         result["late_lines"] = None
         result["underruns"] = None
@@ -155,4 +162,6 @@ def format_report(r: dict[str, Any]) -> str:
     if r.get("late_lines") is not None:
         lines.append(f"Full playback at {r['playback_speed']:g}x: late lines after {GRACE_S:g} s {r['late_lines']} "
                      f"(target 0; {r['late_lines_first_2s']} in the first {GRACE_S:g} s), underruns {r['underruns']}")
+        if r.get("check"):
+            lines.append(f"Speech check in the background: {r['checked']} clips checked during the full playback")
     return "\n".join(lines)

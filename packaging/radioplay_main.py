@@ -7,9 +7,13 @@ gives the smoke test its report.
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 
 from app.launch import main
 
 if __name__ == "__main__":
+    # The studio's speech check runs its recognizer in a spawned process
+    # (engine/session/checking.py): frozen, that process starts this executable.
+    multiprocessing.freeze_support()
     sys.exit(main())

@@ -37,11 +37,11 @@ def make_project() -> tuple[Project, list[Placement]]:
 
 SRT_CUE = re.compile(
     r"(?P<n>\d+)\n(?P<a>\d{2}):(?P<b>\d{2}):(?P<c>\d{2}),(?P<d>\d{3}) --> "
-    r"(?P<e>\d{2}):(?P<f>\d{2}):(?P<g>\d{2}),(?P<h>\d{3})\n(?P<text>[^\n]+)\n"
+    r"(?P<e>\d{2}):(?P<f>\d{2}):(?P<g>\d{2}),(?P<h>\d{3})\n(?P<text>[^\n]+(?:\n[^\n]+)?)\n"
 )
 VTT_CUE = re.compile(
     r"(?P<id>[^\n]+)\n(?P<a>\d{2}):(?P<b>\d{2}):(?P<c>\d{2})\.(?P<d>\d{3}) --> "
-    r"(?P<e>\d{2}):(?P<f>\d{2}):(?P<g>\d{2})\.(?P<h>\d{3})\n<v (?P<role>[^>]+)>(?P<text>[^\n]*)\n"
+    r"(?P<e>\d{2}):(?P<f>\d{2}):(?P<g>\d{2})\.(?P<h>\d{3})\n<v (?P<role>[^>]+)>(?P<text>[^\n]*(?:\n[^\n]+)?)\n"
 )
 
 
@@ -56,7 +56,8 @@ def parse_srt(text: str) -> list[dict]:
         m = SRT_CUE.fullmatch(block if block.endswith("\n") else block + "\n")
         assert m, f"malformed SRT cue: {block!r}"
         cues.append({"n": int(m["n"]), "start": seconds(*m.group("a", "b", "c", "d")),
-                     "end": seconds(*m.group("e", "f", "g", "h")), "text": m["text"]})
+                     "end": seconds(*m.group("e", "f", "g", "h")), "text": m["text"].replace("\n", " "),
+                     "rows": m["text"].split("\n")})
     return cues
 
 
@@ -70,7 +71,8 @@ def parse_vtt(text: str) -> list[dict]:
         m = VTT_CUE.fullmatch(block if block.endswith("\n") else block + "\n")
         assert m, f"malformed VTT cue: {block!r}"
         cues.append({"id": m["id"], "start": seconds(*m.group("a", "b", "c", "d")),
-                     "end": seconds(*m.group("e", "f", "g", "h")), "role": m["role"], "text": m["text"]})
+                     "end": seconds(*m.group("e", "f", "g", "h")), "role": m["role"],
+                     "text": m["text"].replace("\n", " "), "rows": m["text"].split("\n")})
     return cues
 
 
@@ -88,8 +90,11 @@ def test_srt_numbering_stamps_and_roles() -> None:
         assert abs(cue["start"] - p.start) <= 0.0005 + 1e-9
         assert abs(cue["end"] - p.end) <= 0.0005 + 1e-9
         assert cue["text"].startswith(f"{p.role}: ")
-    # Multi-line, tabbed text collapses to one line of single spaces.
+    # Multi-line, tabbed text collapses to single spaces, in rows of at most
+    # 42 characters (two to a cue: the broadcast convention).
     assert cues[1]["text"] == "MR. HOLLIS: Good evening. A fine night for it, isn't it?"
+    assert cues[1]["rows"] == ["MR. HOLLIS: Good evening. A fine night for", "it, isn't it?"]
+    assert cues[0]["rows"] == ["MAGGIE: Hello there."]  # a short line stays one row
     assert "01:02:03,457 --> 01:02:05,000" in text
     assert "00:00:05,500 --> 00:01:01,00" in text
 

@@ -71,6 +71,9 @@ def test_ray_render_writes_the_cue_sheet_and_mix_of_a_local_render(local_ray, tm
     local_cues = json.loads((tmp_path / "local" / "cues.json").read_text())
     assert (tmp_path / "ray" / "cues.json").read_text() == (tmp_path / "local" / "cues.json").read_text()
     assert len(local_cues["cues"]) == 12
+    # The clips' word timings came back with them: the captions carry the same word timestamps.
+    local_vtt = (tmp_path / "local" / "captions.vtt").read_text()
+    assert (tmp_path / "ray" / "captions.vtt").read_text() == local_vtt and "<00:00:" in local_vtt
     # Every clip came back into the content-addressed cache under the key a local
     # render uses, as the same samples (pitched roles too: each clip is shifted alone).
     local, farmed = cached_clips(tmp_path / "cache-local"), cached_clips(tmp_path / "cache-ray")

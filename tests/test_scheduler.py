@@ -260,14 +260,14 @@ def test_inference_failure_fails_only_its_request(synth, tiny_voices, monkeypatc
     bad = request_for(synth, "This line breaks the model.", "A", voice(tiny_voices))
     good = request_for(synth, "This line is fine.", "B", voice(tiny_voices))
     broken_ids = synth.phonemize(bad.plan)[0].ids
-    real_infer = PiperVoiceModel.infer
+    real_infer = PiperVoiceModel.infer_timed
 
-    def infer(self, unit, settings):  # fault injection into the real model
-        if unit.ids == broken_ids:
+    def infer(self, units, settings, batch=False):  # fault injection into the real model
+        if any(unit.ids == broken_ids for unit in units):
             raise RuntimeError("ORT: out of memory")
-        return real_infer(self, unit, settings)
+        return real_infer(self, units, settings, batch)
 
-    monkeypatch.setattr(PiperVoiceModel, "infer", infer)
+    monkeypatch.setattr(PiperVoiceModel, "infer_timed", infer)
     with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
         scheduler.submit(bad)
         scheduler.submit(good)

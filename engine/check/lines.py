@@ -58,7 +58,7 @@ def context_of(project: Project, index: int) -> list[str]:
     return [line.text for line in lines[max(0, index - CONTEXT_LINES):index] + lines[index + 1:index + 1 + CONTEXT_LINES]]
 
 
-def _phonemes(synth: ClipSynthesizer, plan: ClipPlan) -> int:
+def phoneme_count(synth: ClipSynthesizer, plan: ClipPlan) -> int:
     try:
         return sum(len(u.ids) for u in synth.phonemize(plan))
     except Exception:  # a voice that cannot phonemize here: no length check, not a failed check
@@ -77,24 +77,34 @@ def seconds_per_phoneme(project: Project, synth: ClipSynthesizer,
         if clip is None:
             continue
         plan = plan_line(synth, project, line)
-        phonemes = _phonemes(synth, plan)
+        phonemes = phoneme_count(synth, plan)
         if phonemes:
             rates.setdefault(ClipSynthesizer.length_key(plan), []).append(
                 clip.shape[0] / synth.sample_rate / (phonemes * plan.settings.length_scale))
     return {key: float(np.median(values)) for key, values in rates.items()}
 
 
+def clip_inputs(project: Project, synth: ClipSynthesizer, line: Line, index: int, rates: Mapping[str, float],
+                plan: ClipPlan) -> dict[str, Any]:
+    """What ``check_clip`` needs besides the samples (plain data: the studio's
+    background check sends it to another process)."""
+    rate = rates.get(ClipSynthesizer.length_key(plan))
+    phonemes = phoneme_count(synth, plan) if rate else 0
+    return {"text": line.text, "lexicon": dict(project.lexicon_for(line.role)), "context": context_of(project, index),
+            "predicted_s": rate * phonemes * plan.settings.length_scale if rate else None,
+            "pitch": voice_of(project, line).pitch}
+
+
+def line_result(line: Line, plan: ClipPlan, result: ClipCheck) -> LineResult:
+    return LineResult(line.id, line.role, result.score, result.flagged, result.reason, plan.settings.seed,
+                      result.suspect)
+
+
 def check_line(project: Project, synth: ClipSynthesizer, line: Line, clip: np.ndarray, index: int,
                rates: Mapping[str, float], plan: ClipPlan | None = None) -> LineResult:
     plan = plan or plan_line(synth, project, line)
-    rate = rates.get(ClipSynthesizer.length_key(plan))
-    phonemes = _phonemes(synth, plan) if rate else 0
-    result: ClipCheck = check_clip(clip, synth.sample_rate, line.text, lexicon=project.lexicon,
-                                   context=context_of(project, index),
-                                   predicted_s=rate * phonemes * plan.settings.length_scale if rate else None,
-                                   pitch=voice_of(project, line).pitch)
-    return LineResult(line.id, line.role, result.score, result.flagged, result.reason, plan.settings.seed,
-                      result.suspect)
+    inputs = clip_inputs(project, synth, line, index, rates, plan)
+    return line_result(line, plan, check_clip(clip, synth.sample_rate, **inputs))
 
 
 def check_lines(project: Project, synth: ClipSynthesizer, clips: Mapping[str, np.ndarray],

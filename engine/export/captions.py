@@ -1,4 +1,4 @@
-"""Captions (SRT, WebVTT with voice tags) and the cue sheet, from placements.
+"""Captions (SRT, WebVTT with voice tags and word timestamps) and the cue sheet, from placements.
 
 Captions are dialogue only; the cue sheet lists the sound clips too, each
 entry with a ``"kind"``: ``"line"`` for dialogue, ``"sfx"``, ``"ambience"``
@@ -10,10 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from engine.export.cuesplit import split_caption
 from engine.project.model import Project
 from engine.project.sound import CUE_KINDS
 from engine.project.timeline import Placement, SoundPlacement
 from engine.synth.frontend import caption_text
+from engine.synth.wordmap import WordTime
+
+Timings = Mapping[str, Sequence[WordTime]]  # line id -> its written words, timed within its clip
 
 
 def _stamp(seconds: float, sep: str) -> str:
@@ -33,23 +37,52 @@ def _vtt_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def srt(project: Project, placements: Sequence[Placement]) -> str:
+def srt(project: Project, placements: Sequence[Placement], words: Timings | None = None) -> str:
+    """One cue per line, or several for a long line (engine.export.cuesplit);
+    every cue names the speaker. ``words``: each line's written words timed
+    within its clip (engine.synth.wordmap), where known."""
     lines = {line.id: line for line in project.lines}
     out = []
-    for n, p in enumerate(sorted(placements, key=lambda p: p.start), start=1):
+    n = 0
+    for p in sorted(placements, key=lambda p: p.start):
         text = _caption_text(lines[p.line_id].text)
-        out.append(f"{n}\n{_stamp(p.start, ',')} --> {_stamp(p.end, ',')}\n{p.role}: {text}\n")
+        label = f"{p.role}: "
+        for cue in split_caption(text, p.start, p.end, (words or {}).get(p.line_id, ()), len(label)):
+            n += 1
+            body = "\n".join(cue.rows)
+            out.append(f"{n}\n{_stamp(cue.start, ',')} --> {_stamp(cue.end, ',')}\n{label}{body}\n")
     return "\n".join(out)
 
 
-def vtt(project: Project, placements: Sequence[Placement]) -> str:
+def vtt(project: Project, placements: Sequence[Placement], words: Timings | None = None) -> str:
+    """Like :func:`srt`, with the speaker as a voice span and, where the
+    words' timings are known, a WebVTT timestamp tag before each word after
+    a cue's first (``<00:00:01.250>``: players can light the words as they
+    are said). A line's first cue keeps the line's id; later ones add -2, -3."""
     lines = {line.id: line for line in project.lines}
     out = ["WEBVTT", ""]
     for p in sorted(placements, key=lambda p: p.start):
-        text = _vtt_escape(_caption_text(lines[p.line_id].text))
+        text = _caption_text(lines[p.line_id].text)
         role = _vtt_escape(p.role)
-        out.append(f"{p.line_id}\n{_stamp(p.start, '.')} --> {_stamp(p.end, '.')}\n<v {role}>{text}\n")
+        # Split as the SRT is (its rows begin "ROLE: "), so both files have the same cues.
+        cues = split_caption(text, p.start, p.end, (words or {}).get(p.line_id, ()), len(p.role) + 2)
+        for i, cue in enumerate(cues):
+            ident = p.line_id if i == 0 else f"{p.line_id}-{i + 1}"
+            body = "\n".join(_vtt_row(row, [(c, t) for r, c, t in cue.stamps if r == k])
+                             for k, row in enumerate(cue.rows))
+            out.append(f"{ident}\n{_stamp(cue.start, '.')} --> {_stamp(cue.end, '.')}\n<v {role}>{body}\n")
     return "\n".join(out)
+
+
+def _vtt_row(row: str, stamps: list[tuple[int, float]]) -> str:
+    """A row escaped, a timestamp tag inserted at each (character, seconds)."""
+    parts = []
+    last = 0
+    for column, seconds in stamps:
+        parts += [_vtt_escape(row[last:column]), f"<{_stamp(seconds, '.')}>"]
+        last = column
+    parts.append(_vtt_escape(row[last:]))
+    return "".join(parts)
 
 
 def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequence[SoundPlacement] = (),

@@ -58,6 +58,7 @@ from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
+from engine.synth.wordmap import line_words
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
@@ -345,7 +346,9 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             writer.close()
         if progress:
             progress("finishing", 0, 1)
-        texts = (captions.srt(project, placements), captions.vtt(project, placements),
+        timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
+                 for line in project.lines if line.id in result.plans and line.recording is None}
+        texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
                  captions.cue_sheet(project, placements, sound_placements, sounds.files))
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")

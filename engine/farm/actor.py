@@ -23,6 +23,7 @@ from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.piper_backend import PiperBackend, SessionLayout
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
+from engine.synth.wordtimes import ClipWords
 
 ACTOR_CACHE_BYTES = 16 << 20
 
@@ -42,8 +43,9 @@ class VoiceSession:
         """(host name, process id): proves the actor is up and says where it runs."""
         return socket.gethostname(), os.getpid()
 
-    def synthesize(self, plan: ClipPlan, units: list[PhonemeUnit] | None) -> tuple[np.ndarray, float, float]:
-        """(clip, seconds of raw model audio, CPU seconds it took) for one line.
+    def synthesize(self, plan: ClipPlan, units: list[PhonemeUnit] | None
+                   ) -> tuple[np.ndarray, float, float, ClipWords | None]:
+        """(clip, seconds of raw model audio, CPU seconds it took, where its words lie) for one line.
 
         CPU time of this thread (ONNX Runtime's single-threaded session runs on
         it): with two lines in flight, wall time would also count the wait for
@@ -56,4 +58,5 @@ class VoiceSession:
                              f"install the project's voices at the same path on every node")
         raw = self.synth.infer(plan, units)
         clip = self.synth.finish(raw)
-        return np.array(clip, dtype=np.float32), raw.seconds, time.thread_time() - started
+        words = self.synth.cache.words(plan.key)
+        return np.array(clip, dtype=np.float32), raw.seconds, time.thread_time() - started, words

@@ -149,7 +149,7 @@ class RayFarm:
             refs = [handle.synthesize.remote(job.plan, job.units) for job in jobs]
             for i, (job, ref) in enumerate(zip(jobs, refs, strict=True)):
                 try:
-                    clip, model_s, infer_s = self.ray.get(ref)
+                    clip, model_s, infer_s, words = self.ray.get(ref)
                 except errors.RayTaskError as exc:  # the line's own error (a voice, a text): not the actor's
                     cause = exc.cause if isinstance(exc.cause, Exception) else exc
                     self.scheduler.fail([job], cause)
@@ -157,7 +157,7 @@ class RayFarm:
                 except errors.RayError as exc:  # the actor, its worker process or its node is gone
                     self._lose(name, jobs[i:], type(exc).__name__)
                     return
-                self.scheduler.deliver(name, job, clip, model_s, infer_s)
+                self.scheduler.deliver(name, job, clip, model_s, infer_s, words)
                 with self._lock:
                     stats.lines += 1
                     stats.audio_s += clip.shape[0] / self.scheduler.synth.sample_rate

@@ -40,6 +40,7 @@ from engine.project.defaults import (
     SAMPLE_RATE_RANGE,
     VOICE_RANGES,
 )
+from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
@@ -179,9 +180,12 @@ def voice_to_dict(v: VoiceParams) -> dict[str, Any]:
 
 
 def _role_to_dict(r: Role) -> dict[str, Any]:
-    return {"name": r.name, "colour": r.colour, "voice": voice_to_dict(r.voice),
-            "gain_db": r.gain_db, "pan": r.pan, "mute": r.mute, "solo": r.solo,
-            "priority": r.priority, "effect": r.effect}
+    d: dict[str, Any] = {"name": r.name, "colour": r.colour, "voice": voice_to_dict(r.voice),
+                         "gain_db": r.gain_db, "pan": r.pan, "mute": r.mute, "solo": r.solo,
+                         "priority": r.priority, "effect": r.effect}
+    if r.lexicon:  # only then: a file without role entries reads as before
+        d["lexicon"] = dict(r.lexicon)
+    return d
 
 
 def _line_to_dict(line: Line, folder: Path | None = None) -> dict[str, Any]:
@@ -277,6 +281,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             mute=r.flag(rd, "mute", path, False), solo=r.flag(rd, "solo", path, False),
             priority=r.num(rd, "priority", path, DEFAULT_PRIORITY, lo=PRIORITY_RANGE[0], hi=PRIORITY_RANGE[1]),
             effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
+            lexicon=lexicon_from_dict(r, rd.get("lexicon", {}), _join(path, "lexicon")),
         ))
 
     scenes: list[Scene] = []
@@ -323,14 +328,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             recording=_recording(r, ld, path, folder),
         ))
 
-    lexicon_d = r.obj(root.get("lexicon", {}), "lexicon")
-    for word, say in lexicon_d.items():
-        r.encodable(word, f"lexicon.{word!r}")
-        if not word.strip():  # it would match between every two words
-            raise r.fail(f"lexicon.{word!r}", "an entry needs a word to respell, not an empty key")
-        if not isinstance(say, str) or not say.strip():
-            raise r.fail(f"lexicon.{word}", "expected a non-empty respelling or [[phonemes]]")
-        r.encodable(say, f"lexicon.{word}")
+    lexicon = lexicon_from_dict(r, root.get("lexicon", {}), "lexicon")
 
     sound_lanes, sounds = sounds_from_dict(r, root, seen_ids)
     sample_rate = r.num(root, "sample_rate", "", DEFAULT_SAMPLE_RATE, lo=SAMPLE_RATE_RANGE[0], hi=SAMPLE_RATE_RANGE[1])
@@ -339,7 +337,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     project = Project(
         title=r.text(root, "title", "", DEFAULT_TITLE),
         sample_rate=sample_rate,
-        cast=cast, scenes=scenes, lines=lines, lexicon=dict(lexicon_d), timing=timing,
+        cast=cast, scenes=scenes, lines=lines, lexicon=lexicon, timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
         sound_lanes=sound_lanes, sounds=sounds,
     )

@@ -7,6 +7,8 @@ service and the file format all share one definition of each concept.
 from __future__ import annotations
 
 import uuid
+from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from engine.project.defaults import (
@@ -67,6 +69,9 @@ class Role:
     solo: bool = False
     priority: float = DEFAULT_PRIORITY  # scheduler base weight: leads get more
     effect: str = DEFAULT_LANE_EFFECT  # lane preset (engine.project.presets.LANE_EFFECTS)
+    # The role's own pronunciations: they win over the project lexicon's for this role's lines.
+    # Replaced, never edited in place (the frontend indexes a lexicon once per dict).
+    lexicon: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -136,6 +141,13 @@ class Project:
             if role.name == name:
                 return role
         raise KeyError(f"unknown role {name!r}")
+
+    def lexicon_for(self, role: str) -> Mapping[str, str]:
+        """The lexicon a role's lines are spoken with: its own entries first,
+        then the project's. A ChainMap, not a merged dict: the frontend
+        indexes each layer once, however many lines it speaks."""
+        own = next((r.lexicon for r in self.cast if r.name == role), None)
+        return ChainMap(own, self.lexicon) if own else self.lexicon
 
     def role_names(self) -> list[str]:
         return [r.name for r in self.cast]

@@ -30,7 +30,7 @@ _T = TypeVar("_T", Line, Role, Scene, SoundLane, SoundClip)
 def freeze(project: Project) -> Project:
     """A snapshot of ``project`` that shares no mutable object with it."""
     return Project(title=project.title, sample_rate=project.sample_rate,
-                   cast=[copy.copy(r) for r in project.cast],  # fields are immutable (VoiceParams is frozen)
+                   cast=[_copy_role(r) for r in project.cast],
                    scenes=[_copy_scene(s) for s in project.scenes],
                    lines=[copy.copy(line) for line in project.lines],  # fields are immutable
                    lexicon=dict(project.lexicon), timing=copy.copy(project.timing),
@@ -47,7 +47,7 @@ def refresh(snapshot: Project, current: Project, lines: Collection[str] | None =
     one field edit), which skips comparing the others; None compares every
     line. Returns ``snapshot`` itself when nothing changed."""
     new_lines = _lines(snapshot.lines, current.lines, lines)
-    new_cast = _shared(snapshot.cast, current.cast, copy.copy)
+    new_cast = _shared(snapshot.cast, current.cast, _copy_role)
     new_scenes = _shared(snapshot.scenes, current.scenes, _copy_scene)
     lexicon = snapshot.lexicon if snapshot.lexicon == current.lexicon else dict(current.lexicon)
     timing: Timing = snapshot.timing if snapshot.timing == current.timing else copy.copy(current.timing)
@@ -113,6 +113,11 @@ def _shared(old: list[_T], new: list[_T], clone: Callable[[_T], _T]) -> list[_T]
 
 def _key(item: Line | Role | Scene | SoundLane | SoundClip) -> str:
     return item.name if isinstance(item, (Role, SoundLane)) else item.id
+
+
+def _copy_role(role: Role) -> Role:
+    """Its fields are immutable (VoiceParams is frozen) but for the lexicon."""
+    return replace(role, lexicon=dict(role.lexicon))
 
 
 def _copy_scene(scene: Scene) -> Scene:

@@ -30,6 +30,7 @@ from engine.sched.job import Job
 from engine.sched.request import QueueFull
 from engine.sched.table import PendingTable
 from engine.synth.synthesizer import ClipSynthesizer
+from engine.synth.wordtimes import ClipWords
 
 
 class NoWorkers(RuntimeError):
@@ -110,9 +111,11 @@ class OutsideWorkers:
         """The next jobs for ``worker`` (blocks until there are some; None once closed)."""
         return self._take(worker)
 
-    def deliver(self, worker: str, job: Job, audio: np.ndarray, model_seconds: float, infer_s: float) -> None:
-        """``worker`` made ``job``'s clip (shaped, at the project rate) in ``infer_s`` seconds of its time."""
-        clip = self.synth.cache.put(job.plan.key, audio)
+    def deliver(self, worker: str, job: Job, audio: np.ndarray, model_seconds: float, infer_s: float,
+                words: ClipWords | None = None) -> None:
+        """``worker`` made ``job``'s clip (shaped, at the project rate) in ``infer_s`` seconds of its
+        time; ``words``: where its words lie (engine.synth.wordtimes), when the worker kept them."""
+        clip = self.synth.cache.put(job.plan.key, audio, words)
         done = self.clock()
         with self._cond:
             self._busy[worker] += infer_s

@@ -10,8 +10,8 @@ grows with the number of same-role requests that arrived within the 300 ms
 coherence window (they are batched together and keep a voice warm).
 Aging works in the log domain: ``score = ln(priority) + age / tau``. The
 ratio between the largest and smallest possible priority is bounded
-(weights 0.01..100, origins 0.25..8, slack eps..1), so no request waits more
-than ``tau * ln(P_max / P_min)`` (~27 s with tau = 1.5 s) however many urgent
+(weights 0.01..100, origins 0.125..8, slack eps..1), so no request waits more
+than ``tau * ln(P_max / P_min)`` (~28 s with tau = 1.5 s) however many urgent
 requests keep arriving; in ordinary use aging is a gentle tie-breaker
 (half a second of waiting multiplies priority by 1.4).
 

@@ -11,6 +11,7 @@ that becomes urgent as the playhead approaches it.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -29,6 +30,7 @@ class Origin(IntEnum):
     SERVICE = 2  # an HTTP client is waiting
     EXPORT = 3  # a render in progress
     PRERENDER = 4  # background fill of the whole project
+    CHECK = 5  # new takes of lines the speech check flagged: only when nothing else waits
 
     @property
     def label(self) -> str:
@@ -36,7 +38,7 @@ class Origin(IntEnum):
 
 
 # Urgency multiplier per origin (index = Origin value).
-ORIGIN_FACTOR = np.array([8.0, 4.0, 2.0, 1.0, 0.25])
+ORIGIN_FACTOR = np.array([8.0, 4.0, 2.0, 1.0, 0.25, 0.125])
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class LineRequest:
         return self.plan.key
 
 
-def request_for(synth: ClipSynthesizer, text: str, role: str, params: VoiceParams, *, lexicon: dict[str, str] | None = None,
+def request_for(synth: ClipSynthesizer, text: str, role: str, params: VoiceParams, *, lexicon: Mapping[str, str] | None = None,
                 origin: Origin = Origin.SERVICE, deadline: Deadline | None = None, weight: float = 1.0,
                 line_id: str | None = None) -> LineRequest:
     """Plan a line (text frontend, voice lookup, cache key) into a request."""

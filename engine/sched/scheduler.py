@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.metrics.hub import MetricsHub
+from engine.sched.background import BackgroundGate
 from engine.sched.batching import BatchSizer
 from engine.sched.cost import CostModel
 from engine.sched.hashring import WeightedHashRing
@@ -64,7 +65,7 @@ class SchedulerStats:
     running: int
 
 
-class Scheduler(SchedulerTick, OutsideWorkers):
+class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
     def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
                  metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
                  clock: Callable[[], float] = time.monotonic, tick_s: float = TICK_S,
@@ -362,14 +363,14 @@ class Scheduler(SchedulerTick, OutsideWorkers):
                         job.units = self.synth.phonemize(job.plan)
                     job.reservation = self.synth.reserve(job.plan, job.units)  # arena room first
                 flat = [u for job in batch for u in job.units or []]
-                audio = model.infer_batch(flat, batch[0].plan.settings) if len(batch) > 1 else \
-                    [model.infer(u, batch[0].plan.settings) for u in flat]
+                inferred = model.infer_timed(flat, batch[0].plan.settings, batch=len(batch) > 1)
             except Exception as exc:  # a broken voice fails its requests, not the worker
                 self._fail(batch, exc)
                 continue
             finished = self.clock()
             with self._cond:
                 self._busy[worker] += finished - started
+            audio = [i.audio for i in inferred]
             samples = sum(a.shape[0] for a in audio)
             if self.synth.cost(batch[0].plan).batches:  # a Kokoro line says nothing of Piper's batch sizes
                 self.batch.observe(len(batch), samples, finished - started)
@@ -380,7 +381,8 @@ class Scheduler(SchedulerTick, OutsideWorkers):
             for job in batch:
                 units = job.units or []
                 raw = RawAudio(job.plan, audio[pos:pos + len(units)], [u.pause_after for u in units],
-                               model.sample_rate, sum(len(u.ids) for u in units), job.reservation)
+                               model.sample_rate, sum(len(u.ids) for u in units), job.reservation,
+                               [i.words for i in inferred[pos:pos + len(units)]])
                 pos += len(units)
                 self._post.put(Inferred(job, raw, started, finished))
 

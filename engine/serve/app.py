@@ -104,7 +104,7 @@ class Service:
         """On an io thread: plan, look in the cache, queue. The returned future
         holds a private copy of the clip: cached clips are views into the
         cache's arena, which a later clip may reuse once this one is evicted."""
-        request = request_for(self.synth, spec.text, spec.role.name, spec.params, lexicon=self.project.lexicon,
+        request = request_for(self.synth, spec.text, spec.role.name, spec.params, lexicon=self.project.lexicon_for(spec.role.name),
                               origin=Origin.SERVICE, weight=spec.role.priority)
         hit = request.key in self.synth.cache
         out: Future[np.ndarray] = Future()

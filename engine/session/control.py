@@ -55,6 +55,7 @@ from engine.sched.policy import RolePriorityPolicy
 from engine.sched.request import LineRequest
 from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord, PassState
+from engine.session.checking import CheckDesk, SpeechChecker
 from engine.session.lines import LineBook
 from engine.session.mix import LiveMix
 from engine.session.playback import PlaybackPass
@@ -68,6 +69,7 @@ from engine.session.views import (
     waveform_peaks,
 )
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
+from engine.synth.wordmap import WordTime, line_words
 
 log = logging.getLogger("engine.session")
 
@@ -75,12 +77,12 @@ LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
 
 
-class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
+class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
     def __init__(self, project: Project, project_path: Path | None = None, *, output: str | None = None,
                  prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
                  sink: OutputSink | None = None,
                  lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK,
-                 sound_folders: Sequence[Path] = ()) -> None:
+                 sound_folders: Sequence[Path] = (), check: bool = False) -> None:
         self.project = freeze(project)  # the control thread's snapshot
         self._latest = self.project  # the newest handed over (update), for export
         self._latest_typing = False
@@ -95,6 +97,9 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
         self.synth = synth or make_synthesizer(project_path, self.rate)
         self.metrics = MetricsHub()
         self.scheduler = Scheduler(self.synth, RolePriorityPolicy(), metrics=self.metrics, capacity=8192)
+        # check: the speech check runs in the background, below every other origin (engine/session/checking.py).
+        self.checker = SpeechChecker(self.synth, self.scheduler) if check else None
+        self._offered: dict[str, str] = {}
         if sink is None:
             sink, self.audio_error = open_sink(self.rate, output)
         else:
@@ -225,6 +230,20 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
             return None
         return waveform_peaks(clip, columns)
 
+    def line_words(self, line_id: str) -> tuple[WordTime, ...]:
+        """The line's written words timed within the clip it plays (empty: no
+        clip yet, a recorded take, or a clip without timings). Any thread: it
+        reads the line's record as clip_peaks does and the applied snapshot."""
+        record = self._lines.get(line_id)
+        plan = record.plan if record is not None and record.clip is not None else None
+        if plan is None:
+            return ()
+        try:
+            text = self.project.line(line_id).text
+        except KeyError:
+            return ()
+        return line_words(text, plan, self.synth.cache)
+
     def transport(self) -> TransportSnapshot:
         snap = self.player.snapshot()
         sink: SinkStats = snap.sink
@@ -237,8 +256,10 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
 
     def state(self) -> SessionState:
         """One read of everything the studio draws; never waits for the control thread."""
+        checker = self.checker
         return SessionState(self.transport(), self._status, self._clip_views, self.levels(),
-                            self.metrics.snapshot(), self.last_error, self._sound_views)
+                            self.metrics.snapshot(), self.last_error, self._sound_views,
+                            *((checker.results, checker.fixing) if checker is not None else ()))
 
     def levels(self) -> MeterSnapshot | None:
         """Per-lane peaks and the master's short-term loudness, as heard live."""
@@ -286,6 +307,8 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
         self._thread.join(timeout=5.0)
         self._loudness.shutdown(wait=True, cancel_futures=True)
         self.player.close()
+        if self.checker is not None:
+            self.checker.close()
         self.scheduler.close()
         self._reset_pass()
         for record in self._lines.values():
@@ -341,6 +364,7 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk):
             self._relayout()
         else:
             self._publish_status()
+        self._offer_checks()
 
     def _take_update(self) -> None:
         with self._handover:

@@ -44,7 +44,8 @@ class LineBook(SessionCore):
             before = old_roles.get(role.name)
             if before is role:
                 continue
-            if before is None or before.voice != role.voice:
+            # A changed role lexicon re-plans the role's lines; only those whose key changed are voiced again.
+            if before is None or before.voice != role.voice or before.lexicon != role.lexicon:
                 recast.add(role.name)
             if before is None or before.priority != role.priority:
                 self.scheduler.set_role_weight(role.name, role.priority)

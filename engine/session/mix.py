@@ -129,7 +129,7 @@ class LiveMix(SessionCore):
     def _audition(self, role_name: str, text: str, voice: VoiceParams | None = None) -> None:
         try:
             role = self.project.role(role_name)
-            plan = self.synth.plan(text, voice or role.voice, self.project.lexicon)
+            plan = self.synth.plan(text, voice or role.voice, self.project.lexicon_for(role_name))
         except (KeyError, TextError, VoiceError) as exc:
             self.last_error = str(exc)
             return

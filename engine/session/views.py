@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
 from engine.audio.meters import MeterSnapshot
+from engine.check.lines import LineResult
 from engine.metrics.hub import EngineSnapshot
 
 
@@ -65,6 +67,32 @@ class TransportSnapshot:
 
 
 @dataclass(frozen=True)
+class FixOutcome:
+    """One line "Fix flagged lines" worked on: the takes it has now and the one chosen.
+    ``text`` and ``take_before`` say what the line was, so a line edited meanwhile is left alone."""
+
+    line_id: str
+    text: str
+    take_before: int
+    takes: tuple[int, ...]
+    take: int
+    result: LineResult
+
+
+@dataclass(frozen=True)
+class FixProgress:
+    """Where "Fix flagged lines" is (``Session.fix_lines``)."""
+
+    batch: int  # increases with every fix() call
+    lines: int  # lines asked for
+    done: bool
+    outcomes: Mapping[str, FixOutcome] = field(default_factory=dict)
+
+
+NO_CHECKS: Mapping[str, LineResult] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
 class SessionState:
     """Everything the studio draws, in one read (``Session.state()``).
 
@@ -80,6 +108,8 @@ class SessionState:
     metrics: EngineSnapshot
     error: str | None  # the last problem the control thread met
     sounds: Sequence[SoundView] = ()  # sound clips on the sound lanes
+    checks: Mapping[str, LineResult] = field(default_factory=lambda: NO_CHECKS)  # line id -> the speech check of the clip it has now
+    fixing: FixProgress | None = None  # the latest "Fix flagged lines"
 
 
 def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:

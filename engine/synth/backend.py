@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from engine.synth.library import VoiceInfo
+from engine.synth.wordtimes import UnitWords
 
 # Silence inserted after a sentence, by how it ends: a question or an
 # exclamation breathes a little longer than a comma-split clause.
@@ -44,6 +45,14 @@ class InferenceSettings:
     seed: int = 0  # the take: same seed, same samples (engine.synth.piper_noise)
 
 
+@dataclass(frozen=True)
+class Inference:
+    """One unit's raw model audio and where its spoken words lie in it."""
+
+    audio: np.ndarray
+    words: UnitWords
+
+
 class LoadedVoice(Protocol):
     info: VoiceInfo
 
@@ -61,6 +70,11 @@ class LoadedVoice(Protocol):
     def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray: ...
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]: ...
+
+    def infer_timed(self, units: list[PhonemeUnit], settings: InferenceSettings,
+                    batch: bool = False) -> list[Inference]:
+        """``infer`` (or ``infer_batch`` with ``batch``) with each unit's word
+        timings; the synthesis paths use this, so every clip has them."""
 
     @property
     def can_batch(self) -> bool: ...

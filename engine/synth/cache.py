@@ -24,6 +24,10 @@ from engine.memory.arena import Allocation, ArenaFull
 from engine.memory.clipstore import ClipTooLarge, PooledClipStore
 from engine.project.model import VoiceParams
 from engine.synth.clipfolder import ClipFolder
+from engine.synth.wordtimes import ClipWords
+
+# Word timings kept in memory (a few hundred bytes each; the disk keeps them all).
+_MAX_WORDS = 20_000
 
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
@@ -77,6 +81,7 @@ class ClipCache:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self._words: dict[str, ClipWords] = {}
 
     def get(self, key: str, pin: bool = False, promote: bool = True) -> np.ndarray | None:
         """The clip, or None. With ``pin``, a clip served from memory is pinned
@@ -117,14 +122,38 @@ class ClipCache:
     def __contains__(self, key: str) -> bool:
         return key in self.store or (self.disk is not None and key in self.disk)
 
-    def put(self, key: str, audio: np.ndarray) -> np.ndarray:
-        """Store a clip; returns the array to use from now on (a view into the
-        arena, or a read-only copy when pinned clips leave no room)."""
+    def put(self, key: str, audio: np.ndarray, words: ClipWords | None = None) -> np.ndarray:
+        """Store a clip (and where its words lie); returns the array to use from
+        now on (a view into the arena, or a read-only copy when pinned clips
+        leave no room)."""
         audio = np.ascontiguousarray(audio, dtype=np.float32)
         if audio.ndim != 1:
             raise ValueError(f"clips are mono: expected a 1-D array, got shape {audio.shape}")
+        self._keep_words(key, words)
         self._write_disk(key, audio)
         return self._keep(key, audio)
+
+    def words(self, key: str) -> ClipWords | None:
+        """Where the clip's spoken words lie, or None (not known: a sound, a
+        recording, a clip from a cache older than word timings)."""
+        with self._lock:
+            words = self._words.get(key)
+        if words is None and self.disk is not None:
+            words = self.disk.load_words(key)
+            if words is not None:
+                with self._lock:
+                    self._words[key] = words
+        return words
+
+    def _keep_words(self, key: str, words: ClipWords | None) -> None:
+        if words is None:
+            return
+        with self._lock:
+            self._words[key] = words
+            while len(self._words) > _MAX_WORDS:  # oldest first (dicts keep insertion order)
+                self._words.pop(next(iter(self._words)))
+        if self.disk is not None:  # before the clip: a clip on disk then always finds its words
+            self.disk.save_words(key, words)
 
     def _keep(self, key: str, audio: np.ndarray) -> np.ndarray:
         """Into the arena, or a private read-only copy when pins leave no room."""
@@ -143,10 +172,12 @@ class ClipCache:
         except (ArenaFull, ClipTooLarge, KeyError):
             return None
 
-    def commit(self, key: str, allocation: Allocation[np.ndarray], audio: np.ndarray) -> np.ndarray:
+    def commit(self, key: str, allocation: Allocation[np.ndarray], audio: np.ndarray,
+               words: ClipWords | None = None) -> np.ndarray:
         """Store a clip into its reservation (no extra copy when it fits).
         A clip longer than the reservation (a predictor miss) is stored anew."""
         audio = np.ascontiguousarray(audio, dtype=np.float32)
+        self._keep_words(key, words)
         self._write_disk(key, audio)
         if audio.shape[0] <= allocation.capacity:
             allocation.shrink(audio.shape[0])  # set the true length (any length up to capacity)

@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.fsutil import fsync_dir, temp_path_for
+from engine.synth import wordtimes
+from engine.synth.wordtimes import ClipWords
 
 CACHE_DIR_ENV = "RADIOPLAY_CACHE_DIR"
 CACHE_LIMIT_ENV = "RADIOPLAY_CACHE_LIMIT_MB"
@@ -124,6 +126,32 @@ class ClipFolder:
         fsync_dir(final.parent)
         self._added(key, final)
 
+    def words_path(self, key: str) -> Path:
+        return self.directory / f"{key}.words.json"
+
+    def save_words(self, key: str, words: ClipWords) -> None:
+        """The clip's word timings beside it (engine.synth.wordtimes), renamed
+        into place but not flushed: a sidecar lost or torn by a power cut only
+        leaves the clip without timings (loads rejects it), so it is not worth
+        a second fsync per clip."""
+        final = self.words_path(key)
+        temp = temp_path_for(final)
+        try:
+            temp.write_text(wordtimes.dumps(words), encoding="utf-8")
+            os.replace(temp, final)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+
+    def load_words(self, key: str) -> ClipWords | None:
+        """The clip's word timings, or None: none written (a clip from before
+        word timings, a sound), another version, or damaged."""
+        try:
+            text = self.words_path(key).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return wordtimes.loads(text)
+
     def _adopt(self, key: str) -> bool:
         """A clip from a per-project cache folder of earlier versions: link
         (or copy) it into the shared folder, where it is found from now on."""
@@ -186,4 +214,6 @@ class ClipFolder:
             with contextlib.suppress(OSError):
                 self.path(key).unlink()
                 total -= size
+            with contextlib.suppress(OSError):
+                self.words_path(key).unlink()
         self._bytes = total

@@ -5,9 +5,11 @@ Decisions made here, deliberately:
   (``*``, ``_``), bracketed stage directions (``[laughs]``) and emoji are
   removed. ``[[phonemes]]`` blocks are kept for Piper.
 - Numbers and abbreviations are left to espeak-ng, which expands them well.
-- The project lexicon replaces whole words (case-insensitive) by a respelling
-  or a ``[[phoneme]]`` block; the entries actually used go into the cache
-  key, so editing one entry re-synthesizes only the lines that use it.
+- The lexicon replaces whole words (case-insensitive) by a respelling or a
+  ``[[phoneme]]`` block; the entries actually used go into the cache key, so
+  editing one entry re-synthesizes only the lines that use it. A role's
+  entries come as a ChainMap over the project's (``Project.lexicon_for``):
+  each layer is indexed once and looked up in order, the role's first.
 - Long sentences are split at clause and then word boundaries so no unit
   exceeds what the model handles well (VITS degrades on very long inputs).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -145,20 +148,24 @@ def _is_word_char(ch: str) -> bool:
     return _WORD_CHAR.match(ch) is not None
 
 
-def _replace_words(text: str, lexicon: Mapping[str, str], index: _LexiconIndex, used: dict[str, str]) -> str:
+_Layer = tuple[Mapping[str, str], _LexiconIndex]
+
+
+def _replace_words(text: str, layers: list[_Layer], lengths: tuple[int, ...], used: dict[str, str]) -> str:
     """Left to right, at each place a word may start, the longest entry that ends where a word
-    may end; a replacement is never looked at again. Linear in the text, whatever the lexicon's size."""
+    may end (the first layer that has it); a replacement is never looked at again. Linear in the
+    text, whatever the lexicon's size."""
     out: list[str] = []
     n, p, copied = len(text), 0, 0
     while p < n:
         if p == 0 or not _is_word_char(text[p - 1]):
-            for length in index.lengths:
+            for length in lengths:
                 end = p + length
                 if end > n or (end < n and _is_word_char(text[end])):
                     continue
-                word = index.by_lower.get(text[p:end].lower())
-                say = lexicon.get(word) if word is not None else None
-                if say is not None and word is not None:
+                found = _lookup(text[p:end].lower(), layers)
+                if found is not None:
+                    word, say = found
                     out.append(text[copied:p])
                     out.append(say)
                     used[word] = say
@@ -172,17 +179,30 @@ def _replace_words(text: str, lexicon: Mapping[str, str], index: _LexiconIndex, 
     return "".join(out)
 
 
+def _lookup(lower: str, layers: list[_Layer]) -> tuple[str, str] | None:
+    for lexicon, index in layers:
+        word = index.by_lower.get(lower)
+        say = lexicon.get(word) if word is not None else None
+        if word is not None and say is not None:
+            return word, say
+    return None
+
+
 def apply_lexicon(text: str, lexicon: Mapping[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
     """Replace whole words (case-insensitive); return the text and the (sorted) entries used.
 
-    "New York" wins over "York" (longest first), and a replacement is never
-    rewritten by another entry."""
-    index = _index(lexicon)
-    if not index.lengths:
+    "New York" wins over "York" (longest first, across layers), and a
+    replacement is never rewritten by another entry. A ChainMap's maps are
+    layers: for one word, the first that has it wins."""
+    maps = lexicon.maps if isinstance(lexicon, ChainMap) else [lexicon]
+    layers = [(m, _index(m)) for m in maps]
+    lengths = layers[0][1].lengths if len(layers) == 1 else tuple(
+        sorted({n for _, index in layers for n in index.lengths}, reverse=True))
+    if not lengths:
         return text, ()
     used: dict[str, str] = {}
     # ``[[phonemes]]`` blocks are the producer's exact pronunciation: never touched.
-    out = [part if block else _replace_words(part, lexicon, index, used) for block, part in split_phonemes(text)]
+    out = [part if block else _replace_words(part, layers, lengths, used) for block, part in split_phonemes(text)]
     return "".join(out), tuple(sorted(used.items()))
 
 

@@ -21,11 +21,13 @@ import numpy as np
 
 from engine.project.blend import BlendError, parse_blend
 from engine.synth import espeak, kokoro_voices
-from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, PhonemeUnit
+from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
+from engine.synth.frontend import split_phonemes
 from engine.synth.kokoro_phonemes import language_of, to_kokoro
 from engine.synth.library import VoiceInfo
 from engine.synth.piper_backend import SessionLayout, SessionPool, make_session
+from engine.synth.wordtimes import unit_words
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows
 
@@ -39,6 +41,8 @@ _IDS = (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
         110, 111, 112, 113, 114, 115, 116, 118, 119, 120, 123, 125, 126, 128, 129, 130, 131, 132, 133, 135,
         136, 138, 139, 140, 142, 143, 147, 148, 156, 157, 158, 162, 164, 169, 171, 172, 173, 177)
 VOCAB = dict(zip(_SYMBOLS, _IDS, strict=True))
+_SEPARATORS = frozenset({VOCAB[" "]})
+_SILENT = frozenset(VOCAB[c] for c in ';:,.!?—…"()“”ˈˌ')
 
 
 def tokenize(phonemes: str) -> list[int]:
@@ -60,6 +64,22 @@ def split_tokens(phonemes: str, limit: int = MAX_TOKENS) -> list[str]:
     if current:
         pieces.append(current)
     return [p for p in pieces if tokenize(p)]
+
+
+def _clauses(language: str, unit: str) -> list[tuple[str, str, bool]]:
+    """espeak-ng's clauses of ``unit``, its ``[[...]]`` blocks kept as they are: they are
+    espeak-ng IPA already (a lexicon's phoneme entry), which espeak-ng itself would read as
+    its ASCII phoneme names and spell out. A clause cut only by a block goes on."""
+    parts = split_phonemes(unit)
+    if len(parts) == 1 and not parts[0][0]:
+        return espeak.clauses(language, unit)
+    out: list[tuple[str, str, bool]] = []
+    for block, part in parts:
+        if block:
+            out.append((part[2:-2].strip(), "", False))
+        elif part.strip():
+            out.extend(espeak.clauses(language, part))
+    return [(p, t, end and (bool(t) or i == len(out) - 1)) for i, (p, t, end) in enumerate(out)]
 
 
 class KokoroVoiceModel:
@@ -145,7 +165,7 @@ class KokoroVoiceModel:
         result: list[PhonemeUnit] = []
         for unit in units:
             sentence = ""
-            for phonemes, terminator, end in espeak.clauses(language, unit):
+            for phonemes, terminator, end in _clauses(language, unit):
                 sentence += to_kokoro(phonemes, language).strip() + terminator
                 if end:
                     result += self._units(sentence, terminator)
@@ -191,6 +211,13 @@ class KokoroVoiceModel:
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:
         return [self.infer(u, settings) for u in units]
+
+    def infer_timed(self, units: list[PhonemeUnit], settings: InferenceSettings,
+                    batch: bool = False) -> list[Inference]:
+        """The published graphs output no durations: the words are only
+        counted here and spread over the voiced audio later (estimated)."""
+        return [Inference(self.infer(u, settings), unit_words(u.ids, _SEPARATORS, _SILENT, None, self.sample_rate))
+                for u in units]
 
 
 class KokoroBackend:

@@ -46,9 +46,9 @@ class SynthesisResult:
 
 def plan_line(synth: ClipSynthesizer, project: Project, line: Line, seed: int | None = None) -> ClipPlan:
     """The one way a project line is planned: its chosen take (or ``seed``),
-    in its lock's voice or its role's, with the project's lexicon. Raises
+    in its lock's voice or its role's, with its role's lexicon over the project's. Raises
     KeyError (unknown role), TextError or VoiceError."""
-    return synth.plan(line.text, voice_of(project, line), project.lexicon,
+    return synth.plan(line.text, voice_of(project, line), project.lexicon_for(line.role),
                       seed=line.take if seed is None else seed)
 
 

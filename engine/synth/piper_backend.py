@@ -17,11 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.synth.backend import PAUSE_AFTER, BackendCost, InferenceSettings, PhonemeUnit
+from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
 from engine.synth.library import VoiceInfo
 from engine.synth.piper_noise import NoiseInputs, expose_noise
+from engine.synth.wordtimes import unit_words
+
+# Symbols of a Piper id map that sound in no word: pad, sentence start and end,
+# punctuation, stress marks.
+_SILENT_SYMBOLS = "_^$!'(),-.:;?\"\u00a1\u00bf\u2014\u2026\u00ab\u00bb\u201c\u201d\u02c8\u02cc"
 
 
 def _patched(info: VoiceInfo) -> tuple[str | bytes, NoiseInputs]:
@@ -153,6 +158,7 @@ class PiperVoiceModel:
         self._piper = PiperVoice(session=None, config=config)  # phonemizer and id map; we run the sessions
         self._inputs: set[str] = set()
         self._durations_output: str | None = None
+        self._word_id_sets: tuple[frozenset[int], frozenset[int]] | None = None
 
     def _make_sessions(self) -> list[object]:
         info, layout = self.info, self.layout
@@ -235,8 +241,36 @@ class PiperVoiceModel:
         """Run several units in one padded batch; each row is cut to its true
         length from the durations output (padded tails are not silent: VITS
         keeps generating sound past an item's end)."""
-        if len(units) == 1 or not self.can_batch:
-            return [self.infer(u, settings) for u in units]
+        return [audio for audio, _ in self._run(units, settings, batch=True)]
+
+    def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
+        return self._run([unit], settings, batch=False)[0][0]
+
+    def infer_timed(self, units: list[PhonemeUnit], settings: InferenceSettings,
+                    batch: bool = False) -> list[Inference]:
+        """Inference with each unit's words, timed by the model's own durations
+        (fetching that output beside the audio costs nothing measurable)."""
+        rate, words = self.sample_rate, self._word_ids()
+        return [Inference(audio, unit_words(unit.ids, words[0], words[1], samples, rate))
+                for unit, (audio, samples) in zip(units, self._run(units, settings, batch), strict=True)]
+
+    def _word_ids(self) -> tuple[frozenset[int], frozenset[int]]:
+        """(word separators, ids that sound in no word) of this voice's id map:
+        espeak-ng's space between words; pads, sentence marks, punctuation
+        and stress marks."""
+        if self._word_id_sets is None:
+            id_map = self._piper.config.phoneme_id_map
+            separators = frozenset(id_map.get(" ", ()))
+            silent = frozenset(i for symbol in _SILENT_SYMBOLS for i in id_map.get(symbol, ()))
+            self._word_id_sets = (separators, silent - separators)
+        return self._word_id_sets
+
+    def _run(self, units: list[PhonemeUnit], settings: InferenceSettings,
+             batch: bool) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """(audio, samples per id or None) per unit: one padded batch when
+        ``batch`` and the model can, else one inference each."""
+        if not (batch and len(units) > 1 and self.can_batch):
+            return [self._run_one(u, settings) for u in units]
         lengths = np.array([len(u.ids) for u in units], dtype=np.int64)
         ids = np.zeros((len(units), int(lengths.max())), dtype=np.int64)
         for row, unit in enumerate(units):
@@ -244,20 +278,27 @@ class PiperVoiceModel:
         with self._pool.borrow() as session:
             audio, durations = session.run(  # type: ignore[attr-defined]
                 ["output", self._durations_output], self.feeds(ids, lengths, settings))
-        hop = int(getattr(self._piper.config, "hop_length", 256) or 256)
+        hop = self._hop()
         audio = audio.reshape(len(units), -1)
-        out = []
+        out: list[tuple[np.ndarray, np.ndarray | None]] = []
         for row, length in enumerate(lengths):
-            samples = int(np.asarray(durations[row, :length]).sum()) * hop
-            out.append(np.ascontiguousarray(audio[row, : min(samples, audio.shape[1])], dtype=np.float32))
+            samples = np.asarray(durations[row, :length], dtype=np.float64) * hop
+            end = min(int(samples.sum()), audio.shape[1])
+            out.append((np.ascontiguousarray(audio[row, :end], dtype=np.float32), samples))
         return out
 
-    def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
+    def _run_one(self, unit: PhonemeUnit, settings: InferenceSettings) -> tuple[np.ndarray, np.ndarray | None]:
         ids = np.asarray(unit.ids, dtype=np.int64)[None, :]
         lengths = np.array([ids.shape[1]], dtype=np.int64)
         with self._pool.borrow() as session:
-            output = session.run(["output"], self.feeds(ids, lengths, settings))[0]  # type: ignore[attr-defined]
-        return np.ascontiguousarray(output.reshape(-1), dtype=np.float32)
+            names = ["output"] if self._durations_output is None else ["output", self._durations_output]
+            result = session.run(names, self.feeds(ids, lengths, settings))  # type: ignore[attr-defined]
+        audio = np.ascontiguousarray(result[0].reshape(-1), dtype=np.float32)
+        samples = np.asarray(result[1], dtype=np.float64).reshape(-1) * self._hop() if len(result) > 1 else None
+        return audio, samples
+
+    def _hop(self) -> int:
+        return int(getattr(self._piper.config, "hop_length", 256) or 256)
 
 
 class PiperBackend:

@@ -21,14 +21,20 @@ _PEAK = 10 ** (-1.0 / 20)  # lines too short for a loudness reading: peak at -1 
 
 def trim(audio: np.ndarray, sample_rate: int) -> np.ndarray:
     """Remove leading/trailing near-silence, keeping a short pad."""
+    lo, hi = trim_bounds(audio, sample_rate)
+    return audio[lo:hi]
+
+
+def trim_bounds(audio: np.ndarray, sample_rate: int) -> tuple[int, int]:
+    """The (start, end) samples :func:`trim` keeps (word timings move by the start)."""
     if audio.size == 0:
-        return audio
+        return 0, 0
     peak = float(np.max(np.abs(audio)))
     if peak <= 1e-6:
-        return audio[:0]
+        return 0, 0
     loud = np.flatnonzero(np.abs(audio) >= peak * 10 ** (_TRIM_DB / 20))
     pad = int(_TRIM_PAD_S * sample_rate)
-    return audio[max(0, loud[0] - pad): min(audio.size, loud[-1] + pad + 1)]
+    return max(0, int(loud[0]) - pad), min(audio.size, int(loud[-1]) + pad + 1)
 
 
 def join(pieces: list[np.ndarray], pauses: list[float], sample_rate: int) -> np.ndarray:

@@ -23,11 +23,13 @@ from engine.project.model import VoiceParams
 from engine.synth import shaping
 from engine.synth.backend import BackendCost, InferenceSettings, LoadedVoice, PhonemeUnit, VoiceBackend
 from engine.synth.cache import ClipCache, clip_key
-from engine.synth.errors import VoiceError
+from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.kokoro_backend import KokoroBackend
+from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
 from engine.synth.piper_backend import PiperBackend
+from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class RawAudio:
     sample_rate: int
     phonemes: int = 0  # model input length, for the output-length predictor
     reservation: Allocation[np.ndarray] | None = None  # arena room taken before inference
+    words: list[UnitWords] | None = None  # per piece, where its spoken words lie (engine.synth.wordtimes)
 
     @property
     def seconds(self) -> float:
@@ -120,6 +123,8 @@ class ClipSynthesizer:
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
         prepared = prepare(text, lexicon)
+        if prepared.lexicon_used and (problem := used_problem(prepared.lexicon_used)) is not None:
+            raise TextError(problem)  # this line only: the others still render
         info = self.library.resolve(params.voice, params.backend)
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
@@ -139,10 +144,10 @@ class ClipSynthesizer:
         model = self.voice(plan.voice)
         if units is None:
             units = self.phonemize(plan)
-        pieces = [model.infer(u, plan.settings) for u in units]
+        inferred = model.infer_timed(units, plan.settings)
         self.count_synthesis()
-        return RawAudio(plan, pieces, [u.pause_after for u in units], model.sample_rate,
-                        sum(len(u.ids) for u in units))
+        return RawAudio(plan, [i.audio for i in inferred], [u.pause_after for u in units], model.sample_rate,
+                        sum(len(u.ids) for u in units), words=[i.words for i in inferred])
 
     def count_synthesis(self) -> None:
         """One line went through the model (tests count these to prove caching)."""
@@ -161,21 +166,26 @@ class ClipSynthesizer:
         if any(r.sample_rate != rate or r.plan.params.pitch != pitch for r in raws):
             raise ValueError("finish_many needs clips of one sample rate and pitch")
         levelled = []
+        timings: list[ClipWords | None] = []
         for raw in raws:
-            pieces = [shaping.trim(p, rate) for p in raw.pieces]
+            bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
+            pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
             levelled.append(shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate))
+            # Pitch shifting keeps the length and resampling keeps seconds: the
+            # words move only by the trim and the pauses.
+            timings.append(clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None)
         shifted = shaping.pitch_shift_many(levelled, rate, pitch, self.high_quality_pitch)
         clips = []
-        for raw, audio in zip(raws, shifted, strict=True):
+        for raw, audio, words in zip(raws, shifted, timings, strict=True):
             audio = shaping.resample(audio, rate, self.sample_rate)
             audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
             if raw.phonemes:
                 self.predictor.observe(self.length_key(raw.plan), raw.phonemes,
                                        raw.plan.settings.length_scale, audio.shape[0])
             if raw.reservation is not None:
-                clips.append(self.cache.commit(raw.plan.key, raw.reservation, audio))
+                clips.append(self.cache.commit(raw.plan.key, raw.reservation, audio, words))
             else:
-                clips.append(self.cache.put(raw.plan.key, audio))
+                clips.append(self.cache.put(raw.plan.key, audio, words))
         return clips
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:

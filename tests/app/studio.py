@@ -24,7 +24,8 @@ from engine.project.model import Project
 from tests.conftest import tiny_project
 
 # Python threads the studio and its Session start; none may outlive its window.
-STUDIO_THREADS = ("radioplay-engine", "radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post")
+STUDIO_THREADS = ("radioplay-engine", "radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post",
+                  "radioplay-check")
 
 
 @pytest.fixture
@@ -44,10 +45,12 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
     windows: list[MainWindow] = []
 
     def make(path: Path | None = None, *, prerender: bool = False, show: bool = True,
-             project: Project | None = None) -> MainWindow:
+             project: Project | None = None, check: bool = False) -> MainWindow:
+        # check: the background speech check (a recognizer process per window): only where a test looks at it.
         settings = QSettings(str(settings_path), QSettings.Format.IniFormat)
         window = MainWindow(path, settings=settings, project=project,
-                            session_factory=default_session_factory(output="null", prerender=prerender),
+                            session_factory=default_session_factory(output="null", prerender=prerender,
+                                                                    check=check),
                             recovery=RecoveryStore(state_dir))
         window.files.ask_save_changes = lambda: "discard"  # type: ignore[method-assign]
         windows.append(window)

@@ -1,0 +1,156 @@
+"""A line's written words, timed from its clip's spoken words.
+
+espeak-ng's words are not the script's: it joins unstressed words ("of the"
+-> ``ʌvðə``), reads "42" as two words, splits "12/05" at the slash, and the
+lexicon may have replaced a word by a respelling of several. So the written
+words are aligned to the spoken ones (engine.synth.wordtimes) the way
+sentence aligners do (Gale and Church): a monotone alignment of groups, one
+written word to one, two or three spoken words or back, each group costing
+how far its lengths disagree (written letters, lexicon applied, against
+phonemes), ties broken toward one-to-one. Most lines align one to one.
+
+Written words are what the script shows: markup tags, ``[stage
+directions]`` and ``[[phoneme]]`` blocks are not words (a block's sound
+falls between its neighbours).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Mapping
+
+from engine.synth import espeak
+from engine.synth.cache import ClipCache
+from engine.synth.frontend import _STAGE, _TAG, split_phonemes
+from engine.synth.synthesizer import ClipPlan
+from engine.synth.wordtimes import ClipWords
+
+WordTime = tuple[str, float, float]  # (word, start_s, end_s) within the clip
+
+_WORD = re.compile(r"[^\W_]+(?:['’.,\-][^\W_]+)*")
+# Group shapes (written, spoken) and what choosing one costs beyond the length mismatch.
+_MOVES = ((1, 1, 0.0), (1, 2, 0.5), (2, 1, 0.5), (1, 3, 1.0), (3, 1, 1.0), (2, 3, 1.5), (3, 2, 1.5),
+          (1, 4, 1.5), (0, 1, 3.0), (1, 0, 3.0))
+_BAND = 12  # spoken words either side of the diagonal the alignment may wander
+_MAX_CELLS = 30_000  # about half a second of alignment (2,500 words); a longer line is shared out by length
+
+
+def written_words(text: str) -> tuple[tuple[str, int, int], ...]:
+    """(word, start, end) character positions in ``text`` of each word the script shows."""
+    hidden = bytearray(len(text))
+    pos = 0
+    for block, part in split_phonemes(text):
+        if block:
+            hidden[pos:pos + len(part)] = b"\1" * len(part)
+        pos += len(part)
+    for pattern in (_TAG, _STAGE):
+        for m in pattern.finditer(text):
+            hidden[m.start():m.end()] = b"\1" * (m.end() - m.start())
+    return tuple((m.group(), m.start(), m.end()) for m in _WORD.finditer(text) if not any(hidden[m.start():m.end()]))
+
+
+def _spoken_length(word: str, lexicon: Mapping[str, str], language: str) -> float:
+    """How many phonemes a written word becomes on its own: espeak-ng's
+    reading of it after the lexicon (``lexicon``: the entries the line used,
+    by lower case), counted as the model's ids are (no stress marks); a
+    ``[[phoneme]]`` replacement counts its phonemes. Looked up here rather
+    than through apply_lexicon, whose index cache holds a production's whole
+    lexicon and must not be churned by one small mapping per line."""
+    said = lexicon.get(word.lower(), word)
+    total = 0
+    for block, part in split_phonemes(said):
+        total += _count(part[2:-2]) if block else _phonemes(part, language)
+    return float(max(total, 1))
+
+
+def _count(phonemes: str) -> int:
+    return sum(1 for c in unicodedata.normalize("NFD", phonemes) if c.isalpha() or c in "ːˑ")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _phonemes(text: str, language: str) -> int:
+    """Phonemes of ``text`` read alone (cached: a production repeats its words)."""
+    for voice in (language.lower().replace("_", "-"), "en-us"):
+        try:
+            return sum(_count(p) for p, _, _ in espeak.clauses(voice, text))
+        except RuntimeError:  # espeak-ng has no such voice
+            continue
+    return sum(1 for c in text if c.isalnum())
+
+
+def align(written: list[float], spoken: list[int]) -> list[tuple[int, int, int, int]]:
+    """Groups (written from, to, spoken from, to) covering both sequences in order."""
+    n, m = len(written), len(spoken)
+    scale = sum(spoken) / (sum(written) or 1.0)
+    lw = [0.0]
+    for x in written:
+        lw.append(lw[-1] + x * scale)
+    lp = [0.0]
+    for y in spoken:
+        lp.append(lp[-1] + y)
+    band = _BAND + abs(n - m)
+    if n * band > _MAX_CELLS:  # a pathological line: one group, shared out by length
+        return [(0, n, 0, m)]
+    inf = float("inf")
+    cost: dict[tuple[int, int], tuple[float, int, int]] = {(0, 0): (0.0, 0, 0)}
+    for i in range(n + 1):
+        centre = i * m / max(n, 1)
+        for j in range(max(0, int(centre) - band), min(m, int(centre) + band) + 1):
+            if i == 0 and j == 0:
+                continue
+            best = (inf, 0, 0)
+            for di, dj, penalty in _MOVES:
+                prev = cost.get((i - di, j - dj))
+                if prev is None:
+                    continue
+                a, b = lw[i] - lw[i - di], lp[j] - lp[j - dj]
+                c = prev[0] + (a - b) ** 2 / (a + b + 1.0) + penalty
+                if c < best[0]:
+                    best = (c, di, dj)
+            if best[0] < inf:
+                cost[(i, j)] = best
+    if (n, m) not in cost:  # outside the band (cannot happen with abs(n - m) in it): one group
+        return [(0, n, 0, m)]
+    groups = []
+    i, j = n, m
+    while i or j:
+        _, di, dj = cost[(i, j)]
+        groups.append((i - di, i, j - dj, j))
+        i, j = i - di, j - dj
+    return groups[::-1]
+
+
+def word_times(text: str, clip: ClipWords | None, lexicon: Mapping[str, str] | None = None,
+               language: str = "en-us") -> tuple[WordTime, ...]:
+    """The line's written words with their (start, end) in the clip, in order;
+    empty when the clip's words are not known. ``language``: the voice's
+    (espeak-ng reads each written word alone to weigh it)."""
+    words = written_words(text)
+    if clip is None or not clip.words or not words:
+        return ()
+    used = {key.lower(): say for key, say in (lexicon or {}).items()}
+    lengths = [_spoken_length(w, used, language) for w, _, _ in words]
+    spoken = clip.words
+    out: list[WordTime] = []
+    last_end = spoken[0][0]
+    for w0, w1, s0, s1 in align(lengths, [max(n, 1) for _, _, n in spoken]):
+        if s1 > s0:
+            start, end = spoken[s0][0], spoken[s1 - 1][1]
+        else:  # a written word no spoken word matched: an instant where it would be
+            start = end = last_end
+        share = sum(lengths[w0:w1]) or 1.0
+        at = start
+        for k in range(w0, w1):
+            step = (end - start) * lengths[k] / share
+            out.append((words[k][0], round(at, 4), round(at + step, 4)))
+            at += step
+        last_end = end
+    return tuple(out)
+
+
+def line_words(text: str, plan: ClipPlan, cache: ClipCache) -> tuple[WordTime, ...]:
+    """A line's written words timed within the clip its plan names (empty when
+    the cache has no timings for it). The lexicon is the entries the plan used."""
+    return word_times(text, cache.words(plan.key), dict(plan.prepared.lexicon_used), plan.voice.language)
