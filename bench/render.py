@@ -1,6 +1,7 @@
 """Render throughput against the raw ONNX ceiling, measured in the same run.
 
     python bench/render.py [PROJECT] [--json]
+    python bench/render.py --cli --against ../main --renders 3   # this checkout vs another, interleaved
 
 Ceiling: one ONNX Runtime session of the same voice with default settings
 (every core), running the same lines' phoneme ids with the same per-role
@@ -71,8 +72,8 @@ def measure_render(project_path: Path, workdir: Path) -> dict[str, float]:
             "synth_wall_s": report.synth_wall_s, "lines": report.lines}
 
 
-def measure_render_cli(project_path: Path, workdir: Path) -> dict[str, float]:
-    """A cold ``radioplay render`` as a new process, timed from the outside."""
+def measure_render_cli(project_path: Path, workdir: Path, repo: Path = REPO) -> dict[str, float]:
+    """A cold ``radioplay render`` as a new process (of the checkout ``repo``), timed from the outside."""
     import subprocess
     import time
     import wave
@@ -80,10 +81,10 @@ def measure_render_cli(project_path: Path, workdir: Path) -> dict[str, float]:
     copy = workdir / project_path.name
     shutil.copy(project_path, copy)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"], env["RADIOPLAY_CACHE_DIR"] = str(REPO), str(workdir / "clip-cache")
+    env["PYTHONPATH"], env["RADIOPLAY_CACHE_DIR"] = str(repo), str(workdir / "clip-cache")
     argv = [sys.executable, "-m", "app.launch", "render", str(copy), "-o", str(workdir / "out")]
     started = time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, cwd=repo)
     wall = time.perf_counter() - started
     with wave.open(str(workdir / "out" / "mix.wav"), "rb") as mix:
         production = mix.getnframes() / mix.getframerate()
@@ -97,8 +98,12 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--renders", type=int, default=2, help="cold renders to run (best is kept)")
     parser.add_argument("--cli", action="store_true", help="time `radioplay render` as a new process")
+    parser.add_argument("--against", metavar="CHECKOUT", help="with --cli: also time another checkout's render "
+                        "(e.g. main before a change), alternating with this one, each render between two ceilings")
     args = parser.parse_args()
     project_path = Path(args.project).resolve()
+    if args.against:
+        return compare(project_path, Path(args.against).resolve(), args.renders, args.json)
 
     ceilings, renders = [], []
     for attempt in range(args.renders + 1):
@@ -138,6 +143,41 @@ def main() -> int:
     print(f"  model audio produced   {throughput:8.2f} audio-s/s  ({render['model_s']:.1f} s of model output)")
     print(f"ratio production/ceiling {result['ratio_production_over_ceiling']:8.3f}  (target >= 0.85)")
     print(f"ratio model/ceiling      {result['ratio_model_audio_over_ceiling']:8.3f}")
+    return 0
+
+
+def compare(project_path: Path, other: Path, rounds: int, as_json: bool) -> int:
+    """Ceiling, this render, ceiling, the other's render, ceiling, ...; the
+    other goes first every second round. Each render's production ratio is
+    over the mean of the ceilings on either side of it; medians are printed."""
+    import statistics
+
+    ceilings: list[float] = []
+    runs: dict[str, list[tuple[float, int]]] = {"this": [], "other": []}  # (wall, index of the ceiling before)
+
+    def ceiling() -> None:
+        model_s, wall = ceiling_of(project_path)
+        ceilings.append(model_s / wall)
+
+    ceiling()
+    production = 0.0
+    for n in range(rounds):
+        for name in (("this", "other") if n % 2 == 0 else ("other", "this")):
+            with tempfile.TemporaryDirectory(prefix="radioplay-bench-") as tmp:
+                r = measure_render_cli(project_path, Path(tmp), REPO if name == "this" else other)
+            production = r["production_s"]
+            runs[name].append((r["wall_s"], len(ceilings) - 1))
+            ceiling()
+    ratios = {name: [production / wall / ((ceilings[i] + ceilings[i + 1]) / 2) for wall, i in walls]
+              for name, walls in runs.items()}
+    result = {"project": str(project_path), "other": str(other), "production_s": round(production, 2),
+              "ceilings_audio_s_per_s": [round(c, 2) for c in ceilings],
+              "wall_s": {k: [round(w, 2) for w, _ in v] for k, v in runs.items()},
+              "ratio_production_over_ceiling": {k: [round(x, 3) for x in v] for k, v in ratios.items()},
+              "median_ratio": {k: round(statistics.median(v), 3) for k, v in ratios.items()},
+              "median_wall_s": {k: round(statistics.median(w for w, _ in v), 2) for k, v in runs.items()},
+              "load_average": [round(x, 1) for x in os.getloadavg()]}
+    print(json.dumps(result) if as_json else json.dumps(result, indent=1))
     return 0
 
 

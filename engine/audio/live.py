@@ -139,6 +139,9 @@ class LivePlayer:
         self._commands.append(("pause", 0, 0))
 
     def seek(self, frame: int) -> None:
+        if not self._started:  # no mixer thread yet to apply it: the first play() starts from here
+            self._t = max(0, frame)
+            return
         self._commands.append(("seek", frame, 0))
 
     def set_loop(self, region: tuple[int, int] | None) -> None:

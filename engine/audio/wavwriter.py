@@ -99,9 +99,15 @@ class SparseWavWriter:
     def _encode(self, block: np.ndarray) -> bytes:
         if self.subtype == "FLOAT":
             return np.ascontiguousarray(block, dtype="<f4").tobytes()
-        scaled = np.clip(np.asarray(block, dtype=np.float64) * 8388608.0, -8388608.0, 8388607.0)
-        ints = np.rint(scaled).astype("<i4")
-        return ints.view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+        return _pcm24(block).astype("<i4").view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+
+    def decoded(self, block: np.ndarray) -> np.ndarray:
+        """``block`` as reading this file back gives it (soundfile, float32):
+        24-bit samples are integers over 2**23, exact in float32, as libsndfile
+        scales them. The export measures what it writes without reading it again."""
+        if self.subtype == "FLOAT":
+            return np.array(block, dtype=np.float32)
+        return (_pcm24(block).astype(np.float32) * np.float32(1.0 / 8388608.0)).reshape(block.shape)
 
     def close(self) -> None:
         if self._file.closed:
@@ -117,3 +123,8 @@ class SparseWavWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _pcm24(block: np.ndarray) -> np.ndarray:
+    """24-bit sample values (float64 integers), rounded and clipped."""
+    return np.rint(np.clip(np.asarray(block, dtype=np.float64) * 8388608.0, -8388608.0, 8388607.0))

@@ -126,44 +126,93 @@ def _db(power: float) -> float:
 
 def measure(path: Path, rel: str, room_tone: bool = False) -> Measurement:
     """Everything the report can say about one written file."""
-    import soxr
-
-    info = stream_info(path)
-    m = Measurement(rel, sample_rate=info.sample_rate, channels=info.channels, bit_depth=info.bit_depth,
-                    bitrate_kbps=info.bitrate_kbps, bitrate_mode=info.bitrate_mode, chapters=info.chapters)
     rate, channels, blocks = _blocks(path)
-    hops: array[float] = array("d")
-    power = HopPower(rate, channels)
-    window = max(1, int(rate * _WINDOW_S))
-    windows: array[float] = array("d")  # mean square per 10 ms window
-    pending = np.zeros((0, channels), dtype=np.float32)
-    upsample = soxr.ResampleStream(rate, rate * 4, channels, dtype="float32", quality="HQ")
-    frames, squares, peak, true_peak = 0, 0.0, 0.0, 0.0
+    meter = FileMeter(rate, channels)
     for block in blocks:
-        frames += block.shape[0]
-        power.feed(block, hops.append)
-        squares += float(np.einsum("ij,ij->", block, block, dtype=np.float64))
-        peak = max(peak, float(np.max(np.abs(block))) if block.size else 0.0)
-        up = upsample.resample_chunk(block)
-        true_peak = max(true_peak, float(np.max(np.abs(up))) if up.size else 0.0)
-        pending = np.concatenate([pending, block])
+        meter.measure(block)
+    return meter.result(described(path, rel), room_tone)
+
+
+def described(path: Path, rel: str) -> Measurement:
+    """What a written file says about itself (rate, depth, bitrate, chapters), not yet measured."""
+    info = stream_info(path)
+    return Measurement(rel, sample_rate=info.sample_rate, channels=info.channels, bit_depth=info.bit_depth,
+                       bitrate_kbps=info.bitrate_kbps, bitrate_mode=info.bitrate_mode, chapters=info.chapters)
+
+
+class FileMeter:
+    """The audio half of :func:`measure`, block by block.
+
+    :meth:`feed` takes blocks of any size and measures them in the blocks
+    :func:`measure` reads a WAV in, so a render that feeds it the mix as the
+    file will read back (``SparseWavWriter.decoded``) while it writes the
+    file gets the same measurement, bit for bit, without reading it again.
+    """
+
+    BLOCK = 65_536  # the blocks measure() reads a WAV or FLAC in
+
+    def __init__(self, rate: int, channels: int) -> None:
+        import soxr
+
+        self.rate, self.channels = rate, channels
+        self._hops: array[float] = array("d")
+        self._power = HopPower(rate, channels)
+        self._window = max(1, int(rate * _WINDOW_S))
+        self._windows: array[float] = array("d")  # mean square per 10 ms window
+        self._pending = np.zeros((0, channels), dtype=np.float32)
+        self._upsample = soxr.ResampleStream(rate, rate * 4, channels, dtype="float32", quality="HQ")
+        self._frames, self._squares, self._peak, self._true_peak = 0, 0.0, 0.0, 0.0
+        self._held: list[np.ndarray] = []
+        self._held_frames = 0
+
+    def feed(self, block: np.ndarray) -> None:
+        """Frames of any count; measured in whole :attr:`BLOCK` s (the rest at :meth:`result`)."""
+        self._held.append(np.array(block, dtype=np.float32, copy=True))
+        self._held_frames += block.shape[0]
+        if self._held_frames < self.BLOCK:
+            return
+        held = np.concatenate(self._held)
+        whole = held.shape[0] // self.BLOCK * self.BLOCK
+        for start in range(0, whole, self.BLOCK):
+            self.measure(np.ascontiguousarray(held[start:start + self.BLOCK]))
+        rest = held[whole:]
+        self._held, self._held_frames = ([rest] if rest.shape[0] else []), rest.shape[0]
+
+    def measure(self, block: np.ndarray) -> None:
+        """One block as read from the file."""
+        self._frames += block.shape[0]
+        self._power.feed(block, self._hops.append)
+        self._squares += float(np.einsum("ij,ij->", block, block, dtype=np.float64))
+        self._peak = max(self._peak, float(np.max(np.abs(block))) if block.size else 0.0)
+        up = self._upsample.resample_chunk(block)
+        self._true_peak = max(self._true_peak, float(np.max(np.abs(up))) if up.size else 0.0)
+        pending = np.concatenate([self._pending, block])
+        window, channels = self._window, self.channels
         whole = pending.shape[0] // window * window
         if whole:
             w = pending[:whole].reshape(-1, window, channels)
-            windows.extend(np.mean(np.square(w, dtype=np.float64), axis=(1, 2)).tolist())
+            self._windows.extend(np.mean(np.square(w, dtype=np.float64), axis=(1, 2)).tolist())
             pending = pending[whole:]
-    tail = upsample.resample_chunk(np.zeros((0, channels), dtype=np.float32), last=True)
-    true_peak = max(true_peak, float(np.max(np.abs(tail))) if tail.size else 0.0)
-    hop_powers = np.frombuffer(hops, dtype=np.float64) if len(hops) else np.zeros(0)
-    m.duration_s = frames / rate
-    m.integrated_lufs = gated_loudness(hop_powers)
-    m.loudness_range_lu = loudness_range(hop_powers)
-    m.sample_peak_dbfs = 20 * math.log10(peak) if peak > 0 else -math.inf
-    m.true_peak_dbtp = 20 * math.log10(true_peak) if true_peak > 0 else -math.inf
-    m.rms_dbfs = _db(squares / max(1, frames * channels))
-    if room_tone:
-        _room_tone(m, np.frombuffer(windows, dtype=np.float64) if len(windows) else np.zeros(0))
-    return m
+        self._pending = pending
+
+    def result(self, m: Measurement, room_tone: bool = False) -> Measurement:
+        """``m`` (from :func:`described`) with what the blocks measured."""
+        if self._held_frames:
+            self.measure(np.ascontiguousarray(np.concatenate(self._held)))
+            self._held, self._held_frames = [], 0
+        tail = self._upsample.resample_chunk(np.zeros((0, self.channels), dtype=np.float32), last=True)
+        true_peak = max(self._true_peak, float(np.max(np.abs(tail))) if tail.size else 0.0)
+        hop_powers = np.frombuffer(self._hops, dtype=np.float64) if len(self._hops) else np.zeros(0)
+        m.duration_s = self._frames / self.rate
+        m.integrated_lufs = gated_loudness(hop_powers)
+        m.loudness_range_lu = loudness_range(hop_powers)
+        m.sample_peak_dbfs = 20 * math.log10(self._peak) if self._peak > 0 else -math.inf
+        m.true_peak_dbtp = 20 * math.log10(true_peak) if true_peak > 0 else -math.inf
+        m.rms_dbfs = _db(self._squares / max(1, self._frames * self.channels))
+        if room_tone:
+            windows = self._windows
+            _room_tone(m, np.frombuffer(windows, dtype=np.float64) if len(windows) else np.zeros(0))
+        return m
 
 
 def _blocks(path: Path) -> tuple[int, int, Iterator[np.ndarray]]:

@@ -33,28 +33,30 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
-from engine.audio.mixer import BlockMixer, PlacedClip
-from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
-from engine.export.compliance import REPORT_FILE, ComplianceReport
+from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, described
 from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
+from engine.export.mixplan import BLOCK, plan_mix
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
+from engine.export.pages import PassedClips
+from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
-from engine.export.sounds import SoundSet, build_sound_bus, project_sounds
+from engine.export.sounds import SoundSet, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
-from engine.project.timeline import Placement, SoundPlacement, layout_all
+from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
@@ -63,10 +65,6 @@ from engine.synth.wordmap import line_words
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
-BLOCK = 8192
-# The release of the last consonant (and the limiter's) needs this much after
-# the last clip; lane reverbs ring longer and extend it.
-TAIL_S = 0.5
 
 
 @dataclass
@@ -121,6 +119,7 @@ class RenderReport:
     analysis_pass: bool = False  # effects needed a pass through the real chain
     gain_reused: bool = False  # the same programme was measured before (engine/export/memo.py)
     analysis_wall_s: float = 0.0
+    analysis_streamed: int = 0  # frames analysed while the lines were voiced (engine/export/prefix.py)
     synth_wall_s: float = 0.0
     wall_s: float = 0.0
     placements: list[Placement] = field(default_factory=list)
@@ -164,54 +163,8 @@ def _broadcast(project: Project, name: str) -> str:
     return broadcast_stem(project.title, name, project.sample_rate, 32)  # stems are 32-bit float (STEM_SUBTYPE)
 
 
-def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
-                max_block: int = BLOCK) -> BlockMixer:
-    lane = {r.name: i for i, r in enumerate(project.cast)}
-    rate = project.sample_rate
-    placed = [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id]) for p in placements]
-    mixer = BlockMixer(placed, len(project.cast), max_block)
-    audible = project.audible_roles()
-    for i, role in enumerate(project.cast):
-        mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
-    return mixer
-
-
-def build_programme(project: Project, mixer: BlockMixer, sounds: SoundSet | None = None,
-                    sound_placements: list[SoundPlacement] | None = None) -> Programme:
-    """The programme of a project: its lanes' effects, its sound lanes and its master preset."""
-    bus = build_sound_bus(project, sounds or SoundSet(), sound_placements or [], mixer.max_block)
-    return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect,
-                     sounds=bus)
-
-
-def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
-                  sounds: SoundSet | None = None) -> tuple[Programme, list[Placement], int]:
-    """What export mixes from these clips: the layout from their real lengths,
-    the mixer, the lanes' effects, sound lanes and master chain, and the
-    programme's length in frames with the tail (reverb, limiter release, the
-    last consonant)."""
-    programme, placements, _, total = plan_mix(project, clips, block, sounds)
-    return programme, placements, total
-
-
-def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
-             ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
-    """:func:`programme_for` with the sound clips' placements too."""
-    rate = project.sample_rate
-    sounds = sounds or SoundSet()
-    placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
-                                              sounds.durations(rate))
-    mixer = build_mixer(project, clips, placements, block)
-    programme = build_programme(project, mixer, sounds, sound_placements)
-    end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
-    return programme, placements, sound_placements, programme_frames(end, programme)
-
-
-def programme_frames(end_frame: int, programme: Programme) -> int:
-    """The programme's length: to the end of its last clip, plus the tail
-    (reverb, limiter release, the last consonant). The transport shows this
-    length, so it agrees with the exported mix to the frame."""
-    return end_frame + int(max(TAIL_S, programme.tail_s) * programme.rate)
+def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> None:
+    meter.feed(writer.decoded(block))
 
 
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
@@ -244,15 +197,35 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     if options.daw:
         files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
-    sounds, report.warnings = project_sounds(project, project_path, options.sound_folders,
-                                             options.allow_missing_sounds, synth.cache)
-    result = synthesize_lines(project, synth, progress, cancel, scheduler)
-    try:
-        with OutputSet(outdir, files).open() as output:
-            _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel, started,
-                           sounds)
-    finally:
-        release_clips(synth, result)  # the clips were pinned for the mix
+    # A missing or unreadable sound file fails the render before any synthesis
+    # (its header is enough); the audio is read and resampled while the lines
+    # are voiced: the first resample imports scipy.signal (~2 s on the
+    # development machine), which used to delay the first line.
+    project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
+        loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
+                                options.allow_missing_sounds, synth.cache)
+        # The analysis pass follows the lines as they are voiced (engine/export/prefix.py).
+        prefix = PrefixAnalysis(project, synth, options.block, loading, partial(_cancelled, cancel))
+        try:
+            try:
+                result = synthesize_lines(project, synth, progress, cancel, scheduler, prefix)
+            except BaseException:
+                loading.cancel()
+                raise
+            try:
+                sounds, report.warnings = loading.result()
+            except BaseException:
+                release_clips(synth, result)
+                raise
+            try:
+                with OutputSet(outdir, files).open() as output:
+                    _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel,
+                                   started, sounds, prefix)
+            finally:
+                release_clips(synth, result)  # the clips were pinned for the mix
+        finally:
+            prefix.close()
     report.wall_s = time.perf_counter() - started
     return report
 
@@ -260,9 +233,14 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
 TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
 
 
+def _cancelled(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("render cancelled")
+
+
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
                    output: OutputSet, options: RenderOptions, plan: DeliveryPlan, progress: Progress | None,
-                   cancel: threading.Event | None, started: float, sounds: SoundSet) -> None:
+                   cancel: threading.Event | None, started: float, sounds: SoundSet, prefix: PrefixAnalysis) -> None:
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
     prediction = synth.predictor.report()
@@ -277,23 +255,34 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
 
-    def check_cancel() -> None:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("render cancelled")
-
+    check_cancel = partial(_cancelled, cancel)
     analysed = time.perf_counter()
+    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
+    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
+                         for p in placements)
     report.master_effect = programme.master_effect
     # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
     target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
     memo = GainMemo(synth.cache.directory)
     key = programme_key(project, placements, clip_identities(project, result),
-                        programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB)
+                        programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB,
+                        sounds)
     solved = memo.load(key)
     report.gain_reused = solved is not None
     if solved is None:  # not exported like this before: measure the programme
         report.analysis_pass = not programme.dry
-        steps = _counting(check_cancel, progress, "analysing", len(blocks))
-        analysis = programme.analyse(total, options.block, steps)
+        count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
+
+        def steps() -> None:  # before each block of the pass
+            count()
+            passed.release_before(next(at, total))
+
+        analysis = prefix.finish(programme, placements, sound_placements, total, steps)
+        report.analysis_streamed = prefix.frames if analysis is not None else 0
+        if analysis is None:
+            analysis = programme.analyse(total, options.block, steps)
+        passed.release_before(total)  # a dry programme's analysis read every clip at once
+        passed.rewind()
         solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB))
         memo.save(key, solved)
     if progress:
@@ -311,6 +300,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     # makes the next block; at most one block per thread is in flight.
     mix_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-mix")
     stem_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-stems")
+    # A new programme's mix is measured for the compliance report as it is
+    # written, on a third thread, instead of read back afterwards (the same
+    # numbers: FileMeter): the report's measurement no longer follows the write.
+    meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
+    meter_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-measure")
     pending: list[Future[None]] = []
     try:
         # Stems carry the pre-limiter level (they sum to the mix before the
@@ -324,6 +318,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
         for i, t in enumerate(blocks):
             check_cancel()
+            passed.release_before(t)
             n = min(options.block, total - t)
             limited, stems = programme.process(t, n)
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
@@ -335,13 +330,18 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
+            if meter is not None:
+                pending.append(meter_pool.submit(_measure, meter, writers[0], limited))
             if stem_blocks:
                 pending.append(stem_pool.submit(_write_blocks, writers[1:], stem_blocks))
             if progress:
                 progress("writing", i + 1, len(blocks))
         for future in pending:
             future.result()
-        writers[0].write(programme.flush()[:latency])
+        last = programme.flush()[:latency]
+        writers[0].write(last)
+        if meter is not None:
+            _measure(meter, writers[0], last)
         for writer in writers:
             writer.close()
         if progress:
@@ -359,16 +359,17 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
             mix = output.path(plan.files[0])
             measured_key = mix_key(key, report.gain_db, subtype, plan.files[0], mix.stat().st_size)
-            known = memo.load_measurement(measured_key)
+            known = (meter.result(described(mix, plan.files[0])) if meter is not None
+                     else memo.load_measurement(measured_key))
         report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known)
-        if measured_key is not None and known is None and report.compliance.files:
+        if measured_key is not None and (meter is not None or known is None) and report.compliance.files:
             memo.save_measurement(measured_key, report.compliance.files[0])
         check_cancel()
         report.files = output.commit()
         if progress:
             progress("finishing", 1, 1)
     finally:
-        for pool in (mix_pool, stem_pool):
+        for pool in (mix_pool, stem_pool, meter_pool):
             pool.shutdown(wait=True, cancel_futures=True)
         for writer in writers:
             with contextlib.suppress(Exception):

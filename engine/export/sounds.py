@@ -28,7 +28,7 @@ from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.project.timeline import SoundPlacement
 from engine.synth.cache import ClipCache
-from engine.synth.sounds import SoundError, SoundLibrary, load_sound
+from engine.synth.sounds import SoundError, SoundLibrary, load_sound, probe_sound
 
 
 class MissingSound(ExportError):
@@ -57,8 +57,10 @@ def describe(clip: SoundClip) -> str:
 
 
 def resolve_sounds(project: Project, project_dir: Path | None, library: SoundLibrary | None = None,
-                   cache: ClipCache | None = None) -> SoundSet:
-    """Find and load every clip's sound (problems are recorded, not raised)."""
+                   cache: ClipCache | None = None, load: bool = True) -> SoundSet:
+    """Find and load every clip's sound (problems are recorded, not raised).
+    ``load=False`` only opens each file's header: the problems a render must
+    report before synthesis, without reading or resampling any audio."""
     out = SoundSet()
     loaded: dict[str, np.ndarray] = {}
     for clip in project.sounds:
@@ -83,7 +85,8 @@ def resolve_sounds(project: Project, project_dir: Path | None, library: SoundLib
         key = str(path)
         try:
             if key not in loaded:
-                loaded[key] = load_sound(path, project.sample_rate, cache)
+                loaded[key] = (load_sound(path, project.sample_rate, cache) if load
+                               else np.zeros((0, probe_sound(path)), dtype=np.float32))
         except SoundError as exc:
             reason = str(exc).split(": ", 1)[-1] if str(exc).startswith(str(path)) else str(exc)
             out.problems[clip.id] = f"sound file {shown} for {describe(clip)}: {reason}"
@@ -106,14 +109,17 @@ def check_sounds(sounds: SoundSet, allow_missing: bool) -> list[str]:
 
 
 def project_sounds(project: Project, project_path: Path | None, folders: Sequence[Path] = (),
-                   allow_missing: bool = False, cache: ClipCache | None = None) -> tuple[SoundSet, list[str]]:
+                   allow_missing: bool = False, cache: ClipCache | None = None,
+                   load: bool = True) -> tuple[SoundSet, list[str]]:
     """A render's sounds and the warnings to show; raises MissingSound (one
-    line) for an unusable file unless ``allow_missing``."""
+    line) for an unusable file unless ``allow_missing``. ``load=False``: the
+    same check from the files' headers alone (see resolve_sounds); a render
+    runs it before synthesis and loads the audio while the lines are voiced."""
     if not project.sounds:
         return SoundSet(), []
     project_dir = Path(project_path).resolve().parent if project_path is not None else None
     library = SoundLibrary.for_project(project_path, folders)
-    sounds = resolve_sounds(project, project_dir, library, cache)
+    sounds = resolve_sounds(project, project_dir, library, cache, load)
     return sounds, check_sounds(sounds, allow_missing)
 
 

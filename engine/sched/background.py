@@ -1,5 +1,6 @@
-"""Work outside synthesis that may run only while the scheduler has nothing
-more urgent: the speech check (engine/session/checking.py).
+"""Work that may run only while the scheduler has nothing more urgent: the
+speech check (engine/session/checking.py), and pre-render while nothing plays
+(:meth:`BackgroundGate._keep_one_free`).
 
 Such work is not a synthesis job, so it never enters the pending table and
 never takes an inference worker; instead it asks here, before each piece,
@@ -19,6 +20,7 @@ import threading
 from collections.abc import Callable
 
 from engine.sched.job import Job
+from engine.sched.policy import Playhead
 from engine.sched.request import Origin
 
 POLL_S = 0.05  # completions do not always notify the lock: look again this often
@@ -30,6 +32,17 @@ class BackgroundGate:
     _cond: threading.Condition
     _closed: bool
     _jobs: dict[str, Job]
+    _playhead: Playhead
+    workers: int
+
+    def _keep_one_free(self, job: Job) -> bool:
+        """While nothing plays, pre-render runs one line at a time and leaves the
+        other workers free: a Play cannot interrupt a line in inference, and with
+        every worker pre-rendering (as from the moment the studio opens a project)
+        it waited for them (time to first audio 2-4x that of idle workers on the
+        sample, 2 cores: bench/studio_play.py). Lock held (the scheduler's _take)."""
+        return (not self._playhead.playing and self.workers > 1 and job.origin == Origin.PRERENDER
+                and any(other.running for other in self._jobs.values()))
 
     def quiet_below(self, origin: Origin) -> bool:
         """No job more urgent than ``origin`` is pending or running."""

@@ -310,7 +310,8 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
                     # (measured on 2 cores: inference beside another ~1.5x slower,
                     # shaping beside two inferences 2-4x slower).
                     focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
-                    if (focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0]):
+                    if (focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0]) or \
+                            self._keep_one_free(batch[0]):
                         self._cond.wait(TICK_S)
                         continue
                     break

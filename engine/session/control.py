@@ -43,7 +43,8 @@ import numpy as np
 from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
-from engine.export.render import RenderOptions, RenderReport, programme_frames, render_project
+from engine.export.mixplan import programme_frames
+from engine.export.render import RenderOptions, RenderReport, render_project
 from engine.export.sounds import SoundSet
 from engine.farm.farm import open_farm
 from engine.metrics.hub import MetricsHub

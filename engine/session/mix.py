@@ -8,6 +8,7 @@ gain solved as export solves it once every line has a clip (on the
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from concurrent.futures import Future
 
@@ -19,7 +20,9 @@ from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
-from engine.export.render import RenderOptions, programme_for
+from engine.export.memo import GainMemo, SolvedGain, programme_key
+from engine.export.mixplan import programme_for
+from engine.export.render import RenderOptions
 from engine.export.sounds import SoundSet, apply_sound_lanes
 from engine.project.model import Project, VoiceParams
 from engine.sched.request import LineRequest, Origin
@@ -111,9 +114,13 @@ class LiveMix(SessionCore):
             return
         self._loudness_signature = signature
         clips = {lid: r.clip for lid, r in self._lines.items() if r.clip is not None}
+        keys = {lid: r.clip_key for lid, r in self._lines.items() if r.recording is None and r.clip_key}
         project = self.project
+        # The export's memo of solved gains (beside the clip cache): a project exported before opens
+        # without a pass over its programme, and an export after listening finds the gain solved here.
+        memo = GainMemo(self.synth.cache.directory)
         future = self._loudness.submit(solve_live_gain, project, clips, self.rate, lambda: self._closed,
-                                       sounds=self.sound_set)
+                                       sounds=self.sound_set, memo=memo, keys=keys)
 
         def solved(f: Future[float]) -> None:
             self._post(lambda: self._gain_solved(signature, f))
@@ -178,15 +185,32 @@ class LiveMix(SessionCore):
 
 def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
                     cancelled: Callable[[], bool] = lambda: False,
-                    target_lufs: float = RenderOptions().target_lufs, sounds: SoundSet | None = None) -> float:
+                    target_lufs: float = RenderOptions().target_lufs, sounds: SoundSet | None = None,
+                    memo: GainMemo | None = None, keys: dict[str, str] | None = None) -> float:
     """The master gain export would choose for these clips (same programme,
     analysis and limiter simulation), on a private mixer. Raises Cancelled
-    between blocks once ``cancelled()`` says so (the session is closing)."""
-    programme, _, total = programme_for(project, clips, sounds=sounds)
+    between blocks once ``cancelled()`` says so (the session is closing).
+    With ``memo`` (and ``keys``, each synthesized line's clip key) a gain the
+    export remembered for the same programme is used instead of a pass over
+    it, and a gain solved here is remembered for the export."""
+    programme, placements, total = programme_for(project, clips, sounds=sounds)
+    key = None
+    if memo is not None:
+        identities = dict(keys or {})
+        for lid, clip in clips.items():  # recorded takes: the export's identity of the take's audio
+            identities.setdefault(lid, "take:" + hashlib.sha256(clip.tobytes()).hexdigest()[:32])
+        key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect,
+                            total, target_lufs, LIMITER_CEILING_DB, sounds)
+        solved = memo.load(key)
+        if solved is not None:
+            return solved.gain_db
 
     def check() -> None:
         if cancelled():
             raise Cancelled("the session closed")
 
-    gain_db, _ = programme.analyse(total, check=check).solve_gain(target_lufs, LIMITER_CEILING_DB)
+    analysis = programme.analyse(total, check=check)
+    gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
+    if memo is not None and key is not None:
+        memo.save(key, SolvedGain(analysis.loudness(), gain_db, predicted))
     return gain_db

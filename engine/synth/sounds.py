@@ -271,19 +271,32 @@ def sound_key(path: Path, rate: int) -> str:
     return "snd-" + hashlib.sha256(blob).hexdigest()[:28]
 
 
+def probe_sound(path: Path) -> int:
+    """The channels of a sound file, from its header alone (no samples read,
+    nothing resampled). Raises SoundError naming the file, as load_sound does."""
+    import soundfile as sf
+
+    try:
+        path.stat()  # a missing file says so, not libsndfile's "System error"
+        with sf.SoundFile(str(path)) as f:
+            channels = int(f.channels)
+    except (OSError, RuntimeError, sf.LibsndfileError) as exc:
+        raise SoundError(f"{path}: cannot read this sound file ({_reason(exc)})") from None
+    if channels > 2:
+        raise SoundError(f"{path}: {channels} channels; sound files must be mono or stereo")
+    return channels
+
+
 def load_sound(path: Path, rate: int, cache: ClipCache | None = None) -> np.ndarray:
     """A sound file as (frames, channels) float32 at ``rate``, resampled once
     and kept in the clip cache. Raises SoundError naming the file."""
     import soundfile as sf
 
+    channels = probe_sound(path)
     try:
         key = sound_key(path, rate)
-        with sf.SoundFile(str(path)) as f:
-            channels = f.channels
-    except (OSError, RuntimeError, sf.LibsndfileError) as exc:
+    except OSError as exc:
         raise SoundError(f"{path}: cannot read this sound file ({_reason(exc)})") from None
-    if channels > 2:
-        raise SoundError(f"{path}: {channels} channels; sound files must be mono or stereo")
     if cache is not None:
         held = cache.get(key)
         if held is not None and held.shape[0] % channels == 0:

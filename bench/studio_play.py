@@ -1,0 +1,258 @@
+"""The studio's Play on a cold cache, to sound at the output, against ``radioplay bench --playback``.
+
+    python bench/studio_play.py [--positions 6] [--span 45] [--json]
+
+A private PulseAudio daemon with a null sink (tests/audio_server.py, as the
+live-playback tests start it) is the studio's output device, and its monitor
+is recorded. For each of ``--positions`` play positions (the playback
+benchmark's seeded positions: line and fraction into it):
+
+- an empty clip cache (``RADIOPLAY_CACHE_DIR``) and the real studio window
+  (offscreen) on a copy of the sample, with the studio's own Session
+  (pre-render on from the moment the project opens, as in the studio);
+- once the window says the engine is ready and the Session has loaded its
+  voices (the playback benchmark loads them before it times, too), the
+  playhead is put there (``MainWindow.seek``) and Play is triggered through
+  its action (Space);
+- timed from the trigger to the first non-silent frame out of the live mixer
+  (``first audio``, the benchmark's definition) and to the first non-silent
+  frame recorded at the sink's monitor (``at the output``: PortAudio, the ALSA
+  pulse plugin and the server's buffering included).
+
+The sample's sound lanes are left out of the copy (as the playback benchmark
+leaves them out): its ambience plays under the lines, and the first sound
+must be the dialogue's. Then one more window plays from the start on a cold
+cache for ``--span`` seconds through the sink: late lines after the first
+2 seconds and ring underruns.
+
+In the same run, before the studio: ``radioplay bench --playback --positions N
+--speed 8`` as its own process (its ratio, p50/p95, late lines in its full
+playback on the null output at 8x). The studio's ratio is computed as the
+benchmark computes its own: p95 time to first audio over (the benchmark's
+bare-synthesis p95 + one buffer period); target <= 1.3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
+SILENCE = 1e-4  # a frame above this is sound (the monitor gives exact zeros while nothing plays)
+GRACE_S = 2.0
+
+
+def playback_bench(positions: int, speed: float) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "app.launch", "bench", "--playback", "--positions", str(positions),
+                           "--speed", str(speed), "--json"], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"radioplay bench --playback failed:\n{done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+class SoundWatch:
+    """Polls the monitor recording for the first frame of sound after ``arm()``."""
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+        self.heard_at: float | None = None
+        self._from_frame = 0
+        self._armed = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="bench-sound-watch", daemon=True)
+        self._thread.start()
+
+    def arm(self) -> None:
+        self.heard_at = None
+        self._from_frame = self.recorder.frames_recorded
+        self._armed.set()
+
+    def _run(self) -> None:
+        channels = self.recorder.server.channels
+        while not self._stop.is_set():
+            if not self._armed.wait(0.05):
+                continue
+            have = self.recorder.frames_recorded
+            if have > self._from_frame:
+                with open(self.recorder.path, "rb") as f:
+                    f.seek(self._from_frame * 4 * channels)
+                    chunk = np.frombuffer(f.read((have - self._from_frame) * 4 * channels), dtype="<f4")
+                if chunk.size and float(np.max(np.abs(chunk))) > SILENCE:
+                    self.heard_at = time.monotonic()
+                    self._armed.clear()
+                    continue
+                self._from_frame = have
+            time.sleep(0.002)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class Studio:
+    def __init__(self, project: Path, work: Path, device: str) -> None:
+        from PySide6.QtCore import QSettings
+
+        from app.main import make_app
+        from app.main_window import MainWindow, default_session_factory
+        from app.recovery import RecoveryStore
+
+        self.app = make_app()
+        settings = QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat)
+        self.window = MainWindow(project, settings=settings, session_factory=default_session_factory(output=device),
+                                 recovery=RecoveryStore(work / "state"))
+        self.window.files.ask_save_changes = lambda: "discard"  # type: ignore[method-assign]
+        self.window.show()
+
+    def wait(self, done: Any, timeout: float = 180.0, what: str = "") -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the studio: {what} did not happen within {timeout:.0f} s")
+            self.app.processEvents()
+            time.sleep(0.001)
+
+    def open_engine(self) -> Any:
+        self.wait(lambda: self.window.engine_label.text() == "Engine: ready", what="the engine start")
+        session = self.window.session()
+        assert session is not None
+        if session.audio_error:
+            raise SystemExit(f"the studio could not open the sink: {session.audio_error}")
+        if not session.wait_idle(120.0):  # its queue handled: voices loaded (the window waits meanwhile)
+            raise SystemExit("the studio's engine did not load its voices within 120 s")
+        return session
+
+    def close(self) -> None:
+        self.window.close()
+        self.window.engine.wait()
+        self.app.processEvents()
+
+
+def trial(project: Path, work: Path, device: str, watch: SoundWatch, line_index: int, fraction: float
+          ) -> dict[str, Any]:
+    os.environ["RADIOPLAY_CACHE_DIR"] = str(Path(tempfile.mkdtemp(prefix="cache-", dir=work)))  # cold
+    studio = Studio(project, work, device)
+    try:
+        session = studio.open_engine()
+        clip = session.clips()[line_index]
+        position = clip.start + fraction * (clip.end - clip.start)
+        studio.window.seek(position)
+        studio.wait(lambda: abs(session.transport().position_s - position) < 1e-3, what="the seek")
+        watch.arm()
+        pressed = time.monotonic()
+        studio.window.actions_["play_pause"].trigger()
+        player = session.player
+        studio.wait(lambda: player.first_audio_at is not None and player.first_audio_at >= pressed
+                    and watch.heard_at is not None, timeout=120.0, what="sound")
+        assert player.first_audio_at is not None and watch.heard_at is not None
+        return {"line": clip.line_id, "position_s": round(position, 2),
+                "first_audio_ms": (player.first_audio_at - pressed) * 1000.0,
+                "at_output_ms": (watch.heard_at - pressed) * 1000.0}
+    finally:
+        studio.close()
+
+
+def cold_play(project: Path, work: Path, device: str, span_s: float) -> dict[str, Any]:
+    os.environ["RADIOPLAY_CACHE_DIR"] = str(Path(tempfile.mkdtemp(prefix="cache-", dir=work)))
+    studio = Studio(project, work, device)
+    try:
+        session = studio.open_engine()
+        studio.window.actions_["play_pause"].trigger()
+        studio.wait(lambda: session.transport().position_s >= span_s, timeout=span_s * 4 + 60, what="the span")
+        t = session.transport()
+        return {"span_s": span_s, "late_lines": sum(1 for _, at in session.late_log if at >= GRACE_S),
+                "late_lines_first_2s": sum(1 for _, at in session.late_log if at < GRACE_S),
+                "underruns": t.underruns, "device_underflows": t.device_underflows}
+    finally:
+        studio.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=11, help="the playback benchmark's seed (its positions)")
+    parser.add_argument("--span", type=float, default=45.0, help="seconds played from the start for late lines")
+    parser.add_argument("--bench-speed", type=float, default=8.0, help="bench --playback's full playback clock")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    from engine.project.fileformat import load_project
+    from tests.audio_server import PulseServer, missing_requirements
+
+    if (reason := missing_requirements()) is not None:
+        raise SystemExit(f"needs PulseAudio and PortAudio: {reason}")
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    bench = playback_bench(args.positions, args.bench_speed)
+    work = Path(tempfile.mkdtemp(prefix="radioplay-studio-play-"))
+    os.environ["RADIOPLAY_STATE_DIR"] = str(work / "state")
+    try:
+        data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+        data["sound_lanes"], data["sounds"] = [], []  # the dialogue's first sound, as bench --playback
+        project = work / SAMPLE.name
+        project.write_text(json.dumps(data), encoding="utf-8")
+        lines = len(load_project(project).lines)
+        rng = random.Random(args.seed)  # the same positions as bench --playback's
+        positions = [(rng.randrange(lines), rng.uniform(0.0, 0.8)) for _ in range(args.positions)]
+        results = []
+        with PulseServer(work / "pulse") as server, server.activated(), server.recorder() as recorder:
+            watch = SoundWatch(recorder)
+            try:
+                for i, (index, fraction) in enumerate(positions):
+                    r = trial(project, work, server.device_name, watch, index, fraction)
+                    results.append(r)
+                    if not args.json:
+                        print(f"[{i + 1}/{len(positions)}] play {fraction:.0%} into line {index + 1} ({r['line']}): "
+                              f"first audio {r['first_audio_ms']:.0f} ms, at the output {r['at_output_ms']:.0f} ms",
+                              flush=True)
+                played = cold_play(project, work, server.device_name, args.span)
+            finally:
+                watch.close()
+        first = [r["first_audio_ms"] for r in results]
+        heard = [r["at_output_ms"] for r in results]
+        period_ms = bench["buffer_period_ms"]
+        p95 = float(np.percentile(first, 95))
+        summary = {
+            "positions": args.positions, "load_average": os.getloadavg(),
+            "studio": {"first_audio_p50_ms": round(statistics.median(first), 1), "first_audio_p95_ms": round(p95, 1),
+                       "at_output_p50_ms": round(statistics.median(heard), 1),
+                       "at_output_p95_ms": round(float(np.percentile(heard, 95)), 1),
+                       "ttfa_ratio": round(p95 / (bench["bare_synth_p95_ms"] + period_ms), 3), **played},
+            "bench_playback": bench, "trials": results,
+        }
+        if args.json:
+            print(json.dumps(summary))
+            return 0
+        s = summary["studio"]
+        print(f"load average {' '.join(f'{v:.1f}' for v in summary['load_average'])}")
+        print(f"radioplay bench --playback: TTFA p50 {bench['ttfa_p50_ms']:.0f} / p95 {bench['ttfa_p95_ms']:.0f} ms, "
+              f"bare p95 {bench['bare_synth_p95_ms']:.0f} ms, ratio {bench['ttfa_ratio']:.2f}; full playback at "
+              f"{bench['playback_speed']:g}x: late lines {bench['late_lines']}, underruns {bench['underruns']}")
+        print(f"studio Play:                first audio p50 {s['first_audio_p50_ms']:.0f} / p95 "
+              f"{s['first_audio_p95_ms']:.0f} ms, at the output p50 {s['at_output_p50_ms']:.0f} / p95 "
+              f"{s['at_output_p95_ms']:.0f} ms, ratio {s['ttfa_ratio']:.2f} (target <= 1.3)")
+        print(f"studio, {args.span:g} s from the start on a cold cache: late lines {s['late_lines']} (after "
+              f"{GRACE_S:g} s; {s['late_lines_first_2s']} before), underruns {s['underruns']}, "
+              f"device underflows {s['device_underflows']}")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
