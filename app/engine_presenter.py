@@ -21,7 +21,7 @@ from app.outlook_view import CHECK_EVERY
 from app.script_model import Col
 from app.spoken_word import SpokenWord
 from app.studio_window import StudioWindow
-from engine.export.render import TAIL_S
+from engine.export.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView
