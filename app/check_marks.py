@@ -38,7 +38,7 @@ from PySide6.QtGui import (
     QTextOption,
     QUndoCommand,
 )
-from PySide6.QtWidgets import QInputDialog, QLabel, QStyle, QToolTip
+from PySide6.QtWidgets import QInputDialog, QLabel, QStyle, QToolTip, QWidget
 
 from app.commands import Macro, SetLineFields
 from app.script_model import Col
@@ -104,7 +104,11 @@ class CheckMarks(QObject):
         window.statusBar().addPermanentWidget(self.label)
         self.action = window.actions_["fix_flagged"]
         self.action.triggered.connect(self.ask_fix)
-        self.view.viewport().installEventFilter(self)
+        # Kept, not asked for per event: the filter still sees events while the
+        # window is torn down, when asking the half-destroyed view segfaults.
+        self.viewport: QWidget | None = self.view.viewport()
+        self.viewport.installEventFilter(self)
+        self.viewport.destroyed.connect(self._viewport_gone)
         doc = window.doc
         for signal in (doc.lineChanged, doc.linesReset, doc.projectReplaced):
             signal.connect(self.refresh_locks)
@@ -114,6 +118,10 @@ class CheckMarks(QObject):
         self.timer.timeout.connect(self.poll)
         self.timer.start()
         self.refresh_locks()
+
+    def _viewport_gone(self, *_: object) -> None:
+        self.viewport = None
+        self.timer.stop()
 
     # ---- what the engine found ---------------------------------------------------------
     def poll(self) -> None:
@@ -214,7 +222,7 @@ class CheckMarks(QObject):
 
     # ---- drawing over the script ---------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if watched is self.view.viewport():
+        if self.viewport is not None and watched is self.viewport:
             if event.type() == QEvent.Type.Paint and (self.results or self.locked):
                 self.view.viewportEvent(event)  # the table first, then the marks over it
                 painter = QPainter(self.view.viewport())

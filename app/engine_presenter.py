@@ -21,6 +21,7 @@ from app.outlook_view import CHECK_EVERY
 from app.script_model import Col
 from app.spoken_word import SpokenWord
 from app.studio_window import StudioWindow
+from engine.export.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView
@@ -88,10 +89,17 @@ class EnginePresenter(QObject):
     def estimated_clips(self) -> list[EstimatedClip]:
         return [EstimatedClip(p.line_id, p.role, p.start, p.end) for p in layout(self.window.doc.project, {})]
 
+    def predicted_length(self) -> float | None:
+        """The programme's length from the lines' predicted lengths (None: no lines)."""
+        ends = [c.end for c in self.estimated_clips()]
+        return max(ends) + TAIL_S if ends else None
+
     def refresh_layout(self, *_: object) -> None:
-        """Until the engine reports clips, lanes show the estimated layout."""
+        """Until the engine reports clips, lanes show the estimated layout and the
+        transport its predicted length."""
         if self._clips is None:
-            panels.show_clips(self.window, self.estimated_clips(), self._sounds)  # type: ignore[arg-type]
+            panels.show_clips(self.window, self.estimated_clips(), self._sounds)
+            self.window.transport.show_predicted_length(self.predicted_length())
 
     def clips(self) -> Sequence[ClipView | EstimatedClip]:
         """The clips the timeline shows: the engine's, or the estimate before it has any."""
@@ -120,7 +128,7 @@ class EnginePresenter(QObject):
             arrived = [lid for lid, s in state.line_status.items() if s.state is LineState.READY
                        and (lid not in previous or previous[lid].state is not LineState.READY)]
             if arrived:
-                panels.invalidate_peaks(w, arrived)  # type: ignore[arg-type]
+                panels.invalidate_peaks(w, arrived)
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
         clips_new = state.clips is not self._clips and bool(state.clips or not lines)
@@ -131,14 +139,18 @@ class EnginePresenter(QObject):
             self._sounds = state.sounds
         if clips_new or sounds_new:
             shown = self._clips if self._clips is not None else self.estimated_clips()
-            panels.show_clips(w, shown, self._sounds)  # type: ignore[arg-type]
+            panels.show_clips(w, shown, self._sounds)
         if clips_new:
             w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
         self._show_outlook(state)
-        panels.show_transport(w, state.transport, state.levels)  # type: ignore[arg-type]
+        if state.clips or state.sounds:
+            w.transport.show_engine_length()
+        elif clips_new or sounds_new:
+            w.transport.show_predicted_length(self.predicted_length())
+        panels.show_transport(w, state.transport, state.levels)
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
         self.spoken.show(state, w.script.model.playing_line())
-        panels.show_metrics(w, state.metrics)  # type: ignore[arg-type]
+        panels.show_metrics(w, state.metrics)
         for key, error in (("audio", state.transport.audio_error), ("engine", state.error)):
             if error and error != self._errors.get(key):
                 self._errors[key] = error

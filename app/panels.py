@@ -54,7 +54,9 @@ def arrange_default(window: StudioWindow) -> None:
     """The default layout: every cast column shown, six timeline lanes, the monitor below the
     cast with the rest of the left column. Sizes come from the panels' contents, so a window of
     1600x1000 (or one restored larger) shows them whole."""
-    window.layout().activate()  # dock sizes are set against the laid-out window, not a guess
+    layout = window.layout()
+    if layout is not None:
+        layout.activate()  # dock sizes are set against the laid-out window, not a guess
     table = window.cast.view
     header = table.horizontalHeader()
     for col in range(header.count()):  # no header cut to "ariation"
@@ -127,7 +129,7 @@ def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
     nothing the engine reads changes while the mouse moves."""
     project = window.doc.project
     whatif = Document(replace(project, lines=[replace(line) for line in project.lines]))
-    clips = window.timeline.clip_items()  # type: ignore[attr-defined]
+    clips = window.timeline.clip_items()
     command = drop_command(whatif, clips, line_id, new_start)
     if not command.new:
         return "stays where it is"

@@ -12,6 +12,7 @@ index reads every file once. GUI thread only, but for that task.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,7 @@ _COLUMNS = ("Lane", "Kind", "Gain dB", "Duck dB", "M", "S")
 class _LibraryList(QListWidget):
     """Library rows that drag out as file URLs."""
 
-    def mimeData(self, items: list[QListWidgetItem]) -> QMimeData:  # noqa: N802 - Qt override
+    def mimeData(self, items: Sequence[QListWidgetItem]) -> QMimeData:  # noqa: N802 - Qt override
         data = QMimeData()
         data.setUrls([QUrl.fromLocalFile(item.data(Qt.ItemDataRole.UserRole)) for item in items])
         return data
@@ -59,7 +60,7 @@ class SoundPanel(QWidget):
     def __init__(self, window: StudioWindow, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("soundPanel")
-        self.window = window
+        self.studio = window  # not self.window: that would hide QWidget.window()
         self.library: SoundLibrary | None = None
         self.selected_clip: str | None = None
         self._task: Any = None
@@ -112,14 +113,14 @@ class SoundPanel(QWidget):
     def _project_changed(self, field: str) -> None:
         if field == "sound_lanes":
             self.show_lanes()
-            panels.update_lanes(self.window)  # type: ignore[arg-type]
+            panels.update_lanes(self.studio)
 
     def reload(self) -> None:
         self.show_lanes()
         self.scan()
 
     def show_lanes(self) -> None:
-        lanes = self.window.doc.project.sound_lanes
+        lanes = self.studio.doc.project.sound_lanes
         self.lanes.setRowCount(len(lanes))
         for row, lane in enumerate(lanes):
             self.lanes.setCellWidget(row, 0, QLabel(f" {lane.name}"))
@@ -147,12 +148,12 @@ class SoundPanel(QWidget):
         return spin
 
     def _edit(self, lane: str, **values: Any) -> None:
-        command = sound_edits.set_lane(self.window.doc, lane, values, f"Change sound lane {lane}")
+        command = sound_edits.set_lane(self.studio.doc, lane, values, f"Change sound lane {lane}")
         if command is not None:
-            self.window.doc.undo.push(command)
+            self.studio.doc.undo.push(command)
 
     def _edit_ducking(self, lane: str, depth: float) -> None:
-        current = self.window.doc.project.sound_lane(lane).ducking
+        current = self.studio.doc.project.sound_lane(lane).ducking
         from dataclasses import replace
 
         self._edit(lane, ducking=replace(current, depth_db=depth))
@@ -160,7 +161,7 @@ class SoundPanel(QWidget):
     # ---- library ----------------------------------------------------------------------
     def scan(self) -> None:
         """Index the library in the background (a first index reads every file once)."""
-        path = self.window.doc.path
+        path = self.studio.doc.path
         self.status.setText("Indexing sounds…")
 
         def done(library: SoundLibrary) -> None:
@@ -170,7 +171,7 @@ class SoundPanel(QWidget):
             self.status.setText(f"{len(library.sounds)} sounds{problems}")
 
         self._task = run_task("radioplay-sound-index", lambda: SoundLibrary.for_project(path),
-                              self.window.marshal, done, lambda exc: self.status.setText(str(exc)))
+                              self.studio.marshal, done, lambda exc: self.status.setText(str(exc)))
 
     def _fill(self, *_: object) -> None:
         self.list.clear()
@@ -194,13 +195,13 @@ class SoundPanel(QWidget):
         info = self.chosen()
         if info is None:
             return
-        rate = self.window.doc.project.sample_rate
+        rate = self.studio.doc.project.sample_rate
         audio = load_sound(Path(info.path), rate)
-        if not self.window.engine.play_recording(audio.mean(axis=1), rate):
+        if not self.studio.engine.play_recording(audio.mean(axis=1), rate):
             self.status.setText("Preview needs the engine (it is not running)")
 
     def _clip_selected(self, clip_id: str) -> None:
-        is_sound = any(c.id == clip_id for c in self.window.doc.project.sounds)
+        is_sound = any(c.id == clip_id for c in self.studio.doc.project.sounds)
         self.selected_clip = clip_id if is_sound else None
         self.form.show_clip(self.selected_clip)
 
@@ -212,9 +213,9 @@ class SoundPanel(QWidget):
         self._assign(self.selected_clip, Path(info.path))
 
     def _assign(self, clip_id: str, file: Path) -> None:
-        command = sound_edits.assign_file(self.window.doc, clip_id, file)
+        command = sound_edits.assign_file(self.studio.doc, clip_id, file)
         if command is not None:
-            self.window.doc.undo.push(command)
+            self.studio.doc.undo.push(command)
 
     # ---- dropping sounds on the timeline ----------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
@@ -233,8 +234,8 @@ class SoundPanel(QWidget):
 
     def drop(self, file: Path, x: float, y: float) -> bool:
         """A sound dropped at viewport (x, y): onto a sound clip, or onto a sound lane."""
-        timeline = self.window.timeline
-        sounds = {c.id for c in self.window.doc.project.sounds}
+        timeline = self.studio.timeline
+        sounds = {c.id for c in self.studio.doc.project.sounds}
         for item in timeline.items(int(x), int(y)):
             clip_id = getattr(item, "line_id", None)
             if clip_id in sounds:
@@ -244,8 +245,8 @@ class SoundPanel(QWidget):
         for index, lane in enumerate(lanes):
             top, height = timeline.lane_span(index)
             if top <= y < top + height and sound_lanes.is_sound_lane(lane.name):
-                target = self.window.doc.project.sound_lane(lane.name.removeprefix(sound_lanes.PREFIX))
-                self.window.doc.undo.push(sound_edits.add_clip(self.window.doc, target, file, timeline.time_at(x)))
+                target = self.studio.doc.project.sound_lane(lane.name.removeprefix(sound_lanes.PREFIX))
+                self.studio.doc.undo.push(sound_edits.add_clip(self.studio.doc, target, file, timeline.time_at(x)))
                 return True
         return False
 

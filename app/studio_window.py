@@ -47,7 +47,6 @@ class StudioWindow(Protocol):
     autosaver: Autosaver
     session_factory: SessionFactory
     engine: EngineLink
-    files: FileCommands
     script: ScriptEditor
     cast: CastPanel
     timeline: TimelineView
@@ -55,7 +54,6 @@ class StudioWindow(Protocol):
     transport: TransportBar
     cast_dock: QDockWidget
     timeline_dock: QDockWidget
-    monitor_dock: QDockWidget
     engine_label: QLabel
     lines_label: QLabel
     outlook_label: OutlookLabel
@@ -63,6 +61,12 @@ class StudioWindow(Protocol):
     recent_menu: QMenu
     output_menu: QMenu
     master_menu: QMenu
+
+    # Read-only, so the window may hold a subtype (a mutable Protocol member is invariant).
+    @property
+    def files(self) -> FileCommands: ...
+    @property
+    def monitor_dock(self) -> QDockWidget: ...
 
     # Qt's own (QMainWindow)
     def show(self) -> None: ...

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.commands import SetLineFields
 from app.studio_window import StudioWindow
+from engine.project.model import Line
 from engine.project.takes import locked, takes_of, unlocked, with_new_take, with_take
 
 
@@ -143,7 +144,7 @@ class TakesPanel(QWidget):
         self.window_.doc.undo.push(SetLineFields(self.window_.doc, self.line_id, values, text))
         self.refresh()
 
-    def _line(self):  # type: ignore[no-untyped-def]
+    def _line(self) -> Line | None:
         if self.line_id is None:
             return None
         try:

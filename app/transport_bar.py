@@ -99,7 +99,12 @@ class TransportBar(QToolBar):
         self.loop_action.triggered.connect(self.loop_toggled)
 
         self.addSeparator()
-        self.time_label = QLabel(self._time_text(0.0, 0.0))
+        # Before the engine has laid out a clip its length is only the tail: the presenter
+        # gives the document's predicted length instead (None: nothing to play yet).
+        self._predicted: float | None = None
+        self._use_prediction = False
+        self._position_s = 0.0
+        self.time_label = QLabel(f"{format_time(0.0, 1)} / --:--")
         mono = QFont("monospace")
         mono.setStyleHint(QFont.StyleHint.TypeWriter)
         mono.setPointSizeF(max(9.0, self.font().pointSizeF() * 1.15))
@@ -150,9 +155,33 @@ class TransportBar(QToolBar):
             label.setProperty("highlighted", alarm)
             label.setStyleSheet(_WARN_STYLE if alarm else _CALM_STYLE)
 
-    @staticmethod
-    def _time_text(position_s: float, duration_s: float) -> str:
-        return f"{format_time(position_s, 1)} / {format_time(duration_s, 1)}"
+    def _time_text(self, position_s: float, duration_s: float) -> str:
+        if not self._use_prediction:
+            length = format_time(duration_s, 1)
+        elif self._predicted is None:
+            length = "--:--"
+        else:
+            length = "~" + format_time(self._predicted, 1)
+        return f"{format_time(position_s, 1)} / {length}"
+
+    def show_predicted_length(self, seconds: float | None) -> None:
+        """Show ``seconds`` as the length, marked as predicted (~), until
+        :meth:`show_engine_length`: the engine has no clips yet and the lines'
+        predicted lengths are all there is. None: nothing to play ("--:--")."""
+        self._use_prediction, self._predicted = True, seconds
+        self.time_label.setToolTip("Playhead / predicted length of the production (before any line is voiced)"
+                                   if seconds is not None else "Playhead / length of the production (no lines yet)")
+        self._set_time(self._time_text(self._position_s, 0.0))
+
+    def show_engine_length(self) -> None:
+        """The snapshots' length from now on (the engine has laid out its clips)."""
+        if self._use_prediction:
+            self._use_prediction = False
+            self.time_label.setToolTip("Playhead / length of the production")
+
+    def _set_time(self, text: str) -> None:
+        if self.time_label.text() != text:
+            self.time_label.setText(text)
 
     def _play_triggered(self, checked: bool) -> None:
         self._show_playing(checked)
@@ -174,9 +203,8 @@ class TransportBar(QToolBar):
         if snapshot is not None and not snapshot.playing:
             levels = None
         if snapshot is not None:
-            text = self._time_text(snapshot.position_s, snapshot.duration_s)
-            if self.time_label.text() != text:
-                self.time_label.setText(text)
+            self._position_s = float(snapshot.position_s)
+            self._set_time(self._time_text(snapshot.position_s, snapshot.duration_s))
             if self.play_action.isChecked() != bool(snapshot.playing):
                 self._show_playing(bool(snapshot.playing))
             looping = snapshot.loop is not None

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from engine.metrics.hub import MetricsHub
+from engine.project.casting import starting_voice
 from engine.project.model import VoiceParams
 from engine.sched.batching import BatchSizer
 from engine.sched.policy import PendingArrays, Playhead, make_policy
@@ -54,12 +55,12 @@ class Cast:
 
 
 def make_cast(roles: int, voice: str) -> Cast:
-    """A cast like an imported play: every fourth role is a lead (weight 3)."""
+    """A cast like an imported play: every fourth role is a lead (weight 3), and the
+    roles on one voice told apart as an import tells them (engine/project/casting.py:
+    pitch within ±1.5 semitones, speed, variation)."""
     names = [f"ROLE{i + 1}" for i in range(roles)]
     leads = {n for i, n in enumerate(names) if i % 4 == 0}
-    pitches = (0.0, -3.0, 3.0, -5.0, 2.0, -1.5, 4.5, -7.0)
-    speeds = (1.0, 0.96, 1.04, 0.92, 1.08, 1.0, 0.98, 0.9)
-    voices = {n: VoiceParams(voice=voice, pitch=pitches[i % 8], speed=speeds[i % 8]) for i, n in enumerate(names)}
+    voices = {n: starting_voice(i, VoiceParams(voice=voice))[0] for i, n in enumerate(names)}
     weights = {n: 3.0 if n in leads else 1.0 for n in names}
     return Cast(names, leads, voices, weights)
 

@@ -11,6 +11,8 @@ verbs alone.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -364,12 +366,20 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the verb ``args`` were parsed for; Ctrl-C ends it with the shell's status 130."""
+    """Run the verb ``args`` were parsed for; Ctrl-C ends it with the shell's status 130,
+    a reader that went away (``radioplay render ... | head``) quietly with 141, as SIGPIPE
+    ends Unix tools (Python ignores the signal, so the write raises instead)."""
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, not at exit, where a closed pipe is reported but not caught
+        return code
     except KeyboardInterrupt:
         print("radioplay: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Output still buffered would fail again when the interpreter flushes it at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,10 @@ REQUIRED = [
     "_internal/samples/the-last-broadcast.radioplay",
     "_internal/resources/icons/radioplay.svg",
     "_internal/resources/sounds/rain.flac",
+    "_internal/pocketsphinx/model/en-us/cmudict-en-us.dict",  # the speech check's recognizer
+    "_internal/pocketsphinx/model/en-us/en-us.lm.bin",
+    "_internal/pyworld/pyworld.cpython-311-x86_64-linux-gnu.so",  # shaping (WORLD)
+    "_internal/av/_core.abi3.so",  # MP3 / M4B export (PyAV, with its FFmpeg libraries)
     "samples/the-last-broadcast.radioplay",
     "share/applications/radioplay.desktop",
     f"share/metainfo/{APP_ID}.metainfo.xml",

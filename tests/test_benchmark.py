@@ -22,6 +22,19 @@ def test_workload_is_seeded_distinct_and_mixed():
     assert min(lengths) < 15 < max(lengths)  # short and long lines
 
 
+def test_the_workload_casts_as_an_import_does():
+    # The bench measures the shaping an imported play needs: pitch within ±1.5 st
+    # (the old table's -7..+4.5 st shifts made pitch shifting cost more than any cast does).
+    from engine.project.casting import PITCHES, SPEEDS, VARIATIONS, starting_voice
+
+    cast = benchmark.make_cast(8, "en_US-joe-medium")
+    for i, name in enumerate(cast.names):
+        voice = cast.voices[name]
+        assert voice == starting_voice(i, voice.with_changes(pitch=0.0, speed=1.0, variation=1.0))[0]
+        assert voice.pitch in PITCHES and voice.speed in SPEEDS and voice.variation in VARIATIONS
+    assert len({(v.pitch, v.speed, v.variation) for v in cast.voices.values()}) == 8
+
+
 def test_decision_cost_is_measured():
     assert 0 < benchmark.decision_cost_ms(n=2000, repeats=3) < 1000
 

@@ -118,3 +118,20 @@ def test_import_casts_from_the_installed_voices(tmp_path: Path, tiny_voices: dic
     sounds = [_sound(r.voice) for r in project.cast]
     assert sounds == [(DEFAULT_VOICE, None, 0.0, 1.0), ("tiny-multi", "alice", 0.0, 1.0),
                       ("tiny-multi", "bob", 0.0, 1.0), ("tiny-multi", "carol", 0.0, 1.0)]
+
+
+def test_the_bundled_sample_is_cast_as_a_fresh_import_of_its_script() -> None:
+    # The sample once kept the old table's wide shifts (-5 and +4.5 semitones), which
+    # measurably hurt intelligibility; it now sounds as an import of its script casts it.
+    from engine.project.casting import PITCHES, SPEEDS, VARIATIONS
+    from engine.project.importers.build import import_script
+    from tests.conftest import SAMPLE
+
+    library = VoiceLibrary()
+    fresh, _ = import_script(SAMPLE.with_suffix(".txt"), suggest=lambda roles, lines: suggest_cast(roles, library,
+                                                                                                   lines))
+    sample = load_project(SAMPLE)
+    assert [r.name for r in sample.cast] == [r.name for r in fresh.cast]
+    for ours, theirs in zip(sample.cast, fresh.cast, strict=True):
+        assert ours.voice == theirs.voice, ours.name
+        assert ours.voice.pitch in PITCHES and ours.voice.speed in SPEEDS and ours.voice.variation in VARIATIONS

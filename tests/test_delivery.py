@@ -165,11 +165,26 @@ def test_cli_prints_the_table_and_fails_when_a_requirement_fails(tmp_path, two_s
                  "--target-lufs", "-3", "--no-stems"]) == 1
     captured = capsys.readouterr()
     assert "FAIL" in captured.out and "does not meet the podcast preset" in captured.err
+    # One line saying what was missed, by how much, where the whole report is.
+    error = captured.err.strip()
+    assert "\n" not in error and "integrated loudness" in error and "LUFS" in error and "report.json" in error
     data = json.loads((tmp_path / "loud" / "report.json").read_text())
     assert data["passed"] is False and data["spec"]["target_lufs"] == -3.0
     assert main(["render", str(two_scenes), "-o", str(tmp_path / "x"), "--preset", "acx",
                  "--sample-rate", "22050"]) == 1
     assert "MP3 needs a sample rate" in capsys.readouterr().err
+
+
+def test_a_plain_render_that_misses_the_loudness_target_stands_with_a_warning(tmp_path, two_scenes, capsys):
+    # No --preset: no delivery spec was asked for, so the files are the result and the run
+    # succeeds; the report still shows the miss, and one warning line says so.
+    assert main(["render", str(two_scenes), "-o", str(tmp_path / "loud"), "--target-lufs", "-3",
+                 "--no-stems"]) == 0
+    captured = capsys.readouterr()
+    assert "FAIL" in captured.out and (tmp_path / "loud" / "mix.wav").is_file()
+    warning = [line for line in captured.err.splitlines() if "integrated loudness" in line]
+    assert len(warning) == 1 and warning[0].startswith("radioplay: warning:") and "--preset" in warning[0]
+    assert json.loads((tmp_path / "loud" / "report.json").read_text())["passed"] is False
 
 
 def test_broadcast_stem_names_name_title_stem_channels_rate_and_bits(tmp_path, two_scenes, capsys):

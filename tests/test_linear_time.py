@@ -2,9 +2,14 @@
 
 Each test measures the same work at n and 4n in one run and asserts on the
 growth: linear work grows 4 times, quadratic work 16 times. A wall-clock
-threshold would fail on a slow machine; a ratio does not. The best of a few
-repeats (with the garbage collector paused) keeps a busy machine's noise out
-of the ratio, and n is chosen so the small run takes tens of milliseconds.
+threshold would fail on a slow machine; a ratio does not. The work is timed
+in the thread's CPU time, not wall time: on a loaded machine (the whole suite
+on two cores) wall time counts the milliseconds other processes held the CPU,
+which spiked single ratios past the bound. The best of a few repeats (with the
+garbage collector paused) keeps the rest of the noise (caches, frequency
+scaling) out, and a ratio over the bound is measured again before it fails: a
+quadratic parser is over it every time, a noisy measurement is not. n is
+chosen so the small run takes tens of milliseconds.
 """
 
 from __future__ import annotations
@@ -28,18 +33,34 @@ def _best(work: Callable[[], object], repeats: int = 3) -> float:
     for _ in range(repeats):
         gc.disable()
         try:
-            start = time.perf_counter()
+            start = time.thread_time()
             work()
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.thread_time() - start)
         finally:
             gc.enable()
     return best
 
 
-def growth(run: Callable[[str], object], make: Callable[[int], str], n: int) -> float:
+def growth(run: Callable[[str], object], make: Callable[[int], str], n: int, attempts: int = 3) -> float:
+    """How much longer the work takes at 4n than at n (the lowest of up to ``attempts`` measurements)."""
     small, large = make(n), make(4 * n)
     run(small)  # warm caches (regex compilation) outside the measurement
-    return _best(lambda: run(large)) / _best(lambda: run(small), repeats=5)
+    ratio = float("inf")
+    for _ in range(attempts):
+        ratio = min(ratio, _best(lambda: run(large)) / _best(lambda: run(small), repeats=5))
+        if ratio < LINEAR:
+            break
+    return ratio
+
+
+def test_the_measure_still_tells_quadratic_work_from_linear() -> None:
+    # The retries and CPU time must not hide what the tests are for: work that
+    # rescans its input once per item (the old unclosed-notes parser) grows 16 times.
+    def quadratic(text: str) -> int:
+        return sum(text.count("a", i) for i in range(0, len(text), 8))
+
+    assert growth(quadratic, lambda n: "a" * n, 16_000) > 1.5 * LINEAR  # about 15
+    assert growth(lambda text: text.count("a"), lambda n: "a" * n, 4_000_000) < LINEAR
 
 
 FOUNTAIN: dict[str, tuple[Callable[[int], str], int]] = {

@@ -230,6 +230,48 @@ def test_seek_pause_stop_and_loop(session_factory: Callable[..., Session], proje
         session.set_loop((3.0, 2.0))
 
 
+class HeldMixerSink(NullSink):
+    """The null sink, whose ``service`` (called by the mixer thread before it
+    applies transport commands) can be held: a mixer thread starved of the CPU
+    on a busy machine, while the device keeps playing."""
+
+    def __init__(self, rate: int, speed: float) -> None:
+        super().__init__(rate, speed=speed)
+        self.go = threading.Event()
+        self.go.set()
+
+    def service(self) -> None:
+        self.go.wait()
+
+
+def test_pause_stops_where_the_listener_is_when_the_mixer_takes_it(tiny_synth: ClipSynthesizer,
+                                                                    project: Project) -> None:
+    # The pause used to seek to the position read when the control thread took the
+    # command: if the mixer thread applied it later, the listener had heard further and
+    # the playhead jumped back (the resume repeated audio); under load the flaky
+    # test_seek_pause_stop_and_loop saw 0.549 s become 0.5 s.
+    sink = HeldMixerSink(RATE, speed=1.0)  # the held mixer's ring lasts 170 ms: ample to look
+    with Session(project, None, sink=sink, synth=tiny_synth) as session:  # type: ignore[arg-type]
+        session.play(0.5)
+        wait_for(lambda: session.transport().position_s > 0.6, what="playing")
+        sink.go.clear()
+        session.pause()
+        assert session.wait_idle()
+        asked_at = session.transport().position_s
+        wait_for(lambda: session.transport().position_s > asked_at + 0.03, what="the sink to play on")
+        heard = session.transport().position_s
+        sink.go.set()
+        wait_for(lambda: not session.transport().playing, what="paused")
+        assert session.transport().underruns == 0  # the ring never ran dry: what was heard was mixed
+        paused_at = session.transport().position_s
+        time.sleep(0.1)
+        seen = session.transport().position_s
+        assert seen >= paused_at >= heard, f"the playhead went back from {heard:.3f} s to {seen:.3f} s"
+        assert seen <= paused_at + 1024 / RATE + 1e-6  # at most the block the device was reading goes on
+        time.sleep(0.1)
+        assert session.transport().position_s == seen
+
+
 def test_audition_synthesizes_at_once_and_plays_while_stopped(session_factory: Callable[..., Session],
                                                               project: Project) -> None:
     session = session_factory(project, prerender=False)

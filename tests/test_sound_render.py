@@ -150,3 +150,33 @@ def test_a_project_moved_without_its_sounds_relinks_them_by_name(storm: Path, tm
     assert "sound file sounds/thunder.wav for cue 'thunder rolls'" in out and "was not found" in out
     cues = json.loads((tmp_path / "out" / "cues.json").read_text())["cues"]
     assert next(c for c in cues if c["kind"] == "sfx")["file"] == str(library / "thunder.wav")
+
+
+def _render_report(path: Path, out: Path):  # type: ignore[no-untyped-def]
+    from engine.export.render import RenderOptions, render_project
+    from engine.synth.synthesizer import make_synthesizer
+    project = load_project(path)
+    return render_project(project, make_synthesizer(path, project.sample_rate), out, RenderOptions(), project_path=path)
+
+
+@pytest.mark.parametrize("edit", ["clip gain", "lane gain", "file content"])
+def test_a_sound_edit_measures_the_master_gain_again(storm: Path, tmp_path: Path, edit: str) -> None:
+    """The remembered master gain belongs to the whole programme: an edit to the
+    sound design alone (a clip's level, a lane's level, another recording under
+    the same file name) is another programme and must be measured again, or the
+    mix would be levelled with the old design's gain."""
+    first = _render_report(storm, tmp_path / "a")
+    assert _render_report(storm, tmp_path / "b").gain_reused  # unchanged: remembered
+    project = load_project(storm)
+    if edit == "clip gain":
+        project.sounds[0].gain_db += 12.0
+    elif edit == "lane gain":
+        project.sound_lanes[0].gain_db += 12.0
+    else:
+        rain = tmp_path / "sounds" / "rain-on-glass.wav"
+        audio, rate = sf.read(rain)
+        sf.write(rain, audio * 4.0, rate)  # the same length: the same layout
+    save_project(project, storm)
+    again = _render_report(storm, tmp_path / "c")
+    assert not again.gain_reused
+    assert again.gain_db != first.gain_db

@@ -208,6 +208,11 @@ class LivePlayer:
                 self._t = a
                 self._retract(rewrite=command == "cue")
         elif command == "pause":
+            # Stop where the listener will stop, decided here: a position read by
+            # another thread before this command arrived is already in the past
+            # (the device played on meanwhile) and seeking back to it repeats audio.
+            if self._playing:
+                self._t = self._timeline_at(self._retract_boundary())
             self._playing = False
             self._hold = None
             self._retract()
@@ -218,6 +223,11 @@ class LivePlayer:
             self._loop = None if a < 0 else (a, b)
             if self._loop is not None and not a <= self._t < b:
                 self._t = a
+
+    def _retract_boundary(self) -> int:
+        """The ring counter from which ``_retract`` replaces what is queued."""
+        readable = self.ring.read_available()
+        return self._written - readable + min(readable, self.block)
 
     def _retract(self, rewrite: bool = False) -> None:
         """Silence what is queued but not yet played (beyond the block the
@@ -253,6 +263,11 @@ class LivePlayer:
         if end > ring.frames:
             ring.data[:end - ring.frames].fill(0.0)
         self._hist_pos[stale] = -1
+        # Silence from the boundary on, even inside the block that holds it: the
+        # playhead stops there instead of running to the block's end and back.
+        k = self._hist_next % _HISTORY
+        self._hist_counter[k], self._hist_pos[k] = boundary, -1
+        self._hist_next += 1
 
     def _fill_block(self) -> None:
         offset, first, second = self.ring.write_regions(self.block)
@@ -343,7 +358,11 @@ class LivePlayer:
                 self.on_late(pending.line_ids[i], pending.starts[i])
 
     def _heard(self, played: int) -> int:
-        """The timeline frame the sink is playing now (from the block history).
+        """The timeline frame the sink is playing now (from the block history)."""
+        return self._timeline_at(played)
+
+    def _timeline_at(self, played: int) -> int:
+        """The timeline frame at ring counter ``played`` (from the block history).
         Silence queued before play() maps to where play started."""
         counters = self._hist_counter
         positions = self._hist_pos

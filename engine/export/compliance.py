@@ -76,6 +76,15 @@ class ComplianceReport:
     def passed(self) -> bool:
         return all(r.passed for r in self.requirements)
 
+    def failures(self) -> str:
+        """What failed, on one line: "mix.wav integrated loudness -9.2 LUFS (limit -4..-2)"."""
+        parts = []
+        for r in self.requirements:
+            if not r.passed:
+                value = r.measured if isinstance(r.measured, str) else _fmt(r.measured)
+                parts.append(f"{r.file} {r.requirement} {value} {r.unit}".rstrip() + f" (limit {r.limit})")
+        return "; ".join(parts)
+
     def to_json(self) -> str:
         def finite(value: Any) -> Any:
             if isinstance(value, float) and not math.isfinite(value):

@@ -5,8 +5,9 @@ Solving the master gain needs a pass over the whole programme through its
 lane effects and compressor (engine/audio/normalize.py) whenever an effect is
 on: half of a cached export's time, measured 3.1 s of 7.3 s on the sample.
 The result depends only on what is mixed (every clip's content key, lane
-and start frame, each lane's gain, pan, audibility and effect, the master
-preset, the length, the rate) and on the target, so an export of an
+and start frame, each lane's gain, pan, audibility and effect, the sound
+design: its lanes, clips and the audio each plays, the master preset, the
+length, the rate) and on the target, so an export of an
 unchanged programme reuses it. The same holds for the compliance report's
 measurement of a mix.wav the render writes itself (loudness, range, true
 peak by 4x oversampling: a second pass over the file, measured 4 s of a 6.5 s
@@ -26,15 +27,18 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 from engine import ENGINE_VERSION
 from engine.export.compliance import Measurement
+from engine.export.sounds import SoundSet
 from engine.fsutil import atomic_write_text
 from engine.project.model import Project
 from engine.project.timeline import Placement
 from engine.synth.pipeline import SynthesisResult
 
 # Bump when the analysis, the effects or the limiter change what a gain gives.
-MEMO_VERSION = 1
+MEMO_VERSION = 2  # 2: the sound design is part of the programme
 KEEP = 256
 FOLDER = "loudness"
 
@@ -48,7 +52,7 @@ class SolvedGain:
 
 def programme_key(project: Project, placements: list[Placement], clip_keys: dict[str, str],
                   lane_effects: tuple[str, ...], master_effect: str, frames: int,
-                  target_lufs: float, ceiling_db: float) -> str:
+                  target_lufs: float, ceiling_db: float, sounds: SoundSet | None = None) -> str:
     """A hash of everything the master gain depends on."""
     rate = project.sample_rate
     audible = project.audible_roles()
@@ -59,9 +63,24 @@ def programme_key(project: Project, placements: list[Placement], clip_keys: dict
         "lanes": [[r.name, round(r.gain_db, 6), round(r.pan, 6), r.name in audible, effect]
                   for r, effect in zip(project.cast, lane_effects, strict=True)],
         "clips": [[lanes[p.role], int(round(p.start * rate)), clip_keys[p.line_id]] for p in placements],
+        "sounds": sound_identity(project, sounds),
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def sound_identity(project: Project, sounds: SoundSet | None) -> list[object]:
+    """The sound design as mixed: every sound lane's and clip's settings (their
+    placements follow from these and the lines' lengths) and a hash of the
+    audio each clip plays, so another recording under the same file name is
+    another programme."""
+    audio = sounds.audio if sounds is not None else {}
+    hashes: dict[int, str] = {}  # one file played by several clips is hashed once
+    for clip_audio in audio.values():
+        if id(clip_audio) not in hashes:
+            hashes[id(clip_audio)] = hashlib.sha256(np.ascontiguousarray(clip_audio).tobytes()).hexdigest()[:32]
+    return [[repr(lane) for lane in project.sound_lanes],
+            [[repr(clip), hashes.get(id(audio[clip.id]), "") if clip.id in audio else ""] for clip in project.sounds]]
 
 
 def clip_identities(project: Project, result: SynthesisResult) -> dict[str, str]:

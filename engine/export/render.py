@@ -265,7 +265,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
     memo = GainMemo(synth.cache.directory)
     key = programme_key(project, placements, clip_identities(project, result),
-                        programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB)
+                        programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB,
+                        sounds)
     solved = memo.load(key)
     report.gain_reused = solved is not None
     if solved is None:  # not exported like this before: measure the programme

@@ -200,7 +200,7 @@ def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
         for lid, clip in clips.items():  # recorded takes: the export's identity of the take's audio
             identities.setdefault(lid, "take:" + hashlib.sha256(clip.tobytes()).hexdigest()[:32])
         key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect,
-                            total, target_lufs, LIMITER_CEILING_DB)
+                            total, target_lufs, LIMITER_CEILING_DB, sounds)
         solved = memo.load(key)
         if solved is not None:
             return solved.gain_db

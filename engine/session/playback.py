@@ -140,9 +140,8 @@ class PlaybackPass(SessionCore):
                 self._request(line_id, record, Origin.PLAYBACK, Deadline.at(now + i * 1e-3))
 
     def _pause(self) -> None:
-        position = self.player.snapshot().position_s
-        self.player.pause()
-        self.player.seek(int(round(position * self.rate)))
+        position = self.player.snapshot().position_s  # near enough for the scheduler
+        self.player.pause()  # the mixer stops where the listener is when it takes the command
         self.scheduler.set_playhead(position, playing=False, cancel_behind=False)
         self._end_pass()
 
