@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,13 +39,16 @@ def status() -> dict[str, int]:
     return out
 
 
-def child(minutes: float, variant: str, work: Path) -> None:
+def child(minutes: float, variant: str, work: Path, project: str | None) -> None:
     from bench.scale import production
     from engine.project.fileformat import save_project
 
     os.environ["RADIOPLAY_CACHE_DIR"] = str(work / "cache")
     path = work / "p.radioplay"
-    save_project(production(minutes), path)
+    if project:  # a given project instead of a generated one
+        shutil.copy(project, path)
+    else:
+        save_project(production(minutes), path)
     if variant != "product":  # every other variant states its session options (base: ORT's defaults)
         import onnxruntime as ort
 
@@ -92,11 +96,12 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--minutes", type=float, default=15.0)
     parser.add_argument("--variant", nargs="+", default=["base"])
+    parser.add_argument("--project", help="render this project instead of a generated one")
     parser.add_argument("--child", action="store_true")
     parser.add_argument("--work")
     args = parser.parse_args()
     if args.child:
-        child(args.minutes, args.variant[0], Path(args.work))
+        child(args.minutes, args.variant[0], Path(args.work), args.project)
         return 0
     for variant in args.variant:
         with tempfile.TemporaryDirectory(prefix="radioplay-memprobe-") as work:
@@ -104,7 +109,8 @@ def main() -> int:
             if variant == "arena2":
                 env["MALLOC_ARENA_MAX"] = "2"
             done = subprocess.run([sys.executable, __file__, "--child", "--minutes", str(args.minutes),
-                                   "--variant", variant, "--work", work], env=env, capture_output=True, text=True)
+                                   "--variant", variant, "--work", work]
+                                  + (["--project", str(Path(args.project).resolve())] if args.project else []), env=env, capture_output=True, text=True)
             lines = [row for row in done.stdout.splitlines() if row.startswith("RESULT ")]
             print(lines[-1][7:] if lines else f"{variant} failed: {done.stderr[-1500:]}", flush=True)
     return 0
