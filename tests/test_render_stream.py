@@ -140,3 +140,43 @@ def test_with_sound_cues_and_ducking_the_streamed_analysis_is_the_whole_pass(tmp
     save_project(project, path)
     report, whole = _solved_by_one_pass(path, tmp_path / "out")
     assert (report.premix_lufs, report.gain_db, report.predicted_lufs) == whole  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads /proc/self/smaps (Linux)")
+def test_a_long_prefix_advance_hands_back_pages_as_it_goes(tmp_path: Path, tiny_voices: dict[str, Path]) -> None:
+    """The first line voiced last holds the prefix back, then one advance
+    analyses the whole programme: the clips it is past must not stay resident
+    until it ends (an hour's clips are 700 MB)."""
+    from concurrent.futures import Future
+
+    from engine.export.mixplan import BLOCK
+    from engine.export.prefix import PrefixAnalysis
+    from engine.export.sounds import SoundSet
+    from engine.synth.pipeline import plan_lines
+
+    project = tiny_project(tiny_voices["single"], lines_per_role=4)
+    project.master_effect = "broadcast"  # not dry: the prefix makes a pass
+    path = tmp_path / "tiny.radioplay"
+    save_project(project, path)
+    synth = make_synthesizer(path, RATE)
+    plans = plan_lines(project, synth)
+    for plan in plans.values():
+        synth.finish(synth.infer(plan))
+    assert synth.cache.disk is not None
+    first = synth.cache.disk.path(plans[project.lines[0].id].key)
+    resident_at_the_end: list[int] = []
+    sounds: Future[tuple[SoundSet, list[str]]] = Future()
+    sounds.set_result((SoundSet(), []))
+
+    def check() -> None:  # runs before each block of the pass
+        resident_at_the_end[:] = [_mapped_kib(first)]
+
+    prefix = PrefixAnalysis(project, synth, BLOCK, sounds, check)
+    prefix.begin(plans, {p.key for p in plans.values()})
+    for line in project.lines[1:]:
+        prefix.voiced(plans[line.id].key)
+    assert prefix.frames == 0  # held back by the first line
+    prefix.voiced(plans[project.lines[0].id].key)
+    assert prefix.frames > 4 * BLOCK
+    assert resident_at_the_end and resident_at_the_end[0] < 8  # KiB: handed back during the pass
+    prefix.close()
