@@ -30,7 +30,7 @@ REPO = BENCH.parent
 def run(script: str, *args: str, timeout: float = 1800.0) -> tuple[dict[str, Any] | None, str, float]:
     """The benchmark's JSON (its last line of output), or None and why."""
     started = time.monotonic()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with bytecode, as installed
     try:
         done = subprocess.run([sys.executable, str(BENCH / script), *args, "--json"], cwd=REPO, env=env,
