@@ -33,32 +33,21 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import wave
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
 
+from cli_speed import mix_seconds, timed  # noqa: E402 - beside this script in bench/
+
 
 def cli_render(project: Path, out: Path) -> float:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "app.launch", "render", str(project), "-o", str(out)], env=env,
-                          cwd=project.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"radioplay render failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return wall
-
-
-def mix_seconds(outdir: Path) -> float:
-    with wave.open(str(outdir / "mix.wav"), "rb") as mix:
-        return mix.getnframes() / mix.getframerate()
+    return timed([sys.executable, "-m", "app.launch", "render", str(project), "-o", str(out)], env, project.parent)
 
 
 class Studio:
