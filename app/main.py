@@ -11,8 +11,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from app.main_window import MainWindow, default_session_factory
-from app.self_test import SelfTest
+from app.shell.main_window import MainWindow, default_session_factory
+from app.shell.self_test import SelfTest
 
 ORGANIZATION = "Radioplay"
 APPLICATION = "Radioplay Studio"
@@ -45,7 +45,7 @@ def no_display() -> str | None:
 
 def run(project: str | Path | None = None, output: str | None = None, self_test: str | Path | None = None) -> int:
     """Open the window (on ``project`` if given) and run until it closes. With ``self_test``
-    (a report path) the window closes itself once usable: see app/self_test.py."""
+    (a report path) the window closes itself once usable: see app/shell/self_test.py."""
     path = Path(project) if project else None
     if path is not None and not path.is_file():
         print(f"radioplay: error: {path}: no such project file", file=sys.stderr)

@@ -3,7 +3,7 @@
 Fills a real :class:`engine.metrics.hub.MetricsHub` (fake clock) with 30 s of 50 ms ticks for
 8 roles (priorities, queue depths, finished requests in every latency decade, two devices, a
 pool), then times, per frame, the parts the GUI thread pays at each timer tick: the hub's
-snapshot, :meth:`app.monitor.MonitorDock.update_from`, and a synchronous repaint of the plots.
+snapshot, :meth:`app.transport.monitor.MonitorDock.update_from`, and a synchronous repaint of the plots.
 Runs headless (QT_QPA_PLATFORM=offscreen is set if no platform is chosen).
 """
 
@@ -84,7 +84,7 @@ def measure(frames: int = 100, roles: int = ROLES, size: tuple[int, int] = (900,
     """Time ``frames`` monitor frames; each frame first records 100 ms of new metrics."""
     from PySide6.QtWidgets import QApplication
 
-    from app.monitor import MonitorDock
+    from app.transport.monitor import MonitorDock
 
     app = QApplication.instance() or QApplication([])
     hub, clock, names = full_hub(roles)

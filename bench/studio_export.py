@@ -56,9 +56,9 @@ class Studio:
     def __init__(self, project: Path, work: Path) -> None:
         from PySide6.QtCore import QSettings
 
+        from app.document.recovery import RecoveryStore
         from app.main import make_app
-        from app.main_window import MainWindow, default_session_factory
-        from app.recovery import RecoveryStore
+        from app.shell.main_window import MainWindow, default_session_factory
 
         self.app = make_app()
         settings = QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat)
@@ -86,7 +86,7 @@ class Studio:
         """File > Export, the folder typed in, Export pressed; seconds from the press to the finished message."""
         from PySide6.QtWidgets import QMessageBox
 
-        from app.export_dialog import ExportDialog
+        from app.dialogs.export import ExportDialog
 
         self.window.actions_["export"].trigger()
         dialog = self.window.findChild(ExportDialog, "exportDialog")

@@ -3,7 +3,7 @@
     python bench/studio_launch.py [--runs 5] [--json]
 
 Each run is a new process, as a producer starts it: ``radioplay studio
---output null --self-test REPORT.json SAMPLE`` (app/self_test.py writes the
+--output null --self-test REPORT.json SAMPLE`` (app/shell/self_test.py writes the
 wall-clock time of the window's first paint and of the engine's "ready");
 the time is from just before the process is started. Interleaved with it, a
 bare window: a new Python process that imports PySide6, shows an empty

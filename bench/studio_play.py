@@ -110,9 +110,9 @@ class Studio:
     def __init__(self, project: Path, work: Path, device: str) -> None:
         from PySide6.QtCore import QSettings
 
+        from app.document.recovery import RecoveryStore
         from app.main import make_app
-        from app.main_window import MainWindow, default_session_factory
-        from app.recovery import RecoveryStore
+        from app.shell.main_window import MainWindow, default_session_factory
 
         self.app = make_app()
         settings = QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat)

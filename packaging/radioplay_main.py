@@ -1,7 +1,7 @@
 """The desktop build's one executable: the same ``app.launch:main`` as the
 ``radioplay`` console script, so ``radioplay`` with no arguments opens the
 studio, ``radioplay render ...`` and the other headless verbs work from the
-bundle, and ``radioplay studio --self-test REPORT.json`` (app/self_test.py)
+bundle, and ``radioplay studio --self-test REPORT.json`` (app/shell/self_test.py)
 gives the smoke test its report.
 """
 

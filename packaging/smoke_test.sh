@@ -9,7 +9,7 @@
 #   1. `radioplay --version` and `radioplay voices` (the bundled voice is found);
 #   2. the studio opens offscreen on a copy of the bundled sample, paints, starts
 #      its voice engine, and closes with exit status 0 and no traceback
-#      (`radioplay studio --self-test REPORT.json`, app/self_test.py, reports what it
+#      (`radioplay studio --self-test REPORT.json`, app/shell/self_test.py, reports what it
 #      loaded: Qt platform, PortAudio, torch);
 #      where Xvfb is installed, once more on X11 through the xcb platform plugin;
 #   3. `radioplay render` of the sample writes mix.wav, stems/, captions.srt,
@@ -48,7 +48,7 @@ bare_env=(PATH="$tmp/decoys:/usr/bin:/bin" HOME="$tmp/home" LANG=C.UTF-8 XDG_RUN
           RADIOPLAY_STATE_DIR="$tmp/home/state")
 bare() { env -i "${bare_env[@]}" QT_QPA_PLATFORM=offscreen "$@"; }
 
-# JSON written by --self-test (app/self_test.py: one "key": value per line); prints the raw value.
+# JSON written by --self-test (app/shell/self_test.py: one "key": value per line); prints the raw value.
 json_value() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | sed 's/,$//'; }
 
 u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.main_window import MainWindow, default_session_factory
-from app.recovery import RecoveryStore
+from app.document.recovery import RecoveryStore
+from app.shell.main_window import MainWindow, default_session_factory
 from engine.project.fileformat import save_project
 from engine.project.model import Project
 from tests.conftest import tiny_project

@@ -22,8 +22,8 @@ from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app import launch  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
-from app.script_model import Col  # noqa: E402
+from app.script.model import Col  # noqa: E402
+from app.shell.main_window import MainWindow  # noqa: E402
 
 
 def _drive(text: str) -> None:

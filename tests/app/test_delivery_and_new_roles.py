@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLineEdit, QStyleOptionViewItem, QWidget
 
-from app.delegates import TYPING_ROLE, TypingDelegate
-from app.document import Document
-from app.script_model import Col, ScriptModel
+from app.document.document import Document
+from app.script.model import Col, ScriptModel
+from app.widgets.delegates import TYPING_ROLE, TypingDelegate
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 
 

@@ -14,8 +14,8 @@ import pytest
 import soundfile as sf
 from PySide6.QtGui import QImage
 
-from app.cast_model import Col as CastCol
-from app.get_voices import COLUMNS
+from app.cast.get_voices import COLUMNS
+from app.cast.model import Col as CastCol
 from engine.synth.download import download_voice, load_catalogue
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
 from tests.app.test_studio_window import ARTIFACTS

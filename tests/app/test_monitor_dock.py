@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from app.monitor import LATENCY_LEVELS, PRIORITY_LEVELS, MonitorDock
-from app.monitor_trace import Trace
+from app.transport.monitor import LATENCY_LEVELS, PRIORITY_LEVELS, MonitorDock
+from app.transport.monitor_trace import Trace
 from bench.monitor_update import FakeClock, measure
 from engine.metrics.hub import MetricsHub
 

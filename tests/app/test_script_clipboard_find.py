@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 
-from app.script_model import LINE_ID, Col
+from app.script.model import LINE_ID, Col
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file  # noqa: F401
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from app.commands import SetLineFields
-from app.script_model import LINE_ID, Col
+from app.document.commands import SetLineFields
+from app.script.model import LINE_ID, Col
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
 
 

@@ -1,10 +1,10 @@
-"""Settings are declared once (app/settings.py) and read back as their declared type."""
+"""Settings are declared once (app/document/settings.py) and read back as their declared type."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app import settings as keys
+from app.document import settings as keys
 
 
 def test_values_come_back_typed_whatever_the_file_holds(tmp_path):

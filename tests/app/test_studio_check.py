@@ -16,7 +16,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QToolTip
 
-from app.script_model import Col
+from app.script.model import Col
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import Line, Project, Role, Scene
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401

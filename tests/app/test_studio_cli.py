@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication
 
 import app.main
 from app import launch
-from app.main_window import MainWindow
-from app.recovery import RecoveryStore
-from app.self_test import SelfTest
+from app.document.recovery import RecoveryStore
+from app.shell.main_window import MainWindow
+from app.shell.self_test import SelfTest
 from tests.app.studio import state_dir, tiny_file  # noqa: F401
 from tests.conftest import REPO, SAMPLE
 

@@ -7,8 +7,8 @@ import threading
 
 from PySide6.QtCore import Qt
 
-from app.cast_model import Col as CastCol
-from app.script_model import Col as ScriptCol
+from app.cast.model import Col as CastCol
+from app.script.model import Col as ScriptCol
 from tests.app.studio import (  # noqa: F401
     make_window,
     settings_path,

@@ -11,9 +11,9 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import Qt, QTimer
 
-from app import export_dialog
-from app.export_dialog import ExportDialog, ExportJob
-from app.marshal import Marshal
+from app.dialogs import export as export_dialog
+from app.dialogs.export import ExportDialog, ExportJob
+from app.document.marshal import Marshal
 from engine.export.render import RenderOptions, RenderReport, stem_filename
 from engine.project.timeline import layout
 from engine.synth.pipeline import Cancelled
@@ -167,8 +167,8 @@ def test_an_export_that_fails_names_the_lines(qtbot, make_window, tiny_file, tmp
 def test_without_an_engine_the_window_still_edits_and_exports(qtbot, tiny_file, tmp_path, state_dir):
     from PySide6.QtCore import QSettings
 
-    from app.main_window import MainWindow
-    from app.recovery import RecoveryStore
+    from app.document.recovery import RecoveryStore
+    from app.shell.main_window import MainWindow
 
     def broken(project, path):
         raise RuntimeError("no sound card and no voices today")

@@ -10,7 +10,7 @@ import os
 import socket
 from pathlib import Path
 
-from app.export_dialog import ExportDialog
+from app.dialogs.export import ExportDialog
 from tests.app.studio import (  # noqa: F401
     make_window,
     settings_path,

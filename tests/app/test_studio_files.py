@@ -8,8 +8,8 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
-from app.import_dialog import ImportDialog
-from app.recovery import RecoveryStore
+from app.dialogs.import_script import ImportDialog
+from app.document.recovery import RecoveryStore
 from engine.project.fileformat import load_project
 from tests.app.studio import (  # noqa: F401
     make_window,

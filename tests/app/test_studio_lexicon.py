@@ -13,8 +13,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from app.main_window import MainWindow
-from app.script_model import Col
+from app.script.model import Col
+from app.shell.main_window import MainWindow
 from engine.project.fileformat import save_project
 from engine.session import LineState
 from tests.app.studio import make_window, settings_path, state_dir, wait_all_ready, wait_engine  # noqa: F401

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.cast_model import CastModel
-from app.cast_model import Col as CastCol
-from app.commands import SetLineField, move_clip, remove_lines
-from app.delegates import TYPING_ROLE, resolve_role
-from app.document import Document
-from app.script_model import LINE_ID, ScriptModel
-from app.script_model import Col as ScriptCol
-from app.voices import VoiceCatalog
+from app.cast.model import CastModel
+from app.cast.model import Col as CastCol
+from app.cast.voices import VoiceCatalog
+from app.document.commands import SetLineField, move_clip, remove_lines
+from app.document.document import Document
+from app.script.model import LINE_ID, ScriptModel
+from app.script.model import Col as ScriptCol
+from app.widgets.delegates import TYPING_ROLE, resolve_role
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.timeline import layout
 from engine.synth.library import VoiceLibrary
@@ -161,7 +161,7 @@ def test_renaming_a_role_renames_its_lines_and_undoes(doc, tmp_path):
 def test_voice_picker_lists_bundled_and_user_voices_and_speakers(qapp, tmp_path, tiny_voices):
     import shutil
 
-    from app.cast_panel import BROWSE, CastPanel
+    from app.cast.panel import BROWSE, CastPanel
 
     user = tmp_path / "voices"
     user.mkdir()

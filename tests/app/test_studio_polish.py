@@ -11,9 +11,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QDoubleSpinBox, QMenu, QMessageBox
 
-from app.cast_model import Col as CastCol
-from app.commands import SetLineFields
-from app.script_model import Col
+from app.cast.model import Col as CastCol
+from app.document.commands import SetLineFields
+from app.script.model import Col
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
 from tests.app.test_studio_window import ARTIFACTS
 from tests.conftest import SAMPLE
@@ -100,7 +100,7 @@ def _action(menu: QMenu, text: str):
 
 
 def test_script_lines_have_a_context_menu(qtbot, make_window, tiny_file):
-    context_menus = importlib.import_module("app.context_menus")
+    context_menus = importlib.import_module("app.shell.context_menus")
     window = make_window(tiny_file)
     view, model = window.script.view, window.script.model
     assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
@@ -118,7 +118,7 @@ def test_script_lines_have_a_context_menu(qtbot, make_window, tiny_file):
 
 
 def test_roles_have_a_context_menu(qtbot, make_window, tiny_file):
-    context_menus = importlib.import_module("app.context_menus")
+    context_menus = importlib.import_module("app.shell.context_menus")
     window = make_window(tiny_file)
     view = window.cast.view
     assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
@@ -131,7 +131,7 @@ def test_roles_have_a_context_menu(qtbot, make_window, tiny_file):
 
 
 def test_clips_and_lanes_have_a_context_menu(qtbot, make_window, tiny_file):
-    context_menus = importlib.import_module("app.context_menus")
+    context_menus = importlib.import_module("app.shell.context_menus")
     window = make_window(tiny_file)
     timeline, doc = window.timeline, window.doc
     assert timeline.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
@@ -159,7 +159,7 @@ def test_clips_and_lanes_have_a_context_menu(qtbot, make_window, tiny_file):
 
 
 def test_screenshot_of_the_script_with_a_context_menu_and_the_find_bar(qtbot, make_window):
-    context_menus = importlib.import_module("app.context_menus")
+    context_menus = importlib.import_module("app.shell.context_menus")
     window = make_window(SAMPLE)
     wait_engine(qtbot, window)
     script = window.script

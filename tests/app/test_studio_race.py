@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.commands import SetLineField, SetRoleField
+from app.document.commands import SetLineField, SetRoleField
 from engine.audio.mixer import pan_gains
 from engine.project.fileformat import save_project
 from engine.project.presets import LANE_EFFECTS

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.main_window import MainWindow
+from app.shell.main_window import MainWindow
 from engine.project.fileformat import load_project, save_project
 from tests.app.studio import make_window, settings_path, state_dir  # noqa: F401
 from tests.conftest import REPO, tiny_project
@@ -170,9 +170,9 @@ def test_screenshot_of_the_recovery_prompt_lists_each_autosave_and_where_it_goes
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.files import FileIdentity
-    from app.recovery import RecoveryStore
-    from app.recovery_dialog import RecoveryDialog
+    from app.dialogs.recovery import RecoveryDialog
+    from app.document.files import FileIdentity
+    from app.document.recovery import RecoveryStore
     from tests.app.test_studio_window import ARTIFACTS
 
     voice = tiny_voices["single"]

@@ -9,7 +9,7 @@ import os
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from app.timeline_items import ClipItem
+from app.timeline.items import ClipItem
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401
 from tests.app.test_studio_sounds import scored_file
 

@@ -12,7 +12,7 @@ import numpy as np
 import soundfile as sf
 from PySide6.QtCore import QPointF, QUrl
 
-from app.sound_lanes import PROBLEM_COLOUR, lane_key
+from app.sound.lanes import PROBLEM_COLOUR, lane_key
 from engine.project.fileformat import save_project
 from engine.project.sound import SoundClip, SoundLane
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401

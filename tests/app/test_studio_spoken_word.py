@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
-from app.script_model import Col
-from app.spoken_word import SpokenWordDelegate, word_at
+from app.script.model import Col
+from app.script.spoken_word import SpokenWordDelegate, word_at
 from engine.synth.wordmap import written_words
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401
 from tests.app.test_studio_window import ARTIFACTS

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from app.table_read import SIMULATE, TableReadChoice, TableReadDialog, TableReadPanel
+from app.transport.table_read import SIMULATE, TableReadChoice, TableReadDialog, TableReadPanel
 from engine.project.fileformat import load_project
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401
 from tests.test_rehearse import espeak, needs_espeak, table  # noqa: F401

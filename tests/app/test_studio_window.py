@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import QLineEdit
 
-from app.script_model import Col as ScriptCol
+from app.script.model import Col as ScriptCol
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401
 from tests.conftest import REPO, SAMPLE
 

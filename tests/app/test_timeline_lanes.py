@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage, QPainter, QRegion, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.timeline import LANE_HEIGHT, Lane
+from app.timeline.view import LANE_HEIGHT, Lane
 from tests.app.test_timeline_view import CLIPS, LEFT, NOMOD, Clip, move, peaks, view, vp  # noqa: F401
 
 

@@ -12,8 +12,8 @@ from PySide6.QtGui import QKeySequence, QMouseEvent, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from app.timeline import LANE_HEIGHT, ZOOM_PRESETS, Lane, TimelineView
-from app.timeline_ruler import format_time, tick_steps
+from app.timeline.ruler import format_time, tick_steps
+from app.timeline.view import LANE_HEIGHT, ZOOM_PRESETS, Lane, TimelineView
 
 NOMOD = Qt.KeyboardModifier.NoModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -448,7 +448,7 @@ def test_lane_levels_show_under_the_lane_names(view):
 
 
 def test_snapping_math_prefers_clip_edges_and_respects_the_threshold():
-    from app.timeline_snap import snap, snap_to_grid
+    from app.timeline.snap import snap, snap_to_grid
 
     targets = np.array([0.0, 2.13, 5.0])
     # start 2.16: clip edge 2.13 (3 px at 100 px/s) wins over grid 2.2 (4 px)

@@ -11,8 +11,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 
-from app.meter import LevelMeter
-from app.transport_bar import TransportBar, master_levels
+from app.transport.bar import TransportBar, master_levels
+from app.widgets.meter import LevelMeter
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from app.timeline_ruler import format_time
+from app.timeline.ruler import format_time
 from engine.export.mixplan import TAIL_S
 from engine.project.model import Project
 from tests.app.studio import make_window, settings_path, state_dir, tiny_file, wait_engine  # noqa: F401

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QComboBox
 
-from app.blend_editor import AUDITION_DELAY_MS, BlendEditor
-from app.cast_model import Col
-from app.cast_panel import BLEND, GROUP
+from app.cast.blend_editor import AUDITION_DELAY_MS, BlendEditor
+from app.cast.model import Col
+from app.cast.panel import BLEND, GROUP
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import VoiceParams
 from tests.app.studio import make_window, settings_path, state_dir, wait_engine  # noqa: F401

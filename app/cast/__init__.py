@@ -1,0 +1,1 @@
+"""The cast: roles, their voices and designs, and getting more voices."""

@@ -1,0 +1,1 @@
+"""Modal dialogs: export, import and crash recovery."""

@@ -1,0 +1,1 @@
+"""The pronunciation lexicon panel and its edits."""

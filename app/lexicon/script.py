@@ -1,0 +1,70 @@
+"""The script's way into the Lexicon panel: "Add to Lexicon" on the word
+selected (or under the cursor) in the line being edited.
+
+The script's line editor is made by app/widgets/delegates.py; rather than add menu
+code there, an event filter on the script's viewport gives each line editor
+a context menu with the panel's action, and the action's Ctrl+Shift+L works
+anywhere in the window. GUI thread only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QLineEdit
+
+from app.lexicon.panel import LexiconPanel
+from app.shell.studio_window import StudioWindow
+
+
+def script_word(window: StudioWindow) -> tuple[str, str | None]:
+    """The word selected (or under the cursor) in the script's open line editor, and its line's role."""
+    view = window.script.view
+    editor = next((w for w in view.viewport().findChildren(QLineEdit) if w.isVisible()), None)
+    if editor is None:
+        return "", None
+    word = editor.selectedText().strip()
+    if not word:
+        text, at = editor.text(), editor.cursorPosition()
+        start = at
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'-"):
+            start -= 1
+        end = at
+        while end < len(text) and (text[end].isalnum() or text[end] in "'-"):
+            end += 1
+        word = text[start:end].strip("'-")
+    line_id = window.script.current_line_id()
+    role = window.doc.project.line(line_id).role if line_id else None
+    return word, role
+
+
+class _EditorMenus(QObject):
+    """Gives each line editor the script opens an "Add to Lexicon" entry in its context menu."""
+
+    def __init__(self, panel: LexiconPanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        # Polished, not added: a child is announced while its constructor still runs (not yet a QLineEdit).
+        if event.type() == QEvent.Type.ChildPolished:
+            child = event.child()  # type: ignore[attr-defined]
+            if isinstance(child, QLineEdit) and child.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu:
+                child.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+                child.customContextMenuRequested.connect(lambda pos, e=child: self._menu(e, pos))
+        return False
+
+    def _menu(self, editor: QLineEdit, pos: Any) -> None:
+        menu = editor.createStandardContextMenu()
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.addSeparator()
+        menu.addAction(self.panel.add_action)
+        menu.popup(editor.mapToGlobal(pos))
+
+
+def install(window: StudioWindow, panel: LexiconPanel) -> None:
+    """Hook the panel's "Add to Lexicon" to the script (its editors' menus, a window shortcut)."""
+    window.script.view.viewport().installEventFilter(_EditorMenus(panel))
+    panel.add_action.triggered.connect(lambda: panel.add_from_script(*script_word(window)))
+    window.addAction(panel.add_action)

@@ -1,0 +1,1 @@
+"""The studio's link to the engine Session and the presenter of its state."""

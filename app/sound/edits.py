@@ -1,0 +1,56 @@
+"""Undoable edits of the sound design: move a clip, set its sound, change a lane.
+
+The project's ``sounds`` and ``sound_lanes`` lists are replaced whole by one
+:class:`~app.document.commands.SetProjectField` (the clips and lanes in the old list
+are never changed in place), so undo puts the old list back and the engine's
+snapshot shares every clip that did not change. GUI thread only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from app.document.commands import SetProjectField
+from app.document.document import Document
+from engine.project.sound import SoundClip, SoundLane, bed_defaults, new_sound_id
+
+
+def set_clip(doc: Document, clip_id: str, values: dict[str, Any], text: str) -> SetProjectField | None:
+    """The command that changes one sound clip's fields (None: nothing changes)."""
+    clips = list(doc.project.sounds)
+    for i, clip in enumerate(clips):
+        if clip.id == clip_id:
+            changed = replace(clip, **values)
+            if changed == clip:
+                return None
+            clips[i] = changed
+            return SetProjectField(doc, "sounds", clips, text)
+    raise KeyError(f"unknown sound clip {clip_id!r}")
+
+
+def set_lane(doc: Document, name: str, values: dict[str, Any], text: str) -> SetProjectField | None:
+    lanes = list(doc.project.sound_lanes)
+    for i, lane in enumerate(lanes):
+        if lane.name == name:
+            changed = replace(lane, **values)
+            if changed == lane:
+                return None
+            lanes[i] = changed
+            return SetProjectField(doc, "sound_lanes", lanes, text)
+    raise KeyError(f"unknown sound lane {name!r}")
+
+
+def assign_file(doc: Document, clip_id: str, file: Path) -> SetProjectField | None:
+    """Give a clip (a placeholder, or one whose sound is to change) a sound file."""
+    return set_clip(doc, clip_id, {"file": str(file)}, f"Set sound {Path(file).name}")
+
+
+def add_clip(doc: Document, lane: SoundLane, file: Path, at_s: float) -> SetProjectField:
+    """A new clip of ``file`` on ``lane`` pinned at ``at_s`` (a sound dropped on a lane)."""
+    clip = SoundClip(new_sound_id(), lane.name, cue=Path(file).stem.replace("-", " "), file=str(file),
+                     anchor="time", offset=max(0.0, at_s), **bed_defaults(lane.kind))  # type: ignore[arg-type]
+    if lane.kind != "effects":
+        clip = replace(clip, end="length", length=20.0, lead=0.0)
+    return SetProjectField(doc, "sounds", [*doc.project.sounds, clip], f"Add sound {Path(file).name}")

@@ -1,0 +1,1 @@
+"""The takes of a line: hear, compare, choose and lock."""

@@ -1,0 +1,1 @@
+"""The timeline of lanes: clips, ruler, headers, drag, snap and zoom."""

@@ -1,0 +1,1 @@
+"""Transport: the play bar, the engine monitor and the table read."""
