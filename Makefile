@@ -37,11 +37,11 @@ bench: $(VENV)/.installed-test
 	$(PY) bench/render.py
 
 # The long fuzzing profile: tens of thousands of hostile inputs each for the project
-# loader, both script importers and the text frontend (tests/test_fuzz_inputs.py),
+# loader, both script importers and the text frontend (tests/contracts/test_fuzz_inputs.py),
 # plus the linear-time checks. Minutes, not seconds; `make test` runs a few hundred.
 fuzz: $(VENV)/.installed-test
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -p no:cacheprovider --hypothesis-show-statistics \
-		tests/test_fuzz_inputs.py tests/test_linear_time.py
+		tests/contracts/test_fuzz_inputs.py tests/contracts/test_linear_time.py
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info

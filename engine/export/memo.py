@@ -12,7 +12,7 @@ unchanged programme reuses it. The same holds for the compliance report's
 measurement of a mix.wav the render writes itself (loudness, range, true
 peak by 4x oversampling: a second pass over the file, measured 4 s of a 6.5 s
 cached export): the mix is the same bytes for the same programme, gain and
-format (tests/test_export_speed.py), so its measurement is remembered with
+format (tests/engine/export/test_export_speed.py), so its measurement is remembered with
 the file's name, format and size. A remembered result is a few numbers in a
 small JSON file beside the clips of the shared cache (``loudness/``), named
 by a hash of all of that; the newest :data:`KEEP` are kept.
