@@ -24,7 +24,7 @@ run: $(VENV)/.installed
 	$(VENV)/bin/radioplay studio $(SAMPLE)
 
 test: $(VENV)/.installed-test
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest --durations=15
 	$(MAKE) --no-print-directory lint
 
 # The engine stays Qt-free (import-linter), lint-clean (ruff) and strictly typed (mypy).
