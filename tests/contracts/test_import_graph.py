@@ -69,7 +69,7 @@ def test_circle_finder_sees_type_checking_imports():
     graph = import_graph()
     # app/timeline/header.py imports TimelineView only under TYPE_CHECKING; while that import is
     # there the graph must show it (grimp counts such imports unless told not to).
-    source = (REPO / "app" / "timeline_header.py").read_text()
+    source = (REPO / "app" / "timeline" / "header.py").read_text()
     if "if TYPE_CHECKING:\n    from app.timeline.view import" in source:
         assert "app.timeline.view" in graph["app.timeline.header"]
 
