@@ -16,7 +16,9 @@ from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
     QAbstractItemView,
+    QApplication,
     QHeaderView,
+    QLineEdit,
     QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
@@ -56,6 +58,16 @@ class ScriptView(QTableView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         index = self.currentIndex()
+        if self._types_into_text(event, index):
+            # Typing on a selected line adds to its text, as F2 in a spreadsheet does: Qt's
+            # AnyKeyPressed would open the editor with everything selected and replace it.
+            self.edit(index)
+            editor = self.focusWidget()
+            if isinstance(editor, QLineEdit):
+                editor.deselect()
+                editor.end(False)
+                QApplication.sendEvent(editor, event)
+                return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
             if index.isValid() and index.data(LINE_ID) is not None:
                 if index.flags() & Qt.ItemFlag.ItemIsEditable:
@@ -64,6 +76,16 @@ class ScriptView(QTableView):
                     self.activatedLine.emit(index.data(LINE_ID))
                 return
         super().keyPressEvent(event)
+
+    def _types_into_text(self, event: QKeyEvent, index: QModelIndex) -> bool:
+        """A printable key, without Ctrl/Alt/Meta, on a text or note cell not being edited."""
+        if self.state() == QAbstractItemView.State.EditingState or not index.isValid():
+            return False
+        if index.column() not in (Col.TEXT, Col.NOTE) or not index.flags() & Qt.ItemFlag.ItemIsEditable:
+            return False
+        chord = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
+        text = event.text()
+        return bool(text) and text.isprintable() and not event.modifiers() & chord
 
 
 class ScriptEditor(QWidget):

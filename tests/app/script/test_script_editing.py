@@ -153,3 +153,52 @@ def test_playback_drives_the_script_highlight(qtbot, make_window, tiny_file):
     qtbot.waitUntil(lambda: window.script.model.playing_line() is not None, timeout=30_000)
     window.actions_["stop"].trigger()
     qtbot.waitUntil(lambda: window.script.model.playing_line() is None, timeout=10_000)
+
+
+def test_typing_on_a_selected_line_adds_to_its_text_and_never_replaces_it(qtbot, make_window, tiny_file):
+    """Issue "studio" item 2: a key on a selected row opened Qt's editor with the text selected,
+    so the first character replaced the whole line."""
+    window = make_window(tiny_file)
+    line = window.doc.project.lines[1]
+    before = line.text
+    view = window.script.view
+    view.setCurrentIndex(window.script.model.index(window.script.model.row_of_line(line.id), Col.TEXT))
+    view.setFocus()
+    qtbot.keyClicks(view, " ")  # the first key opens the editor ...
+    assert _editing(window)
+    editor = view.findChild(QLineEdit)
+    qtbot.keyClicks(editor, "More")  # ... which has the keyboard from then on
+    assert editor.text() == before + " More" and editor.cursorPosition() == len(editor.text())
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert line.text == before + " More"
+    window.doc.undo.undo()  # the typing is one undo step
+    assert line.text == before
+
+
+def test_keys_belong_to_the_open_line_editor(qtbot, make_window, tiny_file):
+    """Space types (the window's Play shortcut must not take it) and Ctrl+Home / Ctrl+End move the
+    cursor in the text instead of moving the table to another row."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window(tiny_file)
+    lines = window.doc.project.lines
+    editor = _open_editor(qtbot, window, lines[2].id, Col.TEXT)
+    for key, mods, text in ((Qt.Key.Key_Space, Qt.KeyboardModifier.NoModifier, " "),
+                            (Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier, ""),
+                            (Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier, "")):
+        override = QKeyEvent(QEvent.Type.ShortcutOverride, key, mods, text)
+        override.ignore()
+        QApplication.sendEvent(editor, override)
+        assert override.isAccepted(), key  # a shortcut with this key does not fire while typing
+    editor.setCursorPosition(3)
+    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert _editing(window) and window.script.view.currentIndex().data(LINE_ID) == lines[2].id
+    assert editor.cursorPosition() == len(editor.text())
+    qtbot.keyClick(editor, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    assert _editing(window) and window.script.view.currentIndex().data(LINE_ID) == lines[2].id
+    assert editor.cursorPosition() == 0
+    qtbot.keyClick(editor, Qt.Key.Key_Space)
+    state = window.engine.state()
+    assert editor.text().startswith(" ") and (state is None or not state.transport.playing)
