@@ -15,6 +15,7 @@ from app.shell.main_window import MainWindow, default_session_factory
 from app.shell.self_test import SelfTest
 
 ORGANIZATION = "Radioplay"
+SCRIPT_SUFFIXES = (".fountain", ".spmd", ".txt")  # what File > Import Script reads
 APPLICATION = "Radioplay Studio"
 
 
@@ -33,6 +34,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def is_script(path: Path) -> bool:
+    """A screenplay or ``NAME: line`` text to import, not a production to open."""
+    return path.suffix.lower() in SCRIPT_SUFFIXES
+
+
 def no_display() -> str | None:
     """Why a window cannot open here, or None. Qt would abort the process instead."""
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
@@ -48,8 +54,11 @@ def run(project: str | Path | None = None, output: str | None = None, self_test:
     (a report path) the window closes itself once usable: see app/shell/self_test.py."""
     path = Path(project) if project else None
     if path is not None and not path.is_file():
-        print(f"radioplay: error: {path}: no such project file", file=sys.stderr)
+        print(f"radioplay: error: {path}: no such {'script' if is_script(path) else 'project'} file", file=sys.stderr)
         return 1
+    script = path if path is not None and is_script(path) else None
+    if script is not None:
+        path = None  # a script opens as File > Import Script of it, over an empty production
     problem = no_display()
     if problem:
         print(f"radioplay: error: {problem}", file=sys.stderr)
@@ -63,8 +72,12 @@ def run(project: str | Path | None = None, output: str | None = None, self_test:
     window.show()
     if probe is not None:
         probe.attach(window)  # a self-test answers no recovery question: it only watches
+        if script is not None:
+            QTimer.singleShot(0, lambda: probe.import_script(script))
     else:  # after the event loop starts, so the question appears over the window
         QTimer.singleShot(0, window.files.offer_recovery)
+        if script is not None:
+            QTimer.singleShot(0, lambda: window.files.import_script(script))
     status = int(app.exec())
     if probe is not None and (problem := probe.problem()):
         print(f"radioplay: self-test failed: {problem} (report: {probe.path})", file=sys.stderr)

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
-from engine.cli_sounds import match_cues
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
@@ -36,46 +35,34 @@ def _error(message: str) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from engine.project.fileformat import save_project
-    from engine.project.importers.build import import_script
     from engine.project.importers.parsed import ScriptSyntaxError
+    from engine.synth.production_import import import_production
 
     script, out = Path(args.script), Path(args.output)
     if not script.exists():
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
-    from engine.synth.casting import suggest_cast
-    from engine.synth.library import VoiceLibrary
-
-    library = VoiceLibrary()
     try:
-        project, report = import_script(script, narrate_action=args.narrate_action,
-                                        suggest=lambda roles, lines: suggest_cast(roles, library, lines))
+        imported = import_production(script, destination=out, narrate_action=args.narrate_action,
+                                     sound_folders=[Path(f) for f in args.sounds])
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
-    sound_lines = match_cues(project, out, args.sounds)
     try:
-        save_project(project, out)
+        save_project(imported.project, out)
     except OSError as exc:
         return _error(f"cannot write {out}: {exc.strerror or exc}")
     print(f"Imported {script} -> {out}")
-    print(f"Title: {project.title}")
-    print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
-    width = max((len(n) for n in report.lines_per_role), default=4)
-    for role in project.cast:
-        count, v = report.lines_per_role.get(role.name, 0), role.voice
-        speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
-        voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
-        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
-              f"pitch {v.pitch:+g} st, speed {v.speed:g}")
-    if report.casting:
-        print(report.casting)
-    for a, b in report.aliases:
-        print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
-              f"(merge them in the cast if they are one person)")
-    for line in sound_lines:
+    print(f"Title: {imported.project.title}")
+    for line in imported.cast_lines():
         print(line)
-    for warning in report.warnings:
+    if imported.report.casting:
+        print(imported.report.casting)
+    for note in imported.alias_notes():
+        print(f"note: {note}")
+    for line in imported.cue_lines():
+        print(line)
+    for warning in imported.report.warnings:
         print(f"warning: {warning}")
     return 0
 

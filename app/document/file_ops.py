@@ -161,10 +161,7 @@ class FileOps(QObject):
         path = path or self.ask_script_path()
         if path is None:
             return None
-        from engine.synth.casting import suggest_cast
-
-        library = self.window.catalog.library
-        dialog = ImportDialog(path, self.window, suggest=lambda roles, lines: suggest_cast(roles, library, lines))
+        dialog = ImportDialog(path, self.window, library=self.window.catalog.library)
         dialog.accepted.connect(lambda: self._imported(dialog))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()

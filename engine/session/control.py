@@ -305,7 +305,10 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
             return
         self._closed = True
         self._events.put(None)
-        self._thread.join(timeout=5.0)
+        # The control thread skips what is still queued once closed (see _handle) and ends after
+        # the event it is in; the scheduler it submits to must outlive that event (on a loaded
+        # machine planning a line can take seconds: a short join closed it under a running event).
+        self._thread.join(timeout=60.0)
         self._loudness.shutdown(wait=True, cancel_futures=True)
         self.player.close()
         if self.checker is not None:
@@ -344,6 +347,8 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
             self._handle(event)
 
     def _handle(self, event: Callable[[], None]) -> None:
+        if self._closed:
+            return  # closing: work queued for a session that is going away is dropped
         try:
             event()
         except Exception as exc:  # keep the session alive; say what failed
