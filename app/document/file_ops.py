@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QStandardPaths, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QPushButton
 
-from app.dialogs.export import ExportDialog, ExportJob
+from app.dialogs.export import ExportChoices, ExportDialog, ExportJob
 from app.dialogs.import_script import ImportDialog
 from app.dialogs.recovery import DISCARD, RecoveryDialog
 from app.document.files import (
@@ -30,7 +30,15 @@ from app.document.files import (
     write_project,
 )
 from app.document.recovery import Recovery, RecoveryStore
-from app.document.settings import EXPORT_FOLDER, RAY_CLUSTER
+from app.document.settings import (
+    EXPORT_DAW,
+    EXPORT_FOLDER,
+    EXPORT_FORMAT,
+    EXPORT_PRESET,
+    EXPORT_PROJECT,
+    EXPORT_STEMS,
+    RAY_CLUSTER,
+)
 from app.shell import panels
 from app.shell.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
@@ -178,6 +186,8 @@ class FileOps(QObject):
     def default_export_dir(self) -> Path:
         saved = EXPORT_FOLDER.read(self.window.settings)
         if self.doc.path is not None:
+            if saved and EXPORT_PROJECT.read(self.window.settings) == str(self.doc.path):
+                return Path(saved)  # where this production was exported last
             return self.doc.path.parent / "out" / self.doc.path.stem
         if saved:
             return Path(saved)
@@ -188,16 +198,29 @@ class FileOps(QObject):
             self.window.statusBar().showMessage("An export is already running", 4000)
             return None
         name = self.doc.path.stem if self.doc.path is not None else ""
+        settings = self.window.settings
+        remembered = ExportChoices(preset=EXPORT_PRESET.read(settings) or "custom",
+                                   format=EXPORT_FORMAT.read(settings) or "wav24",
+                                   stems=EXPORT_STEMS.read(settings) != "no", daw=EXPORT_DAW.read(settings) or "")
         dialog = ExportDialog(folder or self.default_export_dir(), self.window, name,
-                              cluster=RAY_CLUSTER.read(self.window.settings))
+                              cluster=RAY_CLUSTER.read(settings), choices=remembered)
+        dialog.accepted.connect(lambda: self._remember(dialog.choices()))
         dialog.accepted.connect(lambda: self.start_export(dialog.folder(), dialog.options(), dialog.cluster()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
 
+    def _remember(self, choices: ExportChoices) -> None:
+        settings = self.window.settings
+        EXPORT_PRESET.write(settings, choices.preset)
+        EXPORT_FORMAT.write(settings, choices.format)
+        EXPORT_STEMS.write(settings, "yes" if choices.stems else "no")
+        EXPORT_DAW.write(settings, choices.daw)
+
     def start_export(self, outdir: Path, options: RenderOptions, cluster: str | None = None) -> ExportJob:
         """``cluster``: a Ray cluster (or auto) whose actors voice the lines; remembered for the next export."""
         EXPORT_FOLDER.write(self.window.settings, str(outdir))
+        EXPORT_PROJECT.write(self.window.settings, str(self.doc.path) if self.doc.path is not None else "")
         RAY_CLUSTER.write(self.window.settings, cluster or "")
         job = ExportJob(self._exporter(cluster), outdir, options, self.window.marshal, self.window)
         job.finished.connect(self._export_done)

@@ -105,8 +105,10 @@ def readable_keys(action: QAction) -> list[str]:
 def shortcut_table(actions: dict[str, QAction], extra: list[QAction] | None = None) -> list[tuple[str, str]]:
     """(command, keys) rows for the shortcuts dialog."""
     rows = []
+    seen: set[int] = set()
     for action in [*actions.values(), *(extra or [])]:
         keys = ", ".join(readable_keys(action))
-        if keys:
+        if keys and id(action) not in seen:
+            seen.add(id(action))
             rows.append((action.text().replace("&", ""), keys))
     return rows

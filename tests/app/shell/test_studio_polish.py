@@ -69,7 +69,7 @@ def test_the_shortcut_list_shows_only_keys_a_person_can_type(qtbot, make_window,
     for command, keys in table.items():
         for key in keys.split(", "):
             assert typeable.fullmatch(key), f"{command}: {key!r} in {keys!r}"
-    for command in ("Cut", "Copy", "Paste", "Find…", "Replace…", "Insert line after"):
+    for command in ("Cut", "Copy", "Paste", "Find…", "Replace…", "Insert line after", "Add to Lexicon"):
         assert command in table, command
 
 
