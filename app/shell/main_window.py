@@ -36,6 +36,7 @@ from app.sound import edits as sound_edits
 from app.sound import lanes as sound_lanes
 from app.sound.panel import SoundPanel, scrolled
 from app.takes.panel import TakesPanel
+from app.timeline.scene import LaneKind
 from app.widgets.status_bar import StatusBar
 from engine.project.model import Project, VoiceParams
 from engine.session import Session
@@ -262,8 +263,9 @@ class MainWindow(QMainWindow):
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement
         (a sound clip's: app/sound/edits.py)."""
         clips = self.presenter.clips()
-        if any(c.id == line_id for c in self.doc.project.sounds):
-            fields = sound_lanes.drop_fields(self.doc.project, self.presenter.sounds(), clips, line_id, new_start)
+        sound = self.doc.sound_clip(line_id) if self.timeline.clip_kind(line_id) is LaneKind.SOUND else None
+        if sound is not None:
+            fields = sound_lanes.drop_fields(sound, self.presenter.sounds(), clips, new_start)
             moved = sound_edits.set_clip(self.doc, line_id, fields, "Move sound")
             if moved is not None:
                 self.doc.undo.push(moved)

@@ -22,7 +22,7 @@ from app.shell.studio_window import StudioWindow
 from app.sound import lanes as sound_lanes
 from app.sound.trim import SoundTrim
 from app.timeline.items import PeaksFn
-from app.timeline.view import Lane, TimelineView
+from app.timeline.view import Lane, LaneKind, TimelineView
 from app.transport.bar import TransportBar
 from app.transport.monitor import MonitorDock
 from engine.project.model import Project, Role, Scene
@@ -88,25 +88,33 @@ def connect_timeline(window: StudioWindow) -> None:
     timeline.loop_changed.connect(window.loop_changed)
     timeline.clip_selected.connect(lambda clip_id: _select(window, clip_id))
     timeline.clip_activated.connect(lambda clip_id: _activate(window, clip_id))
-    timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)
+    timeline.drag.describe = lambda clip_id, start: describe_move(window, clip_id, start)
     SoundTrim(window)  # fade handles, trims and lane mute on the sound lanes (owned by the timeline)
-
-def _is_line(window: StudioWindow, clip_id: str) -> bool:
-    return not any(c.id == clip_id for c in window.doc.project.sounds)
 
 
 def _select(window: StudioWindow, clip_id: str) -> None:
-    """A line's clip selects its row in the script; a sound clip, the Sounds panel's form."""
-    if _is_line(window, clip_id):
+    """A line's clip selects its row in the script (a sound clip's, the Sounds panel's form)."""
+    if window.timeline.clip_kind(clip_id) is LaneKind.CAST:
         window.script.select_line(clip_id)
 
 
 def _activate(window: StudioWindow, clip_id: str) -> None:
     item = window.timeline.clip_item(clip_id)
-    if _is_line(window, clip_id):
+    if window.timeline.clip_kind(clip_id) is LaneKind.CAST:
         window.seek_to_line(clip_id)
     elif item is not None:
         window.seek(item.start)
+
+
+def describe_move(window: StudioWindow, clip_id: str, new_start: float) -> str:
+    """The drag hint of a clip of either kind: what releasing it at ``new_start`` will do."""
+    if window.timeline.clip_kind(clip_id) is LaneKind.SOUND:
+        clip = window.doc.sound_clip(clip_id)
+        if clip is None:
+            return ""
+        fields = sound_lanes.drop_fields(clip, window.presenter.sounds(), window.presenter.clips(), new_start)
+        return sound_lanes.describe_drop(window.doc.project, clip, fields, new_start)
+    return describe_drop(window, clip_id, new_start)
 
 
 def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: float) -> SetLineFields:
@@ -129,7 +137,7 @@ def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
     nothing the engine reads changes while the mouse moves."""
     project = window.doc.project
     whatif = Document(replace(project, lines=[replace(line) for line in project.lines]))
-    clips = window.timeline.clip_items()
+    clips = [c for c in window.timeline.clip_items() if window.timeline.clip_kind(c.line_id) is LaneKind.CAST]
     command = drop_command(whatif, clips, line_id, new_start)
     if not command.new:
         return "stays where it is"

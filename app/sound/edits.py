@@ -42,6 +42,21 @@ def set_lane(doc: Document, name: str, values: dict[str, Any], text: str) -> Set
     raise KeyError(f"unknown sound lane {name!r}")
 
 
+def toggle_lane(doc: Document, name: str, field: str) -> SetProjectField | None:
+    """Mute or solo (``field``) a sound lane, or take it off again."""
+    now = bool(getattr(doc.project.sound_lane(name), field))
+    verb = ("Unmute" if now else "Mute") if field == "mute" else ("Unsolo" if now else "Solo")
+    return set_lane(doc, name, {field: not now}, f"{verb} sound lane {name}")
+
+
+def remove_clip(doc: Document, clip_id: str) -> SetProjectField:
+    clip = doc.sound_clip(clip_id)
+    if clip is None:
+        raise KeyError(f"unknown sound clip {clip_id!r}")
+    kept = [c for c in doc.project.sounds if c.id != clip_id]
+    return SetProjectField(doc, "sounds", kept, f"Remove sound {clip.cue or clip_id}")
+
+
 def assign_file(doc: Document, clip_id: str, file: Path) -> SetProjectField | None:
     """Give a clip (a placeholder, or one whose sound is to change) a sound file."""
     return set_clip(doc, clip_id, {"file": str(file)}, f"Set sound {Path(file).name}")
