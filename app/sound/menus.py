@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMenu, QWidget
 
+from app.document.commands import SetProjectField
 from app.document.document import Document
 from app.sound import edits as sound_edits
 
@@ -33,6 +34,6 @@ def sound_lane_menu(doc: Document, name: str, parent: QWidget) -> QMenu:
     return menu
 
 
-def _push(doc: Document, command: sound_edits.SetProjectField | None) -> None:
+def _push(doc: Document, command: SetProjectField | None) -> None:
     if command is not None:
         doc.undo.push(command)

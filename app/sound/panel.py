@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -37,14 +37,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.document.marshal import run_task
-from app.shell import panels
 from app.sound import edits as sound_edits
+from app.sound.access import SoundStudio
 from app.sound.clip_form import SoundClipForm
 from app.timeline.scene import LaneKind
 from engine.synth.sounds import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
-
-if TYPE_CHECKING:
-    from app.shell.studio_window import StudioWindow
 
 _COLUMNS = ("Lane", "Kind", "Gain dB", "Duck dB", "M", "S")
 
@@ -59,7 +56,7 @@ class _LibraryList(QListWidget):
 
 
 class SoundPanel(QWidget):
-    def __init__(self, window: StudioWindow, parent: QWidget | None = None) -> None:
+    def __init__(self, window: SoundStudio, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("soundPanel")
         self.studio = window  # not self.window: that would hide QWidget.window()
@@ -113,9 +110,8 @@ class SoundPanel(QWidget):
 
     # ---- lanes ------------------------------------------------------------------------
     def _project_changed(self, field: str) -> None:
-        if field == "sound_lanes":
+        if field == "sound_lanes":  # the timeline's lanes follow through the main window
             self.show_lanes()
-            panels.update_lanes(self.studio)
 
     def reload(self) -> None:
         self.show_lanes()

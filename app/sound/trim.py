@@ -14,18 +14,16 @@ sound clips. GUI thread only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
 from app.sound import edits as sound_edits
+from app.sound.access import SoundStudio
 from app.timeline.items import ClipItem
 from app.timeline.scene import LaneKind
-
-if TYPE_CHECKING:
-    from app.shell.studio_window import StudioWindow
 
 HANDLE = 8.0  # px, the fade handles' side
 EDGE = 5.0  # px inside a clip's left/right edge that grabs the edge
@@ -41,7 +39,7 @@ class _Grip:
 
 
 class SoundTrim(QObject):
-    def __init__(self, window: StudioWindow) -> None:
+    def __init__(self, window: SoundStudio) -> None:
         super().__init__(window.timeline)
         self.window = window
         self.timeline = window.timeline
