@@ -23,12 +23,10 @@ from app.document.files import RecentFiles
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
 from app.live.engine_link import EngineLink, SessionFactory
-from app.live.outlook import OutlookLabel
 from app.live.presenter import EnginePresenter
 from app.script.editor import ScriptEditor
 from app.timeline.view import TimelineView
 from app.transport.bar import TransportBar
-from app.transport.monitor import MonitorDock
 from engine.session import Session
 
 
@@ -52,13 +50,10 @@ class StudioWindow(Protocol):
     script: ScriptEditor
     cast: CastPanel
     timeline: TimelineView
-    monitor: MonitorDock
     transport: TransportBar
     cast_dock: QDockWidget
     timeline_dock: QDockWidget
     engine_label: QLabel
-    lines_label: QLabel
-    outlook_label: OutlookLabel
     actions_: dict[str, QAction]
     recent_menu: QMenu
     output_menu: QMenu

@@ -19,15 +19,13 @@ from engine.project.sound import SoundClip, SoundLane, bed_defaults, new_sound_i
 
 def set_clip(doc: Document, clip_id: str, values: dict[str, Any], text: str) -> SetProjectField | None:
     """The command that changes one sound clip's fields (None: nothing changes)."""
-    clips = list(doc.project.sounds)
-    for i, clip in enumerate(clips):
-        if clip.id == clip_id:
-            changed = replace(clip, **values)
-            if changed == clip:
-                return None
-            clips[i] = changed
-            return SetProjectField(doc, "sounds", clips, text)
-    raise KeyError(f"unknown sound clip {clip_id!r}")
+    clip = doc.sound_clip(clip_id)
+    if clip is None:
+        raise KeyError(f"unknown sound clip {clip_id!r}")
+    changed = replace(clip, **values)
+    if changed == clip:
+        return None
+    return SetProjectField(doc, "sounds", [changed if c is clip else c for c in doc.project.sounds], text)
 
 
 def set_lane(doc: Document, name: str, values: dict[str, Any], text: str) -> SetProjectField | None:
