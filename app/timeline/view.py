@@ -6,8 +6,10 @@ with ``line_id, role, start, end, estimated`` such as ``engine.session.ClipView`
 main window turns those signals into seeks, loop changes and undoable clip moves, so nothing
 here touches the engine. GUI thread only.
 
-The lanes are the cast, always: :meth:`TimelineView.set_lanes` takes the cast's roles and a clip
-of a role that is not among them (a late snapshot of a previous project) is not shown.
+The lanes are the cast, always, then the sound lanes: :meth:`TimelineView.set_lanes` takes them
+(each :class:`Lane` of a :class:`LaneKind`, which the studio's drop, trim and menus go by; a
+clip is of its lane's kind, :meth:`TimelineView.clip_kind`) and a clip of a lane that is not
+among them (a late snapshot of a previous project) is not shown.
 
 What is on the timeline and where (lanes, clips, coordinates) is app/timeline/scene.py; this view
 is how the producer looks at it (scroll, zoom, lane height) and acts on it. The ruler (top) and
