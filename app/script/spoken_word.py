@@ -3,8 +3,8 @@
 The presenter's 20 Hz poll calls :meth:`SpokenWord.show` with the engine's
 state; it knows which line the script highlights as playing (the script
 model's ``playing_line``), where that line's clip starts (the engine's clip
-views) and the line's words timed within the clip (``EngineLink.words``,
-read once per line and clip, not per frame). When the word changes it tells
+views) and the line's words timed within the clip (``words(line_id)``, the
+engine link's, read once per line and clip, not per frame). When the word changes it tells
 the text column's delegate which characters to light and repaints that one
 cell: no model signal, no reset, no relayout.
 
@@ -22,12 +22,13 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF,
 from PySide6.QtGui import QColor, QPainter, QPalette, QTextCharFormat, QTextLayout, QTextOption
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
-from app.live.engine_link import EngineLink
 from app.widgets.delegates import TypingDelegate
 from engine.session import ClipView, SessionState
 from engine.synth.wordmap import WordTime, written_words
 
 _Index = QModelIndex | QPersistentModelIndex
+#: ``words(line_id)``: the line's written words timed within its clip, (word, start, end); empty when not known.
+WordsOf = Callable[[str], tuple[WordTime, ...]]
 # A word stays lit through the short silence after it, until the next begins
 # (or this long past its end, so a pause does not keep the last word lit).
 HOLD_S = 0.35
@@ -109,10 +110,10 @@ def word_at(words: Sequence[WordTime], t: float) -> int | None:
 class SpokenWord(QObject):
     """Lights the spoken word of the playing line (GUI thread)."""
 
-    def __init__(self, view: QTableView, text_column: int, engine: EngineLink, text_of: Callable[[str], str],
+    def __init__(self, view: QTableView, text_column: int, words: WordsOf, text_of: Callable[[str], str],
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.view, self.column, self.engine, self.text_of = view, text_column, engine, text_of
+        self.view, self.column, self.words_of, self.text_of = view, text_column, words, text_of
         self._clips: Sequence[ClipView] | None = None
         self._starts: dict[str, float] = {}
         self._timed: tuple[str, str, list[tuple[int, int]], tuple[WordTime, ...]] | None = None
@@ -145,7 +146,7 @@ class SpokenWord(QObject):
     def _words(self, line_id: str, text: str) -> tuple[list[tuple[int, int]], tuple[WordTime, ...]]:
         """The line's word positions in its text and their times, read once per line and clip."""
         if self._timed is None or self._timed[:2] != (line_id, text):
-            words = self.engine.words(line_id)
+            words = self.words_of(line_id)
             found = written_words(text)
             if [w for w, _, _ in found] != [w for w, _, _ in words]:
                 words = ()  # the text changed since the clip was made: light nothing

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QWidget
 
-from app.document.commands import SetProjectField
 from app.sound import edits as sound_edits
 from engine.project.sound import SoundClip
 
@@ -56,7 +55,7 @@ class SoundClipForm(QGroupBox):
         return spin
 
     def clip(self) -> SoundClip | None:
-        return next((c for c in self.doc.project.sounds if c.id == self.clip_id), None)
+        return self.doc.sound_clip(self.clip_id) if self.clip_id is not None else None
 
     def show_clip(self, clip_id: str | None) -> None:
         self.clip_id = clip_id
@@ -93,8 +92,7 @@ class SoundClipForm(QGroupBox):
     def remove_clip(self) -> None:
         if self.clip_id is None:
             return
-        kept = [c for c in self.doc.project.sounds if c.id != self.clip_id]
-        self.doc.undo.push(SetProjectField(self.doc, "sounds", kept, "Remove sound clip"))
+        self.doc.undo.push(sound_edits.remove_clip(self.doc, self.clip_id))
         self.show_clip(None)
 
     def _natural_end(self) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -37,14 +37,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.document.marshal import run_task
-from app.shell import panels
 from app.sound import edits as sound_edits
-from app.sound import lanes as sound_lanes
+from app.sound.access import SoundStudio
 from app.sound.clip_form import SoundClipForm
+from app.timeline.scene import LaneKind
 from engine.synth.sounds import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
-
-if TYPE_CHECKING:
-    from app.shell.studio_window import StudioWindow
 
 _COLUMNS = ("Lane", "Kind", "Gain dB", "Duck dB", "M", "S")
 
@@ -59,7 +56,7 @@ class _LibraryList(QListWidget):
 
 
 class SoundPanel(QWidget):
-    def __init__(self, window: StudioWindow, parent: QWidget | None = None) -> None:
+    def __init__(self, window: SoundStudio, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("soundPanel")
         self.studio = window  # not self.window: that would hide QWidget.window()
@@ -113,9 +110,8 @@ class SoundPanel(QWidget):
 
     # ---- lanes ------------------------------------------------------------------------
     def _project_changed(self, field: str) -> None:
-        if field == "sound_lanes":
+        if field == "sound_lanes":  # the timeline's lanes follow through the main window
             self.show_lanes()
-            panels.update_lanes(self.studio)
 
     def reload(self) -> None:
         self.show_lanes()
@@ -203,8 +199,7 @@ class SoundPanel(QWidget):
             self.status.setText("Preview needs the engine (it is not running)")
 
     def _clip_selected(self, clip_id: str) -> None:
-        is_sound = any(c.id == clip_id for c in self.studio.doc.project.sounds)
-        self.selected_clip = clip_id if is_sound else None
+        self.selected_clip = clip_id if self.studio.doc.sound_clip(clip_id) is not None else None
         self.form.show_clip(self.selected_clip)
 
     def assign_selected(self) -> None:
@@ -237,20 +232,17 @@ class SoundPanel(QWidget):
     def drop(self, file: Path, x: float, y: float) -> bool:
         """A sound dropped at viewport (x, y): onto a sound clip, or onto a sound lane."""
         timeline = self.studio.timeline
-        sounds = {c.id for c in self.studio.doc.project.sounds}
         for item in timeline.items(int(x), int(y)):
             clip_id = getattr(item, "line_id", None)
-            if clip_id in sounds:
+            if clip_id is not None and timeline.clip_kind(clip_id) is LaneKind.SOUND:
                 self._assign(clip_id, file)
                 return True
-        lanes = timeline.lanes()
-        for index, lane in enumerate(lanes):
-            top, height = timeline.lane_span(index)
-            if top <= y < top + height and sound_lanes.is_sound_lane(lane.name):
-                target = self.studio.doc.project.sound_lane(lane.name.removeprefix(sound_lanes.PREFIX))
-                self.studio.doc.undo.push(sound_edits.add_clip(self.studio.doc, target, file, timeline.time_at(x)))
-                return True
-        return False
+        lane = timeline.lane_at(y)
+        if lane is None or lane.kind is not LaneKind.SOUND:
+            return False  # a role's lane takes no sounds
+        target = self.studio.doc.project.sound_lane(lane.subject)
+        self.studio.doc.undo.push(sound_edits.add_clip(self.studio.doc, target, file, timeline.time_at(x)))
+        return True
 
 
 def scrolled(panel: QWidget, name: str = "soundScroll") -> QScrollArea:

@@ -6,8 +6,10 @@ with ``line_id, role, start, end, estimated`` such as ``engine.session.ClipView`
 main window turns those signals into seeks, loop changes and undoable clip moves, so nothing
 here touches the engine. GUI thread only.
 
-The lanes are the cast, always: :meth:`TimelineView.set_lanes` takes the cast's roles and a clip
-of a role that is not among them (a late snapshot of a previous project) is not shown.
+The lanes are the cast, always, then the sound lanes: :meth:`TimelineView.set_lanes` takes them
+(each :class:`Lane` of a :class:`LaneKind`, which the studio's drop, trim and menus go by; a
+clip is of its lane's kind, :meth:`TimelineView.clip_kind`) and a clip of a lane that is not
+among them (a late snapshot of a previous project) is not shown.
 
 What is on the timeline and where (lanes, clips, coordinates) is app/timeline/scene.py; this view
 is how the producer looks at it (scroll, zoom, lane height) and acts on it. The ruler (top) and
@@ -29,12 +31,12 @@ from app.timeline.drag import ClipDrag
 from app.timeline.header import HEADER_WIDTH, LaneHeader
 from app.timeline.items import ClipItem, ClipLike, PeaksFn
 from app.timeline.ruler import RULER_HEIGHT, Ruler
-from app.timeline.scene import LANE_HEIGHT, MAX_LANE_HEIGHT, MIN_LANE_HEIGHT, Lane, TimelineScene
+from app.timeline.scene import LANE_HEIGHT, MAX_LANE_HEIGHT, MIN_LANE_HEIGHT, Lane, LaneKind, TimelineScene
 from app.timeline.snap import Snapper
 
 MIN_ZOOM, MAX_ZOOM = 0.5, 2000.0  # pixels per second
 
-__all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "TimelineView"]
+__all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "LaneKind", "TimelineView"]
 
 
 class TimelineView(QGraphicsView):
@@ -214,6 +216,20 @@ class TimelineView(QGraphicsView):
 
     def clip_items(self) -> list[ClipItem]:
         return list(self._scene.clips.values())
+
+    def clip_kind(self, line_id: str) -> LaneKind | None:
+        """A clip's kind (its lane's); None if no such clip is shown."""
+        item = self._scene.clips.get(line_id)
+        index = self._scene.lane_index.get(item.role) if item is not None else None
+        return self._scene.lanes[index].kind if index is not None else None
+
+    def lane_at(self, y: float) -> Lane | None:
+        """The lane at viewport (and header) y, if any."""
+        for index, lane in enumerate(self._scene.lanes):
+            top, height = self.lane_span(index)
+            if top <= y < top + height:
+                return lane
+        return None
 
     def zoom(self) -> float:
         """Pixels per second."""

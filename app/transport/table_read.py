@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from app.document.document import Document
 from app.document.marshal import Task, run_task
-from app.shell.studio_window import StudioWindow
+from app.transport.access import TableReadStudio
 from engine.rehearse.report import Report
 
 SIMULATE = "Simulate from a folder…"
@@ -146,7 +146,7 @@ class TableReadDialog(QDialog):
 class TableReadPanel(QDialog):
     """Non-modal: the studio stays usable (and repaints) while the run goes on."""
 
-    def __init__(self, window: StudioWindow, choice: TableReadChoice) -> None:
+    def __init__(self, window: TableReadStudio, choice: TableReadChoice) -> None:
         super().__init__(window if isinstance(window, QWidget) else None)
         self.setWindowTitle("Table Read")
         self.setObjectName("tableReadPanel")
@@ -285,7 +285,7 @@ class RecordTakes(QUndoCommand):
             self.doc.apply_line_field(line_id, "recording", take)
 
 
-def open_table_read(window: StudioWindow) -> TableReadPanel | None:
+def open_table_read(window: TableReadStudio) -> TableReadPanel | None:
     """Transport > Table Read…: the dialog, then the running panel."""
     parent = window if isinstance(window, QWidget) else None
     dialog = TableReadDialog(window.doc.project.role_names(), window.doc.path, parent)

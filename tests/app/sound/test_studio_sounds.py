@@ -6,9 +6,11 @@ and a sound dropped on a placeholder or a lane."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QUrl
+from PySide6.QtCore import QPoint, QPointF, Qt, QUrl
 
+from app.shell.context_menus import lane_menu_at, timeline_menu
 from app.sound.lanes import PROBLEM_COLOUR, lane_key
+from app.timeline.scene import LaneKind
 from tests.support.studio import scored_file, wait_engine
 
 RATE = 48_000
@@ -98,3 +100,52 @@ def test_the_selected_clip_form_edits_and_removes_a_clip(qtbot, make_window, tmp
     assert len(window.doc.project.sounds) == 3
     window.timeline.clip_selected.emit("L0001")  # a line: the form empties
     assert form.clip_id is None and not form.gain.isEnabled()
+
+
+def test_a_sound_dragged_in_from_the_library_moves_with_a_hint_of_its_own(qtbot, make_window, tmp_path, tiny_voices):
+    """Issue 30, item 3: dragging such a clip raised KeyError "unknown line" in the drop hint
+    (it was asked as if the clip were a line) and spoke of a "pause before it"."""
+    window = make_window(scored_file(tmp_path, tiny_voices["single"]))
+    wait_engine(qtbot, window)
+    timeline, panel = window.timeline, window.sound_panel
+    timeline.set_zoom(80.0)
+    top, height = timeline.lane_span(2)  # the FX lane
+    assert panel.drop(tmp_path / "sounds" / "bell.wav", timeline.x_of(0.5), top + height / 2)
+    added = window.doc.project.sounds[-1]
+    assert window.doc.sound_clip(added.id) is added
+    qtbot.waitUntil(lambda: timeline.clip_item(added.id) is not None, timeout=30_000)
+    assert timeline.clip_kind(added.id) is LaneKind.SOUND and timeline.clip_kind("L0001") is LaneKind.CAST
+    item = timeline.clip_item(added.id)
+    viewport = timeline.viewport()
+    start = timeline.mapFromScene(item.mapToScene(QPointF(item.boundingRect().width() / 2, height / 2)))
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for dx in (40, 80):  # one second right, in two steps
+        qtbot.mouseMove(viewport, start + QPoint(dx, 0))
+    hint = timeline.drag.hint.text()
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=start + QPoint(80, 0))
+    assert "pause" not in hint and hint.startswith("bell starts at")
+    moved = window.doc.sound_clip(added.id)
+    assert moved is not None and moved.anchor == "time" and abs(moved.offset - 1.5) < 0.1
+    assert window.doc.undo.undoText() == "Move sound"
+    window.doc.undo.undo()
+    assert abs(window.doc.sound_clip(added.id).offset - 0.5) < 0.05
+
+
+def test_right_click_menus_follow_the_lane_kind(qtbot, make_window, tmp_path, tiny_voices):
+    """A sound clip's and a sound lane's menus are the sound feature's (they were a line's and a
+    role's, and raised KeyError)."""
+    window = make_window(scored_file(tmp_path, tiny_voices["single"]))
+    timeline = window.timeline
+    qtbot.waitUntil(lambda: timeline.clip_item("X2") is not None, timeout=30_000)
+    gong = timeline.clip_item("X2")
+    menu = timeline_menu(window, timeline.mapFromScene(gong.scenePos() + QPointF(2.0, 4.0)))
+    assert menu is not None and menu.objectName() == "soundClipMenu"
+    next(a for a in menu.actions() if a.text() == "Remove sound a gong").trigger()
+    assert window.doc.sound_clip("X2") is None and [c.id for c in window.doc.project.sounds] == ["X1", "X3"]
+    top, height = timeline.lane_span(3)  # AMBIENCE, somewhere empty
+    menu = lane_menu_at(window, QPoint(2, int(top + height / 2)))
+    assert menu is not None and menu.objectName() == "soundLaneMenu"
+    next(a for a in menu.actions() if a.text() == "Mute AMBIENCE").trigger()
+    assert window.doc.project.sound_lane("AMBIENCE").mute and timeline.lanes()[3].muted
+    menu = lane_menu_at(window, QPoint(2, int(timeline.lane_span(0)[0] + 2)))
+    assert menu is not None and menu.objectName() == "laneMenu"  # a role's lane keeps the role's menu
