@@ -158,10 +158,11 @@ def test_levels_without_a_master_peak_use_the_loudest_lane():
 
 
 def test_the_engine_snapshots_have_the_fields_the_bar_reads():
-    session = pytest.importorskip("engine.session")
+    import engine.audio.meters as meters
+    import engine.session as session
+
     fields = {f.name for f in dataclasses.fields(session.TransportSnapshot)}
     assert {f.name for f in dataclasses.fields(Transport)} <= fields
-    meters = pytest.importorskip("engine.audio.meters")
     assert {"master_peak_db", "master_hold_db", "short_term_lufs"} <= {
         f.name for f in dataclasses.fields(meters.MeterSnapshot)}
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import ray  # noqa: E402 - the cluster extra is in the test extra: a missing Ray fails, it does not skip
 import soundfile as sf
-
-ray = pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra: pip install 'radioplay[cluster]'")
 
 from engine.cli import main  # noqa: E402
 from engine.export.render import render_project  # noqa: E402

@@ -59,8 +59,8 @@ def test_speech_starts_and_ends_where_the_recording_does(kind: str, speech: tupl
 
 @pytest.mark.parametrize("detector", [SileroVad, EnergyVad])
 def test_room_noise_is_not_speech(detector: type) -> None:
-    if detector is SileroVad and silero_model_path() is None:
-        pytest.skip("silero-vad is not installed")
+    # silero-vad is in the test extra (through [rehearse]): a missing model is a broken set-up, not a skip.
+    assert detector is not SileroVad or silero_model_path() is not None, "silero-vad's model is not installed"
     tracker = SpeechTracker(detector(), 16_000)
     rng = np.random.default_rng(9)
     tracker.feed(rng.normal(0.0, 3e-3, 16_000 * 3).astype(np.float32))

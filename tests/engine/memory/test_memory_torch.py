@@ -6,12 +6,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch  # noqa: E402 - pinned in the test extra
 
 from engine.memory import device
 from engine.memory.arena import Arena, ArenaFull
 from engine.memory.clipstore import PooledClipStore
-
-torch = pytest.importorskip("torch")
 
 
 def torch_arena(blocks: int = 10, block: int = 10) -> Arena[Any]:

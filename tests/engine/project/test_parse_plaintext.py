@@ -235,8 +235,6 @@ def test_well_formed_lines_round_trip(pairs: list[tuple[str, str]]) -> None:
 
 def test_sample_last_broadcast() -> None:
     path = SAMPLES / "the-last-broadcast.txt"
-    if not path.exists():
-        pytest.skip("sample not written yet")
     script = parse_plaintext(path.read_text(encoding="utf-8"), source=path.name)
     assert sum(isinstance(e, Dialogue) for e in script.elements) >= 20
     assert script.title

