@@ -17,7 +17,7 @@ def match_cues(project: Project, out: Path, folders: list[str]) -> list[str]:
     """Give the imported cues the library's matching sounds; the lines to print."""
     if not project.sounds:
         return []
-    from engine.synth.sounds import SoundLibrary, assign_matches
+    from engine.synth.sound_library import SoundLibrary, assign_matches
 
     matched = assign_matches(project, SoundLibrary.for_project(out, [Path(f) for f in folders]))
     lanes = ", ".join(lane.name for lane in project.sound_lanes)

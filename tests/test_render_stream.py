@@ -96,7 +96,7 @@ def _solved_by_one_pass(path: Path, out: Path) -> tuple[object, tuple[float, flo
     """A cold render, and the gain the whole pass after synthesis gives on its clips."""
     from engine.audio.effects import LIMITER_CEILING_DB
     from engine.export.mixplan import BLOCK, programme_for
-    from engine.export.sounds import project_sounds
+    from engine.export.sound_placement import project_sounds
     from engine.synth.pipeline import plan_lines
 
     project = load_project(path)
@@ -151,7 +151,7 @@ def test_a_long_prefix_advance_hands_back_pages_as_it_goes(tmp_path: Path, tiny_
 
     from engine.export.mixplan import BLOCK
     from engine.export.prefix import PrefixAnalysis
-    from engine.export.sounds import SoundSet
+    from engine.export.sound_placement import SoundSet
     from engine.synth.pipeline import plan_lines
 
     project = tiny_project(tiny_voices["single"], lines_per_role=4)

@@ -41,7 +41,7 @@ from app.shell import panels
 from app.sound import edits as sound_edits
 from app.sound import lanes as sound_lanes
 from app.sound.clip_form import SoundClipForm
-from engine.synth.sounds import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
+from engine.synth.sound_library import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
 
 if TYPE_CHECKING:
     from app.shell.studio_window import StudioWindow

@@ -31,7 +31,7 @@ import numpy as np
 
 from engine import ENGINE_VERSION
 from engine.export.compliance import Measurement
-from engine.export.sounds import SoundSet
+from engine.export.sound_placement import SoundSet
 from engine.fsutil import atomic_write_text
 from engine.project.model import Project
 from engine.project.timeline import Placement

@@ -13,7 +13,7 @@ true-peak limiter), in two steps:
    With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
    ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
    ducking: the three sum to what enters the master chain as well.
-Sound clips are resolved first (engine/export/sounds.py): a missing or
+Sound clips are resolved first (engine/export/sound_placement.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
 Memory stays flat with production length (clips are memory-mapped from the
@@ -53,7 +53,7 @@ from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
-from engine.export.sounds import SoundSet, project_sounds
+from engine.export.sound_placement import SoundSet, project_sounds
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement

@@ -21,14 +21,14 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink
 from engine.audio.soundbus import SoundBus
-from engine.export.sounds import SoundSet
+from engine.export.sound_placement import SoundSet
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.request import Deadline, LineRequest, Origin
 from engine.sched.scheduler import Scheduler
 from engine.session.views import ClipView, LineStatus, SoundView
-from engine.synth.sounds import SoundLibrary
+from engine.synth.sound_library import SoundLibrary
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 
@@ -89,7 +89,7 @@ class SessionCore:
     _closed: bool
     _quiet: dict[str, float]
     _auditions: dict[str, LineRequest]  # role -> its newest audition not played yet
-    # Sound design (engine/session/sounds.py).
+    # Sound design (engine/session/sound_desk.py).
     sound_folders: list[Path]
     sound_set: SoundSet
     sound_bus: SoundBus | None

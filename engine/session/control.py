@@ -45,7 +45,7 @@ from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.export.mixplan import programme_frames
 from engine.export.render import RenderOptions, RenderReport, render_project
-from engine.export.sounds import SoundSet
+from engine.export.sound_placement import SoundSet
 from engine.farm.farm import open_farm
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project, VoiceParams
@@ -60,7 +60,7 @@ from engine.session.checking import CheckDesk, SpeechChecker
 from engine.session.lines import LineBook
 from engine.session.mix import LiveMix
 from engine.session.playback import PlaybackPass
-from engine.session.sounds import SoundDesk
+from engine.session.sound_desk import SoundDesk
 from engine.session.views import (
     ClipView,
     LineStatus,

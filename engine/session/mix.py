@@ -23,7 +23,7 @@ from engine.audio.sinks import OutputSink, open_sink
 from engine.export.memo import GainMemo, SolvedGain, programme_key
 from engine.export.mixplan import programme_for
 from engine.export.render import RenderOptions
-from engine.export.sounds import SoundSet, apply_sound_lanes
+from engine.export.sound_placement import SoundSet, apply_sound_lanes
 from engine.project.model import Project, VoiceParams
 from engine.sched.request import LineRequest, Origin
 from engine.session.base import SessionCore

@@ -28,7 +28,7 @@ from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.project.timeline import SoundPlacement
 from engine.synth.cache import ClipCache
-from engine.synth.sounds import SoundError, SoundLibrary, load_sound, probe_sound
+from engine.synth.sound_library import SoundError, SoundLibrary, load_sound, probe_sound
 
 
 class MissingSound(ExportError):
