@@ -21,7 +21,7 @@ from app.script.model import Col
 from app.script.spoken_word import SpokenWord
 from app.shell import panels
 from app.shell.studio_window import StudioWindow
-from engine.export.mixplan import TAIL_S
+from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView

@@ -13,7 +13,7 @@ true-peak limiter), in two steps:
    With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
    ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
    ducking: the three sum to what enters the master chain as well.
-Sound clips are resolved first (engine/export/sound_placement.py): a missing or
+Sound clips are resolved first (engine/export/sound_check.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
 Memory stays flat with production length (clips are memory-mapped from the
@@ -46,14 +46,16 @@ from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
-from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.mixplan import BLOCK, plan_mix
+from engine.export.mix_memo import MixMemo, mix_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
-from engine.export.sound_placement import SoundSet, project_sounds
+from engine.export.sound_check import project_sounds
+from engine.mixdown.memo import SolvedGain, clip_identities, programme_key
+from engine.mixdown.mixplan import BLOCK, plan_mix
+from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
@@ -117,7 +119,7 @@ class RenderReport:
     gain_db: float = 0.0
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
-    gain_reused: bool = False  # the same programme was measured before (engine/export/memo.py)
+    gain_reused: bool = False  # the same programme was measured before (engine/mixdown/memo.py)
     analysis_wall_s: float = 0.0
     analysis_streamed: int = 0  # frames analysed while the lines were voiced (engine/export/prefix.py)
     synth_wall_s: float = 0.0
@@ -263,7 +265,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.master_effect = programme.master_effect
     # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
     target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
-    memo = GainMemo(synth.cache.directory)
+    memo = MixMemo(synth.cache.directory)
     key = programme_key(project, placements, clip_identities(project, result),
                         programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB,
                         sounds)

@@ -6,7 +6,6 @@ what it shows readers is in views.py.
 """
 
 from engine.session.control import Session
-from engine.session.mix import solve_live_gain
 from engine.session.views import (
            ClipView,
            LineState,
@@ -16,5 +15,5 @@ from engine.session.views import (
            waveform_peaks,
 )
 
-__all__ = ["ClipView", "LineState", "LineStatus", "Session", "SessionState", "TransportSnapshot", "solve_live_gain",
+__all__ = ["ClipView", "LineState", "LineStatus", "Session", "SessionState", "TransportSnapshot",
            "waveform_peaks"]

@@ -21,8 +21,8 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink
 from engine.audio.soundbus import SoundBus
-from engine.export.sound_placement import SoundSet
 from engine.metrics.hub import MetricsHub
+from engine.mixdown.sound_placement import SoundSet
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.request import Deadline, LineRequest, Origin

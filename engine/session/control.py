@@ -3,8 +3,8 @@
 A :class:`Session` owns the synthesizer, the scheduler, the live player and
 the state of every line (planned, queued, synthesizing, ready, failed). The
 studio and the CLI talk to it only through its methods, which never block:
-they put an event on a queue and return. Export is the exception (it is a
-long job: call it from a worker thread).
+they put an event on a queue and return. Export takes the session (its
+``render_session``: a long job, run from a worker thread).
 
 Threads (besides the scheduler's and the player's):
 
@@ -35,7 +35,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -43,11 +42,9 @@ import numpy as np
 from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
-from engine.export.mixplan import programme_frames
-from engine.export.render import RenderOptions, RenderReport, render_project
-from engine.export.sound_placement import SoundSet
-from engine.farm.farm import open_farm
 from engine.metrics.hub import MetricsHub
+from engine.mixdown.mixplan import programme_frames
+from engine.mixdown.sound_placement import SoundSet
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
 from engine.project.timeline import Placement
@@ -282,23 +279,15 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
         self._post(done.set)
         return done.wait(timeout)
 
-    def export(self, outdir: Path, options: RenderOptions | None = None,
-               progress: Callable[[str, int, int], None] | None = None,
-               cancel: threading.Event | None = None, ray: str | None = None) -> RenderReport:
-        """Render mix, stems, captions and cue sheet (blocking: call it from a
-        worker thread). Shares the synthesizer and cache, so lines already
-        heard are not synthesized again. ``ray``: a cluster address (or auto)
-        whose actors voice what is missing (engine/farm; NoWorkers when none);
-        each actor's work shows in the engine monitor beside the sessions."""
-        try:
-            if options is not None and self.sound_folders and not options.sound_folders:
-                options = replace(options, sound_folders=tuple(self.sound_folders))
-            with open_farm(ray, self.synth, metrics=self.metrics) as farm:
-                return render_project(self._latest, self.synth, outdir, options, progress, cancel,
-                                      scheduler=farm.scheduler if farm else self.scheduler,
-                                      project_path=self.project_path)
-        finally:
-            self._post(self._refresh_from_cache)  # lines the export voiced are ready here too
+    def handed_over(self) -> Project:
+        """The newest snapshot handed over by :meth:`update`, applied yet or not
+        (what an export of the session renders)."""
+        return self._latest
+
+    def refresh_from_cache(self) -> None:
+        """Take up clips that appeared in the cache meanwhile (an export through
+        this session's synthesizer voiced them)."""
+        self._post(self._refresh_from_cache)
 
     def close(self) -> None:
         if self._closed:

@@ -8,8 +8,6 @@ gain solved as export solves it once every line has a clip (on the
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
 from concurrent.futures import Future
 
 import numpy as np
@@ -20,21 +18,16 @@ from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
-from engine.export.memo import GainMemo, SolvedGain, programme_key
-from engine.export.mixplan import programme_for
-from engine.export.render import RenderOptions
-from engine.export.sound_placement import SoundSet, apply_sound_lanes
-from engine.project.model import Project, VoiceParams
+from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB, solve_live_gain
+from engine.mixdown.memo import GainMemo
+from engine.mixdown.sound_placement import apply_sound_lanes
+from engine.project.model import VoiceParams
 from engine.sched.request import LineRequest, Origin
 from engine.session.base import SessionCore
 from engine.synth import shaping
 from engine.synth.errors import TextError, VoiceError
-from engine.synth.pipeline import Cancelled, plan_line
+from engine.synth.pipeline import plan_line
 from engine.synth.synthesizer import ClipPlan
-
-# Master gain while playing live, before a render has measured the programme:
-# lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
-DEFAULT_LIVE_GAIN_DB = 10.0
 
 
 class LiveMix(SessionCore):
@@ -181,36 +174,3 @@ class LiveMix(SessionCore):
         clip = np.ascontiguousarray(shaping.resample(clip, rate, self.rate), dtype=np.float32)
         self.player.start()
         self.player.audition(clip, 10 ** (self.programme.gain_db / 20), 10 ** (LIMITER_CEILING_DB / 20))
-
-
-def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
-                    cancelled: Callable[[], bool] = lambda: False,
-                    target_lufs: float = RenderOptions().target_lufs, sounds: SoundSet | None = None,
-                    memo: GainMemo | None = None, keys: dict[str, str] | None = None) -> float:
-    """The master gain export would choose for these clips (same programme,
-    analysis and limiter simulation), on a private mixer. Raises Cancelled
-    between blocks once ``cancelled()`` says so (the session is closing).
-    With ``memo`` (and ``keys``, each synthesized line's clip key) a gain the
-    export remembered for the same programme is used instead of a pass over
-    it, and a gain solved here is remembered for the export."""
-    programme, placements, total = programme_for(project, clips, sounds=sounds)
-    key = None
-    if memo is not None:
-        identities = dict(keys or {})
-        for lid, clip in clips.items():  # recorded takes: the export's identity of the take's audio
-            identities.setdefault(lid, "take:" + hashlib.sha256(clip.tobytes()).hexdigest()[:32])
-        key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect,
-                            total, target_lufs, LIMITER_CEILING_DB, sounds)
-        solved = memo.load(key)
-        if solved is not None:
-            return solved.gain_db
-
-    def check() -> None:
-        if cancelled():
-            raise Cancelled("the session closed")
-
-    analysis = programme.analyse(total, check=check)
-    gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
-    if memo is not None and key is not None:
-        memo.save(key, SolvedGain(analysis.loudness(), gain_db, predicted))
-    return gain_db

@@ -1,6 +1,6 @@
 """The sound lanes of the live session: found, loaded, placed, mixed.
 
-The same :mod:`engine.export.sound_placement` export uses resolves the project's sound
+The same :mod:`engine.mixdown.sound_placement` export uses resolves the project's sound
 clips (files beside the project, the library for placeholders), so live
 playback mixes what export writes; the SoundBus is part of the live
 Programme and is laid out by the same pass as the lines
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.audio.soundbus import SoundBus
-from engine.export.sound_placement import apply_sound_lanes, place_sounds, resolve_sounds
+from engine.mixdown.sound_placement import apply_sound_lanes, place_sounds, resolve_sounds
 from engine.project.model import Project
 from engine.project.timeline import SoundPlacement
 from engine.session.base import SessionCore
