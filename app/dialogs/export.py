@@ -1,7 +1,7 @@
 """Export: the options dialog, and the job that runs the export off the GUI thread.
 
-The export itself is the engine's (Session.export, the same renderer as
-``radioplay render``). It blocks, so :class:`ExportJob` runs it on a named
+The export itself is the engine's (engine.export.session_render over the
+running Session, the same renderer as ``radioplay render``). It blocks, so :class:`ExportJob` runs it on a named
 worker thread; progress comes back through the Marshal, and Cancel sets a
 threading.Event the renderer checks between blocks. The window never waits
 on it.

@@ -21,7 +21,7 @@ from app.live.engine_link import EngineLink
 from app.live.outlook import CHECK_EVERY
 from app.script.model import Col
 from app.script.spoken_word import SpokenWord
-from engine.export.mixplan import TAIL_S
+from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView
@@ -95,10 +95,12 @@ class EnginePresenter(QObject):
         return max(ends) + TAIL_S if ends else None
 
     def refresh_layout(self, *_: object) -> None:
-        """Until the engine reports clips, lanes show the estimated layout and the
-        transport its predicted length."""
+        """Until the engine reports clips, lanes and the script's time column show
+        the estimated layout and the transport its predicted length."""
         if self._clips is None:
-            draw.show_clips(self.window.timeline, self.window.doc.project, self.estimated_clips(), self._sounds)
+            estimated = self.estimated_clips()
+            draw.show_clips(self.window.timeline, self.window.doc.project, estimated, self._sounds)
+            self.window.script.model.set_layout(estimated)
             self.window.transport.show_predicted_length(self.predicted_length())
 
     def clips(self) -> Sequence[ClipView | EstimatedClip]:
@@ -141,7 +143,7 @@ class EnginePresenter(QObject):
             shown = self._clips if self._clips is not None else self.estimated_clips()
             draw.show_clips(w.timeline, w.doc.project, shown, self._sounds)
         if clips_new:
-            w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
+            w.script.model.set_layout(state.clips)  # line starts as the engine laid them out, not laid out again
         self._show_outlook(state)
         if state.clips or state.sounds:
             w.transport.show_engine_length()

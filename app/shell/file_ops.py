@@ -234,8 +234,13 @@ class FileOps(QObject):
                   ) -> Callable[[Path, RenderOptions, Callable[[str, int, int], None], threading.Event], Any]:
         session = self.window.session()
         if session is not None:
-            return lambda outdir, options, progress, cancel: session.export(outdir, options, progress, cancel,
-                                                                            ray=cluster)
+            def render_live(outdir: Path, options: RenderOptions, progress: Callable[[str, int, int], None],
+                            cancel: threading.Event) -> RenderReport:
+                from engine.export.session_render import render_session
+
+                return render_session(session, outdir, options, progress, cancel, ray=cluster)
+
+            return render_live
         # No engine running (it failed to start): render with a private synthesizer, like the CLI.
         project, path = self.doc.snapshot(), self.doc.path
 

@@ -41,7 +41,7 @@ from app.sound import edits as sound_edits
 from app.sound.access import SoundStudio
 from app.sound.clip_form import SoundClipForm
 from app.timeline.scene import LaneKind
-from engine.synth.sounds import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
+from engine.synth.sound_library import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
 
 _COLUMNS = ("Lane", "Kind", "Gain dB", "Duck dB", "M", "S")
 

@@ -21,7 +21,8 @@ from engine.synth import shaping
 from engine.synth.backend import PhonemeUnit
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 from engine.synth.wordtimes import ClipWords
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from engine.project.timeline import estimate_duration
 from engine.synth.backend import BackendCost
 from engine.synth.kokoro_backend import KokoroBackend
-from engine.synth.piper_backend import PiperBackend, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan
 
 _ALPHA = 0.2

@@ -25,7 +25,7 @@ import logging
 import multiprocessing
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import MappingProxyType
@@ -40,7 +40,7 @@ from engine.project.model import Line, Project
 from engine.project.takes import with_new_take, with_take
 from engine.sched.request import LineRequest, Origin
 from engine.sched.scheduler import Scheduler
-from engine.session.base import SessionCore
+from engine.session.base import LineRecord
 from engine.session.views import NO_CHECKS, FixOutcome, FixProgress
 from engine.synth.pipeline import plan_line
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
@@ -270,31 +270,34 @@ class SpeechChecker:
             self.fixing = FixProgress(batch, len(line_ids), True, MappingProxyType(outcomes))
 
 
-class CheckDesk(SessionCore):
+class CheckDesk:
     """The Session's side: offer the checker the lines with a clip, ask it to fix lines."""
 
-    checker: SpeechChecker | None
-    _offered: dict[str, str]
+    def __init__(self, checker: SpeechChecker | None, records: Callable[[], Mapping[str, LineRecord]],
+                 project: Callable[[], Project], post: Callable[[Callable[[], None]], None]) -> None:
+        """``records``: the line book's; ``project``: the applied snapshot; ``post``: onto the control thread."""
+        self.checker, self._records, self._project, self._post = checker, records, project, post
+        self._offered: dict[str, str] = {}
 
-    def _offer_checks(self) -> None:
+    def offer_checks(self) -> None:
         """Control thread, every tick: hand over the clips when a line's changed."""
         if self.checker is None:
             return
-        plans = {line_id: r.plan for line_id, r in self._lines.items()
+        plans = {line_id: r.plan for line_id, r in self._records().items()
                  if r.clip is not None and r.plan is not None and r.recording is None}
         keys = {line_id: plan.key for line_id, plan in plans.items()}
         if keys != self._offered:
             self._offered = keys
-            self.checker.offer(self.project, MappingProxyType(plans))
+            self.checker.offer(self._project(), MappingProxyType(plans))
 
     def fix_lines(self, line_ids: Sequence[str], takes: int) -> None:
         """Up to ``takes`` new takes of each of ``line_ids`` that is not locked,
         made at origin CHECK; ``state().fixing`` reports the best of each."""
         if self.checker is None:
             raise RuntimeError("this session has no speech check (Session(check=True))")
-        checker, ids = self.checker, tuple(line_ids)
+        checker, ids, project = self.checker, tuple(line_ids), self._project
 
         def fix() -> None:  # on the control thread: with the snapshot the edits so far made
-            checker.fix(self.project, ids, takes)
+            checker.fix(project(), ids, takes)
 
         self._post(fix)

@@ -66,7 +66,7 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
     a production not yet saved). Raises ScriptSyntaxError, ValueError or OSError with one line."""
     from engine.synth.casting import suggest_cast
     from engine.synth.library import VoiceLibrary
-    from engine.synth.sounds import SoundLibrary, assign_matches
+    from engine.synth.sound_library import SoundLibrary, assign_matches
 
     voices = library if isinstance(library, VoiceLibrary) else VoiceLibrary()
     project, report = import_script(script, narrate_action=narrate_action,

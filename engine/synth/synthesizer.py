@@ -205,7 +205,7 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     Raises CacheFolderError (one line) when the cache folder is unusable."""
     from engine.synth.cache import cache_dir_for
     from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
-    from engine.synth.piper_backend import SessionLayout
+    from engine.synth.onnx_sessions import SessionLayout
 
     identities = None
     if use_cache:

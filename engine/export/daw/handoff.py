@@ -21,7 +21,7 @@ from engine.audio.soundbus import SoundBus
 from engine.export.delivery import scene_chapters
 from engine.export.names import safe_stem, unique_file_names
 from engine.export.outputset import OutputSet
-from engine.export.sounds import SoundSet, place_sounds
+from engine.mixdown.sound_placement import SoundSet, place_sounds
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
 

@@ -125,6 +125,8 @@ def test_the_script_highlights_and_follows_the_line_being_played(qtbot, make_win
     window.doc.linesReset.emit()
     view = script.view
     last = lines[-1]
+    # The time column takes its starts from the engine's layout (or the estimate before the engine has one).
+    qtbot.waitUntil(lambda: script.model.start_of(last.id) is not None, timeout=10_000)
     start = script.model.start_of(last.id)
     assert start is not None
     view.scrollToTop()

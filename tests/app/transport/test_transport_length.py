@@ -8,7 +8,7 @@ import dataclasses
 import re
 
 from app.timeline.ruler import format_time
-from engine.export.mixplan import TAIL_S
+from engine.mixdown.mixplan import TAIL_S
 from engine.project.model import Project
 from tests.support.studio import wait_engine
 

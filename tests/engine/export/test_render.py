@@ -18,6 +18,7 @@ from engine.audio.effects import LIMITER_CEILING_DB, MasterChain, lane_chain
 from engine.audio.loudness import true_peak_dbtp
 from engine.cli import main
 from engine.export.render import RenderOptions, render_project, stem_filename
+from engine.export.session_render import render_session
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import VoiceParams
 from engine.synth.pipeline import Cancelled, LineErrors, plan_lines
@@ -184,7 +185,7 @@ def test_the_transport_and_the_export_agree_on_the_length(tmp_path, tiny_saved, 
             assert time.monotonic() < deadline, "every line voiced"
             time.sleep(0.05)
         shown = session.transport().duration_s
-        report = session.export(tmp_path / "out")
+        report = render_session(session, tmp_path / "out")
     info = sf.info(report.outdir / "mix.wav")
     assert report.duration_s == pytest.approx(info.frames / info.samplerate, abs=1e-9)
     assert shown == pytest.approx(report.duration_s, abs=1 / 48_000)

@@ -95,8 +95,8 @@ def test_a_pass_hands_back_the_pages_of_the_mapped_clips_it_is_past(tmp_path: Pa
 def _solved_by_one_pass(path: Path, out: Path) -> tuple[object, tuple[float, float, float]]:
     """A cold render, and the gain the whole pass after synthesis gives on its clips."""
     from engine.audio.effects import LIMITER_CEILING_DB
-    from engine.export.mixplan import BLOCK, programme_for
-    from engine.export.sounds import project_sounds
+    from engine.export.sound_check import project_sounds
+    from engine.mixdown.mixplan import BLOCK, programme_for
     from engine.synth.pipeline import plan_lines
 
     project = load_project(path)
@@ -149,9 +149,9 @@ def test_a_long_prefix_advance_hands_back_pages_as_it_goes(tmp_path: Path, tiny_
     until it ends (an hour's clips are 700 MB)."""
     from concurrent.futures import Future
 
-    from engine.export.mixplan import BLOCK
     from engine.export.prefix import PrefixAnalysis
-    from engine.export.sounds import SoundSet
+    from engine.mixdown.mixplan import BLOCK
+    from engine.mixdown.sound_placement import SoundSet
     from engine.synth.pipeline import plan_lines
 
     project = tiny_project(tiny_voices["single"], lines_per_role=4)

@@ -15,6 +15,7 @@ import soundfile as sf
 
 from engine.cli import main  # noqa: E402
 from engine.export.render import render_project  # noqa: E402
+from engine.export.session_render import render_session  # noqa: E402
 from engine.farm.cluster import Cluster, start_local  # noqa: E402
 from engine.farm.farm import RayFarm  # noqa: E402
 from engine.project.fileformat import load_project, save_project  # noqa: E402
@@ -176,7 +177,7 @@ def test_a_session_export_on_ray_shows_each_actor_in_the_engine_metrics(local_ra
     synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(tmp_path / "cache"))
     with Session(project, None, sink=NullSink(48_000), synth=synth, prerender=False,
                  prerender_on_open=False) as session:
-        report = session.export(tmp_path / "out", ray="auto")
+        report = render_session(session, tmp_path / "out", ray="auto")
         snapshot = session.metrics.snapshot()
     assert report.synthesized == 6
     actors = {name for name in snapshot.device_batches if name.startswith("127.0.0.1/")}

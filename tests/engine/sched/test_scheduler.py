@@ -24,7 +24,8 @@ from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, reque
 from engine.sched.scheduler import Scheduler
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend, PiperVoiceModel, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend, PiperVoiceModel
 from engine.synth.synthesizer import ClipSynthesizer
 
 

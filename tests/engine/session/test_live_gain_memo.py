@@ -1,4 +1,4 @@
-"""The live session and export share the remembered master gain (engine/export/memo.py).
+"""The live session and export share the remembered master gain (engine/mixdown/memo.py).
 
 Opening a project that was exported before must not run a second pass over
 its programme beside whatever the producer does next (an Export pressed
@@ -17,6 +17,7 @@ import pytest
 
 from engine.audio.sinks import NullSink
 from engine.export.render import render_project
+from engine.export.session_render import render_session
 from engine.project.fileformat import load_project, save_project
 from engine.session import Session
 from engine.synth.synthesizer import make_synthesizer
@@ -66,7 +67,7 @@ def test_an_export_after_listening_reuses_the_gain_the_session_solved(project_pa
     with open_session(project_path) as session:  # pre-renders every line, then solves the gain
         wait_for(lambda: session.master_gain_db is not None, what="the live master gain")
         live_gain = session.master_gain_db
-        report = session.export(tmp_path / "out")
+        report = render_session(session, tmp_path / "out")
     assert report.synthesized == 0
     assert report.gain_reused, "the export measured the programme the session had measured"
     assert report.gain_db == pytest.approx(live_gain, abs=1e-9)

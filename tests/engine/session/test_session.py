@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from engine.audio.sinks import NullSink
+from engine.export.session_render import render_session
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import with_line, with_role
 from engine.session import LineState, Session
@@ -281,7 +282,7 @@ def test_a_line_that_cannot_be_voiced_is_failed_with_the_reason(session_factory:
 def test_export_voices_missing_lines_and_the_session_sees_them_ready(session_factory: Callable[..., Session],
                                                                      project: Project, tmp_path: Path) -> None:
     session = session_factory(project, prerender=False)
-    report = session.export(tmp_path / "first")
+    report = render_session(session, tmp_path / "first")
     assert report.synthesized == len(project.lines)
     wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="exported lines ready in the session")
     assert not any(c.estimated for c in session.clips())
@@ -293,7 +294,7 @@ def test_export_from_a_session_shares_its_clips(session_factory: Callable[..., S
     session.play(0.0)
     wait_for(lambda: set(states(session).values()) == {LineState.READY}, what="all lines ready")
     calls = session.synth.synth_calls
-    report = session.export(tmp_path / "out")
+    report = render_session(session, tmp_path / "out")
     assert report.synthesized == 0 and report.cached == len(project.lines)
     assert session.synth.synth_calls == calls
     assert (tmp_path / "out" / "mix.wav").is_file()

@@ -13,7 +13,7 @@ import pytest
 import soundfile as sf
 
 from engine.synth.cache import ClipCache
-from engine.synth.sounds import (
+from engine.synth.sound_library import (
     SoundError,
     SoundLibrary,
     library_folders,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.synth.piper_backend import make_session
+from engine.synth.onnx_sessions import make_session
 
 
 def test_sessions_keep_no_per_shape_memory(tiny_voices: dict[str, Path]) -> None:

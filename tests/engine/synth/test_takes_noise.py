@@ -11,7 +11,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from engine.synth.piper_backend import make_session
+from engine.synth.onnx_sessions import make_session
 from engine.synth.piper_noise import TABLE_SIZE, expose_noise, noise_table
 from tests.support.paths import REPO
 

@@ -1,5 +1,5 @@
-"""The master gain of an export, and the measurement of its mix, remembered
-for the same programme.
+"""The master gain of a programme (export's and live playback's), and the
+folder that remembers it for the same programme.
 
 Solving the master gain needs a pass over the whole programme through its
 lane effects and compressor (engine/audio/normalize.py) whenever an effect is
@@ -13,7 +13,7 @@ measurement of a mix.wav the render writes itself (loudness, range, true
 peak by 4x oversampling: a second pass over the file, measured 4 s of a 6.5 s
 cached export): the mix is the same bytes for the same programme, gain and
 format (tests/engine/export/test_export_speed.py), so its measurement is remembered with
-the file's name, format and size. A remembered result is a few numbers in a
+the file's name, format and size (engine/export/mix_memo.py, in the same folder). A remembered result is a few numbers in a
 small JSON file beside the clips of the shared cache (``loudness/``), named
 by a hash of all of that; the newest :data:`KEEP` are kept.
 """
@@ -30,9 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import ENGINE_VERSION
-from engine.export.compliance import Measurement
-from engine.export.sounds import SoundSet
 from engine.fsutil import atomic_write_text
+from engine.mixdown.sound_placement import SoundSet
 from engine.project.model import Project
 from engine.project.timeline import Placement
 from engine.synth.pipeline import SynthesisResult
@@ -119,18 +118,15 @@ class GainMemo:
         if math.isfinite(solved.gain_db):
             self._write(key, asdict(solved))
 
-    def load_measurement(self, key: str) -> Measurement | None:
-        """The remembered measurement of the mix a programme ``key`` wrote (see mix_key)."""
+    def _read(self, key: str) -> dict[str, object] | None:
+        """The remembered entry ``key`` (None: none, unreadable, or nowhere to remember)."""
         if self.directory is None:
             return None
         try:
             data = json.loads((self.directory / f"{key}.json").read_text(encoding="utf-8"))
-            return Measurement(**data)  # json writes and reads -Infinity (silence) as Python does
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError):
             return None
-
-    def save_measurement(self, key: str, measured: Measurement) -> None:
-        self._write(key, asdict(measured))
+        return data if isinstance(data, dict) else None
 
     def _write(self, key: str, data: dict[str, object]) -> None:
         if self.directory is None:
@@ -141,9 +137,3 @@ class GainMemo:
             entries = sorted(self.directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
             for old in entries[:-KEEP]:
                 old.unlink(missing_ok=True)
-
-
-def mix_key(programme: str, gain_db: float, subtype: str, file: str, size: int) -> str:
-    """What a written mix depends on beyond its programme: the gain, format, name and its size."""
-    blob = json.dumps([programme, repr(gain_db), subtype, file, size]).encode()
-    return hashlib.sha256(blob).hexdigest()[:32]

@@ -9,8 +9,9 @@ rate through the clip cache, and turned into the
 lane's gain, mute/solo and ducking.
 
 A missing, unreadable or unsupported file is a problem named with its file
-and cue: export refuses it unless told to render the rest with silence
-there (``--allow-missing-sounds``); the studio shows the clip in red.
+and cue (``SoundSet.problems``): export refuses it unless told to render the
+rest with silence there (engine/export/sound_check.py); the studio shows the
+clip in red.
 """
 
 from __future__ import annotations
@@ -23,17 +24,11 @@ import numpy as np
 
 from engine.audio.ducking import DuckSettings
 from engine.audio.soundbus import PlacedSound, SoundBus, place_sound
-from engine.export.outputset import ExportError
 from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.project.timeline import SoundPlacement
 from engine.synth.cache import ClipCache
-from engine.synth.sounds import SoundError, SoundLibrary, load_sound, probe_sound
-
-
-class MissingSound(ExportError):
-    """A sound clip's file cannot be used (one line: the file, the cue, why,
-    and how to render anyway)."""
+from engine.synth.sound_library import SoundError, SoundLibrary, load_sound, probe_sound
 
 
 @dataclass
@@ -94,33 +89,6 @@ def resolve_sounds(project: Project, project_dir: Path | None, library: SoundLib
         out.audio[clip.id] = loaded[key]
         out.files[clip.id] = shown
     return out
-
-
-def check_sounds(sounds: SoundSet, allow_missing: bool) -> list[str]:
-    """Warnings for a render: placeholders, and (allowed) missing files.
-    Raises MissingSound for the first missing file unless ``allow_missing``."""
-    if sounds.problems and not allow_missing:
-        raise MissingSound(f"{next(iter(sounds.problems.values()))} "
-                           "(--allow-missing-sounds renders the rest with silence there)")
-    warnings = [f"placeholder: {describe(c)} has no sound yet (silent)" for c in sounds.placeholders]
-    warnings += list(sounds.relinked.values())
-    warnings += [f"{problem} (rendered as silence)" for problem in sounds.problems.values()]
-    return warnings
-
-
-def project_sounds(project: Project, project_path: Path | None, folders: Sequence[Path] = (),
-                   allow_missing: bool = False, cache: ClipCache | None = None,
-                   load: bool = True) -> tuple[SoundSet, list[str]]:
-    """A render's sounds and the warnings to show; raises MissingSound (one
-    line) for an unusable file unless ``allow_missing``. ``load=False``: the
-    same check from the files' headers alone (see resolve_sounds); a render
-    runs it before synthesis and loads the audio while the lines are voiced."""
-    if not project.sounds:
-        return SoundSet(), []
-    project_dir = Path(project_path).resolve().parent if project_path is not None else None
-    library = SoundLibrary.for_project(project_path, folders)
-    sounds = resolve_sounds(project, project_dir, library, cache, load)
-    return sounds, check_sounds(sounds, allow_missing)
 
 
 def duck_settings(project: Project, lane: int) -> DuckSettings:

@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
-from engine.export.sounds import SoundSet, build_sound_bus
+from engine.mixdown.sound_placement import SoundSet, build_sound_bus
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all
 
