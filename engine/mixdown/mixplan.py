@@ -1,7 +1,7 @@
-"""What export mixes: a project's clips laid out on the timeline, the block
+"""What export and live playback mix: a project's clips laid out on the timeline, the block
 mixer, the lanes' effects, the sound lanes and the master chain, as one
 :class:`~engine.audio.programme.Programme` (engine/export/render.py writes
-it; live playback mixes the same programme, engine/session/mix.py), and the
+it; live playback mixes the same programme, engine/session/mix.py LiveMix), and the
 programme's length with its tail.
 """
 
