@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.shaping_wer import SENTENCES, Recognizer, edit_distance, words  # noqa: E402
 from engine.project.model import VoiceParams  # noqa: E402
-from engine.project.voice_presets import design_for  # noqa: E402
+from engine.project.voice_presets import PRESET_NAMES, design_for  # noqa: E402
 from engine.synth import world  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
 from engine.synth.design import apply_design  # noqa: E402
@@ -46,7 +46,7 @@ def parse_setting(text: str) -> world.WorldSettings:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sentences", type=int, default=12)
-    parser.add_argument("--presets", default="woman,older man,deep")
+    parser.add_argument("--presets", default="woman,older man,deep", help="comma separated, or 'all'")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS, help="estimator:frame_ms:fft_size, comma separated")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -67,7 +67,7 @@ def main() -> int:
     print(f"{len(sentences)} sentences, {audio_s:.1f} s of audio; plain WER {rows[0]['wer']:.3f}", file=sys.stderr)
     for text in args.settings.split(","):
         settings = parse_setting(text)
-        for name in args.presets.split(","):
+        for name in (PRESET_NAMES if args.presets == "all" else args.presets.split(",")):
             design = design_for(name, "male")
             started = time.process_time()
             shaped = [apply_design(c, rate, design, settings) for c in plain]
