@@ -58,7 +58,7 @@ class VoiceParams:
     design: VoiceDesign = NEUTRAL
 
     @property
-    def shaping(self) -> VoiceDesign:
+    def effective_design(self) -> VoiceDesign:
         """What the shaping stage applies: the design with ``pitch`` added to its F0 level."""
         if not self.pitch:
             return self.design

@@ -87,7 +87,7 @@ class ClipSynthesizer:
     def length_scale(plan: ClipPlan) -> float:
         """How much longer than the model's natural pace the finished clip is:
         the model's own length scale, then the design's rate."""
-        return plan.settings.length_scale / plan.params.shaping.rate
+        return plan.settings.length_scale / plan.params.effective_design.rate
 
     def cost(self, plan: ClipPlan) -> BackendCost:
         """What a second of this plan's audio costs its backend (scheduler, outlook)."""
@@ -169,7 +169,7 @@ class ClipSynthesizer:
         clips = []
         for raw in raws:
             rate = raw.sample_rate
-            design = raw.plan.params.shaping
+            design = raw.plan.params.effective_design
             bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
             pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
             audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
