@@ -128,3 +128,9 @@ def source_gender(backend: str, voice: str) -> str:
         if len(name) > 2 and name[2] == "_" and name[1] in "fm":
             return FEMALE if name[1] == "f" else MALE
     return MALE
+
+
+def preset_matching(design: VoiceDesign, gender: str) -> str | None:
+    """The preset that is exactly ``design`` over a source of ``gender``, if any
+    (what the cast table calls a designed voice)."""
+    return next((p.name for p in PRESETS if design_for(p.name, gender) == design), None)

@@ -225,6 +225,8 @@ def test_design_voice_presets_and_sliders_audition_through_the_session(qtbot, ma
     designed = woman.with_changes(formant=1.22)
     assert window.doc.project.cast[1].voice.design == designed
     assert window.doc.undo.count() == depth + 1
+    model = window.cast.model
+    assert str(model.data(model.index(1, Col.VOICE))).endswith(" · designed")  # the cast table says so
     window.files.save()
     assert load_project(piper_file).cast[1].voice.design == designed
     window.doc.undo.undo()

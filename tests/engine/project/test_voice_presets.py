@@ -82,3 +82,11 @@ def test_unknown_preset_or_gender_is_one_line() -> None:
 ])
 def test_source_gender_from_the_voice_name(backend: str, voice: str, gender: str) -> None:
     assert source_gender(backend, voice) == gender
+
+
+def test_a_design_is_named_by_the_preset_it_is() -> None:
+    from engine.project.voice_presets import preset_matching
+
+    assert preset_matching(design_for("girl", "female"), "female") == "girl"
+    assert preset_matching(design_for("woman", "male"), "male") == "woman"
+    assert preset_matching(design_for("woman", "male").with_changes(formant=1.3), "male") is None
