@@ -50,8 +50,9 @@ PRESETS: tuple[Preset, ...] = (
     Preset("woman", FEMALE, "adult", VoiceDesign(f0_shift=10.0, formant=1.17, f0_range=1.15, tilt=1.0),
            "an adult woman: an octave-ish higher, a shorter vocal tract"),
     Preset("man", MALE, "adult", NEUTRAL, "an adult man"),
-    Preset("girl", FEMALE, "child", VoiceDesign(f0_shift=12.0, formant=1.28, f0_range=1.25, tilt=2.0, rate=1.05),
-           "a girl of about ten: highest pitch, shortest tract"),
+    # The tract stops at 1.22: at 1.28 the recognizer lost twice the words (0.22 against 0.10).
+    Preset("girl", FEMALE, "child", VoiceDesign(f0_shift=12.0, formant=1.22, f0_range=1.25, tilt=2.0),
+           "a girl of about ten: highest pitch, short tract"),
     Preset("boy", MALE, "child", VoiceDesign(f0_shift=9.0, formant=1.24, f0_range=1.2, tilt=1.0, rate=1.05),
            "a boy of about ten: high pitch, short tract"),
     Preset("older woman", FEMALE, "older",
