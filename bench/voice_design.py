@@ -118,7 +118,7 @@ def main() -> int:
             cpu = time.process_time() - started
             made = sum(c.size for c in shaped) / rate
             row = {"setting": text, "preset": name, "wer": wer(shaped), "cpu_per_audio_s": cpu / made,
-                   "x_real_time": made / cpu}
+                   "x_real_time": made / cpu if cpu > 1e-3 else float("inf")}  # neutral: no analysis
             rows.append(row)
             print(f"  {text:14s} {name:16s} WER {row['wer']:.3f}  {row['cpu_per_audio_s'] * 1000:6.1f} ms CPU per "
                   f"audio-s ({row['x_real_time']:.0f}x real time)", file=sys.stderr, flush=True)
