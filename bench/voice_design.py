@@ -4,6 +4,7 @@
                                  [--design formant=0.9,f0_shift=-4 ...]
                                  [--settings dio:5:0,dio:10:0,harvest:5:0,...] [--json]
     python bench/voice_design.py --pitch-cost   # +1.5 st alone: WORLD now against Rubber Band before
+    python bench/voice_design.py --similarity --presets all   # speaker similarity between presets (Resemblyzer)
 
 The bundled joe voice speaks held-out sentences (bench/shaping_wer.py's,
 none in the sample), and each WORLD setting (F0 estimator, frame period in
@@ -52,6 +53,45 @@ def parse_design(spec: str) -> VoiceDesign:
     return VoiceDesign.from_dict({key.strip(): float(value) for key, value in pairs}, where="--design")
 
 
+def similarity(count: int, presets: str, designs: list[str]) -> int:
+    """Cosine similarity of the mean GE2E embedding (Resemblyzer, its weights in its
+    wheel) of each preset's lines over joe, every pair; "man" over joe is joe."""
+    import importlib.util
+    import types
+
+    import numpy as np
+
+    if importlib.util.find_spec("pkg_resources") is None:
+        # webrtcvad (Resemblyzer's silence trimmer) imports setuptools' pkg_resources only
+        # to read its own version; this venv has no setuptools.
+        version = types.SimpleNamespace(version="unknown")
+        sys.modules["pkg_resources"] = types.SimpleNamespace(get_distribution=lambda _name: version)  # type: ignore[assignment]
+    from resemblyzer import VoiceEncoder, preprocess_wav
+
+    from engine.synth import shaping
+
+    named = [(n, design_for(n, "male")) for n in (PRESET_NAMES if presets == "all"
+                                                  else [p for p in presets.split(",") if p])]
+    named += [(spec, parse_design(spec)) for spec in designs]
+    names = [n for n, _ in named]
+    library = VoiceLibrary()
+    rate = library.resolve(VoiceParams().voice).sample_rate
+    synth = ClipSynthesizer(library, rate, ClipCache())
+    plain = [synth.synthesize(s, VoiceParams()) for s in SENTENCES[:count]]
+    encoder = VoiceEncoder("cpu", verbose=False)
+    means = {}
+    for name, design in named:
+        clips = [shaping.resample(apply_design(c, rate, design), rate, 16_000) for c in plain]
+        embeds = np.array([encoder.embed_utterance(preprocess_wav(c, 16_000)) for c in clips])
+        mean = embeds.mean(axis=0)
+        means[name] = mean / np.linalg.norm(mean)
+    print("| | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for a in names:
+        print(f"| {a} | " + " | ".join(f"{float(means[a] @ means[b]):.2f}" for b in names) + " |")
+    return 0
+
+
 def pitch_cost(count: int, rounds: int = 3) -> int:
     """CPU per audio-second of the pitch-only shift, both methods on the same
     lines, alternated ``rounds`` times (best of each: the machine is shared)."""
@@ -88,10 +128,14 @@ def main() -> int:
     parser.add_argument("--settings", default=DEFAULT_SETTINGS, help="estimator:frame_ms:fft_size, comma separated")
     parser.add_argument("--pitch-cost", action="store_true",
                         help="only compare the CPU cost of a +1.5 st shift: WORLD (now) against Rubber Band (before)")
+    parser.add_argument("--similarity", action="store_true",
+                        help="only the speaker similarity (Resemblyzer) of each preset's lines to the others'")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.pitch_cost:
         return pitch_cost(args.sentences)
+    if args.similarity:
+        return similarity(args.sentences, args.presets, args.design)
     sentences = SENTENCES[:args.sentences]
     refs = [words(s) for s in sentences]
     total_words = sum(len(r) for r in refs)
