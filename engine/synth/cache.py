@@ -31,7 +31,10 @@ _MAX_WORDS = 20_000
 
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
-             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0) -> str:
+             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0,
+             performance: list[object] | None = None) -> str:
+    """``performance``: a directed line's phrases as performed (engine/synth/performance.py);
+    None for a plain line, whose key is what it always was."""
     payload = {
         "engine": ENGINE_VERSION,
         "text": list(units),
@@ -45,6 +48,8 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "rate": sample_rate,
         "seed": seed,  # the take (engine.synth.piper_noise)
     }
+    if performance is not None:
+        payload["performance"] = performance
     if params.pitch < 0:  # shifted down by WORLD since bench/shaping_wer.py (was Rubber Band): new clips
         payload["pitch_method"] = "world"
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
