@@ -51,7 +51,7 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
     if performance is not None:
         payload["performance"] = performance
     if params.pitch < 0:  # shifted down by WORLD since bench/shaping_wer.py (was Rubber Band): new clips
-        payload["pitch_method"] = "world"
+        payload["pitch_method"] = "world-design"  # engine.synth.design (F0 search ceiling 700 Hz): new clips
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

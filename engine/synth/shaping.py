@@ -96,9 +96,10 @@ def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float, high_qual
     if abs(semitones) < 1e-3 or audio.size == 0:
         return audio
     if semitones < 0:
-        from engine.synth import world
+        from engine.project.design import VoiceDesign
+        from engine.synth.design import apply_design
 
-        return world.pitch_shift(audio, sample_rate, semitones)
+        return apply_design(audio, sample_rate, VoiceDesign(f0_shift=semitones))
     import pedalboard
 
     shifted = pedalboard.time_stretch(
