@@ -31,6 +31,10 @@ from engine.synth.backend import (
     VoiceBackend,
 )
 from engine.synth.cache import ClipCache, clip_key
+from engine.synth.design import apply_design
+from engine.synth.world import WorldSettings
+
+DIRECTION_WORLD = WorldSettings(estimator="harvest")
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.kokoro_backend import KokoroBackend
@@ -264,10 +268,16 @@ class ClipSynthesizer:
 
     @staticmethod
     def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> np.ndarray:
-        """A directed line's phrases joined with their silences, levelled as one line,
-        each phrase then moved by its own level offset."""
+        """A directed line's phrases shaped by their designs, joined with their silences,
+        levelled as one line, each phrase then moved by its own level offset."""
         phrases = raw.plan.phrases
         phrase_of = raw.phrase_of or [0] * len(pieces)
+        # One WORLD analysis per sentence of a performed phrase (its rate is the model's already,
+        # so lengths, and the words' timings, stay). Harvest, not DIO: on the bundled voice
+        # (F0 about 100 Hz by Praat and Harvest) DIO finds the octave above, and a design
+        # applied on that F0 sings an octave high (measured: docs/dev/direction.md).
+        pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design, DIRECTION_WORLD)
+                  for i, piece in enumerate(pieces)]
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
         performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)
         if raw.plan.trailing_pause > 0:
