@@ -32,7 +32,6 @@ from engine.synth.backend import (
 )
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.design import apply_design
-from engine.synth.world import WorldSettings
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.kokoro_backend import KokoroBackend
@@ -40,6 +39,7 @@ from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
 from engine.synth.piper_backend import PiperBackend
 from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
+from engine.synth.world import WorldSettings
 
 # How a directed phrase is analysed for its design (see ClipSynthesizer._perform).
 DIRECTION_WORLD = WorldSettings(estimator="harvest")
