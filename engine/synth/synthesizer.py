@@ -42,7 +42,7 @@ from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
 from engine.synth.world import WorldSettings
 
 # How a directed phrase is analysed for its design (see ClipSynthesizer._perform).
-DIRECTION_WORLD = WorldSettings(estimator="harvest")
+DIRECTION_WORLD = WorldSettings(estimator="praat")
 
 
 @dataclass(frozen=True)
@@ -274,9 +274,9 @@ class ClipSynthesizer:
         phrases = raw.plan.phrases
         phrase_of = raw.phrase_of or [0] * len(pieces)
         # One WORLD analysis per sentence of a performed phrase (its rate is the model's already,
-        # so lengths, and the words' timings, stay). Harvest, not DIO: on the bundled voice
-        # (F0 about 100 Hz by Praat and Harvest) DIO finds the octave above, and a design
-        # applied on that F0 sings an octave high (measured: docs/dev/direction.md).
+        # so lengths, and the words' timings, stay). Praat's F0, not DIO's or Harvest's: on the
+        # bundled voice those read the octave above, and a design applied on that F0 sings an
+        # octave high (measured: docs/dev/direction.md).
         pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design, DIRECTION_WORLD)
                   for i, piece in enumerate(pieces)]
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
