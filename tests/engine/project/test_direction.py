@@ -6,6 +6,9 @@ import pytest
 
 from engine.project.deliveries import VOCABULARY, match_delivery
 from engine.project.direction import direction_spans, lead_pause, parse_line, spoken_text
+from engine.project.importers.build import build_project
+from engine.project.importers.fountain import parse_fountain
+from engine.project.importers.plaintext import parse_plaintext
 from engine.project.model import Timing
 
 
@@ -108,3 +111,16 @@ def test_spoken_text_and_spans_for_captions() -> None:
     text = "Tickets, please. (beat) Both of you."
     assert spoken_text(text) == "Tickets, please. Both of you."
     assert direction_spans(text) == ((17, 23),) and text[17:23] == "(beat)"
+
+
+def test_importers_keep_mid_line_directions_in_the_text_and_warn_of_an_unclosed_one() -> None:
+    project, report = build_project(parse_plaintext(
+        "TOM: Tickets, please. (beat) Both of you.\nTOM: Come here. (quietly She waits\nSUE: One [pause 2] two.\n",
+        "play.txt"))
+    assert [line.text for line in project.lines] == [
+        "Tickets, please. (beat) Both of you.", "Come here. (quietly She waits", "One [pause 2] two."]
+    assert report.warnings == ["line 2 (TOM): unclosed '(' at column 12: read as the direction (quietly); "
+                               "close it, or write \\( to say it"]
+    project, _ = build_project(parse_fountain("TOM\nCome here, Lucy. (quietly) She has been waiting.\n",
+                                              "play.fountain"))
+    assert spoken_text(project.lines[0].text) == "Come here, Lucy. She has been waiting."
