@@ -82,7 +82,7 @@ def test_kokoro_performs_a_direction_with_its_speed_and_the_shaping() -> None:
         pytest.skip("the kokoro extra is not installed (pip install 'radioplay[kokoro]')")
     rate = 24_000
     synth = ClipSynthesizer(library, rate, ClipCache())
-    params = VoiceParams(backend="kokoro", voice=f"kokoro:{bundled[0].style}")
+    params = VoiceParams(backend="kokoro", voice=bundled[0].style)
     text = "The radio was on all night."
 
     def said(prefix: str) -> np.ndarray:
