@@ -112,11 +112,11 @@ def main() -> int:
     rows = []
     for delivery in chosen:
         directed, wer = render(f"({delivery.name}) ")
-        f0 = np.mean([12 * math.log2(d.f0_median / n.f0_median) for (d, _), (n, _) in zip(directed, neutral)])
-        rng = np.mean([d.f0_range - n.f0_range for (d, _), (n, _) in zip(directed, neutral)])
-        db = np.mean([d.intensity_db - n.intensity_db for (d, _), (n, _) in zip(directed, neutral)])
-        speed = np.mean([dr / nr for (_, dr), (_, nr) in zip(directed, neutral)])
-        voiced = np.mean([d.voiced_fraction / n.voiced_fraction for (d, _), (n, _) in zip(directed, neutral)])
+        f0 = np.mean([12 * math.log2(d.f0_median / n.f0_median) for (d, _), (n, _) in zip(directed, neutral, strict=True)])
+        rng = np.mean([d.f0_range - n.f0_range for (d, _), (n, _) in zip(directed, neutral, strict=True)])
+        db = np.mean([d.intensity_db - n.intensity_db for (d, _), (n, _) in zip(directed, neutral, strict=True)])
+        speed = np.mean([dr / nr for (_, dr), (_, nr) in zip(directed, neutral, strict=True)])
+        voiced = np.mean([d.voiced_fraction / n.voiced_fraction for (d, _), (n, _) in zip(directed, neutral, strict=True)])
         rows.append(Row(delivery.name, float(f0), float(rng), float(db), float(speed), float(voiced), wer,
                         claims(delivery, float(f0), float(rng), float(db), float(speed), float(voiced))))
         print(f"  {delivery.name}: done ({time.perf_counter() - started:.0f} s)", file=sys.stderr)

@@ -35,7 +35,7 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
              performance: list[object] | None = None) -> str:
     """``performance``: a directed line's phrases as performed (engine/synth/performance.py);
     None for a plain line, whose key is what it always was."""
-    payload = {
+    payload: dict[str, object] = {
         "engine": ENGINE_VERSION,
         "text": list(units),
         "lexicon": [list(e) for e in lexicon_used],
