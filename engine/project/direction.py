@@ -267,6 +267,8 @@ def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
     warnings: list[str] = []
     words: list[str] = []
     i, n = 0, len(text)
+    closes = _matches(text)
+    emphasis_ends = _emphasis_ends(text) if "*" in text else []
 
     def words_done() -> None:
         if words:
@@ -280,7 +282,7 @@ def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
             i += 2
             continue
         if ch in _OPENERS:
-            close = _closing(text, i)
+            close = closes.get(i)
             if close is None:
                 rest = text[i + 1:]
                 found = match_leading_delivery(rest.lstrip())
@@ -302,8 +304,8 @@ def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
             i = close + 1
             continue
         if ch == "*" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] != "*":
-            end = _emphasis_end(text, i + 1)
-            if end is not None:
+            end = emphasis_ends[i + 1]
+            if end > i + 1:
                 words_done()
                 out.append(_Words(text[i + 1:end].replace("\\*", "*"), emphasized=True))
                 i = end + 1
@@ -318,34 +320,36 @@ def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
     return out, warnings
 
 
-def _closing(text: str, opening: int) -> int | None:
-    """The position closing the group opened at ``opening`` (nesting of either kind counted)."""
-    depth = 0
-    i = opening
+def _matches(text: str) -> dict[int, int]:
+    """Each opening bracket's closing position (nesting of either kind counted), in one
+    pass: an unclosed one is absent. Linear, however many brackets a pasted line holds."""
+    closes: dict[int, int] = {}
+    stack: list[int] = []
+    i = 0
     while i < len(text):
         ch = text[i]
         if ch == "\\" and i + 1 < len(text) and text[i + 1] in ESCAPABLE:
             i += 2
             continue
         if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-            if depth == 0:
-                return i
+            stack.append(i)
+        elif ch in ")]" and stack:
+            closes[stack.pop()] = i
         i += 1
-    return None
+    return closes
 
 
-def _emphasis_end(text: str, start: int) -> int | None:
-    i = start
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] in "([\n":
-            return None
-        if text[i] == "*" and not text[i - 1].isspace():
-            return i
-        i += 1
-    return None
+def _emphasis_ends(text: str) -> list[int]:
+    """For each position, the closing ``*`` of an emphasis opened just before it, or -1:
+    the next ``*`` after a non-space, unless a bracket or a line break comes first.
+    One backward pass (a scan from every ``*`` was quadratic)."""
+    ends = [-1] * (len(text) + 1)
+    nearest = -1
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch in "([\n":
+            nearest = -1
+        elif ch == "*" and i > 0 and not text[i - 1].isspace() and text[i - 1] != "\\":
+            nearest = i
+        ends[i] = nearest
+    return ends

@@ -124,3 +124,34 @@ def test_importers_keep_mid_line_directions_in_the_text_and_warn_of_an_unclosed_
     project, _ = build_project(parse_fountain("TOM\nCome here, Lucy. (quietly) She has been waiting.\n",
                                               "play.fountain"))
     assert spoken_text(project.lines[0].text) == "Come here, Lucy. She has been waiting."
+
+
+@pytest.mark.parametrize("piece", ["(", "[", "*x ", ")", "(a (b) ", "\\( "])
+def test_parsing_a_pasted_line_is_linear(piece: str) -> None:
+    """A scan from every unclosed bracket or asterisk was quadratic: 4x the text, about 4x the work."""
+    import time
+
+    def cost(n: int) -> float:
+        text = piece * n + " words"
+        best = float("inf")
+        for _ in range(3):
+            start = time.thread_time()
+            parse_line(text + str(n))  # never the cache's
+            best = min(best, time.thread_time() - start)
+        return best
+
+    small = cost(2_000)
+    assert cost(8_000) < small * 9
+
+
+def test_changed_pause_lengths_are_saved_and_defaults_are_not_written() -> None:
+    from engine.project.fileformat import project_from_dict, project_to_dict
+    from engine.project.model import Project
+
+    project = Project(timing=Timing(beat=0.8, long_pause=3.0))
+    data = project_to_dict(project)
+    assert data["timing"] == {"line_gap": project.timing.line_gap, "scene_gap": project.timing.scene_gap,
+                              "beat": 0.8, "long_pause": 3.0}
+    loaded = project_from_dict(data)
+    assert (loaded.timing.beat, loaded.timing.pause, loaded.timing.long_pause) == (0.8, Timing().pause, 3.0)
+    assert "beat" not in project_to_dict(Project())["timing"]
