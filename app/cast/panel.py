@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.cast.blend_editor import BlendEditor
+from app.cast.design_editor import DesignEditor
 from app.cast.model import HEADERS, RANGES, ROLE_NAME, CastModel, Col
 from app.cast.voices import VoiceCatalog, picker_id
 from app.document.commands import InsertRole, Macro, RemoveRole, SetRoleField
@@ -61,7 +62,7 @@ class VoiceDelegate(ChoiceDelegate):
             return
         if value == BLEND:
             row = index.row()
-            QTimer.singleShot(0, lambda: self.panel.design_voice(row))  # after the editor closes
+            QTimer.singleShot(0, lambda: self.panel.blend_voice(row))  # after the editor closes
             return
         if value == BROWSE:
             path, _ = QFileDialog.getOpenFileName(editor.window(), "Choose a Piper voice model", "",
@@ -114,7 +115,7 @@ class CastPanel(QWidget):
     def __init__(self, doc: Document, catalog: VoiceCatalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc, self.catalog = doc, catalog
-        self.designer: BlendEditor | None = None  # the open voice designer (Cast > Design Voice…)
+        self.designer: DesignEditor | BlendEditor | None = None  # the open Design Voice… or Blend Styles…
         self.model = CastModel(doc, catalog, self)
         self.view = QTableView(self)
         self.view.setObjectName("castTable")
@@ -224,9 +225,36 @@ class CastPanel(QWidget):
         return next((line.text for line in self.doc.project.lines if line.role == name and line.text.strip()),
                     f"This is how {name.title()} sounds.")
 
-    def design_voice(self, row: int | None = None) -> BlendEditor | None:
-        """Cast > Design Voice…: blend Kokoro styles for a role (app/cast/blend_editor.py); the
-        designer auditions as the weights move, and OK applies the blend as one undo step."""
+    def design_voice(self, row: int | None = None) -> DesignEditor | None:
+        """Cast > Design Voice…: a design over the role's voice (app/cast/design_editor.py); the
+        designer auditions as the sliders move, and OK applies the design as one undo step."""
+        row = self.current_row() if row is None else row
+        if not 0 <= row < self.model.rowCount():
+            return None
+        role = self.model.role_at(row)
+        name, text = role.name, self.sample_text(role.name)
+        editor = DesignEditor(name, role.voice, lambda params: self.auditionVoice.emit(name, text, params),
+                              self.window())
+        editor.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def apply() -> None:
+            # The role's voice as it is now with the design (the voice may have changed meanwhile).
+            if name not in self.doc.project.role_names():
+                return
+            current = self.doc.project.role(name).voice
+            params = current.with_changes(design=editor.design())
+            if params != current:
+                self.doc.undo.push(SetRoleField(self.doc, name, "voice", params))
+                self.status.emit(f"{name} now speaks with a designed voice: {editor.summary.text().removeprefix('Design: ')}")
+
+        editor.accepted.connect(apply)
+        self.designer = editor
+        editor.open()
+        return editor
+
+    def blend_voice(self, row: int | None = None) -> BlendEditor | None:
+        """Cast > Blend Kokoro Styles…: blend Kokoro styles for a role (app/cast/blend_editor.py); the
+        blender auditions as the weights move, and OK applies the blend as one undo step."""
         row = self.current_row() if row is None else row
         if not 0 <= row < self.model.rowCount():
             return None

@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         a["audition"].triggered.connect(lambda: self.cast.audition_row(self.cast.current_row()))
         a["suggest_cast"].triggered.connect(self.cast.suggest_cast)
         a["design_voice"].triggered.connect(lambda: self.cast.design_voice())
+        a["blend_voice"].triggered.connect(lambda: self.cast.blend_voice())
         a["get_voices"].triggered.connect(lambda: self.get_voices())
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))

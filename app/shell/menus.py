@@ -81,6 +81,7 @@ def build_menus(w: StudioWindow) -> None:
     cast.addSeparator()
     cast.addAction(a["suggest_cast"])
     cast.addAction(a["design_voice"])
+    cast.addAction(a["blend_voice"])
     voices = bar.addMenu("V&oices")
     voices.addAction(a["get_voices"])
 

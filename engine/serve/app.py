@@ -354,9 +354,11 @@ def _check_host(service: Service, request: web.Request) -> None:
 
 def _role_json(role: Role) -> dict[str, object]:
     v = role.voice
-    return {"name": role.name, "weight": role.priority, "gain_db": role.gain_db,
-            "voice": {"voice": v.voice, "speaker": v.speaker, "speed": v.speed, "pitch": v.pitch,
-                      "variation": v.variation}}
+    voice: dict[str, object] = {"voice": v.voice, "speaker": v.speaker, "speed": v.speed, "pitch": v.pitch,
+                                "variation": v.variation}
+    if not v.design.is_neutral:  # the fields that differ from neutral, as the project file stores them
+        voice["design"] = v.design.to_dict()
+    return {"name": role.name, "weight": role.priority, "gain_db": role.gain_db, "voice": voice}
 
 
 class _StatusCollector:

@@ -50,8 +50,13 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
     }
     if performance is not None:
         payload["performance"] = performance
-    if params.pitch < 0:  # shifted down by WORLD since bench/shaping_wer.py (was Rubber Band): new clips
-        payload["pitch_method"] = "world-design"  # engine.synth.design (F0 search ceiling 700 Hz): new clips
+    # A clip shaped by the voice design (engine.synth.design: pitch folded into its
+    # F0 level, levelled after it) is new samples; the neutral design at pitch 0
+    # keys exactly as before designs existed, so those caches stay valid.
+    if params.pitch or not params.design.is_neutral:
+        payload["shaping"] = "world-design-1"
+    if not params.design.is_neutral:
+        payload["design"] = {k: round(v, 6) for k, v in params.design.to_dict().items()}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

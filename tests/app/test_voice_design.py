@@ -1,6 +1,6 @@
 """Kokoro in the studio: the voice picker offers Kokoro styles by backend with each
 backend's speed here, picking one sets backend and voice as one undo step and the role
-renders; Cast > Design Voice… blends styles with debounced audition; the status bar
+renders; Cast > Blend Kokoro Styles… blends styles with debounced audition; the status bar
 says when a Kokoro cast cannot keep up with playback. Real window offscreen, real
 Session, the tiny generated Kokoro model in the user voice folder."""
 
@@ -108,7 +108,7 @@ def test_design_voice_blends_styles_with_debounced_audition(qtbot, make_window, 
     heard: list[tuple[str, VoiceParams]] = []
     window.cast.auditionVoice.connect(lambda role, _text, voice: heard.append((role, voice)))
     window.cast.view.setCurrentIndex(window.cast.model.index(1, Col.NAME))
-    window.actions_["design_voice"].trigger()
+    window.actions_["blend_voice"].trigger()
     editor = window.cast.designer
     assert isinstance(editor, BlendEditor) and editor.isVisible()
     assert [name for name, _ in editor.parts()] == ["af_alpha", "am_beta"]  # a Piper role starts half and half
@@ -146,7 +146,7 @@ def test_design_voice_blends_styles_with_debounced_audition(qtbot, make_window, 
     assert model.data(model.index(1, Col.VOICE)) == "kokoro:af_alpha:0.7+am_beta:0.3"
 
     # Reopened, the designer starts from the role's own blend.
-    window.actions_["design_voice"].trigger()
+    window.actions_["blend_voice"].trigger()
     assert window.cast.designer is not None and window.cast.designer.parts() == [("af_alpha", 70), ("am_beta", 30)]
     window.cast.designer.reject()
 
@@ -175,3 +175,64 @@ def test_status_bar_says_when_a_kokoro_cast_cannot_keep_up(qtbot, make_window, t
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Playing ahead of synthesis"),
                     timeout=5_000)
     window.actions_["stop"].trigger()
+
+
+def test_design_voice_presets_and_sliders_audition_through_the_session(qtbot, make_window, piper_file):
+    """Cast > Design Voice…: a preset fills the sliders for the installed voice's
+    gender, a drag auditions once when it rests (through the Session), OK is one
+    undo step stored in the project."""
+    from app.cast.design_editor import AUDITION_DELAY_MS as DESIGN_DELAY_MS
+    from app.cast.design_editor import DesignEditor
+    from engine.project.design import NEUTRAL
+    from engine.project.voice_presets import design_for
+
+    window = make_window(piper_file)
+    wait_engine(qtbot, window)
+    heard: list[tuple[str, VoiceParams]] = []
+    window.cast.auditionVoice.connect(lambda role, _text, voice: heard.append((role, voice)))
+    window.cast.view.setCurrentIndex(window.cast.model.index(1, Col.NAME))
+    window.actions_["design_voice"].trigger()
+    editor = window.cast.designer
+    assert isinstance(editor, DesignEditor) and editor.isVisible()
+    assert editor.gender.currentText() == "male" and editor.design() == NEUTRAL
+
+    editor.preset.setCurrentText("woman")
+    woman = design_for("woman", "male")
+    assert editor.design() == woman  # every slider filled at once
+    qtbot.waitUntil(lambda: len(heard) == 1, timeout=5_000)
+    qtbot.wait(DESIGN_DELAY_MS + 200)
+    assert len(heard) == 1 and heard[0][1].design == woman  # one audition for the whole preset
+
+    formant = editor.rows["formant"].slider
+    for value in (118, 120, 122):  # a drag: one audition when the hand rests
+        formant.setValue(value)
+    assert editor.rows["formant"].value.text() == "×1.22"
+    assert editor.preset.currentText() == "(custom)"
+    qtbot.waitUntil(lambda: len(heard) == 2, timeout=5_000)
+    qtbot.wait(DESIGN_DELAY_MS + 200)
+    assert len(heard) == 2
+    role, voice = heard[1]
+    assert role == "ROLE1" and voice.design == woman.with_changes(formant=1.22)
+    assert voice.voice == window.doc.project.cast[1].voice.voice  # the same installed voice, designed
+    session = window.engine.session()
+    qtbot.waitUntil(lambda: session.player._audition is not None, timeout=30_000)  # heard through the Session
+    assert window.doc.project.cast[1].voice.design == NEUTRAL  # auditioning does not recast
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert editor.grab().toImage().save(str(ARTIFACTS / "design-editor.png"))
+    depth = window.doc.undo.count()
+    editor.accept()
+    designed = woman.with_changes(formant=1.22)
+    assert window.doc.project.cast[1].voice.design == designed
+    assert window.doc.undo.count() == depth + 1
+    model = window.cast.model
+    assert str(model.data(model.index(1, Col.VOICE))).endswith(" · designed")  # the cast table says so
+    window.files.save()
+    assert load_project(piper_file).cast[1].voice.design == designed
+    window.doc.undo.undo()
+    assert window.doc.project.cast[1].voice.design == NEUTRAL
+    window.doc.undo.redo()
+
+    window.actions_["design_voice"].trigger()  # reopened: the sliders hold the role's design
+    assert window.cast.designer is not None and window.cast.designer.design() == designed
+    window.cast.designer.reject()

@@ -114,3 +114,12 @@ def test_rate_time_scales_and_keeps_the_pitch(source: np.ndarray, rate: float) -
 def test_the_same_clip_and_design_give_the_same_samples(source: np.ndarray) -> None:
     design = VoiceDesign(f0_shift=3.0, formant=1.1, breathiness=0.2, tilt=2.0, rate=1.1)
     np.testing.assert_array_equal(apply_design(source, RATE, design), apply_design(source.copy(), RATE, design))
+
+
+@pytest.mark.parametrize("length", [1, 10, 1000])
+def test_short_and_silent_clips_come_back_finite_at_the_rate_s_length(length: int) -> None:
+    design = VoiceDesign(f0_shift=3.0, formant=1.2, breathiness=0.3, tilt=2.0, rate=1.3)
+    for clip in (np.zeros(length, dtype=np.float32),
+                 (0.1 * np.random.default_rng(length).standard_normal(length)).astype(np.float32)):
+        out = apply_design(clip, RATE, design)
+        assert out.shape == (round(length / 1.3),) and np.all(np.isfinite(out))
