@@ -91,3 +91,22 @@ def test_kokoro_performs_a_direction_with_its_speed_and_the_shaping() -> None:
     neutral, slow, shout = (features(said(p), rate) for p in ("", "(slowly) ", "(shouting) "))
     assert slow.seconds >= neutral.seconds * 1.15
     assert shout.intensity_db >= neutral.intensity_db + 4.0 and shout.f0_median > neutral.f0_median
+
+
+@pytest.mark.integration
+def test_a_directed_line_keeps_its_roles_voice_design(synth: ClipSynthesizer) -> None:
+    """The role's design, then the direction: a role pitched 4 semitones down says a slow line lower."""
+    import math
+
+    from engine.project.design import VoiceDesign
+
+    rate = synth.sample_rate
+    text = f"(slowly) {LINE}"
+
+    def said(params: VoiceParams) -> np.ndarray:
+        return np.asarray(synth.finish(synth.infer(synth.plan(text, params))))
+
+    plain, designed = features(said(VoiceParams()), rate), features(said(VoiceParams(design=VoiceDesign(f0_shift=-4))),
+                                                                    rate)
+    assert 12 * math.log2(designed.f0_median / plain.f0_median) <= -2.0
+    assert designed.seconds >= plain.seconds * 0.9  # still slow: the direction's rate is kept
