@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QHeaderView,
     QLineEdit,
-    QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.document.commands import InsertLine, SetLineField, remove_lines
 from app.document.document import Document
 from app.script.clipboard import LineClipboard
+from app.script.direction_picker import DirectionDelegate
 from app.script.find_replace import FindBar
 from app.script.model import LINE_ID, Col, ScriptModel
 from app.script.spoken_word import SpokenWordDelegate
@@ -91,6 +91,7 @@ class ScriptView(QTableView):
 class ScriptEditor(QWidget):
     status = Signal(str)
     lineActivated = Signal(str)  # the producer wants to hear/see this line (seek the playhead)
+    auditionLine = Signal(str)  # its delivery changed: hear the line as it now is
 
     def __init__(self, doc: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -125,7 +126,9 @@ class ScriptEditor(QWidget):
         self.role_delegate.rejected.connect(self.status)
         self.view.setItemDelegateForColumn(Col.ROLE, self.role_delegate)
         self.view.setItemDelegateForColumn(Col.TEXT, SpokenWordDelegate(self.view))  # lights the word being heard
-        self.view.setItemDelegateForColumn(Col.NOTE, QStyledItemDelegate(self.view))
+        self.direction_delegate = DirectionDelegate(self.view)  # the delivery picker; a pick auditions the line
+        self.direction_delegate.picked.connect(self.auditionLine)
+        self.view.setItemDelegateForColumn(Col.NOTE, self.direction_delegate)
         pause = SpinDelegate(0.0, 600.0, 0.25, 2, " s", self.view, name="Pause")
         pause.clamped.connect(self.status)
         self.view.setItemDelegateForColumn(Col.PAUSE, pause)

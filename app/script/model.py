@@ -21,8 +21,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
+from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_tooltip
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
+from engine.project.direction import note_directions
 from engine.project.model import Line
 
 
@@ -59,7 +61,7 @@ HEADER_TIPS = {
     Col.PAUSE: "Extra silence before the line, in seconds; or how the line is placed: an overlap with the "
                "previous line or a pinned start time (made by dragging its clip). Typing a pause unpins it",
     Col.ROLE: "Speaker: type a few letters of a cast name",
-    Col.NOTE: "Delivery note for the actor (never spoken), e.g. whispering",
+    Col.NOTE: "Delivery: how the line is said (never spoken): pick a direction the voice performs, e.g. whispering",
     Col.TEXT: "What is said. Enter commits; Ctrl+Enter adds the next line",
 }
 # Engine line states (engine.session.LineState names) -> label and colour.
@@ -293,7 +295,7 @@ class ScriptModel(QAbstractTableModel):
             if col == Col.ROLE:
                 return line.role
             if col == Col.NOTE:
-                return line.note if edit or not line.note else f"({line.note})"
+                return line.note if edit or not line.note else note_display(line.note)
             if col == Col.TEXT:
                 if not edit and status is not None and status[0] == "FAILED" and status[1]:
                     return f"{line.text}\n⚠ {_short(status[1])}"  # where the producer is looking
@@ -313,6 +315,8 @@ class ScriptModel(QAbstractTableModel):
                        f"overlaps the previous line by {line.overlap:g} s" if line.overlap else
                        "starts with the previous line")
                 return f"Placement: {how}"
+            if col == Col.NOTE and line.note:
+                return note_tooltip(line.note)
             return HEADER_TIPS.get(col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == Col.ROLE:
@@ -320,8 +324,9 @@ class ScriptModel(QAbstractTableModel):
                     return QBrush(QColor(self.doc.project.role(line.role).colour))
                 except KeyError:
                     return QBrush(QColor("#d03030"))
-            if col == Col.NOTE:
-                return QBrush(QColor("#808080"))
+            if col == Col.NOTE:  # performed in the direction colour, a note kept as written in grey
+                performed = any(d.performed for d in note_directions(line.note))
+                return QBrush(PERFORMED if performed else UNPERFORMED)
             if col == Col.TEXT and status is not None and status[0] == "FAILED":
                 return QBrush(QColor("#d03030"))
         if role == Qt.ItemDataRole.FontRole and col == Col.ROLE:

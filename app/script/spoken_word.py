@@ -22,6 +22,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF,
 from PySide6.QtGui import QColor, QPainter, QPalette, QTextCharFormat, QTextLayout, QTextOption
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
+from app.script.directions import direction_formats
 from app.widgets.delegates import TypingDelegate
 from engine.session import ClipView, SessionState
 from engine.synth.wordmap import WordTime, written_words
@@ -42,13 +43,16 @@ class SpokenWordDelegate(TypingDelegate):
     lit: tuple[int, int, int] | None = None
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        lit = self.lit
-        if lit is None or index.row() != lit[0]:
-            super().paint(painter, option, index)
-            return
+        lit = self.lit if self.lit is not None and index.row() == self.lit[0] else None
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         text = opt.text
+        # Directions inside the words are drawn apart from them (app/script/directions.py).
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        directions = direction_formats(text, selected) if "(" in text or "[" in text else []
+        if lit is None and not directions:
+            super().paint(painter, option, index)
+            return
         opt.text = ""
         widget = opt.widget
         style = widget.style() if widget is not None else None
@@ -58,12 +62,14 @@ class SpokenWordDelegate(TypingDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)  # background, focus
         rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
-        _draw_text(painter, QRectF(rect.adjusted(margin, 0, -margin, 0)), text, opt, lit[1], lit[2])
+        start, end = (lit[1], lit[2]) if lit is not None else (0, 0)
+        _draw_text(painter, QRectF(rect.adjusted(margin, 0, -margin, 0)), text, opt, start, end, directions)
 
 
-def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionViewItem, start: int, end: int) -> None:
+def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionViewItem, start: int, end: int,
+               directions: list[QTextLayout.FormatRange] | None = None) -> None:
     """The cell's text wrapped at words as the view wraps it, centred
-    vertically, with [start, end) on the highlight colour."""
+    vertically, ``directions`` styled apart, with [start, end) on the highlight colour."""
     layout = QTextLayout(text, opt.font)
     option = QTextOption()
     option.setWrapMode(QTextOption.WrapMode.WordWrap)  # as QCommonStyle wraps an item's text
@@ -77,7 +83,7 @@ def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionView
     lit.setForeground(QColor("black"))
     span = QTextLayout.FormatRange()
     span.start, span.length, span.format = start, max(0, end - start), lit
-    layout.setFormats([span])
+    layout.setFormats([*(directions or []), span] if end > start else list(directions or []))
     layout.beginLayout()
     height = 0.0
     while True:

@@ -182,6 +182,7 @@ class MainWindow(QMainWindow):
         for source in (self.cast.status, self.script.status):
             source.connect(self.show_status)
         self.script.lineActivated.connect(self.seek_to_line)
+        self.script.auditionLine.connect(self.audition_line)
         self.script.view.selectionModel().currentChanged.connect(self.takes.follow_current)
         doc.lineChanged.connect(self.takes.line_changed)
         panels.connect_timeline(self)
@@ -238,6 +239,13 @@ class MainWindow(QMainWindow):
     def session(self) -> Session | None:
         """The running Session, up to date with every edit (for the export worker and tests)."""
         return self.engine.session()
+
+    def audition_line(self, line_id: str) -> None:
+        """Hear a line as it now is, in its chosen take (its delivery was just picked)."""
+        session = self.session()
+        line = next((x for x in self.doc.project.lines if x.id == line_id), None)
+        if session is not None and line is not None:
+            session.audition_take(line_id, line.take)
 
     def _role_changed(self, name: str, field: str) -> None:
         draw.update_lanes(self.timeline, self.doc.project)

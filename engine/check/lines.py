@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine.check.speech import ClipCheck, check_clip
+from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
 from engine.project.takes import voice_of, with_new_take, with_take
 from engine.synth.pipeline import plan_line
@@ -55,7 +56,8 @@ class CheckReport:
 
 def context_of(project: Project, index: int) -> list[str]:
     lines = project.lines
-    return [line.text for line in lines[max(0, index - CONTEXT_LINES):index] + lines[index + 1:index + 1 + CONTEXT_LINES]]
+    return [spoken_text(line.text)
+            for line in lines[max(0, index - CONTEXT_LINES):index] + lines[index + 1:index + 1 + CONTEXT_LINES]]
 
 
 def phoneme_count(synth: ClipSynthesizer, plan: ClipPlan) -> int:
@@ -90,8 +92,11 @@ def clip_inputs(project: Project, synth: ClipSynthesizer, line: Line, index: int
     background check sends it to another process)."""
     rate = rates.get(ClipSynthesizer.length_key(plan))
     phonemes = phoneme_count(synth, plan) if rate else 0
-    return {"text": line.text, "lexicon": dict(project.lexicon_for(line.role)), "context": context_of(project, index),
-            "predicted_s": rate * phonemes * plan.settings.length_scale if rate else None,
+    # What is said (directions never are); a directed line's pauses are part of its expected length.
+    pauses = sum(p.pause_before for p in plan.phrases) + plan.trailing_pause
+    return {"text": spoken_text(line.text), "lexicon": dict(project.lexicon_for(line.role)),
+            "context": context_of(project, index),
+            "predicted_s": rate * phonemes * plan.settings.length_scale + pauses if rate else None,
             "pitch": voice_of(project, line).pitch}
 
 

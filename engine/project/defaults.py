@@ -18,6 +18,11 @@ SAMPLE_RATE_RANGE = (8_000, 192_000)
 DEFAULT_LINE_GAP = 0.35  # between lines that simply follow each other
 DEFAULT_SCENE_GAP = 1.5  # before the first line of a new scene
 GAP_RANGE = (0.0, 60.0)
+# Timing directions inside a line: "(beat)", "(pause)", "(long pause)" (engine/project/direction.py).
+DEFAULT_BEAT = 0.6
+DEFAULT_PAUSE = 1.0
+DEFAULT_LONG_PAUSE = 2.0
+DIRECTION_PAUSE_RANGE = (0.0, 60.0)
 PAUSE_RANGE = (0.0, 600.0)  # a line's pause_before
 OVERLAP_RANGE = (0.0, 60.0)  # how far a line may start before the previous one ends
 

@@ -19,10 +19,13 @@ from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.blend import BlendError, parse_blend
 from engine.project.defaults import (
     DEFAULT_BACKEND,
+    DEFAULT_BEAT,
     DEFAULT_COLOUR,
     DEFAULT_GAIN_DB,
     DEFAULT_LINE_GAP,
+    DEFAULT_LONG_PAUSE,
     DEFAULT_PAN,
+    DEFAULT_PAUSE,
     DEFAULT_PITCH,
     DEFAULT_PRIORITY,
     DEFAULT_SAMPLE_RATE,
@@ -31,6 +34,7 @@ from engine.project.defaults import (
     DEFAULT_TITLE,
     DEFAULT_VARIATION,
     DEFAULT_VOICE,
+    DIRECTION_PAUSE_RANGE,
     GAIN_DB_RANGE,
     GAP_RANGE,
     OVERLAP_RANGE,
@@ -158,6 +162,15 @@ def _kind(value: Any) -> str:
     return repr(value)[:40]
 
 
+def _timing_to_dict(timing: Timing) -> dict[str, float]:
+    """The direction pauses only where a producer changed them: files stay as they were."""
+    out = {"line_gap": timing.line_gap, "scene_gap": timing.scene_gap}
+    for key, default in (("beat", DEFAULT_BEAT), ("pause", DEFAULT_PAUSE), ("long_pause", DEFAULT_LONG_PAUSE)):
+        if getattr(timing, key) != default:
+            out[key] = getattr(timing, key)
+    return out
+
+
 def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, Any]:
     """``folder``: where the file goes (recorded takes and sound files inside it
     are stored relative to it)."""
@@ -165,7 +178,7 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
         "format_version": FORMAT_VERSION,
         "title": project.title,
         "sample_rate": project.sample_rate,
-        "timing": {"line_gap": project.timing.line_gap, "scene_gap": project.timing.scene_gap},
+        "timing": _timing_to_dict(project.timing),
         "master_effect": project.master_effect,
         "cast": [_role_to_dict(r) for r in project.cast],
         "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
@@ -286,7 +299,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     timing_d = r.obj(root.get("timing", {}), "timing")
     timing = Timing(line_gap=r.num(timing_d, "line_gap", "timing", DEFAULT_LINE_GAP, lo=GAP_RANGE[0], hi=GAP_RANGE[1]),
                     scene_gap=r.num(timing_d, "scene_gap", "timing", DEFAULT_SCENE_GAP, lo=GAP_RANGE[0],
-                                    hi=GAP_RANGE[1]))
+                                    hi=GAP_RANGE[1]),
+                    **{key: r.num(timing_d, key, "timing", default, lo=DIRECTION_PAUSE_RANGE[0],
+                                  hi=DIRECTION_PAUSE_RANGE[1])
+                       for key, default in (("beat", DEFAULT_BEAT), ("pause", DEFAULT_PAUSE),
+                                            ("long_pause", DEFAULT_LONG_PAUSE))})
 
     cast: list[Role] = []
     role_names: set[str] = set()  # sets, not scans: 10,000 roles or scenes were quadratic

@@ -13,10 +13,13 @@ from dataclasses import dataclass, field, replace
 
 from engine.project.defaults import (
     DEFAULT_BACKEND,
+    DEFAULT_BEAT,
     DEFAULT_COLOUR,
     DEFAULT_GAIN_DB,
     DEFAULT_LINE_GAP,
+    DEFAULT_LONG_PAUSE,
     DEFAULT_PAN,
+    DEFAULT_PAUSE,
     DEFAULT_PITCH,
     DEFAULT_PRIORITY,
     DEFAULT_SAMPLE_RATE,
@@ -128,10 +131,14 @@ class Line:
 
 @dataclass
 class Timing:
-    """Gaps used when lines simply follow each other."""
+    """Gaps used when lines simply follow each other, and the lengths of the
+    timing directions inside a line ("(beat)", "(pause)", "(long pause)")."""
 
     line_gap: float = DEFAULT_LINE_GAP
     scene_gap: float = DEFAULT_SCENE_GAP
+    beat: float = DEFAULT_BEAT
+    pause: float = DEFAULT_PAUSE
+    long_pause: float = DEFAULT_LONG_PAUSE
 
 
 @dataclass

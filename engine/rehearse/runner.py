@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.listen.vad import VoiceDetector, make_detector
+from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
 from engine.rehearse.listener import Heard, LineListener, Outcome
 from engine.rehearse.reader import Reader
@@ -134,8 +135,10 @@ class TableRead:
     def _read(self, i: int) -> tuple[LineListener, int]:
         """Listen to live line ``i`` until it is over; the index to go on from."""
         line = self.lines[i]
-        context = [ln.text for ln in self.lines[max(0, i - CONTEXT_LINES):i + CONTEXT_LINES + 1] if ln is not line]
-        listener = LineListener(line.id, line.text, self.reader.rate, self.detector, manual=self.options.manual,
+        # The reader says the words, not the directions.
+        context = [spoken_text(ln.text) for ln in self.lines[max(0, i - CONTEXT_LINES):i + CONTEXT_LINES + 1]
+                   if ln is not line]
+        listener = LineListener(line.id, spoken_text(line.text), self.reader.rate, self.detector, manual=self.options.manual,
                                 context=context)
         self._drain()  # what the microphone heard before the cue is not this line
         self.reader.cue(line.id)

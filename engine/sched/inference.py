@@ -42,7 +42,7 @@ class LocalInference:
                         job.units = self.synth.phonemize(job.plan)
                     job.reservation = self.synth.reserve(job.plan, job.units)  # arena room first
                 flat = [u for job in batch for u in job.units or []]
-                inferred = model.infer_timed(flat, batch[0].plan.settings, batch=len(batch) > 1)
+                inferred = self.synth.infer_units(model, batch[0].plan, flat, batch=len(batch) > 1)
             except Exception as exc:  # a broken voice fails its requests, not the worker
                 self._queue.fail_jobs(batch, exc)
                 continue
@@ -60,6 +60,6 @@ class LocalInference:
                 units = job.units or []
                 raw = RawAudio(job.plan, audio[pos:pos + len(units)], [u.pause_after for u in units],
                                model.sample_rate, sum(len(u.ids) for u in units), job.reservation,
-                               [i.words for i in inferred[pos:pos + len(units)]])
+                               [i.words for i in inferred[pos:pos + len(units)]], [u.phrase for u in units])
                 pos += len(units)
                 self._post.put(Inferred(job, raw, started, finished))

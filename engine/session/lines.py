@@ -30,8 +30,8 @@ TYPING_QUIET_S = 0.35  # a line being typed is re-planned once it has been quiet
 
 
 def _sound(line: Line) -> tuple[object, ...]:
-    """The line's fields that change its clip (the role's voice aside)."""
-    return line.text, line.role, line.take, line.locked
+    """The line's fields that change its clip (the role's voice aside; the Delivery note is performed)."""
+    return line.text, line.role, line.take, line.locked, line.note
 
 
 class PassView(Protocol):
@@ -93,7 +93,9 @@ class LineBook:
             self._drop_request(record)
             self.release(record)
             self._quiet.pop(gone, None)
-        lexicon = new.lexicon != old.lexicon
+        # The lexicon and the lengths of "(beat)" and "(pause)" are every line's.
+        lexicon = new.lexicon != old.lexicon or (new.timing.beat, new.timing.pause, new.timing.long_pause) != (
+            old.timing.beat, old.timing.pause, old.timing.long_pause)
         old_lines = {line.id: line for line in old.lines}
         added: list[str] = []
         edited: list[str] = []

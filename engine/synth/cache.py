@@ -31,7 +31,10 @@ _MAX_WORDS = 20_000
 
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
-             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0) -> str:
+             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0,
+             performance: list[object] | None = None) -> str:
+    """``performance``: a directed line's phrases as performed (engine/synth/performance.py);
+    None for a plain line, whose key is what it always was."""
     payload: dict[str, object] = {
         "engine": ENGINE_VERSION,
         "text": list(units),
@@ -45,6 +48,8 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "rate": sample_rate,
         "seed": seed,  # the take (engine.synth.piper_noise)
     }
+    if performance is not None:
+        payload["performance"] = performance
     # A clip shaped by the voice design (engine.synth.design: pitch folded into its
     # F0 level, levelled after it) is new samples; the neutral design at pitch 0
     # keys exactly as before designs existed, so those caches stay valid.

@@ -103,8 +103,10 @@ def analyse(audio: np.ndarray, sample_rate: int, settings: WorldSettings = SETTI
         f0, times = pw.dio(x, sample_rate, f0_floor=F0_FLOOR_HZ, f0_ceil=F0_CEIL_HZ,
                            frame_period=settings.frame_ms)
         f0 = pw.stonemask(x, f0, times, sample_rate)
+    elif settings.estimator == "praat":
+        f0, times = _praat_f0(x, sample_rate, settings.frame_ms)
     else:
-        raise ValueError(f"unknown F0 estimator {settings.estimator!r} (known: dio, harvest)")
+        raise ValueError(f"unknown F0 estimator {settings.estimator!r} (known: dio, harvest, praat)")
     fft_size = settings.fft_size or int(pw.get_cheaptrick_fft_size(sample_rate, F0_FLOOR_HZ))
     envelope = pw.cheaptrick(x, f0, times, sample_rate, f0_floor=F0_FLOOR_HZ, fft_size=fft_size)
     if aperiodicity:
@@ -112,6 +114,23 @@ def analyse(audio: np.ndarray, sample_rate: int, settings: WorldSettings = SETTI
     else:
         aper = np.ones_like(envelope)
     return Analysis(f0, envelope, aper, sample_rate, settings)
+
+
+def _praat_f0(x: np.ndarray, sample_rate: int, frame_ms: float) -> tuple[np.ndarray, np.ndarray]:
+    """Praat's autocorrelation pitch (praat-parselmouth) on WORLD's frame times. On the
+    bundled Piper voice (about 90 Hz) DIO reads the octave above and Harvest half of
+    the frames so; Praat's track resynthesizes at the voice's own pitch and voicing
+    (docs/dev/direction.md)."""
+    import parselmouth
+
+    times = np.arange(int(x.shape[0] / sample_rate * 1000 / frame_ms) + 1) * frame_ms / 1000
+    pitch = parselmouth.Sound(x, sample_rate).to_pitch_ac(time_step=frame_ms / 1000, pitch_floor=F0_FLOOR_HZ,
+                                                         pitch_ceiling=F0_CEIL_HZ)
+    frequency = pitch.selected_array["frequency"]  # 0 where unvoiced
+    if frequency.size == 0:
+        return np.zeros_like(times), times
+    nearest = np.clip(np.round((times - pitch.x1) / pitch.dx).astype(np.int64), 0, frequency.size - 1)
+    return np.ascontiguousarray(frequency[nearest], dtype=np.float64), times
 
 
 def synthesize(analysis: Analysis, length: int) -> np.ndarray:

@@ -30,6 +30,7 @@ from pathlib import Path
 from engine.fsutil import read_regular_bytes
 from engine.project.casting import cast_summary, casting_summary, starting_voice
 from engine.project.defaults import DEFAULT_TITLE
+from engine.project.direction import parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
 from engine.project.importers.parsed import (
     Action,
@@ -158,6 +159,8 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
                 report.warnings.append(f"line {element.source_line}: {element.character} has no words; skipped")
                 continue
             add_line(element.character, element.text, element.note, element.dual)
+            report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
+                                for problem in parse_line(element.text).warnings]
         elif isinstance(element, Action):
             if narrate_action:
                 add_line(NARRATOR, element.text.replace("\n", " "))
