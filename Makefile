@@ -48,8 +48,11 @@ clean:
 
 # The desktop build (packaging/README.md): a self-contained folder under dist/radioplay
 # that runs without Python, made by PyInstaller (pinned in packaging/requirements.txt).
+# PyInstaller refuses to run while the obsolete `typing` backport is installed (Resemblyzer,
+# a test dependency, pulls it in); Python 3 never imports it (the standard library's comes first).
 $(VENV)/.installed-package: $(VENV)/.installed packaging/requirements.txt
 	$(PY) -m pip install -r packaging/requirements.txt
+	$(PY) -m pip uninstall -y -q typing 2>/dev/null || true
 	touch $@
 
 package: $(VENV)/.installed-package

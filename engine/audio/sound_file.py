@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.fsutil import open_regular
+from engine.fsutil import FileTooLargeError, NotRegularFileError, open_regular
 
 if TYPE_CHECKING:
     import soundfile
@@ -31,7 +31,12 @@ MAX_FILE_BYTES = 4 << 30  # an hour of 8-channel 384 kHz float audio is under th
 
 
 class AudioFileError(ValueError):
-    """A sound file that cannot be used; the message names the file and the problem."""
+    """A sound file that cannot be used: ``path: problem`` (each caller may word
+    its own message around ``problem``)."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path, self.problem = path, problem
 
 
 @dataclass(frozen=True)
@@ -53,24 +58,25 @@ def _reason(exc: BaseException) -> str:
 def _checked(path: Path, f: soundfile.SoundFile, max_seconds: float) -> AudioHeader:
     header = AudioHeader(int(f.samplerate), int(f.channels), int(f.frames))
     if not MIN_RATE <= header.rate <= MAX_RATE:
-        raise AudioFileError(f"{path}: the header claims {header.rate} Hz; a sound file must be "
-                             f"{MIN_RATE}-{MAX_RATE} Hz")
+        raise AudioFileError(path, f"the header claims {header.rate} Hz; a sound file must be {MIN_RATE}-{MAX_RATE} Hz")
     if not 1 <= header.channels <= MAX_CHANNELS:
-        raise AudioFileError(f"{path}: the header claims {header.channels} channels")
+        raise AudioFileError(path, f"the header claims {header.channels} channels")
     if header.seconds > max_seconds:
-        raise AudioFileError(f"{path}: {header.seconds / 60:.1f} minutes long; at most "
-                             f"{max_seconds / 60:g} minutes are read")
+        raise AudioFileError(path, f"{header.seconds / 60:.1f} minutes long; at most {max_seconds / 60:g} minutes "
+                                   "are read")
     return header
 
 
 def _open_failure(path: Path, exc: BaseException) -> AudioFileError:
     if isinstance(exc, FileNotFoundError):
-        return AudioFileError(f"{path}: file not found")
+        return AudioFileError(path, "file not found")
     if isinstance(exc, ValueError) and "null" in str(exc):
-        return AudioFileError(f"{path!r}: the path contains a NUL byte")
+        return AudioFileError(Path(repr(str(path))), "the path contains a NUL byte")
+    if isinstance(exc, (NotRegularFileError, FileTooLargeError)):
+        return AudioFileError(path, str(exc))
     if isinstance(exc, OSError) and exc.strerror:
-        return AudioFileError(f"{path}: cannot read: {exc.strerror}")
-    return AudioFileError(f"{path}: cannot read this sound file ({_reason(exc)})")
+        return AudioFileError(path, exc.strerror)
+    return AudioFileError(path, _reason(exc))
 
 
 def read_header(path: Path | str, max_seconds: float) -> AudioHeader:

@@ -141,7 +141,7 @@ class SimulatedReader:
             try:
                 audio, file_rate = read_audio(path, MAX_RECORDING_S)
             except AudioFileError as exc:  # names the file and the problem
-                raise ReaderError(str(exc)) from None
+                raise ReaderError(f"{exc.path}: cannot read: {exc.problem}") from None
             self._takes[line_id] = np.ascontiguousarray(resample(audio.mean(axis=1), file_rate, rate), np.float32)
         self._cues: queue.SimpleQueue[tuple[str, float]] = queue.SimpleQueue()
         self._truth: dict[str, tuple[float, float]] = {}

@@ -24,7 +24,7 @@ def load_recording(path: str, rate: int) -> np.ndarray:
     try:
         audio, file_rate = read_audio(path, MAX_RECORDING_S)
     except AudioFileError as exc:  # names the file and the problem (a device, a 1 Hz header, ...)
-        raise RecordingError(f"recorded take {exc}") from None
+        raise RecordingError(f"recorded take {exc.path}: {exc.problem}") from None
     mono = np.ascontiguousarray(audio.mean(axis=1), dtype=np.float32)
     if not mono.size:
         raise RecordingError(f"recorded take {path}: no sound in the file")

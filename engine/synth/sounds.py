@@ -121,7 +121,7 @@ def read_info(path: Path) -> SoundInfo:
     except OSError as exc:
         raise SoundError(f"{path}: cannot read this sound file ({_reason(exc)})") from None
     except AudioFileError as exc:
-        raise SoundError(str(exc)) from None
+        raise SoundError(f"{exc.path}: cannot read this sound file ({exc.problem})") from None
     channels = int(audio.shape[1])
     loudness = -math.inf
     if audio.shape[0] and channels <= 2:
@@ -281,7 +281,7 @@ def probe_sound(path: Path) -> int:
     try:
         channels = read_header(path, MAX_SOUND_FILE_S).channels
     except AudioFileError as exc:
-        raise SoundError(str(exc)) from None
+        raise SoundError(f"{exc.path}: cannot read this sound file ({exc.problem})") from None
     if channels > 2:
         raise SoundError(f"{path}: {channels} channels; sound files must be mono or stereo")
     return channels
@@ -302,7 +302,7 @@ def load_sound(path: Path, rate: int, cache: ClipCache | None = None) -> np.ndar
     try:
         audio, source_rate = read_audio(path, MAX_SOUND_FILE_S)
     except AudioFileError as exc:
-        raise SoundError(str(exc)) from None
+        raise SoundError(f"{exc.path}: cannot read this sound file ({exc.problem})") from None
     audio = resample(audio, int(source_rate), rate)
     if cache is None:
         return audio
