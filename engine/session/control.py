@@ -76,6 +76,7 @@ log = logging.getLogger("engine.session")
 
 LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
+CLOSE_WAIT_S = 60.0  # how long close waits for the event in hand
 
 
 class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
@@ -305,7 +306,10 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
             return
         self._closed = True
         self._events.put(None)
-        self._thread.join(timeout=5.0)
+        # The event in hand finishes first (a re-plan of many lines takes seconds on a
+        # busy machine); closing the scheduler under it would fail it mid-way, and a
+        # thread still in native code when the interpreter exits aborts the process.
+        self._thread.join(timeout=CLOSE_WAIT_S)
         self._loudness.shutdown(wait=True, cancel_futures=True)
         self.player.close()
         if self.checker is not None:
@@ -339,7 +343,7 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
                 event = self._events.get(timeout=timeout)
             except queue.Empty:
                 continue
-            if event is None:
+            if event is None or self._closed:
                 return
             self._handle(event)
 
@@ -347,6 +351,8 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
         try:
             event()
         except Exception as exc:  # keep the session alive; say what failed
+            if self._closed:  # work overtaken by close (the scheduler refuses it): nothing failed
+                return
             log.exception("session control thread: %s", exc)
             self.last_error = f"{type(exc).__name__}: {exc}"
 

@@ -198,3 +198,36 @@ class FileServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def kill_and_count_survivors(process: Any, watch: Callable[[], bool], what: str, limit_s: float = 600.0,
+                             grace_s: float = 10.0) -> tuple[dict[int, str], dict[int, str]]:
+    """Record ``process``'s descendants until ``watch()`` says the ones a test
+    wants are running, kill -9 the process, and give its descendants
+    ``grace_s``; (every descendant seen, pid -> command line; those still alive)."""
+    import signal
+
+    seen: dict[int, int] = {}
+    end = time.monotonic() + limit_s
+    while not watch():
+        assert process.poll() is None, f"{what} ended (status {process.returncode}) before its children were seen"
+        assert time.monotonic() < end, f"timed out after {limit_s:g} s waiting for {what}'s children"
+        seen.update(descendants(process.pid))
+        time.sleep(0.1)
+    seen.update(descendants(process.pid))
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    named = {pid: command_line(pid) for pid in seen}
+    deadline = time.monotonic() + grace_s
+    while alive(seen) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return named, alive(seen)
+
+
+def end_survivors(survivors: dict[int, str]) -> None:
+    """Kill what a failed test left behind (by pid: only what it started)."""
+    import signal
+
+    for pid in survivors:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
