@@ -202,7 +202,7 @@ class TableReadPanel(QDialog):
     def _run(self, project: object, path: Path | None) -> Report:
         from engine.rehearse.reader import MicReader, Reader, SimulatedReader
         from engine.rehearse.runner import RehearseOptions, TableRead, plan_lines
-        from engine.rehearse.takes import take_file_names
+        from engine.rehearse.take_names import take_file_names
 
         c = self.choice
         options = RehearseOptions(c.roles, record=c.record)

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from engine.project.fileformat import ProjectFileError, load_project, save_project
     from engine.rehearse.reader import MicReader, Reader, ReaderError, SimulatedReader
     from engine.rehearse.runner import RehearseError, RehearseOptions, TableRead, plan_lines
-    from engine.rehearse.takes import attach_takes, take_file_names
+    from engine.rehearse.take_names import take_file_names
+    from engine.rehearse.takes import attach_takes
     from engine.session import Session
     from engine.synth.clipfolder import CacheFolderError
 

@@ -125,7 +125,7 @@ class SimulatedReader:
     def __init__(self, folder: Path, rate: int, line_ids: list[str], reaction_s: float = REACTION_S,
                  file_names: dict[str, str] | None = None) -> None:
         from engine.audio.sound_file import AudioFileError, read_audio
-        from engine.rehearse.takes import take_file_names
+        from engine.rehearse.take_names import take_file_names
         from engine.synth.recording import MAX_RECORDING_S
         from engine.synth.shaping import resample
 

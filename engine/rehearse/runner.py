@@ -27,7 +27,8 @@ from engine.project.model import Line, Project
 from engine.rehearse.listener import Heard, LineListener, Outcome
 from engine.rehearse.reader import Reader
 from engine.rehearse.report import LineResult, Report
-from engine.rehearse.takes import save_take, take_file_names
+from engine.rehearse.take_names import take_file_names
+from engine.rehearse.takes import save_take
 from engine.session import LineState, Session
 
 POLL_S = 0.002  # how often the run looks at the sink's clock while a stretch plays

@@ -18,18 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.export.names import unique_file_names
 from engine.fsutil import commit, temp_path_for
 from engine.project.model import Project
 from engine.rehearse.listener import Heard
 
 PAD_S = 0.15
-
-
-def take_file_names(line_ids: list[str]) -> dict[str, str]:
-    """The WAV file name of each line's take: safe, and distinct for distinct
-    ids (the first line in script order keeps the plain name)."""
-    return {n.name: n.file for n in unique_file_names(line_ids, ".wav")}
 
 
 def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
@@ -43,7 +36,7 @@ def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
 
 
 def save_take(heard: Heard, rate: int, folder: Path, file_name: str) -> Path | None:
-    """Write the line's take as ``folder/file_name`` (from :func:`take_file_names`)."""
+    """Write the line's take as ``folder/file_name`` (engine/rehearse/take_names.py)."""
     import soundfile
 
     audio = trimmed(heard, rate)

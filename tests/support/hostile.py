@@ -208,16 +208,22 @@ def kill_and_count_survivors(process: Any, watch: Callable[[], bool], what: str,
     import signal
 
     seen: dict[int, int] = {}
+    named: dict[int, str] = {}  # named when first seen: some end at once with the parent
+
+    def look() -> None:
+        for pid, started in descendants(process.pid).items():
+            if pid not in seen:
+                seen[pid], named[pid] = started, command_line(pid)
+
     end = time.monotonic() + limit_s
     while not watch():
         assert process.poll() is None, f"{what} ended (status {process.returncode}) before its children were seen"
         assert time.monotonic() < end, f"timed out after {limit_s:g} s waiting for {what}'s children"
-        seen.update(descendants(process.pid))
+        look()
         time.sleep(0.1)
-    seen.update(descendants(process.pid))
+    look()
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    named = {pid: command_line(pid) for pid in seen}
     deadline = time.monotonic() + grace_s
     while alive(seen) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -10,7 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.hostile import command_line, descendants, end_survivors, kill_and_count_survivors, project_file
+from tests.support.hostile import (
+    command_line,
+    descendants,
+    end_survivors,
+    kill_and_count_survivors,
+    project_file,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -15,7 +15,7 @@ import soundfile
 
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
-from engine.rehearse.takes import take_file_names
+from engine.rehearse.take_names import take_file_names
 from tests.support.hostile import lying_wav
 
 REPO = Path(__file__).resolve().parents[3]
