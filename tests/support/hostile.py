@@ -208,12 +208,14 @@ def kill_and_count_survivors(process: Any, watch: Callable[[], bool], what: str,
     import signal
 
     seen: dict[int, int] = {}
-    named: dict[int, str] = {}  # named when first seen: some end at once with the parent
+    named: dict[int, str] = {}  # named while alive: some end at once with the parent
 
     def look() -> None:
         for pid, started in descendants(process.pid).items():
-            if pid not in seen:
-                seen[pid], named[pid] = started, command_line(pid)
+            seen.setdefault(pid, started)
+            name = command_line(pid)  # again each time: a child seen between fork and exec has its parent's
+            if name != "?":
+                named[pid] = name
 
     end = time.monotonic() + limit_s
     while not watch():
