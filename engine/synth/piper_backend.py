@@ -8,7 +8,6 @@ espeak-ng phonemization and the phoneme -> id mapping of each voice.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import queue
 import tempfile
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.fsutil import read_regular_bytes
+from engine.jsontext import loads_untrusted
 from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
@@ -170,7 +171,7 @@ class PiperVoiceModel:
             raise VoiceError("piper-tts is not installed: pip install piper-tts") from exc
         self.info = info
         try:
-            config = PiperConfig.from_dict(json.loads(info.config_path.read_text(encoding="utf-8")))
+            config = PiperConfig.from_dict(loads_untrusted(read_regular_bytes(info.config_path, 16 << 20)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
         self.layout = layout

@@ -158,3 +158,14 @@ def test_a_fifo_in_a_sounds_folder_does_not_hang_the_render(tmp_path: Path, tiny
     clips = json.loads((tmp_path / "cues.radioplay").read_text())["sounds"]
     files = {Path(c["file"]).name for c in clips if c["file"]}
     assert "rain.wav" in files and "thunder.wav" not in files  # the FIFO is skipped, not read
+
+
+def test_a_recorded_take_that_is_a_device_is_named_as_one_not_as_missing(tmp_path: Path) -> None:
+    from engine.synth.recording import RecordingError, load_recording
+
+    with pytest.raises(RecordingError, match=r"^recorded take /dev/zero: a device, not a regular file$"):
+        load_recording("/dev/zero", 48_000)  # the old message said "file not found"
+    with pytest.raises(RecordingError, match=r"gone\.wav: file not found$"):
+        load_recording(str(tmp_path / "gone.wav"), 48_000)
+    with pytest.raises(RecordingError, match=r"one\.wav: the header claims 1 Hz"):
+        load_recording(str(lying_wav(tmp_path / "one.wav", rate=1, seconds_claimed=100_000)), 48_000)
