@@ -200,14 +200,21 @@ class LogRedactor:
         return _BEARER.sub(lambda m: m.group(1) + REDACTED, _AUTH_VALUE.sub(lambda m: m.group(1) + REDACTED, text))
 
     def clean(self, record: logging.LogRecord) -> logging.LogRecord:
+        """The record with secrets replaced; untouched (template and arguments kept,
+        which the log limiter groups by) when it holds none."""
         try:
             message = record.getMessage()
         except Exception:  # a bad format string: logging reports it later, as it would
             return record
-        record.msg, record.args = self.redact(message), None
+        redacted = self.redact(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
         if record.exc_info and record.exc_info[0] is not None:
-            record.exc_text = self.redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
-            record.exc_info = None  # the text is the report: a handler must not format it again in clear
+            text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+            clean_text = self.redact(text)
+            if clean_text != text:
+                record.exc_text = clean_text
+                record.exc_info = None  # the text is the report: a handler must not format it again in clear
         if record.stack_info:
             record.stack_info = self.redact(record.stack_info)
         return record
