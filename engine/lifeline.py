@@ -13,10 +13,14 @@ or be stopped by something that outlives the parent. Two mechanisms:
   the child, and a worker thread's end would kill a healthy worker.
 - :func:`start_reaper`, for process trees this program does not write (a
   local Ray instance: its dashboard and runtime-env agents outlive a killed
-  driver). A small watcher process records every descendant of the parent
-  as it appears (``/proc/PID/task/*/children``, with each one's start time so
-  a reused pid is never hit), and when the parent is gone kills what is
-  left of them. Linux only (it needs /proc); elsewhere it does nothing.
+  driver). The parent's environment gets a mark (``RADIOPLAY_LIFELINE``) that
+  every process it starts from then on inherits, however deep; a small
+  watcher process also records every descendant as it appears
+  (``/proc/PID/task/*/children``, with each one's start time so a reused pid
+  is never hit). When the parent is gone it kills the recorded descendants
+  and every process carrying the mark: a grandchild whose own parent died
+  first (Ray's agents, re-parented to init when the raylet ends) is found by
+  the mark. Linux only (it needs /proc); elsewhere it does nothing.
 
 Run as ``python -m engine.lifeline PARENT_PID`` (what start_reaper starts).
 """
@@ -83,15 +87,36 @@ def _descendants(root: int, skip: int) -> dict[int, int]:
     return found
 
 
-def reap(parent: int, poll_s: float = WATCH_S) -> None:
-    """Record the parent's descendants until it dies, then SIGKILL what is left of them."""
+MARK = "RADIOPLAY_LIFELINE"
+
+
+def _marked(mark: str, skip: int) -> dict[int, int]:
+    """pid -> start time of every process whose environment carries ``MARK=mark``."""
+    wanted = f"{MARK}={mark}".encode()
+    found: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == skip:
+            continue
+        with contextlib.suppress(OSError):
+            if wanted in (entry / "environ").read_bytes().split(b"\0"):
+                started = _start_time(int(entry.name))
+                if started is not None:
+                    found[int(entry.name)] = started
+    return found
+
+
+def reap(parent: int, mark: str = "", poll_s: float = WATCH_S) -> None:
+    """Record the parent's descendants until it dies, then SIGKILL what is left
+    of them and of the processes carrying ``mark``."""
     me = os.getpid()
     parent_started = _start_time(parent)
     seen: dict[int, int] = {}
     while parent_started is not None and _start_time(parent) == parent_started:
         seen.update(_descendants(parent, me))
         time.sleep(poll_s)
-    for _ in range(3):  # a dying child may have started one more: look again under init
+    for _ in range(3):  # a dying child may have started one more: look again
+        if mark:
+            seen.update(_marked(mark, me))
         for pid, started in list(seen.items()):
             if _start_time(pid) == started:
                 seen.update(_descendants(pid, me))
@@ -121,12 +146,15 @@ def _spawn_reaper() -> subprocess.Popen[bytes] | None:
     _reaper_parent = os.getpid()
     if not Path(f"/proc/{os.getpid()}/task").is_dir() or getattr(sys, "frozen", False):
         return None
+    mark = f"{os.getpid()}-{_start_time(os.getpid())}"
     here = str(Path(__file__).resolve().parent.parent)  # where ``engine`` is, however this one was found
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
-    return subprocess.Popen([sys.executable, "-m", "engine.lifeline", str(os.getpid())], env=env,
+    env = {k: v for k, v in os.environ.items() if k != MARK}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
+    os.environ[MARK] = mark  # inherited by every process this one starts from now on
+    return subprocess.Popen([sys.executable, "-m", "engine.lifeline", str(os.getpid()), mark], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # a Ctrl-C to the render's group is not for it
 
 
 if __name__ == "__main__":
-    reap(int(sys.argv[1]))
+    reap(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "")
