@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -81,6 +83,28 @@ def run(project: str | Path | None = None, output: str | None = None, self_test:
     status = int(app.exec())
     if probe is not None and (problem := probe.problem()):
         print(f"radioplay: self-test failed: {problem} (report: {probe.path})", file=sys.stderr)
-        return status or 1
+        status = status or 1
+    _settle(window, status)
     return status
+
+
+ENGINE_CLOSE_S = 120.0  # after the window: how long the engine's threads get to finish
+
+
+def _settle(window: MainWindow, status: int) -> None:
+    """Let the engine finish closing before the interpreter does. A thread still in
+    native code (an ONNX inference) when Python finalizes is ended by pthread_exit
+    inside C++ and aborts the process ("terminate called without an active
+    exception", status 134); if the threads do not finish in time, leave without
+    finalizing instead (everything the studio writes is already saved atomically)."""
+    deadline = time.monotonic() + ENGINE_CLOSE_S
+    settled = window.engine.wait(ENGINE_CLOSE_S)
+    for thread in threading.enumerate():  # the scheduler's, the checker's: joined with time limits
+        if thread is not threading.current_thread() and thread.name.startswith("radioplay"):
+            thread.join(max(0.0, deadline - time.monotonic()))
+            settled = settled and not thread.is_alive()
+    if not settled:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 

@@ -224,6 +224,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = ServeConfig(
         project=Path(args.project), host=args.host, port=args.port, metrics_port=args.metrics_port,
         policy=args.policy, token_file=Path(args.token_file) if args.token_file else None, rate=args.rate,
+        public_metrics=args.public_metrics,
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
         secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
         render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
@@ -251,7 +252,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
         interval = parse_interval(args.interval)
     except ValueError as exc:
         return _error(str(exc))
-    return probe(args.url, interval, args.mode)
+    token = None
+    if args.token_file:
+        from engine.serve.security import read_secret_file
+
+        try:
+            token = read_secret_file(Path(args.token_file), "token")
+        except ValueError as exc:
+            return _error(str(exc))
+    return probe(args.url, interval, args.mode, token)
 
 
 def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] | None = None,
@@ -308,6 +317,9 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--policy", choices=["role-priority", "fifo"], default="role-priority",
                    help="scheduling policy (default role-priority)")
     p.add_argument("--token-file", help="require 'Authorization: Bearer <token>' with the token in this file")
+    p.add_argument("--public-metrics", action="store_true",
+                   help="with --token-file, serve /metrics without the token (loopback addresses only; "
+                        "default: metrics need the token too)")
     p.add_argument("--rate", type=float, default=0.0, help="requests per second per client address (default 0: off)")
     p.add_argument("--burst", type=int, default=20, help="requests a client may send at once (default 20)")
     p.add_argument("--queue", type=int, default=512, help="lines pending at most before 503 (default 512)")
@@ -333,6 +345,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")
     p.add_argument("--url", default="http://127.0.0.1:9090", help="metrics address (default http://127.0.0.1:9090)")
+    p.add_argument("--token-file", help="the service's bearer token (metrics need it when serve has --token-file)")
     p.add_argument("--interval", default="100ms", help="refresh interval: 100ms, 0.5s, 2 (default 100ms)")
     p.add_argument("--mode", choices=["live", "once"], default="live", help="refresh until Ctrl-C, or print once")
     p.set_defaults(func=cmd_probe)

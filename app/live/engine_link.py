@@ -139,8 +139,9 @@ class EngineLink(QObject):
         self._closing.append(run_task("radioplay-engine-close", session.close, self.marshal,
                                       lambda _: None, lambda exc: None))
 
-    def wait(self, timeout: float = 15.0) -> None:
-        """Join the start and close tasks (shutdown); closes a Session that opened meanwhile."""
+    def wait(self, timeout: float = 15.0) -> bool:
+        """Join the start and close tasks (shutdown); closes a Session that opened meanwhile.
+        True when every one has finished (they may need longer than ``timeout`` on a busy machine)."""
         starting, self._starting = self._starting, None
         starts = self._abandoned + ([starting] if starting is not None else [])
         for task in starts:  # first: a Session they open is closed just below
@@ -152,7 +153,8 @@ class EngineLink(QObject):
             session.close()
         for task in self._closing:
             task.join(timeout)
-        self._closing.clear()
+        self._closing = [task for task in self._closing if task.thread.is_alive()]
+        return not self._closing and not any(task.thread.is_alive() for task in starts)
 
     def running(self) -> bool:
         """A Session runs or is being opened."""

@@ -143,7 +143,8 @@ def diagnostics(window: MainWindow, screenshot: Path) -> dict[str, Any]:
         "portaudio_error": portaudio.portaudio_error(),
         "portaudio_library": getattr(sd, "_libname", None) if sd is not None else None,
         "torch_loaded": "torch" in sys.modules,
-        # resources/ beside the app package, in a checkout and in the bundle alike (app/main.py's icon).
+        # resources/ beside the app package, in a checkout and in the bundle alike (app/main.py's
+        # icon); this file is app/shell/self_test.py since the feature packages, so three levels up.
         "icon_beside_app": (Path(__file__).resolve().parents[2] / "resources" / "icons"
                             / "radioplay.svg").is_file(),
         "screenshot": str(screenshot) if saved else None,

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox,
 
 from app.sound import edits as sound_edits
 from engine.project.sound import SoundClip
+from engine.project.timeline import MAX_SILENCE_S
 
 if TYPE_CHECKING:
     from app.document.document import Document
@@ -32,7 +33,7 @@ class SoundClipForm(QGroupBox):
         self.pan = self._spin(form, "Pan", -1.0, 1.0, "pan", step=0.1)
         self.fade_in = self._spin(form, "Fade in s", 0.0, 600.0, "fade_in", step=0.25)
         self.fade_out = self._spin(form, "Fade out s", 0.0, 600.0, "fade_out", step=0.25)
-        self.length = self._spin(form, "Length s", 0.0, 86_400.0, "length", step=1.0)
+        self.length = self._spin(form, "Length s", 0.0, MAX_SILENCE_S, "length", step=1.0)  # as the loader allows
         self.length.setSpecialValueText("by its end")  # 0: the OUT cue, next clip or scene decides
         self.loop = QCheckBox("Loop (a bed repeats its file with a crossfade)", self)
         self.loop.toggled.connect(lambda on: self._edit(loop=on))

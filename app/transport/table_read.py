@@ -202,12 +202,15 @@ class TableReadPanel(QDialog):
     def _run(self, project: object, path: Path | None) -> Report:
         from engine.rehearse.reader import MicReader, Reader, SimulatedReader
         from engine.rehearse.runner import RehearseOptions, TableRead, plan_lines
+        from engine.rehearse.take_names import take_file_names
 
         c = self.choice
         options = RehearseOptions(c.roles, record=c.record)
         lines = plan_lines(project, options)  # type: ignore[arg-type]
         rate = project.sample_rate  # type: ignore[attr-defined]
-        reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles])
+        names = take_file_names([ln.id for ln in project.lines])  # type: ignore[attr-defined]
+        reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles],
+                                          file_names=names)
                           if c.simulate is not None else MicReader(rate, c.device))
         session = None
         try:

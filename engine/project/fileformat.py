@@ -37,12 +37,14 @@ from engine.project.defaults import (
     DIRECTION_PAUSE_RANGE,
     GAIN_DB_RANGE,
     GAP_RANGE,
+    MAX_LINE_CHARS,
     OVERLAP_RANGE,
     PAN_RANGE,
     PAUSE_RANGE,
     PRIORITY_RANGE,
     SAMPLE_RATE_RANGE,
     VOICE_RANGES,
+    too_long,
 )
 from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
 from engine.project.lexicon_io import lexicon_from_dict
@@ -360,8 +362,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             raise r.fail(_join(path, "scene"), f"expected a scene id, got {_kind(scene)}")
         if scene is not None and scene not in scene_ids:
             raise r.fail(_join(path, "scene"), f"unknown scene {scene!r}")
+        text = r.text(ld, "text", path)
+        if (long := too_long(text, MAX_LINE_CHARS)) is not None:
+            raise r.fail(_join(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
         lines.append(Line(
-            id=lid, role=role, scene=scene, text=r.text(ld, "text", path),
+            id=lid, role=role, scene=scene, text=text,
             note=r.text(ld, "note", path, ""),
             pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=MAX_PAUSE_S),
             start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),

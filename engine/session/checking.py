@@ -35,6 +35,7 @@ import numpy as np
 
 from engine.check.lines import LineResult, clip_inputs, line_result, phoneme_count
 from engine.check.speech import check_clip
+from engine.lifeline import end_with_parent
 from engine.listen.recognizer import RecognizerUnavailable
 from engine.project.model import Line, Project
 from engine.project.takes import with_new_take, with_take
@@ -52,7 +53,8 @@ RATE_MIN = 5  # clips of a voice seen before its per-phoneme rate predicts a lin
 NICE = 10  # the check process's OS priority below the engine's
 
 
-def _lower_priority() -> None:  # runs in the check process
+def _start_check_process() -> None:  # runs in the check process
+    end_with_parent()  # a killed studio leaves no checker (nor, through its pipe, a resource tracker)
     try:
         os.nice(NICE)
     except OSError:
@@ -196,7 +198,7 @@ class SpeechChecker:
     def _process(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn: forking a process that runs ONNX and audio threads is unsafe.
-            self._pool = ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_lower_priority)
+            self._pool = ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_start_check_process)
         return self._pool
 
     def _wait(self, future: Future[Any]) -> Any:

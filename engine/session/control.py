@@ -73,6 +73,7 @@ log = logging.getLogger("engine.session")
 
 LOOKAHEAD_S = 20.0  # playback prefetch window ahead of the playhead
 TICK_S = 0.1  # the control thread's housekeeping period
+CLOSE_WAIT_S = 60.0  # how long close waits for the event in hand
 
 
 class Session:
@@ -347,10 +348,10 @@ class Session:
             return
         self._closed = True
         self._events.put(None)
-        # The control thread skips what is still queued once closed (see _handle) and ends after
-        # the event it is in; the scheduler it submits to must outlive that event (on a loaded
-        # machine planning a line can take seconds: a short join closed it under a running event).
-        self._thread.join(timeout=60.0)
+        # The event in hand finishes first (a re-plan of many lines takes seconds on a
+        # busy machine); closing the scheduler under it would fail it mid-way, and a
+        # thread still in native code when the interpreter exits aborts the process.
+        self._thread.join(timeout=CLOSE_WAIT_S)
         self.live_mix.close()
         if self.checker is not None:
             self.checker.close()
@@ -383,7 +384,7 @@ class Session:
                 event = self._events.get(timeout=timeout)
             except queue.Empty:
                 continue
-            if event is None:
+            if event is None or self._closed:
                 return
             self._handle(event)
 
@@ -393,6 +394,8 @@ class Session:
         try:
             event()
         except Exception as exc:  # keep the session alive; say what failed
+            if self._closed:  # work overtaken by close (the scheduler refuses it): nothing failed
+                return
             log.exception("session control thread: %s", exc)
             self.last_error = f"{type(exc).__name__}: {exc}"
 

@@ -7,10 +7,11 @@ espeak-ng phonemization and the phoneme -> id mapping of each voice.
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 
+from engine.fsutil import read_regular_bytes
+from engine.jsontext import loads_untrusted
 from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceSettings, PhonemeUnit
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
@@ -61,7 +62,7 @@ class PiperVoiceModel:
             raise VoiceError("piper-tts is not installed: pip install piper-tts") from exc
         self.info = info
         try:
-            config = PiperConfig.from_dict(json.loads(info.config_path.read_text(encoding="utf-8")))
+            config = PiperConfig.from_dict(loads_untrusted(read_regular_bytes(info.config_path, 16 << 20)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
         self.layout = layout

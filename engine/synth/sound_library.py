@@ -31,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.fsutil import atomic_write_text
+from engine.audio.sound_file import AudioFileError, read_audio, read_header
+from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.synth.cache import ClipCache
@@ -40,6 +41,9 @@ SOUND_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".mp3", ".aif", ".aiff", ".w6
 # Words a cue or a file name carries that say nothing about which sound it is.
 _STOP = frozenset("a an and at by for from in into of off on onto out over the to under up with".split())
 _INDEX_VERSION = 1
+# A sound file is at most an hour long, as a line is followed by at most an
+# hour of silence: a bed for a longer scene loops.
+MAX_SOUND_FILE_S = 3600.0
 
 
 class SoundError(ValueError):
@@ -109,15 +113,15 @@ def library_folders(project_path: Path | None, extra: Sequence[Path] = ()) -> li
 
 def read_info(path: Path) -> SoundInfo:
     """Read a file once for the index (raises SoundError)."""
-    import soundfile as sf
-
     from engine.audio.loudness import LoudnessMeter
 
     try:
         stat = path.stat()
-        audio, rate = sf.read(str(path), dtype="float32", always_2d=True)
-    except (OSError, RuntimeError, sf.LibsndfileError) as exc:
+        audio, rate = read_audio(path, MAX_SOUND_FILE_S)
+    except OSError as exc:
         raise SoundError(f"{path}: cannot read this sound file ({_reason(exc)})") from None
+    except AudioFileError as exc:
+        raise SoundError(f"{exc.path}: cannot read this sound file ({exc.problem})") from None
     channels = int(audio.shape[1])
     loudness = -math.inf
     if audio.shape[0] and channels <= 2:
@@ -181,7 +185,7 @@ class SoundLibrary:
         if self.index_path is None or not self.index_path.is_file():
             return {}
         try:
-            data = json.loads(self.index_path.read_text(encoding="utf-8"))
+            data = json.loads(read_regular_bytes(self.index_path, 64 << 20).decode("utf-8"))
         except (OSError, ValueError):
             return {}  # a damaged index is rebuilt, not trusted
         if not isinstance(data, dict) or data.get("version") != _INDEX_VERSION:
@@ -274,14 +278,10 @@ def sound_key(path: Path, rate: int) -> str:
 def probe_sound(path: Path) -> int:
     """The channels of a sound file, from its header alone (no samples read,
     nothing resampled). Raises SoundError naming the file, as load_sound does."""
-    import soundfile as sf
-
     try:
-        path.stat()  # a missing file says so, not libsndfile's "System error"
-        with sf.SoundFile(str(path)) as f:
-            channels = int(f.channels)
-    except (OSError, RuntimeError, sf.LibsndfileError) as exc:
-        raise SoundError(f"{path}: cannot read this sound file ({_reason(exc)})") from None
+        channels = read_header(path, MAX_SOUND_FILE_S).channels
+    except AudioFileError as exc:
+        raise SoundError(f"{exc.path}: cannot read this sound file ({exc.problem})") from None
     if channels > 2:
         raise SoundError(f"{path}: {channels} channels; sound files must be mono or stereo")
     return channels
@@ -290,8 +290,6 @@ def probe_sound(path: Path) -> int:
 def load_sound(path: Path, rate: int, cache: ClipCache | None = None) -> np.ndarray:
     """A sound file as (frames, channels) float32 at ``rate``, resampled once
     and kept in the clip cache. Raises SoundError naming the file."""
-    import soundfile as sf
-
     channels = probe_sound(path)
     try:
         key = sound_key(path, rate)
@@ -302,9 +300,9 @@ def load_sound(path: Path, rate: int, cache: ClipCache | None = None) -> np.ndar
         if held is not None and held.shape[0] % channels == 0:
             return held.reshape(-1, channels)
     try:
-        audio, source_rate = sf.read(str(path), dtype="float32", always_2d=True)
-    except (OSError, RuntimeError, sf.LibsndfileError) as exc:
-        raise SoundError(f"{path}: cannot read this sound file ({_reason(exc)})") from None
+        audio, source_rate = read_audio(path, MAX_SOUND_FILE_S)
+    except AudioFileError as exc:
+        raise SoundError(f"{exc.path}: cannot read this sound file ({exc.problem})") from None
     audio = resample(audio, int(source_rate), rate)
     if cache is None:
         return audio

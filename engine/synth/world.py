@@ -40,8 +40,14 @@ def _pyworld() -> ModuleType:
     import sysconfig
     from pathlib import Path
 
-    for site in dict.fromkeys((sysconfig.get_paths()["platlib"], sysconfig.get_paths()["purelib"])):
-        for so in sorted(Path(site, "pyworld").glob("pyworld*.so")) + sorted(Path(site, "pyworld").glob("pyworld*.pyd")):
+    # Where the package is (found, not imported: its init is what fails), then the
+    # install's site folders. The desktop build has it under its own folder only.
+    spec_of_package = importlib.util.find_spec("pyworld")
+    folders = [*(spec_of_package.submodule_search_locations or [] if spec_of_package else []),
+               *(str(Path(site, "pyworld")) for site in (sysconfig.get_paths()["platlib"],
+                                                          sysconfig.get_paths()["purelib"]))]
+    for folder in dict.fromkeys(folders):
+        for so in sorted(Path(folder).glob("pyworld*.so")) + sorted(Path(folder).glob("pyworld*.pyd")):
             loader = importlib.machinery.ExtensionFileLoader("pyworld.pyworld", str(so))
             spec = importlib.util.spec_from_loader("pyworld.pyworld", loader)
             if spec is None:

@@ -346,6 +346,9 @@ def test_host_header_must_name_this_service_unless_a_token_guards_it(serve, tmp_
         if status == 403:
             assert json.loads(body)["field"] == "Host"
     status, _, _ = raw(mport, f"GET /metrics HTTP/1.1\r\nHost: evil.example:{mport}\r\nConnection: close\r\n\r\n".encode())
+    assert status == (401 if token else 403)  # with a token, the metrics need it too (issue 25)
+    status, _, _ = raw(mport, f"GET /metrics HTTP/1.1\r\nHost: evil.example:{mport}\r\n{auth}Connection: close\r\n\r\n"
+                       .encode())
     assert status == (200 if token else 403)
     status, _, _ = raw(port, f"GET /roles HTTP/1.0\r\n{auth}\r\n".encode())  # no Host at all: not a browser
     assert status == 200

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -247,17 +248,21 @@ def test_a_server_ignoring_range_starts_over(served: CatalogueServer, voice_dir:
     assert (voice_dir / voice.files[0].name).read_bytes() == _model_path(served, SINGLE_KEY).read_bytes()
 
 
-def test_full_disk_is_one_line_and_nothing_installed(served: CatalogueServer, voice_dir: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """The partial file is /dev/full: the kernel's own "no space left on device"."""
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full on this system")
-    catalogue = load_catalogue(served.url)
+def test_full_disk_is_one_line_and_nothing_installed(served: CatalogueServer, voice_dir: Path) -> None:
+    """The voice folder is a one-page tmpfs (mounted in a private mount namespace,
+    ``unshare -rm``): the kernel's own "no space left on device". A link planted
+    at the partial name is never followed (tests/engine/synth/test_hardening_round3.py)."""
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rm", "true"]).returncode != 0:
+        pytest.skip("no private mount namespace (unshare -rm) on this system")
     voice_dir.mkdir()
-    partial_path(voice_dir, catalogue.find(SINGLE_KEY).files[0]).symlink_to("/dev/full")
-    assert main(["voices", "--catalog", served.url, "--download", SINGLE_KEY]) == 1
-    err = capsys.readouterr().err.strip()
-    assert err.startswith(f"radioplay: error: disk full writing {voice_dir} ({SINGLE_KEY}.onnx needs")
+    script = (f'mount -t tmpfs -o size=4k tmpfs "$1" && exec "$2" -m engine.cli voices --catalog "$3" '
+              f'--download {SINGLE_KEY} && echo; ls -A "$1" > "$1.listing"; exit 1')
+    env = {**os.environ, "RADIOPLAY_VOICE_DIR": str(voice_dir), "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", str(voice_dir), sys.executable, served.url],
+                          env=env, capture_output=True, text=True, timeout=120)
+    err = proc.stderr.strip()
+    assert proc.returncode == 1, err
+    assert err.startswith(f"radioplay: error: disk full writing {voice_dir} ({SINGLE_KEY}.onnx"), err
     assert err.endswith("nothing installed") and len(err.splitlines()) == 1
     assert _nothing_installed(voice_dir)
 
