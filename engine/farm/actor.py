@@ -36,7 +36,7 @@ class VoiceSession:
         self.synth = ClipSynthesizer(VoiceLibrary(), sample_rate, ClipCache(memory_budget_bytes=ACTOR_CACHE_BYTES),
                                      backend)
         # Load the shaping libraries now, while the caller plans its lines: the
-        # first pitch shift imports pedalboard (measured 2.4 s on 2 busy cores).
+        # first voice design loads WORLD and the resampler.
         shaping.resample(shaping.pitch_shift(np.zeros(1024, dtype=np.float32), 16_000, 1.0), 16_000, sample_rate)
 
     def where(self) -> tuple[str, int]:

@@ -40,6 +40,7 @@ from engine.project.defaults import (
     SAMPLE_RATE_RANGE,
     VOICE_RANGES,
 )
+from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
 from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import AGES, GENDERS, Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
@@ -175,8 +176,32 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
 
 
 def voice_to_dict(v: VoiceParams) -> dict[str, Any]:
-    return {"backend": v.backend, "voice": v.voice, "speaker": v.speaker,
-            "speed": v.speed, "variation": v.variation, "pitch": v.pitch}
+    d: dict[str, Any] = {"backend": v.backend, "voice": v.voice, "speaker": v.speaker,
+                         "speed": v.speed, "variation": v.variation, "pitch": v.pitch}
+    if not v.design.is_neutral:  # only then: a file without designs reads and writes as before
+        d["design"] = v.design.to_dict()
+    return d
+
+
+def design_from_dict(r: _Reader, value: Any, path: str, role: str) -> VoiceDesign:
+    """A stored voice design (engine.project.design): each field a number in
+    its bounds, no unknown field; ``role`` ("role 'X': ") leads each error."""
+    if value is None:
+        return NEUTRAL
+    if not isinstance(value, dict):
+        raise r.fail(path, f"{role}expected an object of design fields, got {_kind(value)}")
+    for key in value:
+        if key not in FIELD_LIMITS:
+            raise r.fail(_join(path, str(key)), f"{role}unknown design field (known: {', '.join(FIELD_LIMITS)})")
+    values: dict[str, float] = {}
+    for key, (lo, hi) in FIELD_LIMITS.items():
+        number = value.get(key, getattr(NEUTRAL, key))
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not _finite(number):
+            raise r.fail(_join(path, key), f"{role}expected a number, got {_kind(number)}")
+        if not lo <= number <= hi:
+            raise r.fail(_join(path, key), f"{role}{number} is out of range [{lo:g}, {hi:g}]")
+        values[key] = float(number)
+    return VoiceDesign(**values)
 
 
 def _role_to_dict(r: Role) -> dict[str, Any]:
@@ -260,6 +285,7 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
         variation=r.num(d, "variation", path, DEFAULT_VARIATION, lo=VOICE_RANGES["variation"][0],
                         hi=VOICE_RANGES["variation"][1]),
         pitch=r.num(d, "pitch", path, DEFAULT_PITCH, lo=VOICE_RANGES["pitch"][0], hi=VOICE_RANGES["pitch"][1]),
+        design=design_from_dict(r, d.get("design"), _join(path, "design"), role),
     )
 
 

@@ -27,6 +27,7 @@ from engine.project.defaults import (
     DEFAULT_VOICE,
     ROLE_COLOURS,
 )
+from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 from engine.project.sound import SoundClip, SoundLane
 
@@ -42,7 +43,10 @@ class VoiceParams:
     Piper ``.onnx`` file; ``speaker`` selects a speaker of a multi-speaker
     voice by id or name. ``speed`` > 1 is faster; ``variation`` scales the
     model's noise (0 = flat and steady, 1 = the voice's default liveliness);
-    ``pitch`` is in semitones and preserves formants.
+    ``pitch`` is in semitones and preserves formants (the shaping stage
+    folds it into the design's F0 level: one WORLD path). ``design`` is the
+    voice design over the installed voice (engine.project.design; neutral
+    = the voice as installed).
     """
 
     voice: str = DEFAULT_VOICE
@@ -51,6 +55,14 @@ class VoiceParams:
     speed: float = DEFAULT_SPEED
     variation: float = DEFAULT_VARIATION
     pitch: float = DEFAULT_PITCH
+    design: VoiceDesign = NEUTRAL
+
+    @property
+    def shaping(self) -> VoiceDesign:
+        """What the shaping stage applies: the design with ``pitch`` added to its F0 level."""
+        if not self.pitch:
+            return self.design
+        return self.design.with_changes(f0_shift=self.design.f0_shift + self.pitch).clamped()
 
     def with_changes(self, **changes: object) -> VoiceParams:
         return replace(self, **changes)  # type: ignore[arg-type]

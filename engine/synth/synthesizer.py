@@ -5,7 +5,7 @@ the scheduler run on different threads so they overlap:
 
 1. ``plan``      text frontend + voice lookup + cache key (cheap, may fail early)
 2. ``infer``     phonemes -> raw model audio (ONNX; releases the GIL)
-3. ``finish``    trim, join, level, pitch, resample -> clip at the project rate
+3. ``finish``    trim, join, voice design (pitch folded in), level, gain, resample -> clip at the project rate
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from engine.synth.kokoro_backend import KokoroBackend
 from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
 from engine.synth.piper_backend import PiperBackend
-from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
+from engine.synth.wordtimes import UnitWords, clip_words
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,7 @@ class ClipSynthesizer:
     so tests can prove that unchanged lines are never synthesized again."""
 
     def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
-                 backend: PiperBackend | None = None, high_quality_pitch: bool = False,
-                 kokoro: KokoroBackend | None = None) -> None:
+                 backend: PiperBackend | None = None, kokoro: KokoroBackend | None = None) -> None:
         self.library = library
         self.sample_rate = sample_rate
         self.cache = cache if cache is not None else ClipCache()
@@ -72,7 +71,6 @@ class ClipSynthesizer:
         # one inference worker per session of that layout).
         self.backends: dict[str, VoiceBackend] = {
             "piper": self.backend, "kokoro": kokoro or KokoroBackend(self.backend.layout)}
-        self.high_quality_pitch = high_quality_pitch
         self._voices: dict[str, LoadedVoice] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
@@ -85,6 +83,12 @@ class ClipSynthesizer:
         """Lengths depend on the voice and speaker (Kokoro: style), not on pitch or text."""
         return f"{plan.voice.model_path}#{plan.settings.speaker_id}{plan.settings.style}"
 
+    @staticmethod
+    def length_scale(plan: ClipPlan) -> float:
+        """How much longer than the model's natural pace the finished clip is:
+        the model's own length scale, then the design's rate."""
+        return plan.settings.length_scale / plan.params.shaping.rate
+
     def cost(self, plan: ClipPlan) -> BackendCost:
         """What a second of this plan's audio costs its backend (scheduler, outlook)."""
         return self.backends[plan.voice.backend].cost
@@ -92,7 +96,7 @@ class ClipSynthesizer:
     def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
         """Take arena room for the clip before inference (predicted size plus margin)."""
         phonemes = sum(len(u.ids) for u in units)
-        frames = self.predictor.reserve_size(self.length_key(plan), phonemes, plan.settings.length_scale)
+        frames = self.predictor.reserve_size(self.length_key(plan), phonemes, self.length_scale(plan))
         return self.cache.reserve(plan.key, frames)
 
     def voice(self, info: VoiceInfo) -> LoadedVoice:
@@ -159,29 +163,26 @@ class ClipSynthesizer:
         return self.finish_many([raw])[0]
 
     def finish_many(self, raws: list[RawAudio]) -> list[np.ndarray]:
-        """Shape several clips of one voice and pitch (see pitch_shift_many)."""
-        if not raws:
-            return []
-        rate, pitch = raws[0].sample_rate, raws[0].plan.params.pitch
-        if any(r.sample_rate != rate or r.plan.params.pitch != pitch for r in raws):
-            raise ValueError("finish_many needs clips of one sample rate and pitch")
-        levelled = []
-        timings: list[ClipWords | None] = []
+        """Shape several clips (the post stage hands over a voice's clips
+        together); each is shaped alone, by its own voice parameters, so a
+        take is the same samples in a group, alone or on a farm actor."""
+        clips = []
         for raw in raws:
+            rate = raw.sample_rate
+            design = raw.plan.params.shaping
             bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
             pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
-            levelled.append(shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate))
-            # Pitch shifting keeps the length and resampling keeps seconds: the
-            # words move only by the trim and the pauses.
-            timings.append(clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None)
-        shifted = shaping.pitch_shift_many(levelled, rate, pitch, self.high_quality_pitch)
-        clips = []
-        for raw, audio, words in zip(raws, shifted, timings, strict=True):
+            audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
+            # The design's rate scales time, resampling keeps seconds: the words
+            # move by the trim and the pauses, then by the rate.
+            words = None
+            if raw.words is not None:
+                words = shaping.time_scaled(clip_words(raw.words, bounds, raw.pauses, rate), design.rate)
             audio = shaping.resample(audio, rate, self.sample_rate)
             audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
             if raw.phonemes:
-                self.predictor.observe(self.length_key(raw.plan), raw.phonemes,
-                                       raw.plan.settings.length_scale, audio.shape[0])
+                self.predictor.observe(self.length_key(raw.plan), raw.phonemes, self.length_scale(raw.plan),
+                                       audio.shape[0])
             if raw.reservation is not None:
                 clips.append(self.cache.commit(raw.plan.key, raw.reservation, audio, words))
             else:
