@@ -21,6 +21,19 @@ from engine.project.model import Role, VoiceParams
 from engine.synth.kokoro_phonemes import native_language
 from engine.synth.library import VoiceInfo, VoiceLibrary
 
+# Kokoro styles of another language that read English well enough to cast, measured per
+# style by bench/kokoro_english.py: the word error rate of the speech check's recognizer
+# (engine/check) on held-out English sentences. Shown in the voice picker (app/cast/voices.py).
+ENGLISH_WER: dict[str, float] = {}
+ENGLISH_WER_MAX = 0.35  # above this a listener misses words often enough to lose the line
+
+
+def reads_english(style: str) -> bool:
+    """A style a cast for an English script may take: its own language is English,
+    or its English was measured intelligible (ENGLISH_WER)."""
+    native = native_language(style)
+    return native.startswith("en") or ENGLISH_WER.get(style, 1.0) <= ENGLISH_WER_MAX
+
 
 @dataclass(frozen=True)
 class Casting:
@@ -50,7 +63,12 @@ def castings(voices: Sequence[VoiceInfo], language: str | None = None) -> list[C
     def speaks(v: VoiceInfo) -> str:  # a Kokoro style's own language, not the one it reads
         return native_language(v.style) if v.backend == "kokoro" else v.language
 
-    chosen = [v for v in voices if family is None or not speaks(v) or _family(speaks(v)) == family]
+    def offered(v: VoiceInfo) -> bool:
+        if family is None or not speaks(v) or _family(speaks(v)) == family:
+            return True
+        return family == "en" and v.backend == "kokoro" and reads_english(v.style)  # measured, not by language
+
+    chosen = [v for v in voices if offered(v)]
     chosen.sort(key=lambda v: (v.backend != "piper", v.source != "bundled", v.id))
     per_voice = []
     for v in chosen:

@@ -1,0 +1,270 @@
+"""A cast a listener can tell apart, measured: voices, speakers, Kokoro styles and
+designs assigned so that each role's gender and age fit and the closest pair of
+roles is as far apart as a speaker encoder can tell.
+
+Every candidate (an installed voice or speaker as it is, or under a design
+preset: "woman" over joe, "girl" over a Kokoro style, ...) speaks one
+reference sentence through the real synthesis path (design and shaping
+included) and is embedded by the GE2E speaker encoder (engine/listen/speaker.py).
+The embeddings are kept on disk by the key of the reference clip, which names
+the voice, speaker, design and engine version, so a second import measures
+nothing again. Roles take candidates leads first, each the one farthest from
+the roles already cast, then the closest pair is improved while a swap helps.
+The result depends only on the roles and the installed voices.
+
+Without the speaker encoder (the ``voices`` extra) the measured part is
+skipped: engine/synth/casting.py's cast, no closest pair.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.fsutil import atomic_write_text
+from engine.listen import speaker
+from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.model import Character, Role, VoiceParams
+from engine.project.voice_presets import design_for, speaker_presets
+from engine.synth.casting import Casting, castings
+from engine.synth.library import VoiceLibrary
+from engine.synth.synthesizer import ClipSynthesizer
+
+REFERENCE = ("I never thought the old lighthouse would go dark, but tonight the lamp is out "
+             "and the sea is very loud.")
+REFERENCE_RATE = 24000
+COLOURS = ("deep", "bright")  # more adult voices of the source's own gender
+TIE = 0.005  # similarities this close count as equal: then the less transformed voice wins
+EMBEDDINGS_FILE = "speaker-embeddings.json"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sound a role can take: a source voice under a design (neutral: as installed)."""
+
+    casting: Casting
+    design: VoiceDesign
+    gender: str
+    age: str
+    label: str  # for a person: "kokoro:jf_alpha as girl"
+    transformed: int  # 0 as installed, 1 a colour, 2 a speaker preset: ties go to the least
+
+    def voice(self, base: VoiceParams) -> VoiceParams:
+        return base.with_changes(backend=self.casting.backend, voice=self.casting.voice,
+                                 speaker=self.casting.speaker, design=self.design, pitch=0.0, speed=1.0)
+
+
+@dataclass
+class MeasuredCast:
+    voices: dict[str, VoiceParams] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    closest: tuple[str, str, float] | None = None
+    similarity: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        if self.closest is None:
+            return ""
+        a, b, value = self.closest
+        return f"closest: {a} and {b}, {value:.2f}"
+
+
+def candidates(sources: Sequence[tuple[Casting, str]]) -> list[Candidate]:
+    """Every source as installed, under each colour, and under each speaker preset."""
+    result: list[Candidate] = []
+    for casting, gender in sources:
+        name = casting.voice if casting.backend == "piper" else f"kokoro:{casting.voice}"
+        if casting.speaker is not None:
+            name += f" speaker {casting.speaker}"
+        result.append(Candidate(casting, NEUTRAL, gender, "adult", name, 0))
+        for colour in COLOURS:
+            result.append(Candidate(casting, design_for(colour, gender), gender, "adult", f"{name} {colour}", 1))
+        for p in speaker_presets():
+            if p.gender == gender and p.age == "adult":
+                continue  # the source as installed already is one
+            assert p.gender is not None and p.age is not None
+            result.append(Candidate(casting, design_for(p.name, gender), p.gender, p.age, f"{name} as {p.name}", 2))
+    return result
+
+
+def fits(candidate: Candidate, character: Character) -> bool:
+    if character.gender and candidate.gender != character.gender:
+        return False
+    if character.age:
+        return candidate.age == character.age
+    return candidate.age == "adult"  # unknown age: an adult voice, the least surprising
+
+
+class EmbeddingStore:
+    """Embeddings of reference clips by clip key, in one JSON file (atomic writes)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.values: dict[str, list[float]] = {}
+        self.changed = False
+        if path is not None and path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                self.values = {k: v for k, v in data.items() if isinstance(v, list)}
+            except (OSError, ValueError, AttributeError):
+                self.values = {}  # a damaged cache only means measuring again
+
+    def get(self, key: str) -> np.ndarray | None:
+        value = self.values.get(key)
+        return None if value is None else np.asarray(value, dtype=np.float32)
+
+    def put(self, key: str, embedding: np.ndarray) -> None:
+        self.values[key] = [round(float(x), 6) for x in embedding]
+        self.changed = True
+
+    def save(self) -> None:
+        if self.path is not None and self.changed:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(self.path, json.dumps(self.values))
+                self.changed = False
+            except OSError:
+                pass  # best effort, as the clip cache
+
+
+def default_store() -> EmbeddingStore:
+    from engine.synth.clipfolder import user_cache_dir
+
+    return EmbeddingStore(user_cache_dir() / EMBEDDINGS_FILE)
+
+
+def embed_candidates(chosen: Sequence[Candidate], synth: ClipSynthesizer, store: EmbeddingStore,
+                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """One embedding per candidate, of the reference sentence as the engine voices it.
+    Rounded as stored, so a measured run and a cached one decide alike."""
+    encoder = speaker.encoder()
+    rows = []
+    for i, cand in enumerate(chosen):
+        plan = synth.plan(REFERENCE, cand.voice(VoiceParams()))
+        embedding = store.get(plan.key)
+        if embedding is None:
+            clip = synth.synthesize(REFERENCE, cand.voice(VoiceParams()))
+            store.put(plan.key, encoder.embed(clip, synth.sample_rate))
+            embedding = store.get(plan.key)
+        assert embedding is not None
+        rows.append(embedding)
+        if progress:
+            progress(i + 1, len(chosen))
+    store.save()
+    return np.stack(rows) if rows else np.zeros((0, 256), np.float32)
+
+
+def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate],
+           similarity: np.ndarray) -> list[int]:
+    """A candidate index per role (in ``roles`` order): every role one that fits
+    its character (any when none fits), distinct where possible, maximizing the
+    distance of the closest pair. Leads choose first; deterministic."""
+    order = sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i))
+    allowed = []
+    for each in roles:
+        ok = [c for c, cand in enumerate(pool) if fits(cand, each.character)]
+        allowed.append(ok or list(range(len(pool))))
+    chosen: dict[int, int] = {}
+
+    def worst(role: int, cand: int, others: Mapping[int, int]) -> float:
+        taken = [c for r, c in others.items() if r != role]
+        if cand in taken:
+            return 2.0  # the very same sound: only when nothing else is left
+        return max((float(similarity[cand, c]) for c in taken), default=-1.0)
+
+    def rank(role: int, cand: int, others: Mapping[int, int]) -> tuple[int, int, int]:
+        return (round(worst(role, cand, others) / TIE), pool[cand].transformed, cand)
+
+    for index in order:
+        chosen[index] = min(allowed[index], key=lambda c: rank(index, c, chosen))
+    for _ in range(4 * len(roles)):  # improve the closest pair while a change of one of its roles helps
+        pair = _closest(chosen, similarity)
+        if pair is None:
+            break
+        current = float(similarity[chosen[pair[0]], chosen[pair[1]]])
+        best: tuple[tuple[int, int, int], int, int] | None = None
+        for index in pair:
+            for cand in allowed[index]:
+                if cand in [c for r, c in chosen.items() if r != index]:
+                    continue
+                trial = dict(chosen)
+                trial[index] = cand
+                p = _closest(trial, similarity)
+                value = float(similarity[trial[p[0]], trial[p[1]]]) if p else -1.0
+                if value < current - TIE:
+                    key = (round(value / TIE), pool[cand].transformed, cand)
+                    if best is None or key < best[0]:
+                        best = (key, index, cand)
+        if best is None:
+            break
+        chosen[best[1]] = best[2]
+    return [chosen[i] for i in range(len(roles))]
+
+
+def _closest(chosen: Mapping[int, int], similarity: np.ndarray) -> tuple[int, int] | None:
+    roles = sorted(chosen)
+    best: tuple[float, int, int] | None = None
+    for i, a in enumerate(roles):
+        for b in roles[i + 1:]:
+            value = float(similarity[chosen[a], chosen[b]])
+            if best is None or value > best[0]:
+                best = (value, a, b)
+    return None if best is None else (best[1], best[2])
+
+
+MALE_BELOW_HZ = 165.0  # median F0 of the reference sentence: men ~85-155 Hz, women ~165-255 Hz
+
+
+def source_gender(casting: Casting, synth: ClipSynthesizer, store: EmbeddingStore) -> str:
+    """The gender a source voice is heard as: a Kokoro style says it in its name
+    (af_, jm_: the second letter); a Piper voice's median F0, measured on the reference
+    sentence (and kept in the store), says it for the others."""
+    if casting.backend == "kokoro" and len(casting.voice) > 1 and casting.voice[1] in "fm":
+        return "female" if casting.voice[1] == "f" else "male"
+    voice = VoiceParams(backend=casting.backend, voice=casting.voice, speaker=casting.speaker)
+    key = "f0:" + synth.plan(REFERENCE, voice).key
+    stored = store.values.get(key)
+    if stored is None:
+        from engine.synth.world import _pyworld
+
+        clip = synth.synthesize(REFERENCE, voice).astype(np.float64)
+        f0, _ = _pyworld().harvest(clip, synth.sample_rate, frame_period=10.0)
+        voiced = f0[f0 > 0]
+        stored = [float(np.median(voiced)) if voiced.size else 0.0]
+        store.values[key] = stored
+        store.changed = True
+    return "male" if 0 < stored[0] < MALE_BELOW_HZ else "female"
+
+
+def sources_of(library: VoiceLibrary, synth: ClipSynthesizer, store: EmbeddingStore,
+               language: str | None = None) -> list[tuple[Casting, str]]:
+    """The installed sounds and the gender each is heard as."""
+    return [(c, source_gender(c, synth, store)) for c in castings(library.all(), language or "en")]
+
+
+def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[str, int] | None = None,
+                  synth: ClipSynthesizer | None = None, store: EmbeddingStore | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> MeasuredCast:
+    """The cast (see the module docstring); raises SpeakerEncoderUnavailable without the encoder."""
+    speaker.weights_path()
+    synth = synth or ClipSynthesizer(library, REFERENCE_RATE)
+    store = store if store is not None else default_store()
+    pool_all = candidates(sources_of(library, synth, store))
+    needed = [c for c in pool_all if any(fits(c, r.character) for r in roles)] or pool_all
+    embeddings = embed_candidates(needed, synth, store, progress)
+    similarity = embeddings @ embeddings.T
+    picks = assign(roles, lines or {}, needed, similarity)
+    result = MeasuredCast()
+    for role, pick in zip(roles, picks, strict=True):
+        result.voices[role.name] = needed[pick].voice(role.voice)
+        result.labels[role.name] = needed[pick].label
+    for i, a in enumerate(roles):
+        for j in range(i + 1, len(roles)):
+            result.similarity[(a.name, roles[j].name)] = round(float(similarity[picks[i], picks[j]]), 3)
+    if result.similarity:
+        (a_name, b_name), value = max(result.similarity.items(), key=lambda kv: kv[1])
+        result.closest = (a_name, b_name, value)
+    return result
