@@ -1,6 +1,6 @@
 """Which Kokoro styles of another language read English intelligibly, measured.
 
-    python bench/kokoro_english.py [--sentences 8] [--json]
+    python bench/kokoro_english.py [--sentences 8] [--styles jf_alpha,...] [--json]
 
 Every installed Kokoro style (and the bundled joe, the baseline of the same
 run) speaks held-out sentences (bench/shaping_wer.py's, none in the sample).
@@ -37,12 +37,14 @@ RATE = 24000
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sentences", type=int, default=8)
+    parser.add_argument("--styles", default="", help="only these Kokoro styles, comma separated (and joe)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sentences = SENTENCES[:args.sentences]
     library = VoiceLibrary()
     voices = [VoiceParams()] + [VoiceParams(backend="kokoro", voice=v.style)
-                                for v in library.bundled() + library.user() if v.backend == "kokoro"]
+                                for v in library.bundled() + library.user() if v.backend == "kokoro"
+                                and (not args.styles or v.style in args.styles.split(","))]
     synth = ClipSynthesizer(library, RATE, ClipCache())
     general = Recognizer()
     total = sum(len(words(s)) for s in sentences)

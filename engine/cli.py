@@ -44,13 +44,21 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
-    from engine.synth.casting import suggest_cast
+    from engine.check.casting import MeasuredCast, cast_roles
+    from engine.project.model import Role, VoiceParams
     from engine.synth.library import VoiceLibrary
 
     library = VoiceLibrary()
+    measured = MeasuredCast()
+
+    def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
+        nonlocal measured
+        measured = cast_roles(roles, library, lines, progress=lambda done, total: print(
+            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None)
+        return measured.voices
+
     try:
-        project, report = import_script(script, narrate_action=args.narrate_action,
-                                        suggest=lambda roles, lines: suggest_cast(roles, library, lines))
+        project, report = import_script(script, narrate_action=args.narrate_action, suggest=suggest)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
     sound_lines = match_cues(project, out, args.sounds)
@@ -66,10 +74,16 @@ def cmd_import(args: argparse.Namespace) -> int:
         count, v = report.lines_per_role.get(role.name, 0), role.voice
         speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
         voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
-        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
-              f"pitch {v.pitch:+g} st, speed {v.speed:g}")
+        c = role.character
+        who = f"{c.gender or '?'}/{c.age or '?'}"
+        sound = measured.labels.get(role.name) or f"{voice}{speaker}, pitch {v.pitch:+g} st, speed {v.speed:g}"
+        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {who:<14}  {sound}")
+        if c.evidence:
+            print(f"  {'':<{width}}              ({c.evidence})")
     if report.casting:
         print(report.casting)
+    if measured.closest is not None:
+        print(measured.summary())
     for a, b in report.aliases:
         print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
               f"(merge them in the cast if they are one person)")

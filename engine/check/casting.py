@@ -37,7 +37,8 @@ from engine.synth.synthesizer import ClipSynthesizer
 REFERENCE = ("I never thought the old lighthouse would go dark, but tonight the lamp is out "
              "and the sea is very loud.")
 REFERENCE_RATE = 24000
-COLOURS = ("deep", "bright")  # more adult voices of the source's own gender
+COLOURS = ("deep", "bright")  # more voices of each kind, when the plain ones are too alike
+GOAL = 0.75  # the closest pair's similarity a cast aims below (two people usually are)
 TIE = 0.005  # similarities this close count as equal: then the less transformed voice wins
 EMBEDDINGS_FILE = "speaker-embeddings.json"
 
@@ -72,21 +73,28 @@ class MeasuredCast:
         return f"closest: {a} and {b}, {value:.2f}"
 
 
-def candidates(sources: Sequence[tuple[Casting, str]]) -> list[Candidate]:
-    """Every source as installed, under each colour, and under each speaker preset."""
+def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) -> list[Candidate]:
+    """Every source as installed and under each speaker preset; with ``colours``,
+    each of those under each colour (deep, bright) instead."""
     result: list[Candidate] = []
     for casting, gender in sources:
         name = casting.voice if casting.backend == "piper" else f"kokoro:{casting.voice}"
         if casting.speaker is not None:
             name += f" speaker {casting.speaker}"
-        result.append(Candidate(casting, NEUTRAL, gender, "adult", name, 0))
-        for colour in COLOURS:
-            result.append(Candidate(casting, design_for(colour, gender), gender, "adult", f"{name} {colour}", 1))
+        speakers = [Candidate(casting, NEUTRAL, gender, "adult", name, 0)]
         for p in speaker_presets():
             if p.gender == gender and p.age == "adult":
                 continue  # the source as installed already is one
             assert p.gender is not None and p.age is not None
-            result.append(Candidate(casting, design_for(p.name, gender), p.gender, p.age, f"{name} as {p.name}", 2))
+            speakers.append(Candidate(casting, design_for(p.name, gender), p.gender, p.age, f"{name} as {p.name}", 2))
+        if not colours:
+            result.extend(speakers)
+            continue
+        for cand in speakers:
+            for colour in COLOURS:
+                design = cand.design.then(design_for(colour, cand.gender))
+                result.append(Candidate(casting, design, cand.gender, cand.age, f"{cand.label}, {colour}",
+                                        cand.transformed + 1))
     return result
 
 
@@ -247,20 +255,30 @@ def sources_of(library: VoiceLibrary, synth: ClipSynthesizer, store: EmbeddingSt
 
 def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[str, int] | None = None,
                   synth: ClipSynthesizer | None = None, store: EmbeddingStore | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> MeasuredCast:
-    """The cast (see the module docstring); raises SpeakerEncoderUnavailable without the encoder."""
+                  progress: Callable[[int, int], None] | None = None,
+                  sources: Sequence[tuple[Casting, str]] | None = None) -> MeasuredCast:
+    """The cast (see the module docstring); raises SpeakerEncoderUnavailable without
+    the encoder. The colours (deep, bright) of the voices are measured only when the
+    cast without them leaves a pair above GOAL, and only for those roles' kinds.
+    ``sources``: the voices to cast from (default: every installed one, with its gender)."""
     speaker.weights_path()
     synth = synth or ClipSynthesizer(library, REFERENCE_RATE)
     store = store if store is not None else default_store()
-    pool_all = candidates(sources_of(library, synth, store))
-    needed = [c for c in pool_all if any(fits(c, r.character) for r in roles)] or pool_all
-    embeddings = embed_candidates(needed, synth, store, progress)
+    sources = sources if sources is not None else sources_of(library, synth, store)
+    pool = [c for c in candidates(sources) if any(fits(c, r.character) for r in roles)] or candidates(sources)
+    embeddings = embed_candidates(pool, synth, store, progress)
+    picks = assign(roles, lines or {}, pool, embeddings @ embeddings.T)
+    crowded = {i for i, j in _pairs_above(picks, embeddings, GOAL) for i in (i, j)}
+    if crowded:
+        more = [c for c in candidates(sources, colours=True) if any(fits(c, roles[i].character) for i in crowded)]
+        pool = pool + more
+        embeddings = np.concatenate([embeddings, embed_candidates(more, synth, store, progress)])
+        picks = assign(roles, lines or {}, pool, embeddings @ embeddings.T)
     similarity = embeddings @ embeddings.T
-    picks = assign(roles, lines or {}, needed, similarity)
     result = MeasuredCast()
     for role, pick in zip(roles, picks, strict=True):
-        result.voices[role.name] = needed[pick].voice(role.voice)
-        result.labels[role.name] = needed[pick].label
+        result.voices[role.name] = pool[pick].voice(role.voice)
+        result.labels[role.name] = pool[pick].label
     for i, a in enumerate(roles):
         for j in range(i + 1, len(roles)):
             result.similarity[(a.name, roles[j].name)] = round(float(similarity[picks[i], picks[j]]), 3)
@@ -268,3 +286,20 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
         (a_name, b_name), value = max(result.similarity.items(), key=lambda kv: kv[1])
         result.closest = (a_name, b_name, value)
     return result
+
+
+def _pairs_above(picks: Sequence[int], embeddings: np.ndarray, limit: float) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(len(picks)) for j in range(i + 1, len(picks))
+            if float(embeddings[picks[i]] @ embeddings[picks[j]]) > limit]
+
+
+def cast_roles(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[str, int] | None = None,
+               progress: Callable[[int, int], None] | None = None) -> MeasuredCast:
+    """What ``radioplay import`` and Suggest Cast use: the measured cast, or without
+    the speaker encoder engine/synth/casting.py's (distinct voices, no measurement)."""
+    try:
+        return measured_cast(roles, library, lines, progress=progress)
+    except speaker.SpeakerEncoderUnavailable:
+        from engine.synth.casting import suggest_cast
+
+        return MeasuredCast(voices=suggest_cast(roles, library, lines))
