@@ -16,7 +16,7 @@ is flagged for them.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -25,8 +25,25 @@ from engine.listen import quality, speaker
 from engine.project.model import VoiceParams
 
 if TYPE_CHECKING:
-    from engine.check.lines import LineResult
     from engine.synth.synthesizer import ClipSynthesizer
+
+
+class Judged(Protocol):
+    """What is judged: a line's check result (engine/check/lines.py LineResult)."""
+
+    @property
+    def score(self) -> float: ...
+    @property
+    def flagged(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def similarity(self) -> float | None: ...
+    @property
+    def quality(self) -> float | None: ...
+
+
+Result = TypeVar("Result", bound=Judged)
 
 # Two lines of one voice score about 0.80-0.95 against each other, two people usually
 # below 0.75 (Resemblyzer's figures, and the sample's; docs/dev/voices.md).
@@ -79,7 +96,7 @@ class VoiceJudge:
             return None
         return round(quality.quality(clip, self.synth.sample_rate), 3)
 
-    def judge(self, result: LineResult, clip: np.ndarray, voice: VoiceParams) -> LineResult:
+    def judge(self, result: Result, clip: np.ndarray, voice: VoiceParams) -> Result:
         """``result`` with the similarity and quality of ``clip``, flagged when either is low."""
         sim, mos = self.similarity(clip, voice), self.quality(clip)
         problems = [result.reason] if result.reason else []
@@ -88,10 +105,11 @@ class VoiceJudge:
         if mos is not None and mos < QUALITY_MIN:
             problems.append(f"low quality: DNSMOS {mos:.2f}")
         flagged = result.flagged or len(problems) > (1 if result.reason else 0)
-        return replace(result, similarity=sim, quality=mos, flagged=flagged, reason="; ".join(problems))
+        return replace(result, similarity=sim, quality=mos, flagged=flagged,  # type: ignore[type-var]
+                       reason="; ".join(problems))
 
 
-def take_rank(result: LineResult) -> tuple[bool, float, float, float]:
+def take_rank(result: Judged) -> tuple[bool, float, float, float]:
     """Which of two takes to keep: unflagged first, then the words heard, then the
     quality, then the similarity to the role's voice."""
     return (not result.flagged, result.score, result.quality or 0.0, result.similarity or 0.0)

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.blend import BlendError, parse_blend
+from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
     DEFAULT_BACKEND,
     DEFAULT_COLOUR,
@@ -42,7 +43,7 @@ from engine.project.defaults import (
 )
 from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
 from engine.project.lexicon_io import lexicon_from_dict
-from engine.project.model import AGES, GENDERS, Character, Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
 from engine.project.takes import takes_from_dict, takes_to_dict
@@ -211,25 +212,8 @@ def _role_to_dict(r: Role) -> dict[str, Any]:
     if r.lexicon:  # only then: a file without role entries reads as before
         d["lexicon"] = dict(r.lexicon)
     if r.character != Character():  # likewise: a role nobody inferred reads as before
-        c = r.character
-        d["character"] = {"gender": c.gender, "age": c.age, "evidence": c.evidence, "by_producer": c.by_producer}
+        d["character"] = character_to_dict(r.character)
     return d
-
-
-def _character_from_dict(r: _Reader, value: Any, path: str) -> Character:
-    """A role's stored gender and age (engine/project/casting.py infers them)."""
-    d = r.obj(value, path)
-    unknown = set(d) - {"gender", "age", "evidence", "by_producer"}
-    if unknown:
-        raise r.fail(_join(path, sorted(unknown)[0]), "unknown field (known: age, by_producer, evidence, gender)")
-    gender = r.text(d, "gender", path, "")
-    if gender not in ("", *GENDERS):
-        raise r.fail(_join(path, "gender"), f"unknown gender {gender!r} (choose {', '.join(GENDERS)} or \"\")")
-    age = r.text(d, "age", path, "")
-    if age not in ("", *AGES):
-        raise r.fail(_join(path, "age"), f"unknown age {age!r} (choose {', '.join(AGES)} or \"\")")
-    return Character(gender=gender, age=age, evidence=r.text(d, "evidence", path, ""),
-                     by_producer=r.flag(d, "by_producer", path, False))
 
 
 def _line_to_dict(line: Line, folder: Path | None = None) -> dict[str, Any]:
@@ -327,7 +311,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             priority=r.num(rd, "priority", path, DEFAULT_PRIORITY, lo=PRIORITY_RANGE[0], hi=PRIORITY_RANGE[1]),
             effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
             lexicon=lexicon_from_dict(r, rd.get("lexicon", {}), _join(path, "lexicon")),
-            character=_character_from_dict(r, rd.get("character", {}), _join(path, "character")),
+            character=character_from_dict(r, rd.get("character", {}), _join(path, "character")),
         ))
 
     scenes: list[Scene] = []
