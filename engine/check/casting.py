@@ -156,6 +156,7 @@ def embed_candidates(chosen: Sequence[Candidate], synth: ClipSynthesizer, store:
         if embedding is None:
             clip = synth.synthesize(REFERENCE, cand.voice(VoiceParams()))
             store.put(plan.key, encoder.embed(clip, synth.sample_rate))
+            store.save()  # each measurement kept at once: an interrupted first import loses none
             embedding = store.get(plan.key)
         assert embedding is not None
         rows.append(embedding)
