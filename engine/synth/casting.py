@@ -32,6 +32,7 @@ ENGLISH_WER: dict[str, tuple[float, float]] = {
     "jf_alpha": (0.089, 0.709),
     "jf_gongitsune": (0.013, 0.038),
     "jf_nezumi": (0.038, 0.215),
+    "jf_tebukuro": (0.038, 0.658),
 }
 ENGLISH_WER_MAX = 0.30  # general model; above this a listener misses words often enough to lose the line
 
