@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.fsutil import atomic_write_text
-from engine.listen import speaker
+from engine.listen import quality, speaker
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.model import Character, Role, VoiceParams
 from engine.project.voice_presets import design_for, speaker_presets
@@ -39,6 +39,7 @@ REFERENCE = ("I never thought the old lighthouse would go dark, but tonight the 
 REFERENCE_RATE = 24000
 COLOURS = ("deep", "bright")  # more voices of each kind, when the plain ones are too alike
 GOAL = 0.75  # the closest pair's similarity a cast aims below (two people usually are)
+QUALITY_MIN = 3.0  # DNSMOS OVRL of a candidate's reference clip: a harsher design is not cast
 TIE = 0.005  # similarities this close count as equal: then the less transformed voice wins
 EMBEDDINGS_FILE = "speaker-embeddings.json"
 
@@ -166,16 +167,35 @@ def embed_candidates(chosen: Sequence[Candidate], synth: ClipSynthesizer, store:
     return np.stack(rows) if rows else np.zeros((0, 256), np.float32)
 
 
+def candidate_quality(cand: Candidate, synth: ClipSynthesizer, store: EmbeddingStore) -> float:
+    """DNSMOS OVRL of a candidate's reference clip (stored; 5 without the quality model:
+    then nothing is excluded for it)."""
+    key = "q:" + synth.plan(REFERENCE, cand.voice(VoiceParams())).key
+    stored = store.values.get(key)
+    if stored is None:
+        try:
+            clip = synth.synthesize(REFERENCE, cand.voice(VoiceParams()))
+            stored = [round(quality.quality(clip, synth.sample_rate), 3)]
+        except quality.QualityModelUnavailable:
+            return 5.0
+        store.values[key] = stored
+        store.changed = True
+        store.save()
+    return float(stored[0])
+
+
 def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate],
-           similarity: np.ndarray) -> list[int]:
+           similarity: np.ndarray, scores: np.ndarray | None = None) -> list[int]:
     """A candidate index per role (in ``roles`` order): every role one that fits
-    its character (any when none fits), distinct where possible, maximizing the
-    distance of the closest pair. Leads choose first; deterministic."""
+    its character (any when none fits) and sounds clean (DNSMOS ``scores`` at
+    least QUALITY_MIN, when any fitting one does), distinct where possible,
+    maximizing the distance of the closest pair. Leads choose first; deterministic."""
     order = sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i))
     allowed = []
     for each in roles:
-        ok = [c for c, cand in enumerate(pool) if fits(cand, each.character)]
-        allowed.append(ok or list(range(len(pool))))
+        ok = [c for c, cand in enumerate(pool) if fits(cand, each.character)] or list(range(len(pool)))
+        clean = [c for c in ok if scores is None or scores[c] >= QUALITY_MIN]
+        allowed.append(clean or ok)
     chosen: dict[int, int] = {}
 
     def worst(role: int, cand: int, others: Mapping[int, int]) -> float:
@@ -263,18 +283,18 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
     cast without them leaves a pair above GOAL, and only for those roles' kinds.
     ``sources``: the voices to cast from (default: every installed one, with its gender)."""
     speaker.weights_path()
-    synth = synth or ClipSynthesizer(library, REFERENCE_RATE)
+    synth = synth or _reference_synthesizer(library)
     store = store if store is not None else default_store()
     sources = sources if sources is not None else sources_of(library, synth, store)
     pool = [c for c in candidates(sources) if any(fits(c, r.character) for r in roles)] or candidates(sources)
     embeddings = embed_candidates(pool, synth, store, progress)
-    picks = assign(roles, lines or {}, pool, embeddings @ embeddings.T)
+    picks = _clean_picks(roles, lines or {}, pool, embeddings, synth, store)
     crowded = {i for i, j in _pairs_above(picks, embeddings, GOAL) for i in (i, j)}
     if crowded:
         more = [c for c in candidates(sources, colours=True) if any(fits(c, roles[i].character) for i in crowded)]
         pool = pool + more
         embeddings = np.concatenate([embeddings, embed_candidates(more, synth, store, progress)])
-        picks = assign(roles, lines or {}, pool, embeddings @ embeddings.T)
+        picks = _clean_picks(roles, lines or {}, pool, embeddings, synth, store)
     similarity = embeddings @ embeddings.T
     result = MeasuredCast()
     for role, pick in zip(roles, picks, strict=True):
@@ -287,6 +307,35 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
         (a_name, b_name), value = max(result.similarity.items(), key=lambda kv: kv[1])
         result.closest = (a_name, b_name, value)
     return result
+
+
+def _reference_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
+    """Reference clips kept in the user's clip cache (a candidate's quality is measured
+    later than its embedding), in memory where that folder is unusable."""
+    from engine.synth.cache import ClipCache
+    from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
+
+    try:
+        cache = ClipCache(user_cache_dir(), disk_limit_bytes=cache_limit_bytes())
+    except Exception:  # CacheFolderError and OS errors: measuring still works, only slower next time
+        cache = ClipCache()
+    return ClipSynthesizer(library, REFERENCE_RATE, cache)
+
+
+def _clean_picks(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate], embeddings: np.ndarray,
+                 synth: ClipSynthesizer, store: EmbeddingStore) -> list[int]:
+    """The assignment over candidates that sound clean: the quality of a pick is
+    measured when it is first picked (not of every candidate), and a pick below
+    QUALITY_MIN is excluded and the cast assigned again."""
+    scores = np.full(len(pool), np.inf)
+    similarity = embeddings @ embeddings.T
+    while True:
+        picks = assign(roles, lines, pool, similarity, scores)
+        unmeasured = [p for p in dict.fromkeys(picks) if scores[p] == np.inf]
+        for p in unmeasured:
+            scores[p] = candidate_quality(pool[p], synth, store)
+        if not any(scores[p] < QUALITY_MIN for p in unmeasured):
+            return picks
 
 
 def _pairs_above(picks: Sequence[int], embeddings: np.ndarray, limit: float) -> list[tuple[int, int]]:
