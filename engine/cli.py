@@ -34,8 +34,11 @@ def _error(message: str) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from engine.check.casting import MeasuredCast, cast_roles
     from engine.project.fileformat import save_project
     from engine.project.importers.parsed import ScriptSyntaxError
+    from engine.project.model import Role, VoiceParams
+    from engine.synth.library import VoiceLibrary
     from engine.synth.production_import import import_production
 
     script, out = Path(args.script), Path(args.output)
@@ -43,9 +46,18 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
+    library = VoiceLibrary()
+    measured = MeasuredCast()
+
+    def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
+        nonlocal measured
+        measured = cast_roles(roles, library, lines, progress=lambda done, total: print(
+            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None)
+        return measured.voices
+
     try:
         imported = import_production(script, destination=out, narrate_action=args.narrate_action,
-                                     sound_folders=[Path(f) for f in args.sounds])
+                                     sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
     try:
@@ -54,10 +66,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _error(f"cannot write {out}: {exc.strerror or exc}")
     print(f"Imported {script} -> {out}")
     print(f"Title: {imported.project.title}")
-    for line in imported.cast_lines():
+    for line in imported.cast_lines(measured.labels):
         print(line)
     if imported.report.casting:
         print(imported.report.casting)
+    if measured.closest is not None:
+        print(measured.summary())
     for note in imported.alias_notes():
         print(f"note: {note}")
     for line in imported.cue_lines():

@@ -20,7 +20,9 @@ from pathlib import Path
 from engine.project.model import VoiceParams
 from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 from engine.sched.cost import prior_realtime
+from engine.synth.casting import english_wer, reads_english
 from engine.synth.errors import VoiceError
+from engine.synth.kokoro_phonemes import native_language
 from engine.synth.kokoro_voices import PREFIX as KOKORO_PREFIX
 from engine.synth.library import VoiceInfo, VoiceLibrary
 
@@ -47,6 +49,18 @@ def params_for(picked: str, current: VoiceParams) -> VoiceParams:
     if picked.startswith(KOKORO_PREFIX) and "/" not in picked and not picked.endswith(".onnx"):
         return current.with_changes(backend="kokoro", voice=picked.removeprefix(KOKORO_PREFIX), speaker=None)
     return current.with_changes(backend="piper", voice=picked, speaker=None)
+
+
+def _english_note(info: VoiceInfo) -> str:
+    """For a Kokoro style of another language: how well it reads English, as measured
+    (engine/synth/casting.py ENGLISH_WER), and whether casting offers it."""
+    if info.backend != "kokoro" or native_language(info.style).startswith("en"):
+        return ""
+    wer = english_wer(info.style)
+    if wer is None:
+        return ", English not measured"
+    verdict = "cast for English" if reads_english(info.style) else "too hard to follow in English"
+    return f", English WER {wer:.2f}: {verdict}"
 
 
 def speed_text(realtime: float) -> str:
@@ -79,8 +93,8 @@ class VoiceCatalog:
                 if info.backend not in BACKEND_NAMES:
                     continue
                 where = "bundled" if info.source == "bundled" else "user folder"
-                self._entries.append(VoiceEntry(info.id, f"{info.id} ({where})", _speaker_names(info),
-                                                info.backend))
+                self._entries.append(VoiceEntry(info.id, f"{info.id} ({where}{_english_note(info)})",
+                                                _speaker_names(info), info.backend))
             order = list(BACKEND_NAMES)  # grouped by backend, each group in library order
             self._entries.sort(key=lambda e: order.index(e.backend))
         return self._entries

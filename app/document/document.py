@@ -26,7 +26,7 @@ from engine.project.sound import SoundClip
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
                "take", "takes", "locked", "recording")
 # Role fields outside the voice (mix settings and looks; the role's lexicon, replaced whole).
-ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon")
+ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon", "character")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.blend import BlendError, parse_blend
+from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
     DEFAULT_BACKEND,
     DEFAULT_BEAT,
@@ -48,7 +49,7 @@ from engine.project.defaults import (
 )
 from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
 from engine.project.lexicon_io import lexicon_from_dict
-from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
 from engine.project.takes import takes_from_dict, takes_to_dict
@@ -225,6 +226,8 @@ def _role_to_dict(r: Role) -> dict[str, Any]:
                          "priority": r.priority, "effect": r.effect}
     if r.lexicon:  # only then: a file without role entries reads as before
         d["lexicon"] = dict(r.lexicon)
+    if r.character != Character():  # likewise: a role nobody inferred reads as before
+        d["character"] = character_to_dict(r.character)
     return d
 
 
@@ -327,6 +330,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             priority=r.num(rd, "priority", path, DEFAULT_PRIORITY, lo=PRIORITY_RANGE[0], hi=PRIORITY_RANGE[1]),
             effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
             lexicon=lexicon_from_dict(r, rd.get("lexicon", {}), _join(path, "lexicon")),
+            character=character_from_dict(r, rd.get("character", {}), _join(path, "character")),
         ))
 
     scenes: list[Scene] = []

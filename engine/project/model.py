@@ -71,6 +71,25 @@ class VoiceParams:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+GENDERS = ("female", "male")
+AGES = ("child", "adult", "older")
+
+
+@dataclass(frozen=True)
+class Character:
+    """Who a role is, as far as casting cares: gender and age ("" = not known),
+    the evidence they were read from (engine/project/casting.py ``infer_characters``)
+    and whether the producer set them (then a new inference never overrides them)."""
+
+    gender: str = ""  # one of GENDERS or ""
+    age: str = ""  # one of AGES or ""
+    evidence: str = ""  # where it came from, in words: "title MRS.", "line L0012: 'her son TOM'"
+    by_producer: bool = False
+
+    def with_changes(self, **changes: object) -> Character:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
 @dataclass
 class Role:
     """A character in the cast and its lane on the timeline."""
@@ -87,6 +106,7 @@ class Role:
     # The role's own pronunciations: they win over the project lexicon's for this role's lines.
     # Replaced, never edited in place (the frontend indexes a lexicon once per dict).
     lexicon: dict[str, str] = field(default_factory=dict)
+    character: Character = field(default_factory=Character)
 
 
 @dataclass

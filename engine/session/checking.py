@@ -35,6 +35,7 @@ import numpy as np
 
 from engine.check.lines import LineResult, clip_inputs, line_result, phoneme_count
 from engine.check.speech import check_clip
+from engine.check.voice import take_rank
 from engine.lifeline import end_with_parent
 from engine.listen.recognizer import RecognizerUnavailable
 from engine.project.model import Line, Project
@@ -259,7 +260,7 @@ class SpeechChecker:
                 result = self._check(project, trial, plan_line(self.synth, project, trial), index[line_id], clip)
                 if result is None:
                     break
-                if best is None or (not result.flagged, result.score) > (not best.flagged, best.score):
+                if best is None or take_rank(result) > take_rank(best):  # the ranking --fix uses
                     best_line, best = trial, result
                 if not result.flagged:
                     break

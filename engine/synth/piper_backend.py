@@ -7,7 +7,6 @@ espeak-ng phonemization and the phoneme -> id mapping of each voice.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from engine.fsutil import read_regular_bytes

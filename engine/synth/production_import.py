@@ -5,12 +5,12 @@ File > Import Script, so both make the same project and say the same about it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.project.importers.build import ImportReport, import_script
-from engine.project.model import Project
+from engine.project.importers.build import CastSuggester, ImportReport, import_script
+from engine.project.model import Project, Role, VoiceParams
 from engine.project.sound import SoundClip
 
 ADD_SOUNDS_HINT = ("to give a placeholder a sound, put a file whose name says the cue (rain.wav, "
@@ -41,7 +41,9 @@ class ImportedProduction:
             lines.append(f"  ({ADD_SOUNDS_HINT})")
         return lines
 
-    def cast_lines(self) -> list[str]:
+    def cast_lines(self, labels: Mapping[str, str] | None = None) -> list[str]:
+        """A line per role: its lines, who the script says it is (and why), its voice.
+        ``labels``: a role's voice as the casting that chose it names it (a design, a style)."""
         project, report = self.project, self.report
         lines = [f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):"]
         width = max((len(n) for n in report.lines_per_role), default=4)
@@ -49,8 +51,12 @@ class ImportedProduction:
             count, v = report.lines_per_role.get(role.name, 0), role.voice
             speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
             voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
-            lines.append(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
-                         f"pitch {v.pitch:+g} st, speed {v.speed:g}")
+            c = role.character
+            who = f"{c.gender or '?'}/{c.age or '?'}"
+            sound = (labels or {}).get(role.name) or f"{voice}{speaker}, pitch {v.pitch:+g} st, speed {v.speed:g}"
+            lines.append(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {who:<14}  {sound}")
+            if c.evidence:
+                lines.append(f"  {'':<{width}}              ({c.evidence})")
         return lines
 
     def alias_notes(self) -> list[str]:
@@ -59,18 +65,25 @@ class ImportedProduction:
 
 
 def import_production(script: Path, *, destination: Path | None = None, narrate_action: bool = False,
-                      sound_folders: Sequence[Path] = (), library: object | None = None) -> ImportedProduction:
-    """Parse ``script``, cast it from ``library`` (the installed voices when None) and give each
-    sound cue the sound it matches in the library of ``destination`` (the project file to be:
-    its sounds/ folder, the user's and the starter sounds; the script's own folder stands in for
-    a production not yet saved). Raises ScriptSyntaxError, ValueError or OSError with one line."""
+                      sound_folders: Sequence[Path] = (), library: object | None = None,
+                      suggest: CastSuggester | None = None) -> ImportedProduction:
+    """Parse ``script``, cast it and give each sound cue the sound it matches in the library of
+    ``destination`` (the project file to be: its sounds/ folder, the user's and the starter
+    sounds; the script's own folder stands in for a production not yet saved). ``suggest``
+    casts the roles (``radioplay import`` measures the candidates with a speaker encoder:
+    engine/check/casting.py); by default the quick casting from ``library`` (the installed
+    voices when None). Raises ScriptSyntaxError, ValueError or OSError with one line."""
     from engine.synth.casting import suggest_cast
     from engine.synth.library import VoiceLibrary
     from engine.synth.sound_library import SoundLibrary, assign_matches
 
-    voices = library if isinstance(library, VoiceLibrary) else VoiceLibrary()
-    project, report = import_script(script, narrate_action=narrate_action,
-                                    suggest=lambda roles, lines: suggest_cast(roles, voices, lines))
+    if suggest is None:
+        voices = library if isinstance(library, VoiceLibrary) else VoiceLibrary()
+
+        def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
+            return suggest_cast(roles, voices, lines)
+
+    project, report = import_script(script, narrate_action=narrate_action, suggest=suggest)
     matched: list[tuple[SoundClip, str]] = []
     if project.sounds:
         where = destination if destination is not None else script

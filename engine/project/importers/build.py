@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
-from engine.project.casting import cast_summary, casting_summary, starting_voice
+from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
 from engine.project.direction import parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
@@ -188,6 +188,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
         current_scene().notes.extend(loose_notes)
     project.sound_lanes.sort(key=lambda lane: LANE_KINDS.index(lane.kind))
     report.aliases = find_aliases(list(report.lines_per_role))
+    characters = infer_characters(project)  # before casting: the suggester matches voices to them
+    for role in project.cast:
+        role.character = characters[role.name]
     if suggest is not None:
         chosen = suggest(project.cast, dict(report.lines_per_role))
         for role in project.cast:

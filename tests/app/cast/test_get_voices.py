@@ -145,10 +145,10 @@ def test_suggest_cast_is_one_undo_step(qtbot, make_window, tiny_file, voice_dir,
     install_voice(voice_dir, tiny_voices["multi"], "tiny-multi")
     window = make_window(tiny_file, show=False)
     before = [r.voice for r in window.doc.project.cast]
-    window.actions_["suggest_cast"].trigger()
-    after = [(r.voice.voice, r.voice.speaker, r.voice.pitch) for r in window.doc.project.cast]
-    assert len(set(after)) == 3 and all(pitch == 0 for _, _, pitch in after)
-    assert {v for v, _, _ in after} == {"en_US-joe-medium", "tiny-multi"}
+    window.actions_["suggest_cast"].trigger()  # measured off the GUI thread (engine.check.casting)
+    qtbot.waitUntil(lambda: window.cast.last_cast is not None, timeout=600_000)
+    after = [(r.voice.voice, r.voice.speaker, r.voice.design) for r in window.doc.project.cast]
+    assert len(set(after)) == 3 and all(r.voice.pitch == 0 for r in window.doc.project.cast)
     window.actions_["undo"].trigger()
     assert [r.voice for r in window.doc.project.cast] == before
 

@@ -76,7 +76,8 @@ def test_radioplay_check_flags_the_line_a_lexicon_entry_changed(tmp_path: Path) 
     code, report = _check(_project(clean, {}))
     assert (code, report["flagged"]) == (0, 0), report
     assert [r["id"] for r in report["lines"]] == ["L1", "L2", "L3"]  # type: ignore[index]
-    assert set(report["lines"][0]) == {"id", "role", "score", "flagged", "reason"}  # type: ignore[index]
+    assert set(report["lines"][0]) == {"id", "role", "score", "flagged", "reason",  # type: ignore[index]
+                                       "similarity", "quality"}
     swapped = tmp_path / "swapped"
     swapped.mkdir()
     path = _project(swapped, {"thunder": "lemonade"})
