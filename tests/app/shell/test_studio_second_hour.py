@@ -1,0 +1,61 @@
+"""Issue 30 item 8: at the default size every lane, cast and sound, is in sight; a clip dragged
+later while the lines before it are unvoiced keeps a pause, so no hole opens once they are voiced."""
+
+from __future__ import annotations
+
+from tests.support.paths import SAMPLE
+from tests.support.studio import voice_everything, wait_engine
+
+
+def test_at_1600x1000_the_samples_sound_lanes_are_in_sight_below_its_seven_roles(qtbot, make_window):
+    window = make_window(SAMPLE, show=False)
+    window.resize(1600, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    wait_engine(qtbot, window)
+    timeline = window.timeline
+    lanes = timeline.lanes()
+    assert len(window.doc.project.cast) == 7 and sum(lane.kind.value == "sound" for lane in lanes) == 3
+    bottom = timeline.viewport().height()
+    for index, lane in enumerate(lanes):
+        top, height = timeline.lane_span(index)
+        assert 0 <= top and top + height <= bottom, f"lane {lane.name} at {top}+{height} below the view's {bottom} px"
+    assert timeline.verticalScrollBar().maximum() == 0
+    # Still legible: a lane has room for its name and meter, and the monitor keeps its room.
+    assert timeline.lane_height() >= 28
+    assert window.monitor.graphics_views()[0].height() >= 150
+    # The producer's own lane height wins over fitting.
+    timeline.taller_lanes_action.trigger()
+    chosen = timeline.lane_height()
+    window.resize(1600, 1001)
+    qtbot.wait(20)
+    assert timeline.lane_height() == chosen and not timeline.fits_lanes()
+
+
+def test_a_clip_dragged_later_before_earlier_lines_are_voiced_keeps_a_pause(qtbot, make_window, tiny_file):
+    window = make_window(tiny_file)
+    wait_engine(qtbot, window)
+    lines = window.doc.project.lines
+    timeline = window.timeline
+    qtbot.waitUntil(lambda: all(timeline.clip_item(line.id) is not None for line in lines))
+    second, third = timeline.clip_item(lines[1].id), timeline.clip_item(lines[2].id)
+    assert second.estimated and third.estimated  # nothing voiced yet: lengths are estimates
+    spacing = third.start - second.end  # the project's own gap between lines
+    target = third.start + 0.8
+    hint = timeline.drag.describe(lines[2].id, target)
+    assert hint == "pause of 0.80 s before it", hint
+    window.move_clip(lines[2].id, target)
+    line = window.doc.project.line(lines[2].id)
+    assert line.start is None and line.pause_before == 0.8
+
+    voice_everything(qtbot, window)
+
+    def real_clips():
+        state = window.engine.state()
+        clips = {c.line_id: c for c in state.clips}
+        return clips if all(not c.estimated for c in clips.values()) and len(clips) == len(lines) else None
+
+    qtbot.waitUntil(lambda: real_clips() is not None)
+    clips = real_clips()
+    gap = clips[lines[2].id].start - clips[lines[1].id].end
+    assert abs(gap - (spacing + 0.8)) < 0.01, f"{gap:.3f} s between the voiced lines, not {spacing:.2f} + 0.8 s"
