@@ -59,3 +59,54 @@ def test_a_clip_dragged_later_before_earlier_lines_are_voiced_keeps_a_pause(qtbo
     clips = real_clips()
     gap = clips[lines[2].id].start - clips[lines[1].id].end
     assert abs(gap - (spacing + 0.8)) < 0.01, f"{gap:.3f} s between the voiced lines, not {spacing:.2f} + 0.8 s"
+
+
+def _loaded_hub(roles: list[str]):
+    """30 s of what the sample does under load (measured, issue 30): priorities of 8-220 that
+    rise as lines fall due, and a line finished every few seconds at 0.1-20 s."""
+    import numpy as np
+
+    from bench.monitor_update import FakeClock
+    from engine.metrics.hub import MetricsHub
+
+    clock = FakeClock()
+    hub = MetricsHub(clock=clock)
+    rng = np.random.default_rng(3)
+    for step in range(600):
+        clock.t += 0.05
+        for i, role in enumerate(roles):
+            due = (step / 600 + i / len(roles)) % 1.0
+            hub.set_role_priority(role, 8.0 * (220 / 8.0) ** due if i % 3 != 2 or step > 300 else 0.0)
+        if step % 60 == 0:
+            hub.record_request(roles[step % len(roles)], "playback", "role-priority", 0.0, 0.1,
+                               float(10 ** rng.uniform(-1, 1.3)), 3.0)
+    return hub.snapshot()
+
+
+def test_the_fixed_heatmaps_at_1600x1000(qtbot, make_window):
+    import os
+    from pathlib import Path
+
+    from tests.support.paths import REPO
+
+    artifacts = Path(os.environ.get("RADIOPLAY_ARTIFACTS", REPO / "tests" / "app" / "artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    window = make_window(SAMPLE, show=False)
+    window.resize(1600, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    wait_engine(qtbot, window)
+    window.presenter.timer.stop()  # what is drawn stays put while it is looked at
+    monitor = window.monitor
+    monitor.update_from(_loaded_hub(window.doc.project.role_names()))
+    for index, name in ((0, "priority"), (1, "latency")):
+        monitor.tabs.setCurrentIndex(index)
+        view = monitor.graphics_views()[index]
+        qtbot.waitUntil(view.isVisible)
+        for _ in range(3):  # axes size their text space as they first paint
+            view.viewport().repaint()
+            qtbot.wait(30)
+        assert window.grab().save(str(artifacts / f"monitor-{name}-1600x1000.png"))
+        assert monitor.grab().save(str(artifacts / f"monitor-{name}-dock.png"))
+    first, end = monitor.latency_rows()
+    assert end - first < 25  # cropped to the bins with requests
