@@ -254,12 +254,19 @@ class EngineLink(QObject):
         return self._session.outlook(from_s) if self._session is not None else None
 
     def realtime(self, backend: str) -> float | None:
-        """Audio seconds per wall second the running engine has measured for a backend
-        here (all its workers busy); None before it has run one of its lines."""
+        """Audio seconds per wall second the running engine makes of a backend here, all its
+        workers busy: what it has measured, its prior until then. The play outlook reads the
+        same figure (engine.sched.cost.CostModel.realtime), so picker and status bar agree.
+        None while no engine runs."""
         session = self._session
-        if session is None or not session.scheduler.cost.measured(backend):
+        if session is None:
             return None
         return session.scheduler.cost.realtime(backend, session.scheduler.workers)
+
+    def measured(self, backend: str) -> bool:
+        """Whether the running engine has voiced a line of this backend here yet."""
+        session = self._session
+        return session is not None and session.scheduler.cost.measured(backend)
 
     def words(self, line_id: str) -> tuple[tuple[str, float, float], ...]:
         """The line's written words timed within its clip (empty when not known)."""

@@ -61,7 +61,7 @@ def test_picker_groups_voices_by_backend_and_a_kokoro_pick_renders(qtbot, make_w
     items = [(combo.itemText(i), combo.itemData(i), combo.model().item(i).isEnabled()) for i in range(combo.count())]
     headings = [text for text, data, _ in items if data == GROUP]
     assert [h.split(" · ")[0] for h in headings] == ["Piper", "Kokoro"]
-    assert headings[1].endswith("real time here") and "~" in headings[1]
+    assert headings[1].endswith("real time expected") and "~" in headings[1]  # no Kokoro line voiced yet
     assert not any(enabled for _, data, enabled in items if data == GROUP)  # headings cannot be picked
     kokoro = [data for _, data, _ in items if isinstance(data, str) and data.startswith("kokoro:")]
     assert {"kokoro:af_alpha", "kokoro:am_beta", "kokoro:bf_gamma"} <= set(kokoro)
