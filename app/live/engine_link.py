@@ -211,6 +211,16 @@ class EngineLink(QObject):
                 self.problem.emit(f"Playing ahead of synthesis: {outlook.describe()}")
             session.play(from_s)
 
+    def prefetch(self, line_ids: list[str]) -> None:
+        """Voice these lines before any other, in this order (Play's "wait" and "pre-render")."""
+        if (session := self._live()) is not None:
+            session.prefetch(line_ids)
+
+    def late_lines(self) -> list[str]:
+        """The lines playback reached before they were voiced, oldest first."""
+        session = self._session
+        return [line_id for line_id, _ in list(session.late_log)] if session is not None else []
+
     def pause(self) -> None:
         if (session := self._live()) is not None:
             session.pause()

@@ -294,11 +294,13 @@ class MainWindow(QMainWindow):
 
     def set_playing(self, play: bool) -> None:
         if play:
-            self.engine.play()
+            self.presenter.gate.play()  # asks first when synthesis cannot keep up
         else:
+            self.presenter.gate.cancel()
             self.engine.pause()
 
     def stop(self) -> None:
+        self.presenter.gate.cancel()
         self.engine.stop_playback()
 
     def from_start(self) -> None:

@@ -171,7 +171,10 @@ def test_status_bar_says_when_a_kokoro_cast_cannot_keep_up(qtbot, make_window, t
     assert "pre-render first" in window.outlook_label.toolTip()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert window.grab().toImage().save(str(ARTIFACTS / "kokoro-outlook.png"))
-    window.actions_["play_pause"].trigger()  # played anyway: the status line says why lines may be late
+    window.actions_["play_pause"].trigger()  # Play asks first (app/live/play_gate.py) ...
+    gate = window.presenter.gate
+    qtbot.waitUntil(lambda: gate.prompt is not None and gate.prompt.isVisible(), timeout=5_000)
+    gate.prompt.anyway_button.click()  # ... played anyway: the status line says why lines may be late
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Playing ahead of synthesis"),
                     timeout=5_000)
     window.actions_["stop"].trigger()
