@@ -160,7 +160,7 @@ class MonitorDock(QDockWidget):
         self.latency_image.setLevels(LATENCY_LEVELS)
         self.latency_plot.addItem(self.latency_image)
         self.latency_plot.getAxis("left").setTicks([[]])  # bin bounds come with the first snapshot
-        self.latency_bar = _colour_bar(self.latency_view, cmap, LATENCY_LEVELS, "requests per s (log, to busiest)",
+        self.latency_bar = _colour_bar(self.latency_view, cmap, LATENCY_LEVELS, "requests per s (log)",
                                        LATENCY_TICKS)
         latency.addWidget(self.latency_view)
         latency.setStretchFactor(1, 1)
