@@ -76,6 +76,8 @@ class VoiceCatalog:
         # backend -> audio seconds per wall second on this machine, as the running engine
         # measures it (the window sets this); None before it has: the backend's prior.
         self.measured_realtime: Callable[[str], float | None] = lambda backend: None
+        # Whether the engine has measured the backend here yet (the window sets this too).
+        self.measured: Callable[[str], bool] = lambda backend: False
 
     def set_base_dir(self, base_dir: Path | None) -> None:
         """Relative voice paths in a project resolve beside the project file."""
@@ -112,13 +114,17 @@ class VoiceCatalog:
         return [e.style for e in kokoro]
 
     def realtime(self, backend: str) -> float:
-        """How many seconds of this backend's audio a second of this machine makes."""
-        measured = self.measured_realtime(backend)
-        return measured if measured is not None else prior_realtime(backend)
+        """How many seconds of this backend's audio a second of this machine makes: the
+        running engine's figure (the play outlook's), else the backend's prior."""
+        figure = self.measured_realtime(backend)
+        return figure if figure is not None else prior_realtime(backend)
 
     def speed_label(self, backend: str) -> str:
-        """What the picker says about a backend's speed here: "Kokoro · ~1x real time here"."""
-        return f"{BACKEND_NAMES.get(backend, backend)} · {speed_text(self.realtime(backend))} real time here"
+        """What the picker says about a backend's speed: "Kokoro · ~1x real time here" once
+        the engine has measured it here, "Piper · ~25x real time expected" before (a prior is
+        not this machine's speed, and under load the two differ a hundredfold)."""
+        where = "here" if self.measured(backend) else "expected"
+        return f"{BACKEND_NAMES.get(backend, backend)} · {speed_text(self.realtime(backend))} real time {where}"
 
     def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo | str:
         """The voice, or the library's message saying why it cannot be used."""

@@ -19,6 +19,7 @@ from app.live import draw
 from app.live.access import LiveStudio
 from app.live.engine_link import EngineLink
 from app.live.outlook import CHECK_EVERY
+from app.live.play_gate import PlayGate
 from app.script.model import Col
 from app.script.spoken_word import SpokenWord
 from engine.mixdown.mixplan import TAIL_S
@@ -50,6 +51,7 @@ class EnginePresenter(QObject):
         self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
         self._polls = 0
+        self.gate = PlayGate(window, engine, self)  # Play asks first when synthesis cannot keep up
         self.spoken = SpokenWord(window.script.view, Col.TEXT, engine.words, lambda lid: window.doc.project.line(lid).text, self)
         self.timer = QTimer(self)
         self.timer.setObjectName("enginePoll")
@@ -145,6 +147,7 @@ class EnginePresenter(QObject):
         if clips_new:
             w.script.model.set_layout(state.clips)  # line starts as the engine laid them out, not laid out again
         self._show_outlook(state)
+        self.gate.watch(state)
         if state.clips or state.sounds:
             w.transport.show_engine_length()
         elif clips_new or sounds_new:

@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self.autosaver = Autosaver(self.doc, self.recovery, self)
         self.engine = EngineLink(self.doc, self.session_factory, self.marshal, self)
         self.catalog.measured_realtime = self.engine.realtime  # the picker says how fast each backend runs here
+        self.catalog.measured = self.engine.measured
         self.last_error: str | None = None  # the last error shown to the producer (tests read it)
         self.voices_dialog: GetVoicesDialog | None = None
         # Made by app/shell/menus.py:
@@ -302,11 +303,13 @@ class MainWindow(QMainWindow):
 
     def set_playing(self, play: bool) -> None:
         if play:
-            self.engine.play()
+            self.presenter.gate.play()  # asks first when synthesis cannot keep up
         else:
+            self.presenter.gate.cancel()
             self.engine.pause()
 
     def stop(self) -> None:
+        self.presenter.gate.cancel()
         self.engine.stop_playback()
 
     def from_start(self) -> None:

@@ -120,16 +120,11 @@ def describe_move(window: StudioWindow, clip_id: str, new_start: float) -> str:
 
 def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: float) -> SetLineFields:
     """The edit a clip dropped at ``new_start`` makes, from the clips the timeline shows.
-    Relative placement (pause, overlap) only when every length it depends on is real."""
-    clips = list(clips)
-    return move_clip(doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips},
-                     _lengths_known(doc, clips, line_id))
-
-
-def _lengths_known(doc: Document, clips: list[Any], line_id: str) -> bool:
-    """Every line up to this one is voiced, so its clip's length is real, not an estimate."""
-    earlier = {line.id for line in doc.project.lines[: doc.line_index(line_id) + 1]}
-    return all(not c.estimated for c in clips if c.line_id in earlier)
+    Placement is relative (a pause after the previous line, an overlap of it) even while lines
+    before it are unvoiced and their lengths estimates: the pause the producer dragged out
+    stays a pause when the real audio arrives, where a pin would leave a hole (or a collision)
+    as long as the estimate was wrong."""
+    return move_clip(doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips})
 
 
 def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
@@ -145,8 +140,7 @@ def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
     line = whatif.project.line(line_id)
     final = {"start": line.start, "overlap": line.overlap, "pause_before": line.pause_before, **command.new}
     if final["start"] is not None:
-        why = "" if _lengths_known(whatif, clips, line_id) else " (lines before it not voiced yet)"
-        return f"pinned at {format_time(final['start'])}{why}"
+        return f"pinned at {format_time(final['start'])}"
     if final["overlap"] > 0:
         return f"overlaps the previous line by {final['overlap']:.2f} s"
     if final["pause_before"] > 0:

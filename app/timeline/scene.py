@@ -27,6 +27,8 @@ from app.timeline.snap import edge_targets
 #: Default lane height: a clip's label and waveform stay legible, and six lanes fit a 1000 px window.
 LANE_HEIGHT = 44
 MIN_LANE_HEIGHT, MAX_LANE_HEIGHT = 24, 200
+# Lanes shrink to this to fit the view (name and meter bar still readable, the dB scale hidden).
+COMPACT_LANE_HEIGHT = 28
 CLIP_MARGIN = 3
 MUTED_OPACITY = 0.35
 

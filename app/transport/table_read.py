@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from app.document.document import Document
 from app.document.marshal import Task, run_task
 from app.transport.access import TableReadStudio
+from engine.rehearse.listener import GIVE_UP_S, NO_SPEECH_S
 from engine.rehearse.report import Report
 
 SIMULATE = "Simulate from a folder…"
@@ -242,10 +243,12 @@ class TableReadPanel(QDialog):
         f = report.figures()
         gaps = (f"{f['gap_p50_ms']:.0f} ms / {f['gap_p95_ms']:.0f} ms" if f["gap_p50_ms"] is not None else "—")
         takes = {r.line_id: r.take for r in report.results if r.take}
+        missed = missed_lines(report, [line.id for line in self.window_.doc.project.lines])
         self.result.setText(f"Lines read live: {f['live_lines']} of {f['lines']} (missed {f['missed']})\n"
                             f"Reply gap p50 / p95: {gaps}\n"
                             f"False starts: {f['false_starts']}   Manual advances: {f['manual_advances']}\n"
-                            f"Recorded takes: {len(takes)}")
+                            f"Recorded takes: {len(takes)}"
+                            + "".join(f"\nMissed {text}" for text in missed))
         self._attach(takes)
 
     def _attach(self, takes: dict[str, str]) -> None:
@@ -269,6 +272,21 @@ class TableReadPanel(QDialog):
             event.ignore()  # type: ignore[attr-defined]
             return
         super().closeEvent(event)  # type: ignore[arg-type]
+
+
+def missed_lines(report: Report, order: list[str]) -> list[str]:
+    """Each live line the read gave up on, by its number in the script and why:
+    ``line 12 (MAGGIE): nothing heard for 20 s`` or ``... 3.2 s heard, its end not recognized``."""
+    number = {line_id: n for n, line_id in enumerate(order, start=1)}
+    out = []
+    for r in report.results:
+        if not r.live or r.outcome != "missed":
+            continue
+        where = f"line {number[r.line_id]}" if r.line_id in number else f"line {r.line_id}"
+        why = (f"nothing heard for {NO_SPEECH_S:.0f} s" if r.speech_s is None else
+               f"{r.speech_s:.1f} s heard, its last words not recognized (moved on after {GIVE_UP_S:.0f} s of silence)")
+        out.append(f"{where} ({r.role}): {why}")
+    return out
 
 
 class RecordTakes(QUndoCommand):

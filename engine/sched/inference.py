@@ -37,6 +37,7 @@ class LocalInference:
             started = self.clock()
             try:
                 model = self.synth.voice(batch[0].plan.voice)
+                loaded = self.clock()  # a voice's first load is not what its lines cost
                 for job in batch:
                     if job.units is None:
                         job.units = self.synth.phonemize(job.plan)
@@ -52,7 +53,7 @@ class LocalInference:
             samples = sum(a.shape[0] for a in audio)
             if self.synth.cost(batch[0].plan).batches:  # a Kokoro line says nothing of Piper's batch sizes
                 self.batch.observe(len(batch), samples, finished - started)
-            self.cost.observe(batch[0].plan.voice.backend, finished - started, samples / model.sample_rate)
+            self.cost.observe(batch[0].plan.voice.backend, finished - loaded, samples / model.sample_rate)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
             pos = 0

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from app.transport.monitor import LATENCY_LEVELS, PRIORITY_LEVELS, MonitorDock
+from app.transport.monitor import LATENCY_LEVELS, PRIORITY_FLOOR, PRIORITY_LEVELS, MonitorDock
 from app.transport.monitor_trace import Trace
 from bench.monitor_update import FakeClock, measure
 from engine.metrics.hub import MetricsHub
@@ -54,17 +54,24 @@ def test_priority_heatmap_changes_with_new_data(dock, hub, clock):
     np.testing.assert_allclose(after[:, :-10], before[:, 10:])
 
 
-def test_heatmaps_keep_fixed_levels_and_update_in_place(dock, hub, clock):
+def test_heatmap_levels_follow_the_data_rarely_and_update_in_place(dock, hub, clock):
+    assert tuple(dock.priority_image.getLevels()) == PRIORITY_LEVELS  # before any data
+    assert tuple(dock.latency_image.getLevels()) == pytest.approx(LATENCY_LEVELS)
     dock.update_from(hub.snapshot())
     buffer = dock.priority_data()
     clock.t += 0.2
-    hub.set_role_priority("MAGGIE", 1e12)  # far above the top level: no auto-levels chase it
+    hub.set_role_priority("MAGGIE", 1e12)  # far above the old top: the levels reach it
     hub.record_request("MAGGIE", "playback", "role-priority", 0.0, 0.1, 0.2, 1.0)
     dock.update_from(hub.snapshot())
-    assert tuple(dock.priority_image.getLevels()) == PRIORITY_LEVELS
-    assert tuple(dock.latency_image.getLevels()) == pytest.approx(LATENCY_LEVELS)
+    lo, hi = tuple(dock.priority_image.getLevels())
+    assert lo <= 0.0 and hi >= 12.0
+    assert dock.latency_image.getLevels()[1] == pytest.approx(math.log1p(1))  # one request: the top colour
     assert dock.priority_image.lut is not None and dock.latency_image.lut is not None
     assert np.shares_memory(dock.priority_data(), buffer)  # the same preallocated array every frame
+    clock.t += 0.1
+    hub.set_role_priority("MAGGIE", 1e11)  # within the levels: they stay put, colours do not jump
+    dock.update_from(hub.snapshot())
+    assert tuple(dock.priority_image.getLevels()) == (lo, hi)
 
 
 def test_images_span_the_last_30_seconds_and_one_row_per_role(dock, hub):
@@ -160,3 +167,44 @@ def test_update_cost_on_a_full_window_is_reported(qtbot, capsys):
     with capsys.disabled():
         print("\nmonitor frame (8 roles, 30 s): " + ", ".join(f"{k} {v:.2f}" for k, v in summary.items()))
     assert len(timing.update_ms) == 20 and all(v > 0 for v in timing.paint_ms)
+
+
+def _colour_spread(item, data: np.ndarray, floor: float) -> float:
+    """How much of the colour map the cells above ``floor`` use (0: one solid colour, 1: all)."""
+    lo, hi = item.getLevels()
+    cells = np.clip((data[data > floor] - lo) / (hi - lo), 0.0, 1.0)
+    return float(cells.max() - cells.min())
+
+
+def test_priorities_within_two_decades_use_most_of_the_colour_map(dock, clock):
+    """Issue 30: the sample under load holds priorities of 8-220 (measured); on levels of
+    0.1-100k they were one band of colour."""
+    hub = MetricsHub(clock=clock)
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        clock.t += 0.1
+        for role in ROLES:
+            hub.set_role_priority(role, float(10 ** rng.uniform(math.log10(8.0), math.log10(220.0))))
+    dock.update_from(hub.snapshot())
+    spread = _colour_spread(dock.priority_image, dock.priority_data(), math.log10(PRIORITY_FLOOR))
+    assert spread >= 0.8, f"the priorities use {spread:.0%} of the colour map"
+    ticks = [label for _, label in dock.priority_bar.axis._tickLevels[0]]
+    assert "10" in ticks and "100" in ticks  # the colour bar reads the fitted range in priority units
+
+
+def test_a_few_requests_fill_the_latency_heatmap_as_blocks_of_a_second(dock, hub, clock):
+    """Issue 30: a request every few seconds drew one-pixel dots on a 50 ms grid of 25 bins."""
+    for latency in (0.08, 0.12, 0.3, 0.09, 0.2):
+        clock.t += 5.0
+        hub.record_request("TOM", "playback", "role-priority", 0.0, latency, latency, 1.0)
+    snap = hub.snapshot()
+    dock.update_from(snap)
+    heat = dock.latency_data()
+    assert heat.shape[1] == 30  # 1 s columns
+    first, end = dock.latency_rows()
+    rows = sorted({int(np.searchsorted(snap.latency_bins_ms, 1000 * t)) for t in (0.08, 0.12, 0.3, 0.09, 0.2)})
+    assert first <= rows[0] and rows[-1] < end and end - first <= rows[-1] - rows[0] + 3
+    shown = heat[first:end]
+    lit = np.count_nonzero(shown) / shown.size  # share of the drawn area in colour
+    assert lit >= 0.02, f"{lit:.1%} of the latency heatmap lit"
+    assert shown.max() == pytest.approx(dock.latency_image.getLevels()[1])  # the busiest cell is the top colour

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from engine.synth.sounds import SoundError, load_sound, probe_sound, read_info
 
 from engine.cli import main
 from engine.synth.catalogue import parse_catalogue
 from engine.synth.download import download_voice, fetch_bytes, load_catalogue, partial_path
 from engine.synth.errors import CatalogueError, DownloadError
+from engine.synth.sound_library import SoundError, load_sound, probe_sound, read_info
 from tests.support.hostile import VOICE_KEY, FileServer, catalogue_mirror, lying_wav
 
 REPO = Path(__file__).resolve().parents[3]
