@@ -64,7 +64,7 @@ package-test:
 
 # The release gate (docs/dev/release.md): the bundle built from this tree and run
 # headless; a change that breaks the desktop build fails here, before a release.
-# Minutes: about 2 on an idle 2-core machine, 25-30 with the machine shared.
+# Minutes: about 2-3 on an idle 2-core machine, 15-30 with the machine shared.
 release-check:
 	$(MAKE) --no-print-directory package
 	$(MAKE) --no-print-directory package-test
