@@ -140,9 +140,12 @@ class EmbeddingStore:
 
 
 def default_store() -> EmbeddingStore:
-    from engine.synth.clipfolder import user_cache_dir
+    """What the installed voices sound like, measured once per machine. Not in the clip folder:
+    it is no clip, and a clip folder may be emptied, shared or pointed elsewhere per project
+    (the tests give each test a cold one) without the voices changing."""
+    import platformdirs
 
-    return EmbeddingStore(user_cache_dir() / EMBEDDINGS_FILE)
+    return EmbeddingStore(platformdirs.user_cache_path("radioplay", appauthor=False) / EMBEDDINGS_FILE)
 
 
 def embed_candidates(chosen: Sequence[Candidate], synth: ClipSynthesizer, store: EmbeddingStore,
