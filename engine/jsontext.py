@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 
@@ -44,3 +45,33 @@ def loads_untrusted(data: bytes | str) -> Any:
         raise JSONTextError("invalid JSON: not UTF-8 text") from None
     except ValueError as exc:  # an integer with more digits than Python converts
         raise JSONTextError(f"invalid JSON: {str(exc).splitlines()[0][:120]}") from None
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def first_too_deep(text: str, max_depth: int) -> int:
+    """Offset of the first bracket nested deeper than ``max_depth`` (strings skipped), or 0:
+    where to point a reader at a file ``json`` could not parse for its depth."""
+    depth = 0
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                return m.start()
+        elif token in "]}":
+            depth -= 1
+    return 0
+
+
+def first_long_number(text: str) -> int:
+    """Offset of the first number of a thousand digits or more (past Python's int limit), or 0."""
+    m = re.search(r"\d{1000,}", text)
+    return m.start() if m else 0
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of ``offset`` in ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

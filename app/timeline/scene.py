@@ -162,6 +162,21 @@ class TimelineScene(QGraphicsScene):
         end = max((item.end for item in self.clips.values()), default=0.0)
         return max(end, self.duration)
 
+    def set_lane_height(self, px: float) -> int:
+        """Every lane ``px`` high, clamped to what a lane can show; the height it got."""
+        self.lane_h = round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))
+        return self.lane_h
+
+    def fit_lane_height(self, view_height: int) -> bool:
+        """Lanes as tall as lets every one show in ``view_height`` (never taller than
+        :data:`LANE_HEIGHT`, never shorter than :data:`COMPACT_LANE_HEIGHT`: past that the view
+        scrolls). True if the height changed."""
+        if not self.lanes:
+            return False
+        new = min(LANE_HEIGHT, max(COMPACT_LANE_HEIGHT, view_height // len(self.lanes)))
+        changed, self.lane_h = new != self.lane_h, new
+        return changed
+
     def lanes_height(self) -> float:
         return float(max(len(self.lanes) * self.lane_h, 1))
 

@@ -34,8 +34,6 @@ from app.timeline.ruler import RULER_HEIGHT, Ruler
 from app.timeline.scene import (
     COMPACT_LANE_HEIGHT,
     LANE_HEIGHT,
-    MAX_LANE_HEIGHT,
-    MIN_LANE_HEIGHT,
     Lane,
     LaneKind,
     TimelineScene,
@@ -310,12 +308,11 @@ class TimelineView(QGraphicsView):
         """Every lane ``px`` high (clamped); the lane at the top of the view stays there. The
         producer's choice: lanes no longer fit themselves to the view."""
         self._fit_lanes = False
-        old, new = self._scene.lane_h, round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))
-        if new != old:
+        old = self._scene.lane_h
+        if self._scene.set_lane_height(px) != old:
             first = self.verticalScrollBar().value() / old
-            self._scene.lane_h = new
             self._relayout()
-            self.verticalScrollBar().setValue(round(first * new))
+            self.verticalScrollBar().setValue(round(first * self._scene.lane_h))
 
     def scale_lanes(self, factor: float) -> None:
         self.set_lane_height(self._scene.lane_h * factor)
@@ -325,16 +322,8 @@ class TimelineView(QGraphicsView):
         return self._fit_lanes
 
     def _fit_lane_height(self) -> bool:
-        """Lanes as tall as lets every one show (never taller than :data:`LANE_HEIGHT`, never
-        shorter than :data:`COMPACT_LANE_HEIGHT`: past that the view scrolls). True if it changed."""
-        if not self._fit_lanes or not self._scene.lanes:
-            return False
-        fitted = self.viewport().height() // len(self._scene.lanes)
-        new = min(LANE_HEIGHT, max(COMPACT_LANE_HEIGHT, fitted))
-        if new == self._scene.lane_h:
-            return False
-        self._scene.lane_h = new
-        return True
+        """Until the producer picks a lane height, the lanes fit the view (True if they changed)."""
+        return self._fit_lanes and self._scene.fit_lane_height(self.viewport().height())
 
     def _default_anchor(self) -> float:
         if self._mouse_x is not None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
+from engine.jsontext import first_long_number, first_too_deep, line_column
 from engine.project.blend import BlendError, parse_blend
 from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
@@ -425,41 +426,14 @@ def load_project(path: str | Path) -> Project:
         raise ProjectFileError(path, "", f"not valid JSON (line {exc.lineno}, column {exc.colno}: "
                                f"{exc.msg})") from None
     except RecursionError:
-        line, column = _position(text, _too_deep(text))
+        line, column = line_column(text, first_too_deep(text, _MAX_DEPTH))
         raise ProjectFileError(path, "", f"not a project: nested more than {_MAX_DEPTH} levels deep "
                                f"(line {line}, column {column})") from None
     except ValueError:  # an integer of thousands of digits (Python's conversion limit)
-        line, column = _position(text, _long_number(text))
+        line, column = line_column(text, first_long_number(text))
         raise ProjectFileError(path, "", f"not a project: a number with thousands of digits "
                                f"(line {line}, column {column})") from None
     return project_from_dict(data, path)
-
-
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def _too_deep(text: str) -> int:
-    """Offset of the first bracket nested deeper than ``_MAX_DEPTH`` (strings skipped)."""
-    depth = 0
-    for m in _TOKEN.finditer(text):
-        token = m.group()
-        if token in "[{":
-            depth += 1
-            if depth > _MAX_DEPTH:
-                return m.start()
-        elif token in "]}":
-            depth -= 1
-    return 0
-
-
-def _long_number(text: str) -> int:
-    m = re.search(r"\d{1000,}", text)
-    return m.start() if m else 0
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def save_project(project: Project, path: str | Path) -> None:

@@ -77,7 +77,7 @@ def test_import_a_fountain_script_through_the_preview_dialog(qtbot, make_window,
     names = [dialog.cast.item(r, 0).text() for r in range(dialog.cast.rowCount())]
     assert names == ["KEEPER", "MR. ASH", "ASH"]
     assert [dialog.cast.item(r, 1).text() for r in range(3)] == ["2", "1", "1"]
-    assert "MR. ASH and ASH may be the same character" in dialog.notes.text()
+    assert "'MR. ASH' and 'ASH' may be the same character" in dialog.notes.text()  # as radioplay import says it
     dialog.narrate.setChecked(True)  # the action line becomes a NARRATOR line
     assert [dialog.cast.item(r, 0).text() for r in range(dialog.cast.rowCount())][0] == "NARRATOR"
     qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)

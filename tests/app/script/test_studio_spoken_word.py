@@ -39,6 +39,8 @@ def test_the_spoken_word_advances_through_the_playing_line(qtbot, make_window):
 
     qtbot.waitUntil(voiced, timeout=120_000)
     window.engine.stop_playback()
+    # The first play's word and row must be gone before the second play is watched.
+    qtbot.waitUntil(lambda: presenter.spoken.word is None and script.model.playing_line() is None, timeout=30_000)
     script.select_line(line.id)
     window.play_from_line()
     qtbot.waitUntil(lambda: presenter.spoken.word is not None and script.model.playing_line() == line.id,
