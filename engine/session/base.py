@@ -21,6 +21,7 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink
 from engine.audio.soundbus import SoundBus
+from engine.audio.staging import Stager
 from engine.export.sounds import SoundSet
 from engine.metrics.hub import MetricsHub
 from engine.project.model import Project
@@ -89,6 +90,7 @@ class SessionCore:
     _closed: bool
     _quiet: dict[str, float]
     _auditions: dict[str, LineRequest]  # role -> its newest audition not played yet
+    _stager: Stager  # each line staged once per clip and staging (engine/audio/staging.py)
     # Sound design (engine/session/sounds.py).
     sound_folders: list[Path]
     sound_set: SoundSet

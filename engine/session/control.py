@@ -43,6 +43,7 @@ import numpy as np
 from engine.audio.live import BLOCK, PendingLines
 from engine.audio.meters import MeterSnapshot
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
+from engine.audio.staging import Stager
 from engine.export.mixplan import programme_frames
 from engine.export.render import RenderOptions, RenderReport, render_project
 from engine.export.sounds import SoundSet
@@ -91,6 +92,7 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
         self._handover = threading.Lock()  # update() vs the control thread taking the newest snapshot
         self._quiet: dict[str, float] = {}  # line id -> when typing in it has been quiet long enough
         self._auditions: dict[str, LineRequest] = {}
+        self._stager = Stager()
         self.project_path = project_path
         self.rate = project.sample_rate
         self.prerender = prerender

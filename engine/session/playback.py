@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
+from engine.audio.staging import line_stages
 from engine.project.timeline import Placement, layout_all
 from engine.sched.request import Deadline, Origin
 from engine.session.base import PassState, SessionCore
@@ -71,6 +72,7 @@ class PlaybackPass(SessionCore):
         self._placement_of = {p.line_id: p for p in self._placements}
         placed: list[PlacedClip] = []
         pending: list[tuple[int, str]] = []
+        stages = line_stages(self.project)
         for p in self._placements:
             lane = self._lane_of.get(p.role)
             if lane is None:
@@ -78,10 +80,13 @@ class PlaybackPass(SessionCore):
             start = int(round(p.start * self.rate))
             clip = clips.get(p.line_id)
             if clip is not None:
-                placed.append(PlacedClip(lane, start, clip))
+                # Staged here, on the control thread, once per clip and staging (the export's function).
+                placed.append(PlacedClip(lane, start, self._stager.clip(p.line_id, clip, stages.get(p.line_id),
+                                                                        self.rate)))
             elif p.line_id not in self._pass.frozen and p.line_id not in self._pass.waiting:
                 pending.append((start, p.line_id))
         pending.sort()
+        self._stager.forget_except(set(clips))
         self.mixer.set_clips(placed)
         self._pending = PendingLines([s for s, _ in pending], [i for _, i in pending])
         self.player.set_pending(self._pending)
