@@ -18,6 +18,7 @@ from engine.project.staging import ROOM_PRESETS, Room
 
 # Heading words -> room preset, most specific first. Whole words only, any case.
 ROOM_RULES: tuple[tuple[str, str], ...] = (
+    (r"car park|parking lot|bus stop|railway platform", "street"),  # before CAR and the rest
     (r"cathedral|basilica|minster", "cathedral"),
     (r"church|chapel|abbey|crypt", "church"),
     (r"cave|cavern|tunnel|mine|grotto", "cave"),
@@ -33,7 +34,7 @@ ROOM_RULES: tuple[tuple[str, str], ...] = (
     (r"beach|shore|seaside|coast|harbour|harbor|pier|dock", "beach"),
     (r"forest|wood|woods|jungle|orchard|garden|park", "forest"),
     (r"field|meadow|moor|farm|desert|hill|hills|mountain|countryside|lawn", "field"),
-    (r"street|road|alley|square|lane|avenue|market|car park|parking lot|town|city", "street"),
+    (r"street|road|alley|square|lane|avenue|market|town|city", "street"),
 )
 _ROOM_PATTERNS = tuple((re.compile(rf"\b(?:{words})\b", re.I), room) for words, room in ROOM_RULES)
 _INTERIOR = re.compile(r"^\s*(?:INT|I)\s*[./]", re.I)

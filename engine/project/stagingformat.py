@@ -49,8 +49,7 @@ def scene_staging_from_dict(r: Reader, d: dict[str, Any], path: str) -> dict[str
     size = r.items(rd.get("size", list(Room().size)), f"{where}.size")
     if len(size) != 3:
         raise r.fail(f"{where}.size", f"expected [length, width, height] in metres, got {len(size)} numbers")
-    sides = tuple(float(r.num({"side": v}, "side", f"{where}.size[{k}]", lo=ROOM_SIDE_RANGE[0],
-                              hi=ROOM_SIDE_RANGE[1])) for k, v in enumerate(size))
+    sides = tuple(_side(r, v, f"{where}.size[{k}]") for k, v in enumerate(size))
     room = Room(
         name=r.text(rd, "name", where, "custom", empty=False),
         size=(sides[0], sides[1], sides[2]),
@@ -60,6 +59,13 @@ def scene_staging_from_dict(r: Reader, d: dict[str, Any], path: str) -> dict[str
         outdoor=r.flag(rd, "outdoor", where, False),
     )
     return {"room": room, "room_evidence": r.text(d, "room_evidence", path, "")}
+
+
+def _side(r: Reader, value: Any, at: str) -> float:
+    lo, hi = ROOM_SIDE_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+        raise r.fail(at, f"expected a side of {lo:g} to {hi:g} metres, got {value!r}")
+    return float(value)
 
 
 def line_staging_to_dict(line: Line) -> dict[str, Any]:
