@@ -55,6 +55,7 @@ ROOM_PRESETS: dict[str, Room] = {room.name: room for room in (
     _room("bedroom", (4.0, 3.5, 2.5), 0.35),
     _room("office", (6.0, 5.0, 2.8), 0.5),
     _room("bathroom", (2.6, 2.2, 2.4), 0.9),
+    _room("cellar", (6.0, 4.0, 2.3), 1.1),
     _room("corridor", (12.0, 2.0, 2.7), 0.9),
     _room("stairwell", (4.0, 3.0, 12.0), 1.6),
     _room("hall", (30.0, 18.0, 10.0), 1.8),
@@ -90,7 +91,9 @@ class PerspectiveSpec:
 # The perspective names are the project file's `perspective` values.
 PERSPECTIVES: dict[str, PerspectiveSpec] = {
     "close": PerspectiveSpec(distance=0.6),
-    "off": PerspectiveSpec(distance=6.0, level_db=-4.0, lowpass_hz=3500.0),
+    # Off stage is out of sight: around a corner or through an open door, so the room hears it
+    # less too (level_db scales the room's share as well as the direct sound's).
+    "off": PerspectiveSpec(distance=6.0, level_db=-8.0, lowpass_hz=3500.0),
     "off-camera": PerspectiveSpec(distance=3.0, level_db=-2.0, lowpass_hz=6000.0),
     "voice-over": PerspectiveSpec(distance=0.5, reverb=0.0),
     "phone": PerspectiveSpec(distance=0.5, band_hz=(300.0, 3400.0), reverb=0.0),

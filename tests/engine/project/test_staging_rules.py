@@ -16,6 +16,8 @@ HEADINGS = [
     ("INT. TOM'S CAR - MOVING", "car", "heading says CAR"),
     ("INT. BATHROOM - NIGHT", "bathroom", "heading says BATHROOM"),
     ("INT. KITCHEN - MORNING", "kitchen", "heading says KITCHEN"),
+    ("INT. MUSEUM ARCHIVE - NIGHT", "cellar", "heading says ARCHIVE"),
+    ("INT. RADIO STUDIO - NIGHT", "studio", "heading says STUDIO"),
     ("INT. HOSPITAL CORRIDOR - NIGHT", "corridor", "heading says CORRIDOR"),
     ("INT. TOWN HALL - EVENING", "hall", "heading says HALL"),
     ("INT. NEWSPAPER OFFICE - DAY", "office", "heading says OFFICE"),
@@ -25,6 +27,7 @@ HEADINGS = [
     ("EXT. FOREST CLEARING - NIGHT", "forest", "heading says FOREST"),
     ("EXT. OPEN FIELD - DAY", "field", "heading says FIELD"),
     ("EXT. HIGH STREET - NIGHT", "street", "heading says STREET"),
+    ("EXT. STATION CAR PARK - NIGHT", "street", "heading says CAR PARK"),
 ]
 
 
