@@ -20,6 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
+from app.script.staging import room_label
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.model import Line
@@ -110,6 +111,7 @@ class ScriptModel(QAbstractTableModel):
         doc.castReset.connect(self._cast_changed)
         doc.roleChanged.connect(self._role_changed)
         doc.projectReplaced.connect(self._project_replaced)
+        doc.projectChanged.connect(lambda field: self._cast_changed() if field == "scenes" else None)  # a room
 
     # ---- structure --------------------------------------------------------
     def _build(self) -> None:
@@ -338,7 +340,8 @@ class ScriptModel(QAbstractTableModel):
     def _scene_data(self, scene_id: str, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and column == 0:
             heading = next((s.heading for s in self.doc.project.scenes if s.id == scene_id), "")
-            return f"{scene_id}  {heading}".strip() if heading else scene_id
+            shown = f"{scene_id}  {heading}".strip() if heading else scene_id
+            return f"{shown}    \u2014 {room_label(self.doc, scene_id)}"
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
             font.setBold(True)

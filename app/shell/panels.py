@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QWidget
 from app.document.commands import SetLineFields, move_clip
 from app.document.document import Document
 from app.script.model import format_time
+from app.script.staging import staged_positions
 from app.shell.studio_window import StudioWindow
 from app.sound import lanes as sound_lanes
 from app.sound.trim import SoundTrim
@@ -190,6 +191,7 @@ def show_clips(window: StudioWindow, clips: Iterable[Any], sounds: Sequence[Any]
     clips = list(clips) + sound_lanes.timeline_clips(project, sounds)
     texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     window.timeline.set_clips(clips, texts)
+    window.timeline.set_positions(staged_positions(project))
     window.timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 

@@ -90,7 +90,7 @@ class PerspectiveSpec:
 
 # The perspective names are the project file's `perspective` values.
 PERSPECTIVES: dict[str, PerspectiveSpec] = {
-    "close": PerspectiveSpec(distance=0.6),
+    "close": PerspectiveSpec(distance=0.4),
     # Off stage is out of sight: around a corner or through an open door, so the room hears it
     # less too (level_db scales the room's share as well as the direct sound's).
     "off": PerspectiveSpec(distance=6.0, level_db=-8.0, lowpass_hz=3500.0),
@@ -99,10 +99,11 @@ PERSPECTIVES: dict[str, PerspectiveSpec] = {
     "phone": PerspectiveSpec(distance=0.5, band_hz=(300.0, 3400.0), reverb=0.0),
     "door": PerspectiveSpec(distance=3.0, level_db=-8.0, lowpass_hz=700.0),
     "distant": PerspectiveSpec(distance=12.0, lowpass_hz=5000.0),
-    "moving-away": PerspectiveSpec(path=((0.0, 0.0, 1.0), (1.0, 0.7, 9.0))),
-    "approaching": PerspectiveSpec(path=((0.0, 0.7, 9.0), (1.0, 0.0, 1.0))),
+    "moving-away": PerspectiveSpec(path=((0.0, 0.0, 0.7), (1.0, 0.7, 9.0))),
+    "approaching": PerspectiveSpec(path=((0.0, 0.7, 9.0), (1.0, 0.0, 0.7))),
 }
-NO_PERSPECTIVE = PerspectiveSpec()
+# A line with no perspective: the actor at the mic, a drama studio's working distance.
+NO_PERSPECTIVE = PerspectiveSpec(distance=0.7)
 
 
 @dataclass(frozen=True)
