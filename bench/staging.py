@@ -19,8 +19,8 @@ ratio, intelligibility per room and perspective, and what staging costs.
    their decay is no reverberation time and is not checked.
 2. Word error rate. The bundled joe voice speaks held-out sentences
    (bench/shaping_wer.py's, none in the sample); each is staged in every
-   room (at 1 m, no perspective) and with every perspective in the living
-   room, then heard by pocketsphinx's bundled en-US model with its general
+   room (as a line with no perspective: 0.7 m) and with every perspective
+   in the living room, then heard by pocketsphinx's bundled en-US model with its general
    language model (not the product's recognizer, which is biased to the
    text). WER against the same sentences dry.
 3. Cost. Staging a 10 s line per room (convolution by overlap-add) against
@@ -100,7 +100,8 @@ def wer_table(count: int, rooms: list[str], responses: RoomResponses) -> dict[st
     clips = [synth.synthesize(s, VoiceParams()) for s in sentences]
     hear = Recognizer()
     conditions: list[tuple[str, LineStage | None]] = [("dry", None)]
-    conditions += [(f"room {name}", LineStage(room=ROOM_PRESETS[name])) for name in rooms]
+    # As a line with no perspective is staged: 0.7 m, centre (engine.project.staging.NO_PERSPECTIVE).
+    conditions += [(f"room {name}", line_stage(ROOM_PRESETS[name], "", None, 0.0)) for name in rooms]
     living = ROOM_PRESETS["living room"]
     for perspective in PERSPECTIVES:
         conditions.append((f"living room, {perspective}", line_stage(living, perspective, None, 0.0)))
@@ -108,7 +109,7 @@ def wer_table(count: int, rooms: list[str], responses: RoomResponses) -> dict[st
     for label, stage in conditions:
         errors = total = 0
         for text, clip in zip(sentences, clips, strict=True):
-            if stage is None:
+            if stage is None:  # dry: the clip as an unstaged line is mixed
                 heard = clip
             else:
                 reverb = responses.response(stage.room, RATE) if stage.room is not None and stage.reverb else None

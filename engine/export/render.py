@@ -354,7 +354,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:
             write_daw(options.daw, project, options.name or project.title, placements, result.clips, output,
-                      sound_placements, sounds)
+                      sound_placements, sounds, {role: f"stems/{path.name}" for role, path in report.stems.items()})
         known, measured_key = None, None
         if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
             mix = output.path(plan.files[0])

@@ -175,3 +175,24 @@ def test_moving_away_line_travels(rendered) -> None:  # type: ignore[no-untyped-
     level_drop = _level_db(first) - _level_db(last)
     pan_move = abs(balance(last) - balance(first))
     assert level_drop > 6.0 or pan_move > 3.0, (level_drop, pan_move)
+
+
+def test_reaper_hand_off_carries_the_staging(rendered, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import rpp
+
+    out = tmp_path / "daw"
+    assert main(["render", str(rendered[3]), "-o", str(out), "--daw", "reaper"]) == 0
+    project = rpp.loads((out / "two-rooms.rpp").read_text(encoding="utf-8"))
+    tracks = {t.find("NAME")[1]: t for t in project.findall("TRACK")}
+    assert {"TOM", "ANNA", "TOM (staged)", "ANNA (staged)"} <= set(tracks)
+    staged = tracks["TOM (staged)"].find("ITEM").find("SOURCE").find("FILE")[1]
+    assert staged == "stems/TOM.wav" and (out / staged).is_file()
+    assert tracks["TOM"].find("MUTESOLO")[1] == "1"  # the dry lines, muted under their staged stem
+    lines = [item.find("SOURCE").find("FILE")[1] for item in tracks["TOM"].findall("ITEM")]
+    assert lines and all(name.startswith("lines/") for name in lines)
+    pan = [(float(pt[1]), float(pt[2])) for pt in tracks["TOM"].find("PANENV2").findall("PT")]
+    volume = [float(pt[2]) for pt in tracks["TOM"].find("VOLENV2").findall("PT")]
+    moving = next(c for c in _lines(rendered[0]) if c.get("perspective") == "moving-away")
+    during = [v for (t, v) in pan if moving["start"] - 1e-6 <= t <= moving["end"] + 1e-6]
+    assert len(during) == 2 and during[0] != during[1]  # the walk, as two points of the pan envelope
+    assert min(volume) < 0.2 < max(volume)  # 9 m away at the end of the walk, near before it
