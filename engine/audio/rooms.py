@@ -42,7 +42,8 @@ from engine.fsutil import atomic_write_bytes
 from engine.project.staging import REFERENCE_DISTANCE_M, Room
 
 # Bumped when the simulation changes, so cached responses are made again.
-ROOMS_VERSION = 2
+ROOMS_VERSION = 3
+CALIBRATION_RUNS = 4  # simulations at most, the first with Eyring's absorption
 MIC_SPACING_M = 0.2
 SOURCE_DISTANCE_M = 2.0
 EARLY_ORDER = 3  # image sources up to this order; ray tracing beyond
@@ -93,20 +94,23 @@ def simulate(room: Room, rate: int) -> np.ndarray:
     """The room's reverberant response ((frames, 2) float32): direct sound cut,
     time origin at its arrival, a direct sound of 1 at the reference distance.
 
-    Ray tracing with air absorption decays faster than Eyring's formula says
-    (measured: 10-18 % short in furnished rooms), so a room whose absorption
-    was solved from its RT60 is simulated once more with the absorption that
-    the first run's decay (Schroeder, T20) says would hit the RT60."""
-    response = _simulate(room, rate, wall_absorption(room))
+    Ray tracing with air absorption does not decay as Eyring's formula says
+    (measured: 10-18 % short in furnished rooms, a cathedral's late field
+    longer), so a room whose absorption was solved from its RT60 is
+    simulated again with the absorption its decay (Schroeder, T20) says would
+    hit the RT60, up to CALIBRATION_RUNS times, until within 5 %."""
+    absorption = wall_absorption(room)
+    response = _simulate(room, rate, absorption)
     if room.outdoor or room.absorption is not None:
         return response
-    measured = decay_time(response.mean(axis=1), rate)
-    if measured <= 0 or abs(measured / room.rt60 - 1.0) <= 0.05:
-        return response
-    # Eyring's time goes as 1 / -ln(1 - a): scale that to make up the shortfall.
-    a = wall_absorption(room)
-    corrected = 1.0 - math.exp(math.log(1.0 - a) * measured / room.rt60)
-    return _simulate(room, rate, min(0.99, max(0.01, corrected)))
+    for _ in range(CALIBRATION_RUNS - 1):
+        measured = decay_time(response.mean(axis=1), rate)
+        if measured <= 0 or abs(measured / room.rt60 - 1.0) <= 0.05:
+            break
+        # Eyring's time goes as 1 / -ln(1 - a): scale that by what the last run missed by.
+        absorption = min(0.99, max(0.01, 1.0 - math.exp(math.log(1.0 - absorption) * measured / room.rt60)))
+        response = _simulate(room, rate, absorption)
+    return response
 
 
 def _simulate(room: Room, rate: int, absorption: float) -> np.ndarray:
