@@ -189,3 +189,31 @@ def test_a_stager_stages_each_clip_once(responses: RoomResponses) -> None:
     assert stager.clip("L1", clip.copy(), stage, RATE) is not first  # a new take is staged again
     assert stager.clip("L1", clip, None, RATE) is clip
     assert set(PERSPECTIVES) >= {"off", "phone", "door", "moving-away", "approaching", "voice-over"}
+
+
+def test_the_live_fill_of_staged_clips_allocates_nothing(responses: RoomResponses) -> None:
+    import tracemalloc
+
+    from engine.audio.live import LivePlayer
+
+    stage = line_stage(ROOM_PRESETS["car"], "moving-away", None, 0.0)
+    assert stage is not None
+    staged = Stager(responses).clip("L1", _noise(2.0), stage, RATE)
+    mixer = BlockMixer([PlacedClip(0, 100, staged), PlacedClip(1, 3000, _noise(1.0, seed=2))], 2, 4096)
+    player = LivePlayer(mixer, RATE, NullSink(RATE), block=1024)  # type: ignore[arg-type]
+    player._apply("play", 0, 0)
+    ring = player.ring
+    for _ in range(8):  # warm up: cached views and ints
+        player._fill_block()
+        ring.commit_read(ring.read_available())
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        for _ in range(150):  # through the staged clip and its tail
+            player._fill_block()
+            ring.commit_read(ring.read_available())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak - base < 4096, f"the fill allocated {peak - base} bytes"
