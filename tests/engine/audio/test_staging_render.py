@@ -196,3 +196,20 @@ def test_reaper_hand_off_carries_the_staging(rendered, tmp_path: Path) -> None: 
     during = [v for (t, v) in pan if moving["start"] - 1e-6 <= t <= moving["end"] + 1e-6]
     assert len(during) == 2 and during[0] != during[1]  # the walk, as two points of the pan envelope
     assert min(volume) < 0.2 < max(volume)  # 9 m away at the end of the walk, near before it
+
+
+def test_audacity_and_otio_hand_offs_carry_the_staged_stems(rendered, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import opentimelineio as otio
+
+    out = tmp_path / "aud"
+    assert main(["render", str(rendered[3]), "-o", str(out), "--daw", "audacity"]) == 0
+    lof = (out / "two-rooms.lof").read_text(encoding="utf-8").splitlines()
+    assert 'file "stems/TOM.wav" offset 0.000000' in lof and 'file "stems/ANNA.wav" offset 0.000000' in lof
+    assert sum(line.startswith('file "lines/') for line in lof) == len(_lines(rendered[0]))
+    out = tmp_path / "otio"
+    assert main(["render", str(rendered[3]), "-o", str(out), "--daw", "otio"]) == 0
+    timeline = otio.adapters.read_from_file(str(out / "two-rooms.otio"))
+    names = [track.name for track in timeline.tracks]
+    assert "TOM (staged)" in names and "ANNA (staged)" in names and "TOM" in names
+    staged = next(t for t in timeline.tracks if t.name == "TOM (staged)")
+    assert staged[0].media_reference.target_url == "stems/TOM.wav"
