@@ -33,6 +33,8 @@ import math
 import os
 import threading
 import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -169,13 +171,17 @@ def _simulate(room: Room, rate: int, absorption: float) -> np.ndarray:
 
 class RoomResponses:
     """Reverberant responses by room and rate: memory, then the disk cache, then
-    a simulation (one per room at a time; other rooms simulate meanwhile)."""
+    a simulation (one per room at a time; other rooms simulate meanwhile).
+    ``response`` waits for it (export); ``ready`` and ``prepare`` never do
+    (live playback's control thread)."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory
         self._memory: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._making: dict[str, threading.Lock] = {}
+        self._waiting: dict[str, list[Callable[[], None]]] = {}  # prepare()'s callbacks by room
+        self._pool: ThreadPoolExecutor | None = None
 
     def response(self, room: Room, rate: int) -> np.ndarray:
         key = _key(room, rate)
@@ -193,6 +199,38 @@ class RoomResponses:
                 with self._lock:
                     self._memory[key] = found
         return found
+
+    def ready(self, room: Room, rate: int) -> np.ndarray | None:
+        """The response if it is in memory already (never waits)."""
+        with self._lock:
+            return self._memory.get(_key(room, rate))
+
+    def prepare(self, room: Room, rate: int, done: Callable[[], None]) -> None:
+        """Make the response on the ``radioplay-rooms`` thread (the disk cache or a
+        simulation, seconds for a big room) and call ``done`` there when it is
+        ready; once per room and rate however often it is asked."""
+        key = _key(room, rate)
+        with self._lock:
+            if key in self._memory:
+                return
+            waiting = self._waiting.setdefault(key, [])
+            waiting.append(done)
+            if len(waiting) > 1:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-rooms")
+            pool = self._pool
+
+        def make() -> None:
+            try:
+                self.response(room, rate)
+            finally:
+                with self._lock:
+                    callbacks = self._waiting.pop(key, [])
+                for callback in callbacks:
+                    callback()
+
+        pool.submit(make)
 
     def _load_or_make(self, key: str, room: Room, rate: int) -> np.ndarray:
         folder = self.directory or rooms_cache_dir()

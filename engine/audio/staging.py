@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,8 +134,14 @@ class Stager:
     stages only what changed. One entry per line, so it holds no more than
     the project's lines."""
 
-    def __init__(self, responses: RoomResponses | None = None) -> None:
+    def __init__(self, responses: RoomResponses | None = None,
+                 room_ready: Callable[[], None] | None = None) -> None:
+        """``room_ready`` None: a room not made yet is waited for (export). Set (live
+        playback's control thread, which must not wait seconds for a cathedral): the
+        line is staged without its room for now, the room is made in the background,
+        and ``room_ready`` is called (on that thread) to stage it again."""
         self.responses = responses or shared_responses()
+        self.room_ready = room_ready
         self._memo: dict[str, _Staged] = {}
         self._lock = threading.Lock()
 
@@ -149,7 +155,15 @@ class Stager:
         if held is not None and held.clip is audio and held.stage == stage and held.rate == rate:
             return held.staged
         room = stage.room
-        reverb = self.responses.response(room, rate) if room is not None and stage.reverb > 0 else None
+        reverb = None
+        if room is not None and stage.reverb > 0:
+            if self.room_ready is None:
+                reverb = self.responses.response(room, rate)
+            else:
+                reverb = self.responses.ready(room, rate)
+                if reverb is None:
+                    self.responses.prepare(room, rate, self.room_ready)
+                    return stage_clip(audio, stage, rate, None)  # not remembered: staged again when ready
         staged = stage_clip(audio, stage, rate, reverb)
         staged.setflags(write=False)
         with self._lock:

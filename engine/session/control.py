@@ -92,7 +92,9 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
         self._handover = threading.Lock()  # update() vs the control thread taking the newest snapshot
         self._quiet: dict[str, float] = {}  # line id -> when typing in it has been quiet long enough
         self._auditions: dict[str, LineRequest] = {}
-        self._stager = Stager()
+        # Rooms are made off the control thread; a line heard before its room is ready is
+        # staged again (a relayout) when it is.
+        self._stager = Stager(room_ready=lambda: self._post(self._relayout))
         self.project_path = project_path
         self.rate = project.sample_rate
         self.prerender = prerender
