@@ -34,7 +34,6 @@ import os
 import threading
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -181,7 +180,6 @@ class RoomResponses:
         self._lock = threading.Lock()
         self._making: dict[str, threading.Lock] = {}
         self._waiting: dict[str, list[Callable[[], None]]] = {}  # prepare()'s callbacks by room
-        self._pool: ThreadPoolExecutor | None = None
 
     def response(self, room: Room, rate: int) -> np.ndarray:
         key = _key(room, rate)
@@ -206,9 +204,11 @@ class RoomResponses:
             return self._memory.get(_key(room, rate))
 
     def prepare(self, room: Room, rate: int, done: Callable[[], None]) -> None:
-        """Make the response on the ``radioplay-rooms`` thread (the disk cache or a
+        """Make the response on a ``radioplay-rooms`` thread (the disk cache or a
         simulation, seconds for a big room) and call ``done`` there when it is
-        ready; once per room and rate however often it is asked."""
+        ready; once per room and rate however often it is asked. A daemon thread:
+        quitting does not wait for a cathedral (the cache file is written
+        atomically, so an interrupted simulation leaves nothing half made)."""
         key = _key(room, rate)
         with self._lock:
             if key in self._memory:
@@ -217,9 +217,6 @@ class RoomResponses:
             waiting.append(done)
             if len(waiting) > 1:
                 return
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-rooms")
-            pool = self._pool
 
         def make() -> None:
             try:
@@ -230,7 +227,7 @@ class RoomResponses:
                 for callback in callbacks:
                     callback()
 
-        pool.submit(make)
+        threading.Thread(target=make, name="radioplay-rooms", daemon=True).start()
 
     def _load_or_make(self, key: str, room: Room, rate: int) -> np.ndarray:
         folder = self.directory or rooms_cache_dir()
