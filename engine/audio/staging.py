@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import butter, oaconvolve, sosfilt, sosfiltfilt
 
-from engine.audio.rooms import RoomResponses, shared_responses
+from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
 from engine.project.model import Line, Project, Scene
 from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, line_stage
 
@@ -58,6 +58,14 @@ def line_stages(project: Project) -> dict[str, LineStage]:
         if stage is not None:
             stages[line.id] = stage
     return stages
+
+
+def staging_identity(project: Project) -> list[list[str]]:
+    """What the mix's staging depends on, for the memo of solved gains: each staged
+    line's staging and the room simulation's version (another room, perspective or
+    position is another programme)."""
+    return [[line_id, repr(stage)] for line_id, stage in sorted(line_stages(project).items())] + \
+        [["rooms", str(ROOMS_VERSION)]]
 
 
 def stage_of(line: Line, scenes: Mapping[str, Scene], pans: Mapping[str, float]) -> LineStage | None:

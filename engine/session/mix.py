@@ -20,6 +20,7 @@ from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
+from engine.audio.staging import line_stages
 from engine.export.memo import GainMemo, SolvedGain, programme_key
 from engine.export.mixplan import programme_for
 from engine.export.render import RenderOptions
@@ -109,7 +110,7 @@ class LiveMix(SessionCore):
         signature = (tuple((lid, r.clip_key, id(r.clip)) for lid, r in self._lines.items()),
                      tuple((r.name, r.gain_db, r.pan, r.mute, r.solo, r.effect) for r in self.project.cast),
                      self.project.master_effect, id(self.sound_set), tuple(self.project.sound_lanes),
-                     tuple(self.project.sounds))
+                     tuple(self.project.sounds), tuple(line_stages(self.project).items()))
         if signature == self._loudness_signature:
             return
         self._loudness_signature = signature
