@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from engine.export.cuesplit import split_caption
 from engine.export.stagingsheet import line_staging, staging_summary
+from engine.project.direction import direction_spans, spoken_text
 from engine.project.model import Project
 from engine.project.sound import CUE_KINDS
 from engine.project.timeline import Placement, SoundPlacement
@@ -30,8 +31,13 @@ def _stamp(seconds: float, sep: str) -> str:
 
 
 def _caption_text(text: str) -> str:
-    # Markup is not shown; a blank line would end the cue early in both formats.
-    return " ".join(caption_text(text).split())
+    # Markup and directions are not shown; a blank line would end the cue early in both formats.
+    return " ".join(caption_text(spoken_text(text)).split())
+
+
+def _cue_text(text: str) -> str:
+    """The cue sheet's text: as written, less its directions (never said, never shown)."""
+    return spoken_text(text) if direction_spans(text) or "\\" in text else text
 
 
 def _vtt_escape(text: str) -> str:
@@ -95,7 +101,7 @@ def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequenc
     kinds = {lane.name: CUE_KINDS[lane.kind] for lane in project.sound_lanes}
     staged = line_staging(project)
     entries: list[tuple[float, int, dict[str, object]]] = [
-        (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": lines[p.line_id].text,
+        (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": _cue_text(lines[p.line_id].text),
                       "start": round(p.start, 4), "end": round(p.end, 4), **staged.get(p.line_id, {})})
         for p in placements
     ]

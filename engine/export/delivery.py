@@ -123,7 +123,7 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
             known: Measurement | None = None) -> ComplianceReport:
     """Write the preset's files into ``output`` and ``report.json``; returns the report.
     ``known``: the measurement of the directly written mix, when the render knows it
-    already (the same programme measured before: engine/export/memo.py)."""
+    already (the same programme measured before: engine/mixdown/memo.py)."""
     preset = plan.preset
     if plan.direct:
         measured = [known or measure(output.path(plan.files[0]), plan.files[0])]

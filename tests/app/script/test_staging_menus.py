@@ -5,34 +5,25 @@ movement on its clip. A real window offscreen, on the bundled sample."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
-from app.document.recovery import RecoveryStore
 from app.script.staging import perspective_menu, position_menu, room_menu
-from app.shell.main_window import MainWindow, default_session_factory
+from app.shell.main_window import MainWindow
 from engine.project.staging import ROOM_PRESETS
-
-SAMPLE = Path(__file__).resolve().parents[3] / "samples" / "the-last-broadcast.radioplay"
+from tests.support.paths import SAMPLE
 
 
 @pytest.fixture
-def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
-    monkeypatch.setenv("RADIOPLAY_STATE_DIR", str(tmp_path / "state"))
+def window(make_window: Callable[..., MainWindow], tmp_path: Path) -> MainWindow:
+    """The bundled sample in a real window (tests/support/studio.py's make_window closes it)."""
     path = tmp_path / "play.radioplay"
     shutil.copy(SAMPLE, path)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    made = MainWindow(path, settings=settings, recovery=RecoveryStore(tmp_path / "state"),
-                      session_factory=default_session_factory(output="null", prerender=False, check=False))
-    made.files.ask_save_changes = lambda: "discard"  # type: ignore[method-assign]
-    made.show()
-    qtbot.waitExposed(made)
-    yield made
-    made.close()
+    return make_window(path)
 
 
 def _action(menu: Any, text: str) -> Any:

@@ -18,6 +18,7 @@ from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.rooms import RoomResponses
 from engine.audio.sinks import NullSink
 from engine.audio.staging import Stager, automation, direct_gains, line_stages, stage_clip
+from engine.export.session_render import render_session
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.staging import PERSPECTIVES, ROOM_PRESETS, LineStage, Position, line_stage
 from engine.session.control import Session
@@ -163,7 +164,7 @@ def session(tiny_voices: dict[str, Path], tmp_path: Path) -> Iterator[tuple[Sess
 
 def test_live_playback_mixes_what_the_export_writes(session: tuple[Session, Project], tmp_path: Path) -> None:
     live, project = session
-    report = live.export(tmp_path / "out")
+    report = render_session(live, tmp_path / "out")
     assert len(line_stages(project)) == 4
     frames = int(report.duration_s * RATE)
     written = [sf.read(report.stems[role.name], dtype="float32")[0] for role in project.cast]

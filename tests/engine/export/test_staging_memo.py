@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.export.memo import programme_key
+from engine.mixdown.memo import programme_key
 from engine.project.model import Line, Project, Role, Scene
 from engine.project.staging import ROOM_PRESETS, Position
 
