@@ -41,7 +41,7 @@ def show_clips(timeline: TimelineView, project: Project, clips: Iterable[Any], s
     clips = list(clips) + sound_lanes.timeline_clips(project, sounds)
     texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     timeline.set_clips(clips, texts)
-    timeline.set_positions(staged_positions(project))
+    timeline.scene().set_positions(staged_positions(project))  # the scene holds the clips
     timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 

@@ -118,11 +118,6 @@ class TimelineView(QGraphicsView):
         if added or removed:
             self._update_scene_rect()
 
-    def set_positions(self, paths: Mapping[str, tuple[tuple[float, float, float], ...]]) -> None:
-        """Staged lines' pan and distance keyframes, drawn on their clips (others: none)."""
-        for line_id, item in self._scene.clips.items():
-            item.set_position(paths.get(line_id, ()))
-
     def set_locked(self, line_ids: Iterable[str]) -> None:
         """Lines that are locked (they keep their take): their clips carry a padlock."""
         self._locked = frozenset(line_ids)

@@ -48,7 +48,8 @@ from engine.project.defaults import (
     VOICE_RANGES,
     too_long,
 )
-from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
+from engine.project.designformat import design_from_dict
+from engine.project.fileerrors import finite, join_path, kind_of
 from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
@@ -93,21 +94,21 @@ class _Reader:
 
     def obj(self, value: Any, path: str) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.fail(path, f"expected an object, got {_kind(value)}")
+            raise self.fail(path, f"expected an object, got {kind_of(value)}")
         return value
 
     def items(self, value: Any, path: str) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(path, f"expected a list, got {_kind(value)}")
+            raise self.fail(path, f"expected a list, got {kind_of(value)}")
         return value
 
     def text(self, d: dict[str, Any], key: str, path: str, default: Any = ..., *, empty: bool = True) -> str:
         value = self._get(d, key, path, default)
         if not isinstance(value, str):
-            raise self.fail(_join(path, key), f"expected a string, got {_kind(value)}")
-        self.encodable(value, _join(path, key))
+            raise self.fail(join_path(path, key), f"expected a string, got {kind_of(value)}")
+        self.encodable(value, join_path(path, key))
         if not empty and not value.strip():
-            raise self.fail(_join(path, key), "must not be empty")
+            raise self.fail(join_path(path, key), "must not be empty")
         return value
 
     def encodable(self, value: str, path: str) -> None:
@@ -124,52 +125,34 @@ class _Reader:
         value = self._get(d, key, path, default)
         if value is None and optional:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
-            raise self.fail(_join(path, key), f"expected a number, got {_kind(value)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value):
+            raise self.fail(join_path(path, key), f"expected a number, got {kind_of(value)}")
         if not lo <= value <= hi:
-            raise self.fail(_join(path, key), f"{value} is out of range [{lo:g}, {hi:g}]")
+            raise self.fail(join_path(path, key), f"{value} is out of range [{lo:g}, {hi:g}]")
         return value
 
     def choice(self, d: dict[str, Any], key: str, path: str, default: str, allowed: dict[str, str],
                what: str) -> str:
         value = self.text(d, key, path, default)
         if value not in allowed:
-            raise self.fail(_join(path, key), f"unknown {what} {value!r} (choose {', '.join(allowed)})")
+            raise self.fail(join_path(path, key), f"unknown {what} {value!r} (choose {', '.join(allowed)})")
         return value
 
     def flag(self, d: dict[str, Any], key: str, path: str, default: Any = ...) -> bool:
         value = self._get(d, key, path, default)
         if not isinstance(value, bool):
-            raise self.fail(_join(path, key), f"expected true or false, got {_kind(value)}")
+            raise self.fail(join_path(path, key), f"expected true or false, got {kind_of(value)}")
         return value
 
     def _get(self, d: dict[str, Any], key: str, path: str, default: Any) -> Any:
         if key in d:
             return d[key]
         if default is ...:
-            raise self.fail(_join(path, key), "is missing")
+            raise self.fail(join_path(path, key), "is missing")
         return default
 
 
-def _finite(value: float) -> bool:
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # a JSON integer too large for a float
-        return False
 
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _kind(value: Any) -> str:
-    kind = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value))
-    if kind is not None:  # never repr() a container: it may be huge or nested past the recursion limit
-        return kind
-    if isinstance(value, int) and abs(value) >= 10**30:
-        return "a number too large"
-    return repr(value)[:40]
 
 
 def _timing_to_dict(timing: Timing) -> dict[str, float]:
@@ -206,26 +189,6 @@ def voice_to_dict(v: VoiceParams) -> dict[str, Any]:
         d["design"] = v.design.to_dict()
     return d
 
-
-def design_from_dict(r: _Reader, value: Any, path: str, role: str) -> VoiceDesign:
-    """A stored voice design (engine.project.design): each field a number in
-    its bounds, no unknown field; ``role`` ("role 'X': ") leads each error."""
-    if value is None:
-        return NEUTRAL
-    if not isinstance(value, dict):
-        raise r.fail(path, f"{role}expected an object of design fields, got {_kind(value)}")
-    for key in value:
-        if key not in FIELD_LIMITS:
-            raise r.fail(_join(path, str(key)), f"{role}unknown design field (known: {', '.join(FIELD_LIMITS)})")
-    values: dict[str, float] = {}
-    for key, (lo, hi) in FIELD_LIMITS.items():
-        number = value.get(key, getattr(NEUTRAL, key))
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not _finite(number):
-            raise r.fail(_join(path, key), f"{role}expected a number, got {_kind(number)}")
-        if not lo <= number <= hi:
-            raise r.fail(_join(path, key), f"{role}{number} is out of range [{lo:g}, {hi:g}]")
-        values[key] = float(number)
-    return VoiceDesign(**values)
 
 
 def _role_to_dict(r: Role) -> dict[str, Any]:
@@ -274,16 +237,16 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
     role = f"role {role_name!r}: " if role_name else ""
     speaker = d.get("speaker")
     if speaker is not None and (isinstance(speaker, bool) or not isinstance(speaker, (int, str))):
-        raise r.fail(_join(path, "speaker"), f"expected a speaker id or name, got {_kind(speaker)}")
+        raise r.fail(join_path(path, "speaker"), f"expected a speaker id or name, got {kind_of(speaker)}")
     backend = r.text(d, "backend", path, DEFAULT_BACKEND, empty=False)
     voice = r.text(d, "voice", path, DEFAULT_VOICE, empty=False)
     if backend == "kokoro":  # a style name or a blend of them: malformed ones fail here, not at play
         try:
             parse_blend(voice)
         except BlendError as exc:
-            raise r.fail(_join(path, "voice"), f"{role}{exc}") from None
+            raise r.fail(join_path(path, "voice"), f"{role}{exc}") from None
         if speaker is not None:
-            raise r.fail(_join(path, "speaker"), f"{role}Kokoro voices have no speakers (pick a style "
+            raise r.fail(join_path(path, "speaker"), f"{role}Kokoro voices have no speakers (pick a style "
                          "vector or a blend in voice)")
     return VoiceParams(
         backend=backend,
@@ -293,7 +256,7 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
         variation=r.num(d, "variation", path, DEFAULT_VARIATION, lo=VOICE_RANGES["variation"][0],
                         hi=VOICE_RANGES["variation"][1]),
         pitch=r.num(d, "pitch", path, DEFAULT_PITCH, lo=VOICE_RANGES["pitch"][0], hi=VOICE_RANGES["pitch"][1]),
-        design=design_from_dict(r, d.get("design"), _join(path, "design"), role),
+        design=design_from_dict(r, d.get("design"), join_path(path, "design"), role),
     )
 
 
@@ -326,20 +289,20 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         rd = r.obj(rd, path)
         name = r.text(rd, "name", path, empty=False)
         if name in role_names:
-            raise r.fail(_join(path, "name"), f"duplicate role {name!r}")
+            raise r.fail(join_path(path, "name"), f"duplicate role {name!r}")
         role_names.add(name)
         colour = r.text(rd, "colour", path, DEFAULT_COLOUR)
         if not _COLOUR.match(colour):
-            raise r.fail(_join(path, "colour"), f"expected #rrggbb, got {colour!r}")
+            raise r.fail(join_path(path, "colour"), f"expected #rrggbb, got {colour!r}")
         cast.append(Role(
-            name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), _join(path, "voice"), name),
+            name=name, colour=colour, voice=voice_from_dict(r, rd.get("voice", {}), join_path(path, "voice"), name),
             gain_db=r.num(rd, "gain_db", path, DEFAULT_GAIN_DB, lo=GAIN_DB_RANGE[0], hi=GAIN_DB_RANGE[1]),
             pan=r.num(rd, "pan", path, DEFAULT_PAN, lo=PAN_RANGE[0], hi=PAN_RANGE[1]),
             mute=r.flag(rd, "mute", path, False), solo=r.flag(rd, "solo", path, False),
             priority=r.num(rd, "priority", path, DEFAULT_PRIORITY, lo=PRIORITY_RANGE[0], hi=PRIORITY_RANGE[1]),
             effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
-            lexicon=lexicon_from_dict(r, rd.get("lexicon", {}), _join(path, "lexicon")),
-            character=character_from_dict(r, rd.get("character", {}), _join(path, "character")),
+            lexicon=lexicon_from_dict(r, rd.get("lexicon", {}), join_path(path, "lexicon")),
+            character=character_from_dict(r, rd.get("character", {}), join_path(path, "character")),
         ))
 
     scenes: list[Scene] = []
@@ -349,12 +312,12 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         sd = r.obj(sd, path)
         sid = r.text(sd, "id", path, empty=False)
         if sid in scene_ids:
-            raise r.fail(_join(path, "id"), f"duplicate scene id {sid!r}")
+            raise r.fail(join_path(path, "id"), f"duplicate scene id {sid!r}")
         scene_ids.add(sid)
-        notes = r.items(sd.get("notes", []), _join(path, "notes"))
+        notes = r.items(sd.get("notes", []), join_path(path, "notes"))
         for j, note in enumerate(notes):
             if not isinstance(note, str):
-                raise r.fail(f"{path}.notes[{j}]", f"expected a string, got {_kind(note)}")
+                raise r.fail(f"{path}.notes[{j}]", f"expected a string, got {kind_of(note)}")
             r.encodable(note, f"{path}.notes[{j}]")
         scenes.append(Scene(id=sid, heading=r.text(sd, "heading", path, ""), notes=list(notes),
                             **scene_staging_from_dict(r, sd, path)))
@@ -366,19 +329,19 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         ld = r.obj(ld, path)
         lid = r.text(ld, "id", path, empty=False)
         if lid in seen_ids:
-            raise r.fail(_join(path, "id"), f"duplicate line id {lid!r}")
+            raise r.fail(join_path(path, "id"), f"duplicate line id {lid!r}")
         seen_ids.add(lid)
         role = r.text(ld, "role", path)
         if role not in role_names:
-            raise r.fail(_join(path, "role"), f"unknown role {role!r}")
+            raise r.fail(join_path(path, "role"), f"unknown role {role!r}")
         scene = ld.get("scene")
         if scene is not None and not isinstance(scene, str):
-            raise r.fail(_join(path, "scene"), f"expected a scene id, got {_kind(scene)}")
+            raise r.fail(join_path(path, "scene"), f"expected a scene id, got {kind_of(scene)}")
         if scene is not None and scene not in scene_ids:
-            raise r.fail(_join(path, "scene"), f"unknown scene {scene!r}")
+            raise r.fail(join_path(path, "scene"), f"unknown scene {scene!r}")
         text = r.text(ld, "text", path)
         if (long := too_long(text, MAX_LINE_CHARS)) is not None:
-            raise r.fail(_join(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
+            raise r.fail(join_path(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
         lines.append(Line(
             id=lid, role=role, scene=scene, text=text,
             note=r.text(ld, "note", path, ""),
@@ -418,7 +381,7 @@ def _recording(r: _Reader, d: dict[str, Any], path: str, folder: Path | None) ->
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip() or "\0" in value:
-        raise r.fail(_join(path, "recording"), f"expected the path of a WAV file, got {_kind(value)}")
+        raise r.fail(join_path(path, "recording"), f"expected the path of a WAV file, got {kind_of(value)}")
     return str(folder / value) if folder is not None and not os.path.isabs(value) else value
 
 
