@@ -8,10 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.project.importers.build import CastSuggester, ImportReport, import_script
 from engine.project.model import Project, Role, VoiceParams
 from engine.project.sound import SoundClip
+
+if TYPE_CHECKING:
+    from engine.synth.library import VoiceLibrary
 
 ADD_SOUNDS_HINT = ("to give a placeholder a sound, put a file whose name says the cue (rain.wav, "
                    "door-slam.flac) in a sounds/ folder beside the project, or drop one on its clip")
@@ -65,7 +69,7 @@ class ImportedProduction:
 
 
 def import_production(script: Path, *, destination: Path | None = None, narrate_action: bool = False,
-                      sound_folders: Sequence[Path] = (), library: object | None = None,
+                      sound_folders: Sequence[Path] = (), library: VoiceLibrary | None = None,
                       suggest: CastSuggester | None = None) -> ImportedProduction:
     """Parse ``script``, cast it and give each sound cue the sound it matches in the library of
     ``destination`` (the project file to be: its sounds/ folder, the user's and the starter
@@ -78,7 +82,7 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
     from engine.synth.sound_library import SoundLibrary, assign_matches
 
     if suggest is None:
-        voices = library if isinstance(library, VoiceLibrary) else VoiceLibrary()
+        voices = library if library is not None else VoiceLibrary()
 
         def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
             return suggest_cast(roles, voices, lines)
