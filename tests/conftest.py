@@ -7,4 +7,5 @@ pytest_plugins = [
     "tests.support.timeline_view",
     "tests.support.rehearse",
     "tests.support.serve",
+    "tests.support.session",
 ]

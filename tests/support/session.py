@@ -1,4 +1,4 @@
-"""Waiting on a live Session: a condition with a time limit, the lines' states."""
+"""A live Session in tests: the session_factory fixture, waiting on a condition with a time limit, the lines' states."""
 
 from __future__ import annotations
 
@@ -6,9 +6,14 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+import pytest
+
+from engine.audio.sinks import NullSink
+from engine.project.model import Project
 from engine.session import LineState, Session
+from engine.synth.synthesizer import ClipSynthesizer
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
@@ -24,3 +29,20 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "
 def states(session: Session) -> dict[str, LineState]:
     session.wait_idle(5.0)
     return {lid: st.state for lid, st in session.line_status().items()}
+
+
+@pytest.fixture
+def session_factory(tiny_synth: ClipSynthesizer) -> Iterator[Callable[..., Session]]:
+    """Sessions on the tiny synthesizer and a 4x null sink, each idle when handed over, all
+    closed at the end of the test (a plugin fixture of tests/conftest.py)."""
+    made: list[Session] = []
+
+    def make(project: Project, speed: float = 4.0, **kwargs: object) -> Session:
+        session = Session(project, None, sink=NullSink(48_000, speed=speed), synth=tiny_synth, **kwargs)  # type: ignore[arg-type]
+        made.append(session)
+        assert session.wait_idle(30.0)
+        return session
+
+    yield make
+    for session in made:
+        session.close()

@@ -5,13 +5,12 @@ when its role is recast, and export plays the chosen take."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from engine.audio.sinks import NullSink
 from engine.project.fileformat import (
     ProjectFileError,
     load_project,
@@ -91,19 +90,6 @@ def test_planning_uses_the_chosen_take_and_the_lock(project: Project, tiny_synth
     assert plan_line(tiny_synth, recast, line).key != base[line.id].key
 
 
-@pytest.fixture
-def session_factory(tiny_synth: ClipSynthesizer) -> Iterator[Callable[..., Session]]:
-    made: list[Session] = []
-
-    def make(project: Project, **kwargs: object) -> Session:
-        session = Session(project, None, sink=NullSink(48_000, speed=4.0), synth=tiny_synth, **kwargs)  # type: ignore[arg-type]
-        made.append(session)
-        assert session.wait_idle(30.0)
-        return session
-
-    yield make
-    for session in made:
-        session.close()
 
 
 def test_choosing_a_take_revoices_the_line_and_a_locked_line_survives_a_recast(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,19 +35,6 @@ def project(tiny_voices: dict[str, Path]) -> Project:
     return tiny_project(tiny_voices["single"], roles=3, lines_per_role=3)
 
 
-@pytest.fixture
-def session_factory(tiny_synth: ClipSynthesizer) -> Iterator[Callable[..., Session]]:
-    made: list[Session] = []
-
-    def make(project: Project, speed: float = 4.0, **kwargs: object) -> Session:
-        session = Session(project, None, sink=NullSink(RATE, speed=speed), synth=tiny_synth, **kwargs)  # type: ignore[arg-type]
-        made.append(session)
-        assert session.wait_idle(30.0)
-        return session
-
-    yield make
-    for session in made:
-        session.close()
 
 
 
