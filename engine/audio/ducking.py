@@ -70,8 +70,11 @@ class DialogueKey:
         hop = self.hop
         n = phase + audio.shape[0]
         padded = np.zeros(n + (-n) % hop, dtype=np.float32)
-        padded[phase:n] = audio
-        energy: np.ndarray = np.square(padded, dtype=np.float32).reshape(-1, hop).sum(axis=1, dtype=np.float64)
+        if audio.ndim == 2:  # a staged (stereo) line: the mean square of its two channels
+            padded[phase:n] = np.square(audio, dtype=np.float32).mean(axis=1)
+        else:
+            padded[phase:n] = np.square(audio, dtype=np.float32)
+        energy: np.ndarray = padded.reshape(-1, hop).sum(axis=1, dtype=np.float64)
         self._energy[key] = (audio, energy)
         return energy
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.programme import Programme
+from engine.audio.staging import line_stages
 from engine.export.pages import PassedClips
 from engine.mixdown.mixplan import build_mixer, build_programme, placed_clips
 from engine.mixdown.sound_placement import SoundSet, place_sounds
@@ -52,7 +53,9 @@ class PrefixAnalysis:
         self._sounds, self._check = sounds, check
         self.rate = project.sample_rate
         # Recorded takes are loaded, not voiced: such a project takes the whole pass.
-        self._off = any(line.recording is not None for line in project.lines)
+        # A staged project too: the prefix places its clips again at every advance, and staging
+        # them again (room convolutions) each time would cost more than the pass it saves.
+        self._off = any(line.recording is not None for line in project.lines) or bool(line_stages(project))
         self._plans: dict[str, ClipPlan] = {}
         self._pending: set[str] = set()
         self._next = 0  # the first line of the script not yet in the prefix

@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
+from engine.audio.staging import Stager, line_stages
 from engine.mixdown.sound_placement import SoundSet, build_sound_bus
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all
@@ -21,16 +22,21 @@ BLOCK = 8192
 TAIL_S = 0.5
 
 
-def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement]) -> list[PlacedClip]:
-    """The lines' clips where the mixer plays them (lane = the role's place in the cast)."""
+def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
+                 stager: Stager | None = None) -> list[PlacedClip]:
+    """The lines' clips where the mixer plays them (lane = the role's place in the
+    cast), staged in their scenes' rooms and perspectives (engine/audio/staging.py)."""
     lane = {r.name: i for i, r in enumerate(project.cast)}
     rate = project.sample_rate
-    return [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id]) for p in placements]
+    stager = stager or Stager()
+    stages = line_stages(project)
+    return [PlacedClip(lane[p.role], int(round(p.start * rate)),
+                       stager.clip(p.line_id, clips[p.line_id], stages.get(p.line_id), rate)) for p in placements]
 
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
-                max_block: int = BLOCK) -> BlockMixer:
-    mixer = BlockMixer(placed_clips(project, clips, placements), len(project.cast), max_block)
+                max_block: int = BLOCK, stager: Stager | None = None) -> BlockMixer:
+    mixer = BlockMixer(placed_clips(project, clips, placements, stager), len(project.cast), max_block)
     audible = project.audible_roles()
     for i, role in enumerate(project.cast):
         mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
