@@ -7,9 +7,12 @@ programme's length with its tail.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from engine.audio.mixer import BlockMixer, PlacedClip
+from engine.audio.leveller import expected_gain_db, line_envelope
+from engine.audio.mixer import BlockMixer, PlacedClip, pan_gains
 from engine.audio.programme import Programme
 from engine.export.sounds import SoundSet, build_sound_bus
 from engine.project.model import Project
@@ -21,16 +24,25 @@ BLOCK = 8192
 TAIL_S = 0.5
 
 
-def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement]) -> list[PlacedClip]:
-    """The lines' clips where the mixer plays them (lane = the role's place in the cast)."""
+def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
+                 staging_db: float | None = None) -> list[PlacedClip]:
+    """The lines' clips where the mixer plays them (lane = the role's place in
+    the cast), each with the dialogue leveller's curve for a master gain of
+    ``staging_db`` (default: :func:`expected_gain_db` at the default target)."""
+    if staging_db is None:
+        staging_db = expected_gain_db(project)
     lane = {r.name: i for i, r in enumerate(project.cast)}
+    # A line reaches its stem at its fader and pan (the louder channel), then the master gain.
+    offset = {r.name: 20 * math.log10(max(max(pan_gains(r.gain_db, r.pan)), 1e-9)) + staging_db
+              for r in project.cast}
     rate = project.sample_rate
-    return [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id]) for p in placements]
+    return [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id],
+                       line_envelope(clips[p.line_id], rate, offset[p.role])) for p in placements]
 
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
-                max_block: int = BLOCK) -> BlockMixer:
-    mixer = BlockMixer(placed_clips(project, clips, placements), len(project.cast), max_block)
+                max_block: int = BLOCK, staging_db: float | None = None) -> BlockMixer:
+    mixer = BlockMixer(placed_clips(project, clips, placements, staging_db), len(project.cast), max_block)
     audible = project.audible_roles()
     for i, role in enumerate(project.cast):
         mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
@@ -38,32 +50,34 @@ def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list
 
 
 def build_programme(project: Project, mixer: BlockMixer, sounds: SoundSet | None = None,
-                    sound_placements: list[SoundPlacement] | None = None) -> Programme:
+                    sound_placements: list[SoundPlacement] | None = None, staging_db: float | None = None,
+                    ) -> Programme:
     """The programme of a project: its lanes' effects, its sound lanes and its master preset."""
-    bus = build_sound_bus(project, sounds or SoundSet(), sound_placements or [], mixer.max_block)
+    bus = build_sound_bus(project, sounds or SoundSet(), sound_placements or [], mixer.max_block, staging_db)
     return Programme(mixer, project.sample_rate, [r.effect for r in project.cast], project.master_effect,
                      sounds=bus)
 
 
 def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
-                  sounds: SoundSet | None = None) -> tuple[Programme, list[Placement], int]:
+                  sounds: SoundSet | None = None, staging_db: float | None = None,
+                  ) -> tuple[Programme, list[Placement], int]:
     """What export mixes from these clips: the layout from their real lengths,
     the mixer, the lanes' effects, sound lanes and master chain, and the
     programme's length in frames with the tail (reverb, limiter release, the
     last consonant)."""
-    programme, placements, _, total = plan_mix(project, clips, block, sounds)
+    programme, placements, _, total = plan_mix(project, clips, block, sounds, staging_db)
     return programme, placements, total
 
 
 def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
-             ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
+             staging_db: float | None = None) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
     """:func:`programme_for` with the sound clips' placements too."""
     rate = project.sample_rate
     sounds = sounds or SoundSet()
     placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
                                               sounds.durations(rate))
-    mixer = build_mixer(project, clips, placements, block)
-    programme = build_programme(project, mixer, sounds, sound_placements)
+    mixer = build_mixer(project, clips, placements, block, staging_db)
+    programme = build_programme(project, mixer, sounds, sound_placements, staging_db)
     end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
     return programme, placements, sound_placements, programme_frames(end, programme)
 

@@ -41,13 +41,13 @@ import numpy as np
 from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
-from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, described
+from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
 from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.mixplan import BLOCK, plan_mix
+from engine.export.mixplan import BLOCK, expected_gain_db, plan_mix
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
@@ -115,6 +115,9 @@ class RenderReport:
     premix_lufs: float = -math.inf  # before the master gain and the limiter
     predicted_lufs: float = -math.inf  # of mix.wav, from the limiter simulation
     gain_db: float = 0.0
+    staging_db: float = 0.0  # the master gain the dialogue leveller levelled the lines for
+    limiter_max_db: float = 0.0  # the master limiter's deepest gain reduction
+    limiter_working_s: float = 0.0  # how long it took more than 1 dB off
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
     gain_reused: bool = False  # the same programme was measured before (engine/export/memo.py)
@@ -207,6 +210,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                                 options.allow_missing_sounds, synth.cache)
         # The analysis pass follows the lines as they are voiced (engine/export/prefix.py).
         prefix = PrefixAnalysis(project, synth, options.block, loading, partial(_cancelled, cancel))
+        prefix.staging_db = expected_gain_db(project, _programme_target(plan))
         try:
             try:
                 result = synthesize_lines(project, synth, progress, cancel, scheduler, prefix)
@@ -231,6 +235,16 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
 
 
 TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
+# The dialogue leveller levels for the master gain expected before the
+# programme is measured; where the measured gain is higher by more than this,
+# the lines are levelled again for it (a second analysis), so the stems keep
+# their headroom (engine/audio/leveller.py STEM_CEILING_DB).
+RESTAGE_DB = 0.5
+
+
+def _programme_target(plan: DeliveryPlan) -> float:
+    """The programme's loudness: the preset's, or near the RMS level ACX levels each file to."""
+    return plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
 
 
 def _cancelled(cancel: threading.Event | None) -> None:
@@ -250,7 +264,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.model_seconds = result.model_seconds
 
     rate = project.sample_rate
-    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds)
+    # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
+    target = _programme_target(plan)
+    staging = expected_gain_db(project, target)
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
+                                                              staging)
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     blocks = range(0, total, options.block)
@@ -261,14 +279,16 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
                          for p in placements)
     report.master_effect = programme.master_effect
-    # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
-    target = plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
     memo = GainMemo(synth.cache.directory)
     key = programme_key(project, placements, clip_identities(project, result),
                         programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB,
                         sounds)
     solved = memo.load(key)
     report.gain_reused = solved is not None
+    if solved is not None and math.isfinite(solved.staging_db) and solved.staging_db != staging:
+        staging = solved.staging_db  # levelled again when it was measured: the same lines again
+        programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
+                                                                  staging)
     if solved is None:  # not exported like this before: measure the programme
         report.analysis_pass = not programme.dry
         count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
@@ -283,13 +303,24 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             analysis = programme.analyse(total, options.block, steps)
         passed.release_before(total)  # a dry programme's analysis read every clip at once
         passed.rewind()
-        solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB))
+        solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
+        if solved.gain_db > staging + RESTAGE_DB:  # louder than expected: level the lines for this gain
+            staging = solved.gain_db
+            programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block,
+                                                                      sounds, staging)
+            report.analysis_pass = report.analysis_pass or not programme.dry
+            count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
+            analysis = programme.analyse(total, options.block, steps)
+            passed.release_before(total)
+            passed.rewind()
+            solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
         memo.save(key, solved)
     if progress:
         progress("analysing", len(blocks), len(blocks))
     report.analysis_wall_s = time.perf_counter() - analysed
     report.premix_lufs, report.gain_db, report.predicted_lufs = (solved.premix_lufs, solved.gain_db,
                                                                  solved.predicted_lufs)
+    report.staging_db = staging
     programme.set_master_gain(report.gain_db)
 
     subtype = plan.master_subtype
@@ -339,6 +370,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for future in pending:
             future.result()
         last = programme.flush()[:latency]
+        limiter = programme.limiter
+        report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
         writers[0].write(last)
         if meter is not None:
             _measure(meter, writers[0], last)
@@ -361,7 +394,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             measured_key = mix_key(key, report.gain_db, subtype, plan.files[0], mix.stat().st_size)
             known = (meter.result(described(mix, plan.files[0])) if meter is not None
                      else memo.load_measurement(measured_key))
-        report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known)
+        master = LimiterWork("master", report.gain_db, report.limiter_max_db, report.limiter_working_s)
+        report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known, master)
         if measured_key is not None and (meter is not None or known is None) and report.compliance.files:
             memo.save_measurement(measured_key, report.compliance.files[0])
         check_cancel()
