@@ -75,6 +75,17 @@ class LevellerSettings:
 
 DIALOGUE = LevellerSettings()
 
+# Master gain while playing live, before the programme is measured: lines
+# arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
+DEFAULT_LIVE_GAIN_DB = 10.0
+
+
+def lane_offset_db(gain_db: float, pan: float) -> float:
+    """How much louder a line's louder channel reaches its stem than the clip
+    itself: the lane's fader and constant-power pan (engine/audio/mixer.py)."""
+    theta = (max(-1.0, min(1.0, pan)) + 1.0) * math.pi / 4
+    return gain_db + 20 * math.log10(max(math.cos(theta), math.sin(theta)))
+
 
 def cell_frames(rate: int) -> int:
     """Frames per 1 ms cell of a curve."""

@@ -7,12 +7,10 @@ programme's length with its tail.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from engine.audio.leveller import expected_gain_db, line_envelope
-from engine.audio.mixer import BlockMixer, PlacedClip, pan_gains
+from engine.audio.leveller import expected_gain_db, lane_offset_db, line_envelope
+from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.programme import Programme
 from engine.export.sounds import SoundSet, build_sound_bus
 from engine.project.model import Project
@@ -33,8 +31,7 @@ def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: lis
         staging_db = expected_gain_db(project)
     lane = {r.name: i for i, r in enumerate(project.cast)}
     # A line reaches its stem at its fader and pan (the louder channel), then the master gain.
-    offset = {r.name: 20 * math.log10(max(max(pan_gains(r.gain_db, r.pan)), 1e-9)) + staging_db
-              for r in project.cast}
+    offset = {r.name: lane_offset_db(r.gain_db, r.pan) + staging_db for r in project.cast}
     rate = project.sample_rate
     return [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id],
                        line_envelope(clips[p.line_id], rate, offset[p.role])) for p in placements]

@@ -30,7 +30,7 @@ import contextlib
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.leveller import expected_gain_db
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
@@ -47,7 +48,7 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.mixplan import BLOCK, expected_gain_db, plan_mix
+from engine.export.mixplan import BLOCK, plan_mix
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
@@ -317,8 +318,9 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block,
                                                                       sounds, staging)
             report.analysis_pass = report.analysis_pass or not programme.dry
-            count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
-            analysis = programme.analyse(total, options.block, steps)
+            # A pass more, not counted: the progress never goes back.
+            analysis = programme.analyse(total, options.block, partial(_step_quietly, check_cancel, passed,
+                                                                        iter(blocks), total))
             passed.release_before(total)
             passed.rewind()
             solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
@@ -416,6 +418,12 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for writer in writers:
             with contextlib.suppress(Exception):
                 writer.close()
+
+
+def _step_quietly(check: Callable[[], None], passed: PassedClips, at: Iterator[int], total: int) -> None:
+    """Before each block of a pass that shows no progress: cancellation, and the pages it is past."""
+    check()
+    passed.release_before(next(at, total))
 
 
 def _counting(check: Callable[[], None], progress: Progress | None, stage: str, total: int) -> Callable[[], None]:

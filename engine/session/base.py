@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.audio.leveller import LineEnvelope
 from engine.audio.live import LivePlayer, PendingLines
 from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
@@ -76,6 +77,8 @@ class SessionCore:
     _pass: PassState
     _placements: list[Placement]
     _placement_of: dict[str, Placement]
+    # The dialogue leveller's curve of each placed clip, by (clip id, level offset), with the clip.
+    _envelopes: dict[tuple[int, float], tuple[np.ndarray, LineEnvelope]]
     _clip_views: list[ClipView]
     _status: dict[str, LineStatus]
     _requested_until: float

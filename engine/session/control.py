@@ -109,6 +109,7 @@ class Session(LineBook, PlaybackPass, LiveMix, SoundDesk, CheckDesk):
         self._pass = PassState()
         self._placements: list[Placement] = []
         self._placement_of: dict[str, Placement] = {}
+        self._envelopes = {}
         self._clip_views: list[ClipView] = []
         self._status: dict[str, LineStatus] = {}
         self._requested_until = -1.0  # timeline seconds the prefetch window has covered

@@ -15,6 +15,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.leveller import DEFAULT_LIVE_GAIN_DB, expected_gain_db
 from engine.audio.live import BLOCK, LivePlayer
 from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
@@ -22,7 +23,7 @@ from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
 from engine.export.memo import GainMemo, SolvedGain, programme_key
 from engine.export.mixplan import programme_for
-from engine.export.render import RenderOptions
+from engine.export.render import RESTAGE_DB, RESTAGE_LEAD, RESTAGES, RenderOptions
 from engine.export.sounds import SoundSet, apply_sound_lanes
 from engine.project.model import Project, VoiceParams
 from engine.sched.request import LineRequest, Origin
@@ -31,10 +32,6 @@ from engine.synth import shaping
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.pipeline import Cancelled, plan_line
 from engine.synth.synthesizer import ClipPlan
-
-# Master gain while playing live, before a render has measured the programme:
-# lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
-DEFAULT_LIVE_GAIN_DB = 10.0
 
 
 class LiveMix(SessionCore):
@@ -132,6 +129,7 @@ class LiveMix(SessionCore):
             return
         self.master_gain_db = future.result()
         self.programme.set_master_gain(self.master_gain_db)
+        self._relayout()  # the lines levelled for this gain
 
     def _audition(self, role_name: str, text: str, voice: VoiceParams | None = None) -> None:
         try:
@@ -209,8 +207,16 @@ def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
         if cancelled():
             raise Cancelled("the session closed")
 
-    analysis = programme.analyse(total, check=check)
-    gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
+    # As the render does (engine/export/render.py): the lines levelled again
+    # while the measured gain is above the one they were levelled for.
+    staging = expected_gain_db(project, target_lufs)
+    for _ in range(1 + RESTAGES):
+        programme, placements, total = programme_for(project, clips, sounds=sounds, staging_db=staging)
+        analysis = programme.analyse(total, check=check)
+        gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
+        if gain_db <= staging + RESTAGE_DB:
+            break
+        staging = gain_db + (gain_db - staging) * RESTAGE_LEAD
     if memo is not None and key is not None:
-        memo.save(key, SolvedGain(analysis.loudness(), gain_db, predicted))
+        memo.save(key, SolvedGain(analysis.loudness(), gain_db, predicted, staging))
     return gain_db

@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from engine.audio.leveller import DEFAULT_LIVE_GAIN_DB, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
 from engine.project.timeline import Placement, layout_all
@@ -71,6 +72,10 @@ class PlaybackPass(SessionCore):
         self._placement_of = {p.line_id: p for p in self._placements}
         placed: list[PlacedClip] = []
         pending: list[tuple[int, str]] = []
+        # The dialogue leveller levels for the gain the live master plays at (engine/audio/leveller.py).
+        staging = self.master_gain_db if self.master_gain_db is not None else DEFAULT_LIVE_GAIN_DB
+        offsets = {r.name: lane_offset_db(r.gain_db, r.pan) + staging for r in self.project.cast}
+        envelopes: dict[tuple[int, float], tuple[np.ndarray, LineEnvelope]] = {}
         for p in self._placements:
             lane = self._lane_of.get(p.role)
             if lane is None:
@@ -78,10 +83,15 @@ class PlaybackPass(SessionCore):
             start = int(round(p.start * self.rate))
             clip = clips.get(p.line_id)
             if clip is not None:
-                placed.append(PlacedClip(lane, start, clip))
+                key = (id(clip), round(offsets[p.role], 3))
+                known = self._envelopes.get(key)
+                envelope = known[1] if known is not None and known[0] is clip else line_envelope(clip, self.rate, key[1])
+                envelopes[key] = (clip, envelope)
+                placed.append(PlacedClip(lane, start, clip, envelope))
             elif p.line_id not in self._pass.frozen and p.line_id not in self._pass.waiting:
                 pending.append((start, p.line_id))
         pending.sort()
+        self._envelopes = envelopes  # only the clips placed now (a new take's old clip goes)
         self.mixer.set_clips(placed)
         self._pending = PendingLines([s for s, _ in pending], [i for _, i in pending])
         self.player.set_pending(self._pending)
