@@ -219,8 +219,12 @@ def show_transport(window: StudioWindow, snap: Any, levels: Any = None) -> None:
     show_playhead(window, snap.position_s)
     # Nothing plays: the engine meters nothing and its last levels stay; the lanes fall.
     playing = levels is not None and snap.playing
+    overs = getattr(levels, "lane_overs", None)  # counted while playing and kept: a pause loses none
     window.timeline.set_lane_levels(_by_role(window, getattr(levels, "lane_peak_db", None) if playing else None),
-                                    _by_role(window, getattr(levels, "lane_hold_db", None) if playing else None))
+                                    _by_role(window, getattr(levels, "lane_hold_db", None) if playing else None),
+                                    _by_role(window, getattr(levels, "lane_short_term_lufs", None) if playing
+                                             else None),
+                                    {k: int(v) for k, v in _by_role(window, overs).items()} if overs else None)
     window.transport.update_from(snap, levels)
 
 

@@ -237,7 +237,7 @@ class Programme:
             out[...] = master
             master = out
         if self.meters is not None:
-            self.meters.update(master, stems)
+            self.meters.update(master, stems, self._master.limiter.last_gain)
         return master, stems
 
     def flush(self) -> np.ndarray:
