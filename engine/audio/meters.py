@@ -139,9 +139,9 @@ class LevelMeters:
             self._master_overs += 1
         self._power.feed(master, self._hops.add)
         if limiter_gain is not None and limiter_gain.size:
-            reduction = -_db(max(float(limiter_gain.min()), 1e-6))
+            reduction = max(0.0, -_db(max(float(limiter_gain.min()), 1e-6))) + 0.0  # + 0.0: never -0.0
             released = self._reduction_db - self._decay * n / self.rate
-            self._reduction_db = max(reduction, released, 0.0)
+            self._reduction_db = max(reduction, released, 0.0) + 0.0
             self._reduction_max_db = max(self._reduction_max_db, reduction)
         self._frames += n
         self.snapshot = MeterSnapshot(
