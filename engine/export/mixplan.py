@@ -7,6 +7,8 @@ programme's length with its tail.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import numpy as np
 
 from engine.audio.leveller import expected_gain_db, lane_offset_db, line_envelope
@@ -35,6 +37,31 @@ def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: lis
     rate = project.sample_rate
     return [PlacedClip(lane[p.role], int(round(p.start * rate)), clips[p.line_id],
                        line_envelope(clips[p.line_id], rate, offset[p.role])) for p in placements]
+
+
+class LevelledLines(Mapping[str, np.ndarray]):
+    """Each line's clip as the mix plays it (the dialogue leveller's curve for
+    ``staging_db`` applied), made when asked for, one at a time: the DAW
+    hand-off's line files, which then peak under full scale as the stems do."""
+
+    def __init__(self, project: Project, clips: dict[str, np.ndarray], staging_db: float) -> None:
+        self._clips = clips
+        self._rate = project.sample_rate
+        role = {line.id: line.role for line in project.lines}
+        offset = {r.name: lane_offset_db(r.gain_db, r.pan) + staging_db for r in project.cast}
+        self._offset = {lid: offset[role[lid]] for lid in clips if lid in role and role[lid] in offset}
+
+    def __getitem__(self, line_id: str) -> np.ndarray:
+        clip = self._clips[line_id]
+        if line_id not in self._offset:
+            return clip
+        return line_envelope(clip, self._rate, self._offset[line_id]).apply(clip)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._clips)
+
+    def __len__(self) -> int:
+        return len(self._clips)
 
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],

@@ -48,7 +48,7 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.mixplan import BLOCK, plan_mix
+from engine.export.mixplan import BLOCK, LevelledLines, plan_mix
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
@@ -396,8 +396,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for name, text in zip(TEXT_FILES, texts, strict=True):
             output.path(name).write_text(text, encoding="utf-8", newline="\n")
         if options.daw:
-            write_daw(options.daw, project, options.name or project.title, placements, result.clips, output,
-                      sound_placements, sounds)
+            write_daw(options.daw, project, options.name or project.title, placements,
+                      LevelledLines(project, result.clips, staging), output, sound_placements, sounds)
         known, measured_key = None, None
         if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
             mix = output.path(plan.files[0])

@@ -11,7 +11,7 @@ ducking under the dialogue is left to the DAW (it depends on the mix).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -135,7 +135,7 @@ def _write_sounds(project: Project, placements: Sequence[SoundPlacement], sounds
     return out
 
 
-def build_handoff(project: Project, placements: list[Placement], clips: dict[str, np.ndarray],
+def build_handoff(project: Project, placements: list[Placement], clips: Mapping[str, np.ndarray],
                   output: OutputSet, sound_placements: Sequence[SoundPlacement] = (),
                   sounds: SoundSet | None = None) -> Handoff:
     """Write each line's and each sound clip's file into ``output`` and

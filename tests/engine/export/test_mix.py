@@ -23,6 +23,7 @@ from tests.support.mixcheck import (
     correlation,
     loudness_and_true_peak,
     master_limiter,
+    peak_dbfs,
     read,
     stem_peaks,
     stems_sum,
@@ -35,7 +36,8 @@ HELD_OUT = Path(__file__).with_name("held_out.txt")
 def held_out(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The held-out script imported, its faders set as a producer might (one
     voice 4 dB up and shouting, one 8 dB down on the telephone), rendered
-    three ways from one clip cache: default, ``--preset acx``, ``--container mp3``."""
+    three ways from one clip cache: default (with the REAPER hand-off),
+    ``--preset acx``, ``--container mp3``."""
     folder = tmp_path_factory.mktemp("held-out")
     script = folder / HELD_OUT.name
     shutil.copy(HELD_OUT, script)
@@ -47,7 +49,7 @@ def held_out(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     project.role("HARBOUR").pan = 0.5
     path = folder / "night-ferry.radioplay"
     save_project(project, path)
-    outs = {"default": [], "acx": ["--preset", "acx"], "mp3": ["--container", "mp3"]}
+    outs = {"default": ["--daw", "reaper"], "acx": ["--preset", "acx"], "mp3": ["--container", "mp3"]}
     codes = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RADIOPLAY_CACHE_DIR", str(folder / "cache"))
@@ -65,6 +67,11 @@ def test_every_stem_and_dme_stem_peaks_under_full_scale(held_out: dict[str, Path
     assert not over, f"stems at or over full scale: {over}"
     # A voice alone sits at the stems' ceiling (within the master gain's
     # 0.5 dB of restaging): the leveller worked, it did not just turn down.
+    handoff = sorted((held_out["default"] / "lines").glob("*.wav")) + sorted(
+        (held_out["default"] / "sound-clips").glob("*.wav"))
+    assert len(handoff) == 9 + 1  # every line, the one sound clip
+    loud = {p.name: round(peak_dbfs(read(p)), 2) for p in handoff if peak_dbfs(read(p)) >= 0.0}
+    assert not loud, f"hand-off files at or over full scale: {loud}"
     roles = [p for name, p in peaks.items() if name.startswith("stems/")]
     assert STEM_CEILING_DB - 1.5 <= max(roles) <= STEM_CEILING_DB + 0.6
 
