@@ -77,6 +77,9 @@ class LimiterWork:
     max_reduction_db: float  # deepest gain reduction at any moment
     time_above_1db_s: float  # how long it took more than 1 dB off
 
+    def __post_init__(self) -> None:
+        self.max_reduction_db = max(0.0, self.max_reduction_db) + 0.0  # a limiter that did nothing: 0, not -0
+
     def describe(self) -> str:
         what = "master limiter" if self.stage == "master" else f"{self.stage} levelled"
         return (f"{what}: gain {self.gain_db:+.1f} dB, at most {self.max_reduction_db:.1f} dB of limiting, "
