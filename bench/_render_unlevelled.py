@@ -1,7 +1,8 @@
 """``radioplay render`` as it mixed before the dialogue leveller (for bench/mix.py's "before").
 
-The leveller's curve is replaced by unity and the remembered master gains
-are not used (they were solved for the levelled lines). Bench only: the
+The leveller's curve is replaced by unity, hot sound clips are not trimmed,
+and the remembered master gains are not used (they were solved for the
+levelled lines). Bench only: the
 product has no switch for this.
 """
 
@@ -16,6 +17,7 @@ import numpy as np  # noqa: E402
 
 import engine.export.mixplan as mixplan  # noqa: E402
 import engine.export.render as render  # noqa: E402
+import engine.export.sounds as sounds  # noqa: E402
 from engine.audio.leveller import LineEnvelope, cell_frames  # noqa: E402
 from engine.export.memo import GainMemo  # noqa: E402
 
@@ -25,6 +27,7 @@ def _unity(audio: np.ndarray, rate: int, offset_db: float, settings: object = No
 
 
 mixplan.line_envelope = _unity  # type: ignore[assignment]
+sounds.sound_trim = lambda *args, **kwargs: 1.0  # type: ignore[assignment]
 render.GainMemo = lambda directory: GainMemo(None)  # type: ignore[assignment,misc]
 
 if __name__ == "__main__":
