@@ -20,7 +20,8 @@ QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph")
 
 def add_studio(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = verbs.add_parser("studio", help="open the studio window (the default with no command)")
-    p.add_argument("project", nargs="?", help="project file to open (.radioplay)")
+    p.add_argument("project", nargs="?", help="project file to open (.radioplay), or a script to import "
+                                              "(.fountain, .spmd, .txt: opens File > Import Script of it)")
     p.add_argument("--output", dest="output_device", help="sound device name, or 'null' for no sound")
     p.add_argument("--self-test", metavar="REPORT.json",
                    help="diagnostics: open the window, wait until it is usable, write what it loaded to "

@@ -15,11 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-import engine.export.mixplan as mixplan  # noqa: E402
 import engine.export.render as render  # noqa: E402
-import engine.export.sounds as sounds  # noqa: E402
+import engine.mixdown.mixplan as mixplan  # noqa: E402
+import engine.mixdown.sound_placement as sounds  # noqa: E402
 from engine.audio.leveller import LineEnvelope, cell_frames  # noqa: E402
-from engine.export.memo import GainMemo  # noqa: E402
+from engine.export.mix_memo import MixMemo  # noqa: E402
 
 
 def _unity(audio: np.ndarray, rate: int, offset_db: float, settings: object = None) -> LineEnvelope:
@@ -28,7 +28,7 @@ def _unity(audio: np.ndarray, rate: int, offset_db: float, settings: object = No
 
 mixplan.line_envelope = _unity  # type: ignore[assignment]
 sounds.sound_trim = lambda *args, **kwargs: 1.0  # type: ignore[assignment]
-render.GainMemo = lambda directory: GainMemo(None)  # type: ignore[assignment,misc]
+render.MixMemo = lambda directory: MixMemo(None)  # type: ignore[assignment,misc]
 
 if __name__ == "__main__":
     from engine.cli import main

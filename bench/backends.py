@@ -32,7 +32,8 @@ from engine.project.fileformat import load_project  # noqa: E402
 from engine.project.model import VoiceParams  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
-from engine.synth.piper_backend import PiperBackend, SessionLayout  # noqa: E402
+from engine.synth.onnx_sessions import SessionLayout  # noqa: E402
+from engine.synth.piper_backend import PiperBackend  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
 

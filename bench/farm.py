@@ -10,7 +10,7 @@ weighs on both alike; the ratio is Ray's best wall time over the local best.
 Each Ray render includes starting its actors (one per voice session) and
 loading the voices in them. The machine's load average is printed beside the
 times, and per-line costs (model audio and synthesis seconds per line) for
-the projection in docs/farm.md.
+the projection in docs/dev/farm.md.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
     per second and per-line latency, next to the backend's CPU prior."""
     from engine.project.model import VoiceParams
     from engine.synth.kokoro_backend import KokoroBackend, KokoroVoiceModel
-    from engine.synth.piper_backend import SessionLayout
+    from engine.synth.onnx_sessions import SessionLayout
 
     providers = ["CPUExecutionProvider"]
     if device == "cuda":

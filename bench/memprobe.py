@@ -5,7 +5,7 @@
 Each variant runs as a new process (cold: empty clip cache) rendering the
 same generated production (bench/scale.py's generator); prints one JSON line
 per run: peak VmHWM, peak and final RssAnon, wall seconds, audio-s per s.
-Variants: product (the sessions as engine/synth/piper_backend.py makes them),
+Variants: product (the sessions as engine/synth/onnx_sessions.py makes them),
 base (ONNX Runtime's defaults: memory pattern and CPU arena on), noarena (CPU
 arena off), nopattern (memory pattern off), nopattern_noarena (both off),
 trim (malloc_trim(0) every second), arena2 (MALLOC_ARENA_MAX=2).

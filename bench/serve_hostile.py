@@ -46,8 +46,8 @@ def free_port() -> int:
 def make_project(folder: Path) -> Path:
     sys.path.insert(0, str(ROOT))
     from engine.project.fileformat import save_project
-    from tests.conftest import tiny_project
-    from tests.voices.generate_test_voice import generate_voices
+    from tests.support.projects import tiny_project
+    from tests.support.voices.generate_test_voice import generate_voices
 
     voices = generate_voices(folder / "voices")
     path = folder / "hostile.radioplay"

@@ -39,7 +39,7 @@ from engine.project.model import Project  # noqa: E402
 from engine.project.sound import SoundClip, SoundLane  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
-from engine.synth.sounds import starter_sound_dir  # noqa: E402
+from engine.synth.sound_library import starter_sound_dir  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer  # noqa: E402
 
 EFFECTS = ("door-knock", "footsteps", "phone-ring", "thunder", "radio-tuning")

@@ -35,7 +35,8 @@ sys.path.insert(0, str(REPO))
 
 from bench.shaping_wer import SENTENCES, Recognizer, edit_distance, words  # noqa: E402
 from engine.synth.library import read_voice_info  # noqa: E402
-from engine.synth.piper_backend import PiperVoiceModel, make_session  # noqa: E402
+from engine.synth.onnx_sessions import make_session  # noqa: E402
+from engine.synth.piper_backend import PiperVoiceModel  # noqa: E402
 
 INPUT = "speaker_embedding"
 

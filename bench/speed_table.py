@@ -1,6 +1,6 @@
 """Issue 19's speed figures side by side, in one run: every benchmark a new
 process as a user runs it, each against the baseline it measures in the
-same run, printed as the README's table (markdown) with its target.
+same run, printed as docs/dev/benchmarks.md's table (markdown) with its target.
 
     python bench/speed_table.py            # about 10 minutes on 2 cores
     python bench/speed_table.py --scale    # also bench/scale.py (4, 15, 60 min: ~20 minutes more)

@@ -2,7 +2,7 @@
 
     python bench/studio_play.py [--positions 6] [--span 45] [--json]
 
-A private PulseAudio daemon with a null sink (tests/audio_server.py, as the
+A private PulseAudio daemon with a null sink (tests/support/audio_server.py, as the
 live-playback tests start it) is the studio's output device, and its monitor
 is recorded. For each of ``--positions`` play positions (the playback
 benchmark's seeded positions: line and fraction into it):
@@ -193,7 +193,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from engine.project.fileformat import load_project
-    from tests.audio_server import PulseServer, missing_requirements
+    from tests.support.audio_server import PulseServer, missing_requirements
 
     if (reason := missing_requirements()) is not None:
         raise SystemExit(f"needs PulseAudio and PortAudio: {reason}")

@@ -26,7 +26,7 @@ import onnx  # noqa: E402
 from piper.patch_voice_with_alignment import add_alignment_output  # noqa: E402
 
 from engine.project.fileformat import load_project  # noqa: E402
-from engine.synth.piper_backend import make_session  # noqa: E402
+from engine.synth.onnx_sessions import make_session  # noqa: E402
 from engine.synth.piper_noise import NoiseInputs, expose_noise  # noqa: E402
 from engine.synth.synthesizer import make_synthesizer  # noqa: E402
 

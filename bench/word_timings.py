@@ -33,7 +33,8 @@ def main() -> int:
     from engine.project.fileformat import load_project
     from engine.synth.cache import ClipCache
     from engine.synth.library import VoiceLibrary
-    from engine.synth.piper_backend import PiperBackend, SessionLayout
+    from engine.synth.onnx_sessions import SessionLayout
+    from engine.synth.piper_backend import PiperBackend
     from engine.synth.synthesizer import ClipSynthesizer
     from engine.synth.wordmap import line_words
 

@@ -28,7 +28,8 @@ from engine.sched.request import Origin, request_for
 from engine.sched.scheduler import Scheduler
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 RATE = 48_000

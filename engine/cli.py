@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
-from engine.cli_sounds import match_cues
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
@@ -35,47 +34,49 @@ def _error(message: str) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from engine.check.casting import MeasuredCast, cast_roles
     from engine.project.fileformat import save_project
-    from engine.project.importers.build import import_script
     from engine.project.importers.parsed import ScriptSyntaxError
+    from engine.project.model import Role, VoiceParams
+    from engine.synth.library import VoiceLibrary
+    from engine.synth.production_import import import_production
 
     script, out = Path(args.script), Path(args.output)
     if not script.exists():
         return _error(f"{script}: no such script file")
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
-    from engine.synth.casting import suggest_cast
-    from engine.synth.library import VoiceLibrary
-
     library = VoiceLibrary()
+    measured = MeasuredCast()
+
+    def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
+        nonlocal measured
+        measured = cast_roles(roles, library, lines, progress=lambda done, total: print(
+            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None)
+        return measured.voices
+
     try:
-        project, report = import_script(script, narrate_action=args.narrate_action,
-                                        suggest=lambda roles, lines: suggest_cast(roles, library, lines))
+        imported = import_production(script, destination=out, narrate_action=args.narrate_action,
+                                     sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
-    sound_lines = match_cues(project, out, args.sounds)
     try:
-        save_project(project, out)
+        save_project(imported.project, out)
     except OSError as exc:
         return _error(f"cannot write {out}: {exc.strerror or exc}")
     print(f"Imported {script} -> {out}")
-    print(f"Title: {project.title}")
-    print(f"Cast ({len(project.cast)} roles, {len(project.lines)} lines, {len(project.scenes)} scenes):")
-    width = max((len(n) for n in report.lines_per_role), default=4)
-    for role in project.cast:
-        count, v = report.lines_per_role.get(role.name, 0), role.voice
-        speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
-        voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
-        print(f"  {role.name:<{width}}  {count:>4} line{'s' if count != 1 else ' '}  {voice}{speaker}, "
-              f"pitch {v.pitch:+g} st, speed {v.speed:g}")
-    if report.casting:
-        print(report.casting)
-    for a, b in report.aliases:
-        print(f"note: {a!r} and {b!r} may be the same character; kept as separate roles "
-              f"(merge them in the cast if they are one person)")
-    for line in sound_lines:
+    print(f"Title: {imported.project.title}")
+    for line in imported.cast_lines(measured.labels):
         print(line)
-    for warning in report.warnings:
+    if imported.report.casting:
+        print(imported.report.casting)
+    if measured.closest is not None:
+        print(measured.summary())
+    for note in imported.alias_notes():
+        print(f"note: {note}")
+    for line in imported.cue_lines():
+        print(line)
+    for warning in imported.report.warnings:
         print(f"warning: {warning}")
     return 0
 
@@ -237,6 +238,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = ServeConfig(
         project=Path(args.project), host=args.host, port=args.port, metrics_port=args.metrics_port,
         policy=args.policy, token_file=Path(args.token_file) if args.token_file else None, rate=args.rate,
+        public_metrics=args.public_metrics,
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
         secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
         render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
@@ -264,7 +266,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
         interval = parse_interval(args.interval)
     except ValueError as exc:
         return _error(str(exc))
-    return probe(args.url, interval, args.mode)
+    token = None
+    if args.token_file:
+        from engine.serve.security import read_secret_file
+
+        try:
+            token = read_secret_file(Path(args.token_file), "token")
+        except ValueError as exc:
+            return _error(str(exc))
+    return probe(args.url, interval, args.mode, token)
 
 
 def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None] | None = None,
@@ -321,6 +331,9 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--policy", choices=["role-priority", "fifo"], default="role-priority",
                    help="scheduling policy (default role-priority)")
     p.add_argument("--token-file", help="require 'Authorization: Bearer <token>' with the token in this file")
+    p.add_argument("--public-metrics", action="store_true",
+                   help="with --token-file, serve /metrics without the token (loopback addresses only; "
+                        "default: metrics need the token too)")
     p.add_argument("--rate", type=float, default=0.0, help="requests per second per client address (default 0: off)")
     p.add_argument("--burst", type=int, default=20, help="requests a client may send at once (default 20)")
     p.add_argument("--queue", type=int, default=512, help="lines pending at most before 503 (default 512)")
@@ -346,6 +359,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")
     p.add_argument("--url", default="http://127.0.0.1:9090", help="metrics address (default http://127.0.0.1:9090)")
+    p.add_argument("--token-file", help="the service's bearer token (metrics need it when serve has --token-file)")
     p.add_argument("--interval", default="100ms", help="refresh interval: 100ms, 0.5s, 2 (default 100ms)")
     p.add_argument("--mode", choices=["live", "once"], default="live", help="refresh until Ctrl-C, or print once")
     p.set_defaults(func=cmd_probe)

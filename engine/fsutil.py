@@ -12,7 +12,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 
 def temp_path_for(final: Path) -> Path:
@@ -94,27 +94,82 @@ class NotRegularFileError(OSError):
     """A path names a FIFO, device, socket or folder where a document was expected."""
 
 
+class FileTooLargeError(OSError):
+    """A regular file larger than what is read of that kind (an endless or sparse file)."""
+
+
+# What a document a user names (project, script, lexicon, catalogue, cover) may weigh
+# at most when no caller gives its own cap: far above any real one, far below memory.
+DEFAULT_MAX_BYTES = 256 << 20
+
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
           (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
 
 
-def read_regular_bytes(path: Path) -> bytes:
-    """The bytes of a user's document, refusing anything but a regular file.
+def describe_size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.4g} {unit}"
+    return f"{n} bytes"
+
+
+def open_regular(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> BinaryIO:
+    """Open a file a user named for reading, refusing anything but a regular
+    file of at most ``max_bytes``: the one checked way in for every file read by name.
 
     Opened without blocking and checked on the open descriptor (no race
     between a check and the open): a FIFO would otherwise wait forever for a
-    writer, and a device like /dev/zero would be read until memory runs out.
+    writer, a device like /dev/zero would be read until memory runs out, and
+    a sparse or growing file is refused by its size before a byte is read.
+    The messages (NotRegularFileError, FileTooLargeError) say what the path is.
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
             raise NotRegularFileError(f"{kind}, not a regular file")
+        if st.st_size > max_bytes:
+            raise FileTooLargeError(f"{describe_size(st.st_size)}, larger than the {describe_size(max_bytes)} "
+                                    "read at most")
         os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as f:
-            fd = -1  # the file object owns it now
-            return f.read()
-    finally:
-        if fd >= 0:
-            os.close(fd)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return f
+
+
+def read_regular_bytes(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of a user's document through :func:`open_regular`; at most
+    ``max_bytes`` are read even if the file grows while it is read."""
+    with open_regular(path, max_bytes) as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileTooLargeError(f"grew past the {describe_size(max_bytes)} read at most")
+    return data
+
+
+def create_exclusive(path: Path, mode: int = 0o644) -> BinaryIO:
+    """A new file at ``path`` for writing, created here and now (O_EXCL) and
+    never through a symbolic link (O_NOFOLLOW): a name planted in a shared
+    folder can neither redirect the write nor be appended to."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    return os.fdopen(fd, "wb", buffering=0)
+
+
+def open_own_for_append(path: Path) -> BinaryIO | None:
+    """An existing partial file of ours to append to (a resumed download), or
+    None when what is at ``path`` is not a plain regular file with one name
+    (a link, a FIFO, a hard link to another file): the caller removes it and
+    starts over with :func:`create_exclusive`."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "ab", buffering=0)

@@ -36,7 +36,8 @@ from engine.project.model import Project
 from engine.session import Session
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "the-last-broadcast.radioplay"

@@ -174,7 +174,9 @@ rate=$(sed -n 's/^ *"sample_rate": \([0-9]*\).*/\1/p' "$project" | head -1)
 lines=$(grep -c '"id": "L' "$out/cues.json" || true)
 last_end=$(sed -n 's/^ *"end": \([0-9.]*\).*/\1/p' "$out/cues.json" | sort -g | tail -1)
 check "cues.json has a cue per script line ($lines of $expected_lines)" test "$lines" -eq "$expected_lines"
-check "captions.srt has a caption per line" test "$(grep -c -- '-->' "$out/captions.srt")" -eq "$lines"
+# At least one caption per line: a long line is split into several (engine/export/cuesplit.py).
+captions=$(grep -c -- '-->' "$out/captions.srt" || true)
+check "captions.srt has a caption per line at least ($captions for $lines lines)" test "$captions" -ge "$lines" -a "$lines" -gt 0
 check "captions.vtt is WebVTT" test "$(head -1 "$out/captions.vtt" | tr -d '\r')" = WEBVTT
 if info=$(wav_info "$out/mix.wav"); then
     read -r fmt ch wrate bits frames <<<"$info"

@@ -20,7 +20,8 @@ from app.document.commands import RenameRole, SetRoleField
 from app.document.document import Document
 from app.widgets.delegates import range_text
 from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
-from engine.project.model import Role
+from engine.project.model import AGES, GENDERS, Character, Role
+from engine.project.voice_presets import preset_matching, source_gender
 
 ROLE_NAME = Qt.ItemDataRole.UserRole + 1  # data(index, ROLE_NAME) -> the row's role name
 _Index = QModelIndex | QPersistentModelIndex
@@ -41,12 +42,14 @@ class Col(IntEnum):
     MUTE = 11
     SOLO = 12
     AUDITION = 13
+    CHARACTER = 14  # shown after the name (CastPanel moves the section)
 
 
 HEADERS = {
     Col.COLOUR: "", Col.NAME: "Role", Col.VOICE: "Voice", Col.SPEAKER: "Speaker", Col.SPEED: "Speed",
     Col.PITCH: "Pitch", Col.VARIATION: "Variation", Col.GAIN: "Gain", Col.PAN: "Pan",
     Col.PRIORITY: "Priority", Col.EFFECT: "Effect", Col.MUTE: "M", Col.SOLO: "S", Col.AUDITION: "",
+    Col.CHARACTER: "Who",
 }
 HEADER_TIPS = {
     Col.COLOUR: "Lane colour (double-click to change)",
@@ -63,7 +66,21 @@ HEADER_TIPS = {
     Col.MUTE: "Mute this lane",
     Col.SOLO: "Solo: only soloed lanes are heard",
     Col.AUDITION: "Play a sample line in this voice",
+    Col.CHARACTER: "Gender and age as read from the script (hover for the evidence); Suggest Cast matches "
+                   "voices to it. Double-click to set it yourself",
 }
+# The choices of the Who column: (label, "gender/age").
+CHARACTER_CHOICES: tuple[tuple[str, str], ...] = (
+    ("unknown", "/"), ("woman", "female/adult"), ("man", "male/adult"), ("girl", "female/child"),
+    ("boy", "male/child"), ("older woman", "female/older"), ("older man", "male/older"), ("child", "/child"),
+    ("adult", "/adult"), ("older", "/older"), ("female", "female/"), ("male", "male/"),
+)
+
+
+def character_label(character: Character) -> str:
+    key = f"{character.gender}/{character.age}"
+    label = next((name for name, value in CHARACTER_CHOICES if value == key), "unknown")
+    return label if key != "/" else "?"
 
 # (minimum, maximum, step, decimals, suffix) for the spin boxes: the limits are the ones
 # the file format checks on load (engine/project/defaults.py).
@@ -80,7 +97,8 @@ _FIELD = {
     Col.PAN: "pan", Col.PRIORITY: "priority", Col.MUTE: "mute", Col.SOLO: "solo", Col.COLOUR: "colour",
     Col.EFFECT: "effect", Col.SPEAKER: "voice.speaker",
 }
-_COLUMN_OF_FIELD = {field: col for col, field in _FIELD.items()} | {"voice": Col.VOICE, "voice.voice": Col.VOICE}
+_COLUMN_OF_FIELD = {field: col for col, field in _FIELD.items()} | {"voice": Col.VOICE, "voice.voice": Col.VOICE,
+                                                                     "character": Col.CHARACTER}
 
 
 def column_tip(col: Col) -> str:
@@ -200,6 +218,12 @@ class CastModel(QAbstractTableModel):
                 return "Muted (another lane is soloed, so solo decides what is heard)"
             if col == Col.AUDITION:
                 return f"Audition {r.name}: play a sample line in this voice"
+            if col == Col.CHARACTER:
+                c = r.character
+                if c.by_producer:
+                    return f"{r.name}: {character_label(c)}, set by you"
+                return f"{r.name}: {character_label(c)}, from the script: {c.evidence}" if c.evidence else \
+                    f"{r.name}: the script does not say; double-click to set it"
             if col == Col.EFFECT and self.effects:
                 effect = str(getattr(r, "effect", "") or "none")
                 return f"{effect}: {self.effects.get(effect, 'unknown preset')}"
@@ -217,6 +241,8 @@ class CastModel(QAbstractTableModel):
         if col == Col.VOICE:
             problem = self.catalog.problem(v.voice, v.speaker, v.backend)
             shown = picker_id(v) if v.backend != "piper" else _short_voice(v.voice)
+            if not v.design.is_neutral:  # Cast > Design Voice…: say so, by its preset where it is one
+                shown += f" · {preset_matching(v.design, source_gender(v.backend, v.voice)) or 'designed'}"
             return f"{shown} — missing" if problem and isinstance(
                 self.catalog.resolve(v.voice, v.backend), str) else shown
         if col == Col.SPEAKER:
@@ -242,6 +268,8 @@ class CastModel(QAbstractTableModel):
             return str(getattr(r, "effect", "") or "none") if self.effects else "—"
         if col == Col.AUDITION:
             return "▶"
+        if col == Col.CHARACTER:
+            return character_label(r.character) + (" ✎" if r.character.by_producer else "")
         return None
 
     def _edit_value(self, r: Role, col: Col) -> Any:
@@ -255,6 +283,8 @@ class CastModel(QAbstractTableModel):
             return getattr(r, "effect", "")
         if col == Col.COLOUR:
             return r.colour
+        if col == Col.CHARACTER:
+            return f"{r.character.gender}/{r.character.age}"
         field = _FIELD.get(col)
         if field is None:
             return None
@@ -300,6 +330,15 @@ class CastModel(QAbstractTableModel):
             if speaker == r.voice.speaker:
                 return False
             undo.push(SetRoleField(self.doc, r.name, "voice.speaker", speaker))
+            return True
+        if col == Col.CHARACTER:
+            gender, _, age = str(value).partition("/")
+            if gender not in ("", *GENDERS) or age not in ("", *AGES):
+                return False
+            if (gender, age) == (r.character.gender, r.character.age) and r.character.by_producer:
+                return False
+            undo.push(SetRoleField(self.doc, r.name, "character",
+                                   Character(gender, age, "set by the producer", by_producer=True)))
             return True
         if col == Col.EFFECT:
             if not self.effects or value == getattr(r, "effect", None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
@@ -20,10 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.cast.blend_editor import BlendEditor
-from app.cast.model import HEADERS, RANGES, ROLE_NAME, CastModel, Col
+from app.cast.design_editor import DesignEditor
+from app.cast.model import CHARACTER_CHOICES, HEADERS, RANGES, ROLE_NAME, CastModel, Col
 from app.cast.voices import VoiceCatalog, picker_id
 from app.document.commands import InsertRole, Macro, RemoveRole, SetRoleField
 from app.document.document import Document
+from app.document.marshal import Marshal, Task, run_task
 from app.widgets.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
 
 BROWSE = "\0browse"  # the voice picker's "Model file…" entry
@@ -61,7 +64,7 @@ class VoiceDelegate(ChoiceDelegate):
             return
         if value == BLEND:
             row = index.row()
-            QTimer.singleShot(0, lambda: self.panel.design_voice(row))  # after the editor closes
+            QTimer.singleShot(0, lambda: self.panel.blend_voice(row))  # after the editor closes
             return
         if value == BROWSE:
             path, _ = QFileDialog.getOpenFileName(editor.window(), "Choose a Piper voice model", "",
@@ -114,7 +117,10 @@ class CastPanel(QWidget):
     def __init__(self, doc: Document, catalog: VoiceCatalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc, self.catalog = doc, catalog
-        self.designer: BlendEditor | None = None  # the open voice designer (Cast > Design Voice…)
+        self.designer: DesignEditor | BlendEditor | None = None  # the open Design Voice… or Blend Styles…
+        self.marshal = Marshal(self)  # Suggest Cast measures voices off the GUI thread
+        self._cast_task: Task | None = None
+        self.last_cast: Any = None  # the last Suggest Cast's MeasuredCast (its closest pair)
         self.model = CastModel(doc, catalog, self)
         self.view = QTableView(self)
         self.view.setObjectName("castTable")
@@ -131,7 +137,7 @@ class CastPanel(QWidget):
         header.setStretchLastSection(False)
         widths = {Col.COLOUR: 12, Col.NAME: 100, Col.VOICE: 130, Col.SPEAKER: 60, Col.SPEED: 54, Col.PITCH: 58,
                   Col.VARIATION: 46, Col.GAIN: 62, Col.PAN: 40, Col.PRIORITY: 46, Col.EFFECT: 70, Col.MUTE: 26,
-                  Col.SOLO: 26, Col.AUDITION: 30}
+                  Col.SOLO: 26, Col.AUDITION: 30, Col.CHARACTER: 100}
         for col, width in widths.items():
             self.view.setColumnWidth(col, width)
         for col in (Col.SPEED, Col.PITCH, Col.VARIATION, Col.GAIN, Col.PAN, Col.PRIORITY):
@@ -142,6 +148,9 @@ class CastPanel(QWidget):
         self.view.setItemDelegateForColumn(Col.VOICE, VoiceDelegate(self))
         self.view.setItemDelegateForColumn(Col.SPEAKER, SpeakerDelegate(self))
         self.view.setItemDelegateForColumn(Col.EFFECT, ChoiceDelegate(self._effect_choices, self.view))
+        self.view.setItemDelegateForColumn(Col.CHARACTER, ChoiceDelegate(
+            lambda _index: [(label, value) for label, value in CHARACTER_CHOICES], self.view))
+        header.moveSection(header.visualIndex(Col.CHARACTER), header.visualIndex(Col.NAME) + 1)  # the cast sheet
         audition = ButtonDelegate(self.view)
         audition.clicked.connect(self.audition_row)
         self.view.setItemDelegateForColumn(Col.AUDITION, audition)
@@ -224,9 +233,36 @@ class CastPanel(QWidget):
         return next((line.text for line in self.doc.project.lines if line.role == name and line.text.strip()),
                     f"This is how {name.title()} sounds.")
 
-    def design_voice(self, row: int | None = None) -> BlendEditor | None:
-        """Cast > Design Voice…: blend Kokoro styles for a role (app/cast/blend_editor.py); the
-        designer auditions as the weights move, and OK applies the blend as one undo step."""
+    def design_voice(self, row: int | None = None) -> DesignEditor | None:
+        """Cast > Design Voice…: a design over the role's voice (app/cast/design_editor.py); the
+        designer auditions as the sliders move, and OK applies the design as one undo step."""
+        row = self.current_row() if row is None else row
+        if not 0 <= row < self.model.rowCount():
+            return None
+        role = self.model.role_at(row)
+        name, text = role.name, self.sample_text(role.name)
+        editor = DesignEditor(name, role.voice, lambda params: self.auditionVoice.emit(name, text, params),
+                              self.window())
+        editor.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def apply() -> None:
+            # The role's voice as it is now with the design (the voice may have changed meanwhile).
+            if name not in self.doc.project.role_names():
+                return
+            current = self.doc.project.role(name).voice
+            params = current.with_changes(design=editor.design())
+            if params != current:
+                self.doc.undo.push(SetRoleField(self.doc, name, "voice", params))
+                self.status.emit(f"{name} now speaks with a designed voice: {editor.summary.text().removeprefix('Design: ')}")
+
+        editor.accepted.connect(apply)
+        self.designer = editor
+        editor.open()
+        return editor
+
+    def blend_voice(self, row: int | None = None) -> BlendEditor | None:
+        """Cast > Blend Kokoro Styles…: blend Kokoro styles for a role (app/cast/blend_editor.py); the
+        blender auditions as the weights move, and OK applies the blend as one undo step."""
         row = self.current_row() if row is None else row
         if not 0 <= row < self.model.rowCount():
             return None
@@ -254,21 +290,46 @@ class CastPanel(QWidget):
         return editor
 
     def suggest_cast(self) -> None:
-        """Cast > Suggest Cast: every role a voice of its own (engine.synth.casting), one undo step."""
-        from engine.synth.casting import lines_per_role, suggest_cast
+        """Cast > Suggest Cast: each role's character read from the script (where the
+        producer has not set it), then voices and designs measured apart
+        (engine.check.casting); one undo step. The measuring runs off the GUI thread."""
+        from engine.project.casting import infer_characters
+        from engine.synth.casting import lines_per_role
 
         project = self.doc.project
-        lines = lines_per_role(project.cast, [line.role for line in project.lines])
-        chosen = suggest_cast(project.cast, self.catalog.library, lines)
-        steps: list[QUndoCommand] = [SetRoleField(self.doc, role.name, "voice", chosen[role.name])
-                                     for role in project.cast if chosen[role.name] != role.voice]
+        characters = infer_characters(project)
+        steps: list[QUndoCommand] = [SetRoleField(self.doc, role.name, "character", characters[role.name])
+                                     for role in project.cast if characters[role.name] != role.character]
+        roles = [replace(role, character=characters[role.name]) for role in project.cast]
+        lines = lines_per_role(roles, [line.role for line in project.lines])
+        library = self.catalog.library
+        self.status.emit("Suggest Cast: measuring the voices…")
+
+        def measure() -> Any:
+            from engine.check.casting import cast_roles
+
+            return cast_roles(roles, library, lines)
+
+        self._cast_task = run_task("radioplay-casting", measure, self.marshal,
+                                   lambda result: self._apply_cast(steps, result), self._cast_failed)
+
+    def _apply_cast(self, steps: list[QUndoCommand], result: Any) -> None:
+        chosen = result.voices
+        names = set(self.doc.project.role_names())
+        steps = steps + [SetRoleField(self.doc, name, "voice", voice) for name, voice in chosen.items()
+                         if name in names and voice != self.doc.project.role(name).voice]
+        self.last_cast = result
+        closest = f"; {result.summary()}" if result.closest else ""
         if not steps:
-            self.status.emit("The cast already has the suggested voices")
+            self.status.emit(f"The cast already has the suggested voices{closest}")
             return
         self.doc.undo.push(Macro("Suggest cast", steps))
-        voices = len({(v.voice, v.speaker) for v in chosen.values()})
+        voices = len(set(result.labels.values())) or len({(v.voice, v.speaker) for v in chosen.values()})
         self.status.emit(f"Suggested cast: {voices} distinct voice{'s' if voices != 1 else ''} for "
-                         f"{len(chosen)} roles (Undo restores the old cast)")
+                         f"{len(chosen)} roles{closest} (Undo restores the old cast)")
+
+    def _cast_failed(self, error: BaseException) -> None:
+        self.status.emit(f"Suggest Cast failed: {error}")
 
     def add_role(self) -> None:
         role = self.doc.new_role()

@@ -20,7 +20,9 @@ from pathlib import Path
 from engine.project.model import VoiceParams
 from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 from engine.sched.cost import prior_realtime
+from engine.synth.casting import english_wer, reads_english
 from engine.synth.errors import VoiceError
+from engine.synth.kokoro_phonemes import native_language
 from engine.synth.kokoro_voices import PREFIX as KOKORO_PREFIX
 from engine.synth.library import VoiceInfo, VoiceLibrary
 
@@ -49,6 +51,18 @@ def params_for(picked: str, current: VoiceParams) -> VoiceParams:
     return current.with_changes(backend="piper", voice=picked, speaker=None)
 
 
+def _english_note(info: VoiceInfo) -> str:
+    """For a Kokoro style of another language: how well it reads English, as measured
+    (engine/synth/casting.py ENGLISH_WER), and whether casting offers it."""
+    if info.backend != "kokoro" or native_language(info.style).startswith("en"):
+        return ""
+    wer = english_wer(info.style)
+    if wer is None:
+        return ", English not measured"
+    verdict = "cast for English" if reads_english(info.style) else "too hard to follow in English"
+    return f", English WER {wer:.2f}: {verdict}"
+
+
 def speed_text(realtime: float) -> str:
     """Audio seconds made per wall second, as a producer reads it."""
     return f"~{realtime:.0f}x" if realtime >= 2 else f"~{realtime:.1f}x".replace(".0x", "x")
@@ -62,6 +76,8 @@ class VoiceCatalog:
         # backend -> audio seconds per wall second on this machine, as the running engine
         # measures it (the window sets this); None before it has: the backend's prior.
         self.measured_realtime: Callable[[str], float | None] = lambda backend: None
+        # Whether the engine has measured the backend here yet (the window sets this too).
+        self.measured: Callable[[str], bool] = lambda backend: False
 
     def set_base_dir(self, base_dir: Path | None) -> None:
         """Relative voice paths in a project resolve beside the project file."""
@@ -79,8 +95,8 @@ class VoiceCatalog:
                 if info.backend not in BACKEND_NAMES:
                     continue
                 where = "bundled" if info.source == "bundled" else "user folder"
-                self._entries.append(VoiceEntry(info.id, f"{info.id} ({where})", _speaker_names(info),
-                                                info.backend))
+                self._entries.append(VoiceEntry(info.id, f"{info.id} ({where}{_english_note(info)})",
+                                                _speaker_names(info), info.backend))
             order = list(BACKEND_NAMES)  # grouped by backend, each group in library order
             self._entries.sort(key=lambda e: order.index(e.backend))
         return self._entries
@@ -98,13 +114,17 @@ class VoiceCatalog:
         return [e.style for e in kokoro]
 
     def realtime(self, backend: str) -> float:
-        """How many seconds of this backend's audio a second of this machine makes."""
-        measured = self.measured_realtime(backend)
-        return measured if measured is not None else prior_realtime(backend)
+        """How many seconds of this backend's audio a second of this machine makes: the
+        running engine's figure (the play outlook's), else the backend's prior."""
+        figure = self.measured_realtime(backend)
+        return figure if figure is not None else prior_realtime(backend)
 
     def speed_label(self, backend: str) -> str:
-        """What the picker says about a backend's speed here: "Kokoro · ~1x real time here"."""
-        return f"{BACKEND_NAMES.get(backend, backend)} · {speed_text(self.realtime(backend))} real time here"
+        """What the picker says about a backend's speed: "Kokoro · ~1x real time here" once
+        the engine has measured it here, "Piper · ~25x real time expected" before (a prior is
+        not this machine's speed, and under load the two differ a hundredfold)."""
+        where = "here" if self.measured(backend) else "expected"
+        return f"{BACKEND_NAMES.get(backend, backend)} · {speed_text(self.realtime(backend))} real time {where}"
 
     def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo | str:
         """The voice, or the library's message saying why it cannot be used."""

@@ -1,7 +1,7 @@
 """Export: the options dialog, and the job that runs the export off the GUI thread.
 
-The export itself is the engine's (Session.export, the same renderer as
-``radioplay render``). It blocks, so :class:`ExportJob` runs it on a named
+The export itself is the engine's (engine.export.session_render over the
+running Session, the same renderer as ``radioplay render``). It blocks, so :class:`ExportJob` runs it on a named
 worker thread; progress comes back through the Marshal, and Cancel sets a
 threading.Event the renderer checks between blocks. The window never waits
 on it.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +57,21 @@ def stage_text(stage: str, done: int, total: int) -> str:
     return f"{name}… {100 * done // max(total, 1)}%"
 
 
+@dataclass(frozen=True)
+class ExportChoices:
+    """What the producer chose last time, offered again (app/document/settings.py keeps it)."""
+
+    preset: str = "custom"
+    format: str = "wav24"
+    stems: bool = True
+    daw: str = ""
+
+
 class ExportDialog(QDialog):
     """Folder and options; ``options()`` and ``folder()`` after it is accepted."""
 
     def __init__(self, folder: Path, parent: QWidget | None = None, name: str = "",
-                 cluster: str | None = None) -> None:
+                 cluster: str | None = None, choices: ExportChoices | None = None) -> None:
         super().__init__(parent)
         self.name = name  # the project file's: the DAW project is named after it
         self.setObjectName("exportDialog")
@@ -109,7 +120,12 @@ class ExportDialog(QDialog):
         form.addRow("", self.stems)
         form.addRow("DAW hand-off", self.daw)
         form.addRow("Ray cluster", self.cluster_edit)
-        self.preset.setCurrentIndex(self.preset.findData("custom"))  # what an export wrote before presets
+        self.setMinimumWidth(560)  # a preset's description reads on one or two lines, not cut off
+        chosen = choices or ExportChoices()
+        for combo, value in ((self.preset, chosen.preset), (self.format, chosen.format), (self.daw, chosen.daw)):
+            index = combo.findData(value)
+            combo.setCurrentIndex(index if index >= 0 else 0)  # a choice this version no longer has: the first
+        self.stems.setChecked(chosen.stems)
         self.preset.currentIndexChanged.connect(self._preset_changed)
         self._preset_changed()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
@@ -126,6 +142,11 @@ class ExportDialog(QDialog):
         if not custom:
             self.loudness.setValue(preset.target_lufs)
         self.spec.setText(preset.describe() if not custom else "WAV at the project's rate, the loudness above")
+        self.adjustSize()  # the description may take another line: grow rather than cut it
+
+    def choices(self) -> ExportChoices:
+        return ExportChoices(preset=str(self.preset.currentData()), format=str(self.format.currentData()),
+                             stems=self.stems.isChecked(), daw=str(self.daw.currentData()))
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export to", self.folder_edit.text())

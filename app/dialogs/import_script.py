@@ -1,9 +1,10 @@
-"""Import a Fountain or plain-text script, with a preview of the cast it makes.
+"""Import a Fountain or plain-text script, with a preview of the production it makes.
 
-The parse and casting are engine.project.importers' (the same rules as
-``radioplay import``); the dialog shows what came out -- roles with their
-line counts and starting voices, possible aliases, warnings -- before the
-producer commits to it.
+The import is engine.synth.production_import's, the same as ``radioplay import``: the
+parse, the cast from the installed voices, the sound cues matched to the sound library
+(sounds/ beside the script, the user's and the starter sounds). The dialog shows what
+came out -- roles with their line counts and starting voices, the sound cues and the file
+each took, possible aliases, warnings -- before the producer commits to it.
 """
 
 from __future__ import annotations
@@ -26,23 +27,26 @@ from PySide6.QtWidgets import (
 )
 
 from app.cast.model import format_pan
-from engine.project.importers.build import CastSuggester, ImportReport, import_script
+from engine.project.importers.build import ImportReport
 from engine.project.importers.parsed import ScriptSyntaxError
 from engine.project.model import Project
+from engine.synth.library import VoiceLibrary
+from engine.synth.production_import import ADD_SOUNDS_HINT, ImportedProduction, import_production
 
 
 class ImportDialog(QDialog):
     """After ``accepted``, ``project`` holds the imported production."""
 
-    def __init__(self, script: Path, parent: QWidget | None = None, suggest: CastSuggester | None = None) -> None:
+    def __init__(self, script: Path, parent: QWidget | None = None, library: VoiceLibrary | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("importDialog")
         self.script = Path(script)
-        self.suggest = suggest
+        self.library = library
+        self.imported: ImportedProduction | None = None
         self.project: Project | None = None
         self.report: ImportReport | None = None
         self.setWindowTitle(f"Import {self.script.name}")
-        self.resize(560, 440)
+        self.resize(640, 600)
 
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
@@ -56,6 +60,15 @@ class ImportDialog(QDialog):
         self.cast.verticalHeader().hide()
         self.cast.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.cast.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # names get the room
+        self.cues_summary = QLabel(self)
+        self.cues_summary.setWordWrap(True)
+        self.cues = QTableWidget(0, 3, self)
+        self.cues.setObjectName("importCues")
+        self.cues.setHorizontalHeaderLabels(["Lane", "Cue", "Sound"])
+        self.cues.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.cues.verticalHeader().hide()
+        self.cues.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.cues.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.notes = QLabel(self)
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -68,7 +81,9 @@ class ImportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.narrate)
-        layout.addWidget(self.cast)
+        layout.addWidget(self.cast, 3)
+        layout.addWidget(self.cues_summary)
+        layout.addWidget(self.cues, 2)
         layout.addWidget(self.notes)
         layout.addWidget(self.buttons)
         self.reload()
@@ -76,15 +91,18 @@ class ImportDialog(QDialog):
     def reload(self) -> None:
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         try:
-            self.project, self.report = import_script(self.script, narrate_action=self.narrate.isChecked(),
-                                                      suggest=self.suggest)
+            self.imported = import_production(self.script, narrate_action=self.narrate.isChecked(),
+                                              library=self.library)
         except (ScriptSyntaxError, ValueError, OSError) as exc:
-            self.project, self.report = None, None
+            self.imported, self.project, self.report = None, None, None
+            self.cues_summary.setText("")
+            self.cues.setRowCount(0)
             self.summary.setText(f"<b>{self.script.name} cannot be imported.</b>")
             self.notes.setText(str(exc))
             self.cast.setRowCount(0)
             ok.setEnabled(False)
             return
+        self.project, self.report = self.imported.project, self.imported.report
         project, report = self.project, self.report
         self.summary.setText(f"<b>{project.title}</b>: {_count(len(project.cast), 'role')}, "
                              f"{_count(len(project.lines), 'line')}, {_count(len(project.scenes), 'scene')}. "
@@ -99,11 +117,30 @@ class ImportDialog(QDialog):
                      QTableWidgetItem(f"{role.voice.variation:.1f}"), QTableWidgetItem(format_pan(role.pan))]
             for col, item in enumerate(cells):
                 self.cast.setItem(row, col, item)
-        notes = [f"{a} and {b} may be the same character; they stay separate roles "
-                 f"(merge them by renaming if they are one person)." for a, b in report.aliases]
+        self._show_cues(self.imported)
+        notes = [note[0].upper() + note[1:] + "." for note in self.imported.alias_notes()]
         notes += report.warnings
         self.notes.setText("\n".join(notes))
         ok.setEnabled(bool(project.lines))
+
+
+    def _show_cues(self, imported: ImportedProduction) -> None:
+        """The cue summary (the line ``radioplay import`` prints first) and one row per cue."""
+        clips = imported.project.sounds
+        lines = imported.cue_lines()
+        hint = f"<br><i>{ADD_SOUNDS_HINT[0].upper()}{ADD_SOUNDS_HINT[1:]}.</i>" if imported.placeholders else ""
+        self.cues_summary.setText((lines[0] if lines else "No sound cues (SFX:, AMBIENCE:, MUSIC:) in the script.")
+                                  + hint)
+        self.cues.setVisible(bool(clips))
+        self.cues.setRowCount(len(clips))
+        for row, clip in enumerate(clips):
+            sound = QTableWidgetItem(Path(clip.file).name if clip.file else "no sound yet")
+            if clip.file:
+                sound.setToolTip(clip.file)
+            else:
+                sound.setForeground(QColor("#b00020"))
+            for col, item in enumerate((QTableWidgetItem(clip.lane), QTableWidgetItem(clip.cue), sound)):
+                self.cues.setItem(row, col, item)
 
 
 def _count(n: int, noun: str) -> str:

@@ -207,18 +207,16 @@ class RenameRole(QUndoCommand):
         self.doc.apply_rename_role(self.new, self.old)
 
 
-def move_clip(doc: Document, line_id: str, new_start: float, durations: Mapping[str, float],
-              relative: bool = True) -> SetLineFields:
+def move_clip(doc: Document, line_id: str, new_start: float, durations: Mapping[str, float]) -> SetLineFields:
     """The undo command for a clip dragged on the timeline to ``new_start`` seconds.
 
     The placement is kept relative where the model can say it, because
     relative placements survive later edits of earlier lines: after its
     natural place -> a longer ``pause_before``; over the previous line -> an
     ``overlap`` (an interruption); anywhere else -> a pinned ``start``.
-    ``durations`` are the clip lengths the timeline shows. With
-    ``relative=False`` (the caller knows some of those lengths are only
-    estimates, so a relative placement would move once the audio exists)
-    the line is pinned where it was dropped.
+    ``durations`` are the clip lengths the timeline shows (estimates for
+    lines not voiced yet: a relative placement then moves with the real
+    lengths, as the producer meant).
     """
     new_start = max(0.0, float(new_start))
     project = doc.project
@@ -227,9 +225,7 @@ def move_clip(doc: Document, line_id: str, new_start: float, durations: Mapping[
     cleared: dict[str, Any] = {"start": None, "overlap": 0.0, "with_previous": False, "pause_before": 0.0}
     natural = _natural_start(doc, line_id, durations)
     values: dict[str, Any]
-    if not relative:
-        values = {**cleared, "start": round(new_start, 3)}
-    elif index == 0 or natural is None:
+    if index == 0 or natural is None:
         values = {**cleared, "pause_before": new_start} if index == 0 else {**cleared, "start": new_start}
     else:
         before = layout(project, durations)[index - 1]

@@ -20,12 +20,13 @@ from PySide6.QtGui import QUndoStack
 from app.document.files import FileIdentity
 from engine.project.casting import suggest_new_role
 from engine.project.model import Line, Project, Role, new_line_id
+from engine.project.sound import SoundClip
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
                "take", "takes", "locked", "recording")
 # Role fields outside the voice (mix settings and looks; the role's lexicon, replaced whole).
-ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon")
+ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon", "character")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.
@@ -53,6 +54,8 @@ class Document(QObject):
         self.set_path(path)
         self.undo = QUndoStack(self)
         self.undo.setUndoLimit(500)
+        # sound clips by id, for the ``project.sounds`` list it was made from (replaced whole on each edit)
+        self._sounds_by_id: tuple[list[SoundClip], dict[str, SoundClip]] = ([], {})
         # The stack emits indexChanged while it is destroyed, after the Python side of its
         # listeners may be gone: silence it as soon as the document starts going.
         undo = self.undo
@@ -161,6 +164,15 @@ class Document(QObject):
         self.linesReset.emit()
 
     # ---- helpers for callers ----------------------------------------------
+    def sound_clip(self, clip_id: str) -> SoundClip | None:
+        """The project's sound clip with this id, or None (a line's id, or one that is gone): the
+        one lookup of sound clips by id. ``project.sounds`` is replaced whole by every edit
+        (app/sound/edits.py), so the index is rebuilt when the list is another one (or grew)."""
+        sounds = self.project.sounds
+        if self._sounds_by_id[0] is not sounds or len(self._sounds_by_id[1]) != len(sounds):
+            self._sounds_by_id = (sounds, {clip.id: clip for clip in sounds})
+        return self._sounds_by_id[1].get(clip_id)
+
     def line_index(self, line_id: str) -> int:
         for index, line in enumerate(self.project.lines):
             if line.id == line_id:

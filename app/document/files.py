@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QIODevice, QSaveFile, QSettings
 
 from app.document.settings import RECENT_FILES
+from engine.fsutil import open_regular
 from engine.project.fileformat import EXTENSION, load_project, project_to_dict
 from engine.project.model import Project
 
@@ -40,7 +41,7 @@ class FileIdentity:
     @classmethod
     def of(cls, path: Path) -> FileIdentity:
         """Reads the file; OSError when it cannot."""
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # never a FIFO or a device (it would block the GUI thread)
             st = os.fstat(f.fileno())
             digest = hashlib.sha256(f.read()).hexdigest()
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, digest)

@@ -63,6 +63,16 @@ RECENT_FILES: Setting[list[str]] = Setting(
     "files/recent", [], _text_list, "project files opened last, most recent first (app/document/files.py keeps 8)")
 EXPORT_FOLDER: Setting[str | None] = Setting(
     "export/folder", None, _text, "the folder of the last export, offered for an unsaved project")
+EXPORT_PROJECT: Setting[str | None] = Setting(
+    "export/project", None, _text, "the project file the last export was of (its folder is offered for it again)")
+EXPORT_PRESET: Setting[str | None] = Setting(
+    "export/preset", None, _text, "the delivery preset chosen in the last export (--preset's name)")
+EXPORT_FORMAT: Setting[str | None] = Setting(
+    "export/format", None, _text, "the mix format of the last custom export (wav24, wav32f)")
+EXPORT_DAW: Setting[str | None] = Setting(
+    "export/daw", None, _text, "the DAW hand-off of the last export (reaper, audacity, otio; None: none)")
+EXPORT_STEMS: Setting[str | None] = Setting(
+    "export/stems", None, _text, "whether the last export wrote a stem per role (yes, no)")
 RAY_CLUSTER: Setting[str | None] = Setting(
     "export/ray", None, _text, "Ray cluster exports synthesize on: auto, HOST:PORT or ray://HOST:PORT (None: here)")
 WINDOW_GEOMETRY: Setting[QByteArray | None] = Setting(

@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
 
 from app.document.marshal import run_task
 from app.lexicon import edits as lexicon_edits
+from app.lexicon.access import LexiconStudio
 from app.lexicon.model import PROJECT_SCOPE, LexiconModel
-from app.shell.studio_window import StudioWindow
 from engine.project.lexicon_io import LexiconFileError, entries_of, read_lexicon, write_lexicon
 from engine.synth.lexicon_check import entry_problem, phoneme_problem
 
@@ -51,7 +51,7 @@ FILE_FILTER = "Pronunciation lexicons (*.pls *.csv);;PLS (*.pls);;CSV (*.csv)"
 
 
 class LexiconPanel(QWidget):
-    def __init__(self, window: StudioWindow, parent: QWidget | None = None) -> None:
+    def __init__(self, window: LexiconStudio, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("lexiconPanel")
         self.window_ = window

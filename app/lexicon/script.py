@@ -14,11 +14,11 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QLineEdit
 
+from app.lexicon.access import LexiconStudio
 from app.lexicon.panel import LexiconPanel
-from app.shell.studio_window import StudioWindow
 
 
-def script_word(window: StudioWindow) -> tuple[str, str | None]:
+def script_word(window: LexiconStudio) -> tuple[str, str | None]:
     """The word selected (or under the cursor) in the script's open line editor, and its line's role."""
     view = window.script.view
     editor = next((w for w in view.viewport().findChildren(QLineEdit) if w.isVisible()), None)
@@ -63,7 +63,7 @@ class _EditorMenus(QObject):
         menu.popup(editor.mapToGlobal(pos))
 
 
-def install(window: StudioWindow, panel: LexiconPanel) -> None:
+def install(window: LexiconStudio, panel: LexiconPanel) -> None:
     """Hook the panel's "Add to Lexicon" to the script (its editors' menus, a window shortcut)."""
     window.script.view.viewport().installEventFilter(_EditorMenus(panel))
     panel.add_action.triggered.connect(lambda: panel.add_from_script(*script_word(window)))

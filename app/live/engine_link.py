@@ -139,8 +139,9 @@ class EngineLink(QObject):
         self._closing.append(run_task("radioplay-engine-close", session.close, self.marshal,
                                       lambda _: None, lambda exc: None))
 
-    def wait(self, timeout: float = 15.0) -> None:
-        """Join the start and close tasks (shutdown); closes a Session that opened meanwhile."""
+    def wait(self, timeout: float = 15.0) -> bool:
+        """Join the start and close tasks (shutdown); closes a Session that opened meanwhile.
+        True when every one has finished (they may need longer than ``timeout`` on a busy machine)."""
         starting, self._starting = self._starting, None
         starts = self._abandoned + ([starting] if starting is not None else [])
         for task in starts:  # first: a Session they open is closed just below
@@ -152,7 +153,8 @@ class EngineLink(QObject):
             session.close()
         for task in self._closing:
             task.join(timeout)
-        self._closing.clear()
+        self._closing = [task for task in self._closing if task.thread.is_alive()]
+        return not self._closing and not any(task.thread.is_alive() for task in starts)
 
     def running(self) -> bool:
         """A Session runs or is being opened."""
@@ -211,6 +213,16 @@ class EngineLink(QObject):
                 self.problem.emit(f"Playing ahead of synthesis: {outlook.describe()}")
             session.play(from_s)
 
+    def prefetch(self, line_ids: list[str]) -> None:
+        """Voice these lines before any other, in this order (Play's "wait" and "pre-render")."""
+        if (session := self._live()) is not None:
+            session.prefetch(line_ids)
+
+    def late_lines(self) -> list[str]:
+        """The lines playback reached before they were voiced, oldest first."""
+        session = self._session
+        return [line_id for line_id, _ in list(session.late_log)] if session is not None else []
+
     def pause(self) -> None:
         if (session := self._live()) is not None:
             session.pause()
@@ -254,12 +266,19 @@ class EngineLink(QObject):
         return self._session.outlook(from_s) if self._session is not None else None
 
     def realtime(self, backend: str) -> float | None:
-        """Audio seconds per wall second the running engine has measured for a backend
-        here (all its workers busy); None before it has run one of its lines."""
+        """Audio seconds per wall second the running engine makes of a backend here, all its
+        workers busy: what it has measured, its prior until then. The play outlook reads the
+        same figure (engine.sched.cost.CostModel.realtime), so picker and status bar agree.
+        None while no engine runs."""
         session = self._session
-        if session is None or not session.scheduler.cost.measured(backend):
+        if session is None:
             return None
         return session.scheduler.cost.realtime(backend, session.scheduler.workers)
+
+    def measured(self, backend: str) -> bool:
+        """Whether the running engine has voiced a line of this backend here yet."""
+        session = self._session
+        return session is not None and session.scheduler.cost.measured(backend)
 
     def words(self, line_id: str) -> tuple[tuple[str, float, float], ...]:
         """The line's written words timed within its clip (empty when not known)."""

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer
 
+from app.live import draw
+from app.live.access import LiveStudio
 from app.live.engine_link import EngineLink
 from app.live.outlook import CHECK_EVERY
+from app.live.play_gate import PlayGate
 from app.script.model import Col
 from app.script.spoken_word import SpokenWord
-from app.shell import panels
-from app.shell.studio_window import StudioWindow
-from engine.export.mixplan import TAIL_S
+from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView
@@ -42,7 +43,7 @@ class EstimatedClip:
 
 
 class EnginePresenter(QObject):
-    def __init__(self, window: StudioWindow, engine: EngineLink, parent: QObject | None = None) -> None:
+    def __init__(self, window: LiveStudio, engine: EngineLink, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.window, self.engine = window, engine
         self._status: Mapping[str, LineStatus] | None = None  # what was drawn last (by identity)
@@ -50,7 +51,8 @@ class EnginePresenter(QObject):
         self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
         self._polls = 0
-        self.spoken = SpokenWord(window.script.view, Col.TEXT, engine, lambda lid: window.doc.project.line(lid).text, self)
+        self.gate = PlayGate(window, engine, self)  # Play asks first when synthesis cannot keep up
+        self.spoken = SpokenWord(window.script.view, Col.TEXT, engine.words, lambda lid: window.doc.project.line(lid).text, self)
         self.timer = QTimer(self)
         self.timer.setObjectName("enginePoll")
         self.timer.setInterval(int(1000 / POLL_HZ))
@@ -95,10 +97,12 @@ class EnginePresenter(QObject):
         return max(ends) + TAIL_S if ends else None
 
     def refresh_layout(self, *_: object) -> None:
-        """Until the engine reports clips, lanes show the estimated layout and the
-        transport its predicted length."""
+        """Until the engine reports clips, lanes and the script's time column show
+        the estimated layout and the transport its predicted length."""
         if self._clips is None:
-            panels.show_clips(self.window, self.estimated_clips(), self._sounds)
+            estimated = self.estimated_clips()
+            draw.show_clips(self.window.timeline, self.window.doc.project, estimated, self._sounds)
+            self.window.script.model.set_layout(estimated)
             self.window.transport.show_predicted_length(self.predicted_length())
 
     def clips(self) -> Sequence[ClipView | EstimatedClip]:
@@ -128,7 +132,7 @@ class EnginePresenter(QObject):
             arrived = [lid for lid, s in state.line_status.items() if s.state is LineState.READY
                        and (lid not in previous or previous[lid].state is not LineState.READY)]
             if arrived:
-                panels.invalidate_peaks(w, arrived)
+                w.timeline.invalidate_peaks(arrived)
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
         clips_new = state.clips is not self._clips and bool(state.clips or not lines)
@@ -139,18 +143,19 @@ class EnginePresenter(QObject):
             self._sounds = state.sounds
         if clips_new or sounds_new:
             shown = self._clips if self._clips is not None else self.estimated_clips()
-            panels.show_clips(w, shown, self._sounds)
+            draw.show_clips(w.timeline, w.doc.project, shown, self._sounds)
         if clips_new:
-            w.script.model.set_durations({c.line_id: c.end - c.start for c in state.clips if not c.estimated})
+            w.script.model.set_layout(state.clips)  # line starts as the engine laid them out, not laid out again
         self._show_outlook(state)
+        self.gate.watch(state)
         if state.clips or state.sounds:
             w.transport.show_engine_length()
         elif clips_new or sounds_new:
             w.transport.show_predicted_length(self.predicted_length())
-        panels.show_transport(w, state.transport, state.levels)
+        draw.show_transport(w.timeline, w.transport, w.doc.project, state.transport, state.levels)
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
         self.spoken.show(state, w.script.model.playing_line())
-        panels.show_metrics(w, state.metrics)
+        w.monitor.update_from(state.metrics)
         for key, error in (("audio", state.transport.audio_error), ("engine", state.error)):
             if error and error != self._errors.get(key):
                 self._errors[key] = error

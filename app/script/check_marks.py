@@ -42,8 +42,8 @@ from PySide6.QtWidgets import QInputDialog, QLabel, QStyle, QToolTip, QWidget
 
 from app.document.commands import Macro, SetLineFields
 from app.document.settings import FIX_TAKES
+from app.script.access import CheckStudio
 from app.script.model import Col
-from app.shell.studio_window import StudioWindow
 from app.timeline.items import draw_lock
 from engine.check.lines import LineResult
 from engine.session.views import FixProgress
@@ -88,7 +88,7 @@ def _flag(painter: QPainter, rect: QRectF) -> None:
 
 
 class CheckMarks(QObject):
-    def __init__(self, window: StudioWindow, parent: QObject | None = None) -> None:
+    def __init__(self, window: CheckStudio, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.window = window
         self.view = window.script.view

@@ -16,8 +16,9 @@ from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
     QAbstractItemView,
+    QApplication,
     QHeaderView,
-    QStyledItemDelegate,
+    QLineEdit,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.document.commands import InsertLine, SetLineField, remove_lines
 from app.document.document import Document
 from app.script.clipboard import LineClipboard
+from app.script.direction_picker import DirectionDelegate
 from app.script.find_replace import FindBar
 from app.script.model import LINE_ID, Col, ScriptModel
 from app.script.spoken_word import SpokenWordDelegate
@@ -56,6 +58,16 @@ class ScriptView(QTableView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         index = self.currentIndex()
+        if self._types_into_text(event, index):
+            # Typing on a selected line adds to its text, as F2 in a spreadsheet does: Qt's
+            # AnyKeyPressed would open the editor with everything selected and replace it.
+            self.edit(index)
+            editor = self.focusWidget()
+            if isinstance(editor, QLineEdit):
+                editor.deselect()
+                editor.end(False)
+                QApplication.sendEvent(editor, event)
+                return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
             if index.isValid() and index.data(LINE_ID) is not None:
                 if index.flags() & Qt.ItemFlag.ItemIsEditable:
@@ -65,10 +77,21 @@ class ScriptView(QTableView):
                 return
         super().keyPressEvent(event)
 
+    def _types_into_text(self, event: QKeyEvent, index: QModelIndex) -> bool:
+        """A printable key, without Ctrl/Alt/Meta, on a text or note cell not being edited."""
+        if self.state() == QAbstractItemView.State.EditingState or not index.isValid():
+            return False
+        if index.column() not in (Col.TEXT, Col.NOTE) or not index.flags() & Qt.ItemFlag.ItemIsEditable:
+            return False
+        chord = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
+        text = event.text()
+        return bool(text) and text.isprintable() and not event.modifiers() & chord
+
 
 class ScriptEditor(QWidget):
     status = Signal(str)
     lineActivated = Signal(str)  # the producer wants to hear/see this line (seek the playhead)
+    auditionLine = Signal(str)  # its delivery changed: hear the line as it now is
 
     def __init__(self, doc: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,7 +126,9 @@ class ScriptEditor(QWidget):
         self.role_delegate.rejected.connect(self.status)
         self.view.setItemDelegateForColumn(Col.ROLE, self.role_delegate)
         self.view.setItemDelegateForColumn(Col.TEXT, SpokenWordDelegate(self.view))  # lights the word being heard
-        self.view.setItemDelegateForColumn(Col.NOTE, QStyledItemDelegate(self.view))
+        self.direction_delegate = DirectionDelegate(self.view)  # the delivery picker; a pick auditions the line
+        self.direction_delegate.picked.connect(self.auditionLine)
+        self.view.setItemDelegateForColumn(Col.NOTE, self.direction_delegate)
         pause = SpinDelegate(0.0, 600.0, 0.25, 2, " s", self.view, name="Pause")
         pause.clamped.connect(self.status)
         self.view.setItemDelegateForColumn(Col.PAUSE, pause)

@@ -4,26 +4,39 @@ Scene headings are rows of their own (the view spans them across all
 columns); every other row is one line. Columns follow a screenplay: pause,
 speaker, delivery note (the parenthetical), text. The status column shows
 what the engine reports for the line (Session.line_status), the time column
-where the line sits on the timeline, the pause column how it is placed (a
+where the line sits on the timeline (as the engine laid it out: the
+SessionState's clips, handed over by the presenter), the pause column how it is placed (a
 pause, an overlap with the previous line, a pinned time). The line under the
 playhead is highlighted while playing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
+from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_tooltip
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
+from engine.project.direction import note_directions
 from engine.project.model import Line
-from engine.project.timeline import Placement, layout
+
+
+class TimedLine(Protocol):
+    """Where a line sounds: the engine's ClipView, or the presenter's estimate before it has one."""
+
+    @property
+    def line_id(self) -> str: ...
+    @property
+    def start(self) -> float: ...
+    @property
+    def end(self) -> float: ...
 
 LINE_ID = Qt.ItemDataRole.UserRole + 1  # data(index, LINE_ID) -> line id, or None on a scene row
 SCENE_ROW = Qt.ItemDataRole.UserRole + 2  # True on a scene heading row
@@ -48,7 +61,7 @@ HEADER_TIPS = {
     Col.PAUSE: "Extra silence before the line, in seconds; or how the line is placed: an overlap with the "
                "previous line or a pinned start time (made by dragging its clip). Typing a pause unpins it",
     Col.ROLE: "Speaker: type a few letters of a cast name",
-    Col.NOTE: "Delivery note for the actor (never spoken), e.g. whispering",
+    Col.NOTE: "Delivery: how the line is said (never spoken): pick a direction the voice performs, e.g. whispering",
     Col.TEXT: "What is said. Enter commits; Ctrl+Enter adds the next line",
 }
 # Engine line states (engine.session.LineState names) -> label and colour.
@@ -99,16 +112,14 @@ class ScriptModel(QAbstractTableModel):
         self._rows: list[tuple[str, str]] = []  # ("scene", scene id) | ("line", line id)
         self._row_of: dict[str, int] = {}
         self._status: dict[str, tuple[str, str | None]] = {}  # line id -> (state name, error)
-        self._durations: dict[str, float] = {}
         self._starts: dict[str, float] = {}
-        self._placements: list[Placement] = []
+        self._clips: Sequence[TimedLine] = ()  # the timeline's lines, as the presenter last drew them
         self._playing: str | None = None  # the line under the playhead while playing
         self._icons: dict[str, QIcon] = {}
         self._build()
         doc.lineChanged.connect(self._line_changed)
         doc.linesReset.connect(self.reset)
         doc.castReset.connect(self._cast_changed)
-        doc.roleChanged.connect(self._role_changed)
         doc.projectReplaced.connect(self._project_replaced)
 
     # ---- structure --------------------------------------------------------
@@ -124,8 +135,6 @@ class ScriptModel(QAbstractTableModel):
         self._row_of = {key: i for i, (kind, key) in enumerate(rows) if kind == "line"}
         # data() runs for every cell the view measures; Project.line() scans the list (O(lines) a cell).
         self._line_of = {line.id: line for line in self.doc.project.lines}
-        self._placements = layout(self.doc.project, self._durations)
-        self._starts = {p.line_id: p.start for p in self._placements}
         if self._playing not in self._row_of:
             self._playing = None
 
@@ -136,7 +145,7 @@ class ScriptModel(QAbstractTableModel):
 
     def _project_replaced(self) -> None:
         self._status.clear()
-        self._durations.clear()
+        self._starts, self._clips = {}, ()
         self.reset()
 
     def _cast_changed(self) -> None:
@@ -153,10 +162,6 @@ class ScriptModel(QAbstractTableModel):
             self.reset()  # moved to another scene
             return
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(Col) - 1))
-        self._retime()
-
-    def _role_changed(self, _name: str, _field: str) -> None:
-        self._retime()  # a new speed changes estimated lengths
 
     def scene_of_row(self, row: int) -> str | None:
         for kind, key in reversed(self._rows[: row + 1]):
@@ -201,15 +206,11 @@ class ScriptModel(QAbstractTableModel):
     def status_of(self, line_id: str) -> tuple[str, str | None] | None:
         return self._status.get(line_id)
 
-    def set_durations(self, durations: Mapping[str, float]) -> None:
-        """Real clip lengths where the engine has them: the time column follows."""
-        if dict(durations) != self._durations:
-            self._durations = dict(durations)
-            self._retime()
-
-    def _retime(self) -> None:
-        self._placements = layout(self.doc.project, self._durations)
-        starts = {p.line_id: p.start for p in self._placements}
+    def set_layout(self, clips: Sequence[TimedLine]) -> None:
+        """Where the lines sound, as the engine laid them out (its SessionState's
+        clips; the presenter's estimate until it has some): the time column follows."""
+        self._clips = clips
+        starts = {c.line_id: c.start for c in clips}
         changed = [lid for lid, s in starts.items() if abs(self._starts.get(lid, -1.0) - s) > 0.05]
         self._starts = starts
         rows = [self._row_of[lid] for lid in changed if lid in self._row_of]
@@ -222,7 +223,7 @@ class ScriptModel(QAbstractTableModel):
     def line_at(self, seconds: float) -> str | None:
         """The line heard at ``seconds`` (the latest to start, where lines overlap); in a pause,
         the line just heard; before the first line, None."""
-        started = [p for p in self._placements if p.start <= seconds]
+        started = [c for c in self._clips if c.start <= seconds]
         if not started:
             return None
         sounding = [p for p in started if seconds < p.end]
@@ -294,7 +295,7 @@ class ScriptModel(QAbstractTableModel):
             if col == Col.ROLE:
                 return line.role
             if col == Col.NOTE:
-                return line.note if edit or not line.note else f"({line.note})"
+                return line.note if edit or not line.note else note_display(line.note)
             if col == Col.TEXT:
                 if not edit and status is not None and status[0] == "FAILED" and status[1]:
                     return f"{line.text}\n⚠ {_short(status[1])}"  # where the producer is looking
@@ -314,6 +315,8 @@ class ScriptModel(QAbstractTableModel):
                        f"overlaps the previous line by {line.overlap:g} s" if line.overlap else
                        "starts with the previous line")
                 return f"Placement: {how}"
+            if col == Col.NOTE and line.note:
+                return note_tooltip(line.note)
             return HEADER_TIPS.get(col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == Col.ROLE:
@@ -321,8 +324,9 @@ class ScriptModel(QAbstractTableModel):
                     return QBrush(QColor(self.doc.project.role(line.role).colour))
                 except KeyError:
                     return QBrush(QColor("#d03030"))
-            if col == Col.NOTE:
-                return QBrush(QColor("#808080"))
+            if col == Col.NOTE:  # performed in the direction colour, a note kept as written in grey
+                performed = any(d.performed for d in note_directions(line.note))
+                return QBrush(PERFORMED if performed else UNPERFORMED)
             if col == Col.TEXT and status is not None and status[0] == "FAILED":
                 return QBrush(QColor("#d03030"))
         if role == Qt.ItemDataRole.FontRole and col == Col.ROLE:

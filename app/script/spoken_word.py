@@ -3,8 +3,8 @@
 The presenter's 20 Hz poll calls :meth:`SpokenWord.show` with the engine's
 state; it knows which line the script highlights as playing (the script
 model's ``playing_line``), where that line's clip starts (the engine's clip
-views) and the line's words timed within the clip (``EngineLink.words``,
-read once per line and clip, not per frame). When the word changes it tells
+views) and the line's words timed within the clip (``words(line_id)``, the
+engine link's, read once per line and clip, not per frame). When the word changes it tells
 the text column's delegate which characters to light and repaints that one
 cell: no model signal, no reset, no relayout.
 
@@ -22,12 +22,14 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF,
 from PySide6.QtGui import QColor, QPainter, QPalette, QTextCharFormat, QTextLayout, QTextOption
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
-from app.live.engine_link import EngineLink
+from app.script.directions import direction_formats
 from app.widgets.delegates import TypingDelegate
 from engine.session import ClipView, SessionState
 from engine.synth.wordmap import WordTime, written_words
 
 _Index = QModelIndex | QPersistentModelIndex
+#: ``words(line_id)``: the line's written words timed within its clip, (word, start, end); empty when not known.
+WordsOf = Callable[[str], tuple[WordTime, ...]]
 # A word stays lit through the short silence after it, until the next begins
 # (or this long past its end, so a pause does not keep the last word lit).
 HOLD_S = 0.35
@@ -41,13 +43,16 @@ class SpokenWordDelegate(TypingDelegate):
     lit: tuple[int, int, int] | None = None
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        lit = self.lit
-        if lit is None or index.row() != lit[0]:
-            super().paint(painter, option, index)
-            return
+        lit = self.lit if self.lit is not None and index.row() == self.lit[0] else None
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         text = opt.text
+        # Directions inside the words are drawn apart from them (app/script/directions.py).
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        directions = direction_formats(text, selected) if "(" in text or "[" in text else []
+        if lit is None and not directions:
+            super().paint(painter, option, index)
+            return
         opt.text = ""
         widget = opt.widget
         style = widget.style() if widget is not None else None
@@ -57,12 +62,14 @@ class SpokenWordDelegate(TypingDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)  # background, focus
         rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
-        _draw_text(painter, QRectF(rect.adjusted(margin, 0, -margin, 0)), text, opt, lit[1], lit[2])
+        start, end = (lit[1], lit[2]) if lit is not None else (0, 0)
+        _draw_text(painter, QRectF(rect.adjusted(margin, 0, -margin, 0)), text, opt, start, end, directions)
 
 
-def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionViewItem, start: int, end: int) -> None:
+def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionViewItem, start: int, end: int,
+               directions: list[QTextLayout.FormatRange] | None = None) -> None:
     """The cell's text wrapped at words as the view wraps it, centred
-    vertically, with [start, end) on the highlight colour."""
+    vertically, ``directions`` styled apart, with [start, end) on the highlight colour."""
     layout = QTextLayout(text, opt.font)
     option = QTextOption()
     option.setWrapMode(QTextOption.WrapMode.WordWrap)  # as QCommonStyle wraps an item's text
@@ -76,7 +83,7 @@ def _draw_text(painter: QPainter, rect: QRectF, text: str, opt: QStyleOptionView
     lit.setForeground(QColor("black"))
     span = QTextLayout.FormatRange()
     span.start, span.length, span.format = start, max(0, end - start), lit
-    layout.setFormats([span])
+    layout.setFormats([*(directions or []), span] if end > start else list(directions or []))
     layout.beginLayout()
     height = 0.0
     while True:
@@ -109,10 +116,10 @@ def word_at(words: Sequence[WordTime], t: float) -> int | None:
 class SpokenWord(QObject):
     """Lights the spoken word of the playing line (GUI thread)."""
 
-    def __init__(self, view: QTableView, text_column: int, engine: EngineLink, text_of: Callable[[str], str],
+    def __init__(self, view: QTableView, text_column: int, words: WordsOf, text_of: Callable[[str], str],
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.view, self.column, self.engine, self.text_of = view, text_column, engine, text_of
+        self.view, self.column, self.words_of, self.text_of = view, text_column, words, text_of
         self._clips: Sequence[ClipView] | None = None
         self._starts: dict[str, float] = {}
         self._timed: tuple[str, str, list[tuple[int, int]], tuple[WordTime, ...]] | None = None
@@ -145,7 +152,7 @@ class SpokenWord(QObject):
     def _words(self, line_id: str, text: str) -> tuple[list[tuple[int, int]], tuple[WordTime, ...]]:
         """The line's word positions in its text and their times, read once per line and clip."""
         if self._timed is None or self._timed[:2] != (line_id, text):
-            words = self.engine.words(line_id)
+            words = self.words_of(line_id)
             found = written_words(text)
             if [w for w, _, _ in found] != [w for w, _, _ in words]:
                 words = ()  # the text changed since the clip was made: light nothing

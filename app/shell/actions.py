@@ -41,8 +41,11 @@ SPECS = (
                "(never locked ones) and keep the best-scoring take of each (one undo step)", "edit"),
     ActionSpec("suggest_cast", "&Suggest Cast", (), "Give every role a voice of its own from the installed voices "
                "and speakers, leads first (one undo step)", "cast"),
-    ActionSpec("design_voice", "&Design Voice…", (), "Blend Kokoro style vectors into the selected role's voice, "
-               "hearing it as the weights move", "cast"),
+    ActionSpec("design_voice", "&Design Voice…", (), "Make a character of the selected role's voice: pitch, "
+               "vocal tract, breath, brightness, rate, from presets such as woman, girl, older man; heard as "
+               "the sliders move", "cast"),
+    ActionSpec("blend_voice", "&Blend Kokoro Styles…", (), "Blend Kokoro style vectors into the selected role's "
+               "voice, hearing it as the weights move", "cast"),
     ActionSpec("get_voices", "&Get Voices…", (), "Browse the voice catalogue, hear samples, download voices",
                "voices"),
     ActionSpec("play_pause", "&Play/Pause", ("Space",), "Play from the playhead, or pause", "transport"),
@@ -105,8 +108,10 @@ def readable_keys(action: QAction) -> list[str]:
 def shortcut_table(actions: dict[str, QAction], extra: list[QAction] | None = None) -> list[tuple[str, str]]:
     """(command, keys) rows for the shortcuts dialog."""
     rows = []
+    seen: set[int] = set()
     for action in [*actions.values(), *(extra or [])]:
         keys = ", ".join(readable_keys(action))
-        if keys:
+        if keys and id(action) not in seen:
+            seen.add(id(action))
             rows.append((action.text().replace("&", ""), keys))
     return rows

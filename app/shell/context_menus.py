@@ -5,7 +5,8 @@ panels' own QActions (so the menu shows their shortcuts and they stay one
 command each). The menus are built when asked for, from the state at that
 moment; ``install`` hooks them to the window's widgets from outside, so the
 panels themselves need no menu code. The timeline is read through its public
-queries only (``items``, ``lanes``, ``lane_span``).
+queries only (``items``, ``clip_kind``, ``lane_at``); a sound lane's or sound clip's menu
+is the sound feature's (app/sound/menus.py), chosen by the lane's kind.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from PySide6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
 from app.document.commands import SetLineFields, SetRoleField
 from app.script.model import LINE_ID
 from app.shell.studio_window import StudioWindow
+from app.sound.menus import sound_clip_menu, sound_lane_menu
+from app.timeline.scene import LaneKind
 
 # A line's placement fields and their values when it simply follows the previous line.
 NATURAL_TIMING = {"start": None, "overlap": 0.0, "with_previous": False, "pause_before": 0.0}
@@ -29,7 +32,7 @@ def install(window: StudioWindow) -> None:
     _hook(window.script.view, lambda pos: script_menu(window, pos))
     _hook(window.cast.view, lambda pos: cast_menu(window, pos))
     timeline = window.timeline
-    if all(hasattr(timeline, name) for name in ("items", "lanes", "lane_span", "header")):
+    if all(hasattr(timeline, name) for name in ("items", "clip_kind", "lane_at", "header")):
         _hook(timeline, lambda pos: timeline_menu(window, pos))
         _hook(timeline.header, lambda pos: lane_menu_at(window, pos))  # type: ignore[attr-defined]
 
@@ -107,17 +110,19 @@ def timeline_menu(window: StudioWindow, pos: QPoint) -> QMenu | None:
     timeline: Any = window.timeline
     line_id = next((item.line_id for item in timeline.items(pos) if getattr(item, "line_id", None)), None)
     if line_id is not None:
+        if timeline.clip_kind(line_id) is LaneKind.SOUND:
+            return sound_clip_menu(window.doc, line_id, timeline)
         return clip_menu(window, line_id)
     return lane_menu_at(window, pos)
 
 
 def lane_menu_at(window: StudioWindow, pos: QPoint) -> QMenu | None:
-    timeline: Any = window.timeline
-    for i, lane in enumerate(timeline.lanes()):
-        top, height = timeline.lane_span(i)
-        if top <= pos.y() < top + height:
-            return lane_menu(window, lane.name)
-    return None
+    lane = window.timeline.lane_at(pos.y())
+    if lane is None:
+        return None
+    if lane.kind is LaneKind.SOUND:
+        return sound_lane_menu(window.doc, lane.subject, window.timeline)
+    return lane_menu(window, lane.subject)
 
 
 def clip_menu(window: StudioWindow, line_id: str) -> QMenu:

@@ -4,7 +4,9 @@ The composition root: makes the Document (project, undo stack), the panels,
 the EngineLink (the one way to the engine Session) and the EnginePresenter
 (which draws the Session's state on one QTimer), and wires actions to
 commands. The GUI thread never waits on the engine. File commands live in
-app/document/file_ops.py.
+app/shell/file_ops.py. Each feature sees the window through its own small Protocol
+(app/<feature>/access.py), which this window satisfies; the shell's own modules see it
+as app/shell/studio_window.py's StudioWindow.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from app.cast.get_voices import GetVoicesDialog
 from app.cast.panel import CastPanel
 from app.cast.voices import VoiceCatalog
 from app.document.document import Document
-from app.document.file_ops import FileOps
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
 from app.document.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.lexicon import script as lexicon_script
 from app.lexicon.panel import LexiconPanel
+from app.live import draw
 from app.live.engine_link import EngineLink, SessionFactory, default_session_factory
 from app.live.outlook import OutlookLabel
 from app.live.presenter import EnginePresenter
@@ -32,10 +34,12 @@ from app.script.check_marks import CheckMarks
 from app.script.editor import ScriptEditor
 from app.shell import context_menus, menus, panels
 from app.shell.actions import build_actions
+from app.shell.file_ops import FileOps
 from app.sound import edits as sound_edits
 from app.sound import lanes as sound_lanes
 from app.sound.panel import SoundPanel, scrolled
 from app.takes.panel import TakesPanel
+from app.timeline.scene import LaneKind
 from app.widgets.status_bar import StatusBar
 from engine.project.model import Project, VoiceParams
 from engine.session import Session
@@ -59,13 +63,14 @@ class MainWindow(QMainWindow):
         self.autosaver = Autosaver(self.doc, self.recovery, self)
         self.engine = EngineLink(self.doc, self.session_factory, self.marshal, self)
         self.catalog.measured_realtime = self.engine.realtime  # the picker says how fast each backend runs here
+        self.catalog.measured = self.engine.measured
         self.last_error: str | None = None  # the last error shown to the producer (tests read it)
         self.voices_dialog: GetVoicesDialog | None = None
         # Made by app/shell/menus.py:
         self.recent_menu: QMenu
         self.output_menu: QMenu
         self.master_menu: QMenu
-        self.resize(1600, 1000)  # the size the default layout is made for (app/panels.arrange_default)
+        self.resize(1600, 1000)  # the size the default layout is made for (app/shell/panels.arrange_default)
 
         self.script = ScriptEditor(self.doc, self)
         self.setCentralWidget(self.script)
@@ -87,11 +92,11 @@ class MainWindow(QMainWindow):
         # A tab beside the monitor: the script keeps the middle's width.
         self.tabifyDockWidget(self.monitor_dock, self.takes_dock)
         # Sound lanes' settings, the selected sound clip and the library: a tab there too.
-        self.sound_panel = SoundPanel(self, self)  # type: ignore[arg-type]
+        self.sound_panel = SoundPanel(self, self)
         self.sounds_dock = self._dock("soundsDock", "Sounds", scrolled(self.sound_panel),
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.monitor_dock, self.sounds_dock)
-        self.lexicon = LexiconPanel(self, self)  # type: ignore[arg-type]
+        self.lexicon = LexiconPanel(self, self)
         self.lexicon_dock = self._dock("lexiconDock", "Lexicon", scrolled(self.lexicon, "lexiconScroll"),
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.monitor_dock, self.lexicon_dock)
@@ -161,6 +166,7 @@ class MainWindow(QMainWindow):
         a["audition"].triggered.connect(lambda: self.cast.audition_row(self.cast.current_row()))
         a["suggest_cast"].triggered.connect(self.cast.suggest_cast)
         a["design_voice"].triggered.connect(lambda: self.cast.design_voice())
+        a["blend_voice"].triggered.connect(lambda: self.cast.blend_voice())
         a["get_voices"].triggered.connect(lambda: self.get_voices())
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
@@ -177,12 +183,13 @@ class MainWindow(QMainWindow):
         for source in (self.cast.status, self.script.status):
             source.connect(self.show_status)
         self.script.lineActivated.connect(self.seek_to_line)
+        self.script.auditionLine.connect(self.audition_line)
         self.script.view.selectionModel().currentChanged.connect(self.takes.follow_current)
         doc.lineChanged.connect(self.takes.line_changed)
         panels.connect_timeline(self)
         panels.connect_transport(self)
         context_menus.install(self)
-        lexicon_script.install(self, self.lexicon)  # type: ignore[arg-type]
+        lexicon_script.install(self, self.lexicon)
 
     # Bound methods, not lambdas: Qt drops these connections when the window goes, while the
     # undo stack still emits as it is destroyed.
@@ -234,16 +241,25 @@ class MainWindow(QMainWindow):
         """The running Session, up to date with every edit (for the export worker and tests)."""
         return self.engine.session()
 
+    def audition_line(self, line_id: str) -> None:
+        """Hear a line as it now is, in its chosen take (its delivery was just picked)."""
+        session = self.session()
+        line = next((x for x in self.doc.project.lines if x.id == line_id), None)
+        if session is not None and line is not None:
+            session.audition_take(line_id, line.take)
+
     def _role_changed(self, name: str, field: str) -> None:
-        panels.update_lanes(self)
+        draw.update_lanes(self.timeline, self.doc.project)
         if field.startswith("voice"):
             self.statusBar().showMessage(f"{name}'s lines will be voiced again with the new settings", 4000)
 
     def _cast_reset(self) -> None:
-        panels.update_lanes(self)
+        draw.update_lanes(self.timeline, self.doc.project)
 
     def _project_changed(self, field: str) -> None:
-        if field == "master_effect":
+        if field == "sound_lanes":  # the lanes are the cast's and the sound lanes, always
+            draw.update_lanes(self.timeline, self.doc.project)
+        elif field == "master_effect":
             self.statusBar().showMessage(f"Master effect: {self.doc.project.master_effect}", 4000)
 
     def set_output(self, name: str) -> None:
@@ -254,7 +270,7 @@ class MainWindow(QMainWindow):
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         self._update_title()
-        panels.show_new_project(self)
+        draw.show_new_project(self.timeline, self.doc.project)
         self._start_engine()  # it forgets the previous engine's clips, so the estimates show
         self.autosaver.schedule()
 
@@ -262,19 +278,20 @@ class MainWindow(QMainWindow):
         """The timeline dropped a clip at ``new_start``: one undoable edit of the line's placement
         (a sound clip's: app/sound/edits.py)."""
         clips = self.presenter.clips()
-        if any(c.id == line_id for c in self.doc.project.sounds):
-            fields = sound_lanes.drop_fields(self.doc.project, self.presenter.sounds(), clips, line_id, new_start)
+        sound = self.doc.sound_clip(line_id) if self.timeline.clip_kind(line_id) is LaneKind.SOUND else None
+        if sound is not None:
+            fields = sound_lanes.drop_fields(sound, self.presenter.sounds(), clips, new_start)
             moved = sound_edits.set_clip(self.doc, line_id, fields, "Move sound")
             if moved is not None:
                 self.doc.undo.push(moved)
             else:
-                panels.show_clips(self, clips, self.presenter.sounds())
+                draw.show_clips(self.timeline, self.doc.project, clips, self.presenter.sounds())
             return
         command = panels.drop_command(self.doc, clips, line_id, new_start)
         if command.new:
             self.doc.undo.push(command)
         else:  # dropped where it was: put the dragged item back
-            panels.show_clips(self, clips, self.presenter.sounds())
+            draw.show_clips(self.timeline, self.doc.project, clips, self.presenter.sounds())
 
     # ---- transport -------------------------------------------------------------------------
     def _playing(self) -> bool:
@@ -286,11 +303,13 @@ class MainWindow(QMainWindow):
 
     def set_playing(self, play: bool) -> None:
         if play:
-            self.engine.play()
+            self.presenter.gate.play()  # asks first when synthesis cannot keep up
         else:
+            self.presenter.gate.cancel()
             self.engine.pause()
 
     def stop(self) -> None:
+        self.presenter.gate.cancel()
         self.engine.stop_playback()
 
     def from_start(self) -> None:
@@ -302,7 +321,7 @@ class MainWindow(QMainWindow):
 
     def seek(self, seconds: float) -> None:
         self.engine.seek(max(0.0, seconds))
-        panels.show_playhead(self, max(0.0, seconds))
+        self.timeline.set_playhead(max(0.0, seconds))
 
     def seek_to_line(self, line_id: str) -> None:
         start = self.script.model.start_of(line_id)
@@ -315,7 +334,7 @@ class MainWindow(QMainWindow):
         self.engine.play(start)
 
     def _loop_toggled(self, on: bool) -> None:
-        region = panels.loop_region(self) if on else None
+        region = self.timeline.loop_region() if on else None
         if on and region is None:
             self.statusBar().showMessage("Drag on the timeline ruler to choose the loop region first", 6000)
             self.actions_["loop"].setChecked(False)

@@ -81,6 +81,7 @@ def build_menus(w: StudioWindow) -> None:
     cast.addSeparator()
     cast.addAction(a["suggest_cast"])
     cast.addAction(a["design_voice"])
+    cast.addAction(a["blend_voice"])
     voices = bar.addMenu("V&oices")
     voices.addAction(a["get_voices"])
 
@@ -178,7 +179,8 @@ def _box(w: StudioWindow, icon: QMessageBox.Icon, title: str, text: str, name: s
 
 
 def show_shortcuts(w: StudioWindow) -> QMessageBox:
-    extra: list[QAction] = [*w.script.edit_actions(), *panels.timeline_actions(w.timeline)]
+    # Then every other action the window answers to (a panel's, such as Add to Lexicon's Ctrl+Shift+L).
+    extra: list[QAction] = [*w.script.edit_actions(), *panels.timeline_actions(w.timeline), *w.actions()]
     rows = shortcut_table(w.actions_, extra)
     html = "<table>" + "".join(f"<tr><td>{c}</td><td>&nbsp;&nbsp;<b>{k}</b></td></tr>" for c, k in rows) + "</table>"
     return _box(w, QMessageBox.Icon.NoIcon, "Keyboard shortcuts", html, "shortcutsBox")

@@ -1,13 +1,14 @@
 """Where the main window meets the timeline, transport bar and monitor widgets.
 
 Those widgets (app/timeline/view.py, app/transport/bar.py, app/transport/monitor.py) take
-plain data and report through signals; this module is the one place that
-feeds them engine snapshots and turns their signals into window commands.
+plain data and report through signals; this module makes them, lays them out and turns their
+signals into window commands (what a dragged clip's drop does and says, by the clip's kind).
+The engine's snapshots are drawn on them by app/live/draw.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -22,7 +23,7 @@ from app.shell.studio_window import StudioWindow
 from app.sound import lanes as sound_lanes
 from app.sound.trim import SoundTrim
 from app.timeline.items import PeaksFn
-from app.timeline.view import Lane, TimelineView
+from app.timeline.view import LaneKind, TimelineView
 from app.transport.bar import TransportBar
 from app.transport.monitor import MonitorDock
 from engine.project.model import Project, Role, Scene
@@ -88,39 +89,42 @@ def connect_timeline(window: StudioWindow) -> None:
     timeline.loop_changed.connect(window.loop_changed)
     timeline.clip_selected.connect(lambda clip_id: _select(window, clip_id))
     timeline.clip_activated.connect(lambda clip_id: _activate(window, clip_id))
-    timeline.drag.describe = lambda line_id, start: describe_drop(window, line_id, start)
+    timeline.drag.describe = lambda clip_id, start: describe_move(window, clip_id, start)
     SoundTrim(window)  # fade handles, trims and lane mute on the sound lanes (owned by the timeline)
-
-def _is_line(window: StudioWindow, clip_id: str) -> bool:
-    return not any(c.id == clip_id for c in window.doc.project.sounds)
 
 
 def _select(window: StudioWindow, clip_id: str) -> None:
-    """A line's clip selects its row in the script; a sound clip, the Sounds panel's form."""
-    if _is_line(window, clip_id):
+    """A line's clip selects its row in the script (a sound clip's, the Sounds panel's form)."""
+    if window.timeline.clip_kind(clip_id) is LaneKind.CAST:
         window.script.select_line(clip_id)
 
 
 def _activate(window: StudioWindow, clip_id: str) -> None:
     item = window.timeline.clip_item(clip_id)
-    if _is_line(window, clip_id):
+    if window.timeline.clip_kind(clip_id) is LaneKind.CAST:
         window.seek_to_line(clip_id)
     elif item is not None:
         window.seek(item.start)
 
 
+def describe_move(window: StudioWindow, clip_id: str, new_start: float) -> str:
+    """The drag hint of a clip of either kind: what releasing it at ``new_start`` will do."""
+    if window.timeline.clip_kind(clip_id) is LaneKind.SOUND:
+        clip = window.doc.sound_clip(clip_id)
+        if clip is None:
+            return ""
+        fields = sound_lanes.drop_fields(clip, window.presenter.sounds(), window.presenter.clips(), new_start)
+        return sound_lanes.describe_drop(window.doc.project, clip, fields, new_start)
+    return describe_drop(window, clip_id, new_start)
+
+
 def drop_command(doc: Document, clips: Iterable[Any], line_id: str, new_start: float) -> SetLineFields:
     """The edit a clip dropped at ``new_start`` makes, from the clips the timeline shows.
-    Relative placement (pause, overlap) only when every length it depends on is real."""
-    clips = list(clips)
-    return move_clip(doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips},
-                     _lengths_known(doc, clips, line_id))
-
-
-def _lengths_known(doc: Document, clips: list[Any], line_id: str) -> bool:
-    """Every line up to this one is voiced, so its clip's length is real, not an estimate."""
-    earlier = {line.id for line in doc.project.lines[: doc.line_index(line_id) + 1]}
-    return all(not c.estimated for c in clips if c.line_id in earlier)
+    Placement is relative (a pause after the previous line, an overlap of it) even while lines
+    before it are unvoiced and their lengths estimates: the pause the producer dragged out
+    stays a pause when the real audio arrives, where a pin would leave a hole (or a collision)
+    as long as the estimate was wrong."""
+    return move_clip(doc, line_id, new_start, {c.line_id: c.end - c.start for c in clips})
 
 
 def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
@@ -129,15 +133,14 @@ def describe_drop(window: StudioWindow, line_id: str, new_start: float) -> str:
     nothing the engine reads changes while the mouse moves."""
     project = window.doc.project
     whatif = Document(replace(project, lines=[replace(line) for line in project.lines]))
-    clips = window.timeline.clip_items()
+    clips = [c for c in window.timeline.clip_items() if window.timeline.clip_kind(c.line_id) is LaneKind.CAST]
     command = drop_command(whatif, clips, line_id, new_start)
     if not command.new:
         return "stays where it is"
     line = whatif.project.line(line_id)
     final = {"start": line.start, "overlap": line.overlap, "pause_before": line.pause_before, **command.new}
     if final["start"] is not None:
-        why = "" if _lengths_known(whatif, clips, line_id) else " (lines before it not voiced yet)"
-        return f"pinned at {format_time(final['start'])}{why}"
+        return f"pinned at {format_time(final['start'])}"
     if final["overlap"] > 0:
         return f"overlaps the previous line by {final['overlap']:.2f} s"
     if final["pause_before"] > 0:
@@ -163,70 +166,3 @@ def connect_transport(window: StudioWindow) -> None:
     bar.stop_requested.connect(window.stop)
     bar.home_requested.connect(window.from_start)
     bar.loop_toggled.connect(window._loop_toggled)
-
-
-# ---- engine snapshots -> widgets (drawn by app/live/presenter.py) ---------------
-def _lanes(window: StudioWindow) -> list[Lane]:
-    """The cast's lanes, then the sound lanes under them (app/sound/lanes.py)."""
-    project = window.doc.project
-    audible = project.audible_roles()
-    return [Lane(r.name, r.colour, r.name not in audible) for r in project.cast] + sound_lanes.sound_lanes(project)
-
-
-def update_lanes(window: StudioWindow) -> None:
-    """The cast changed: the timeline's lanes follow it (they are the cast, always)."""
-    window.timeline.set_lanes(_lanes(window))
-
-
-def show_new_project(window: StudioWindow) -> None:
-    """New, Open, Import, Recover: the timeline starts over on the new cast, scrolled to the top
-    and the start, with none of the previous project's clips."""
-    window.timeline.reset(_lanes(window))
-
-
-def show_clips(window: StudioWindow, clips: Iterable[Any], sounds: Sequence[Any] = ()) -> None:
-    """Line clips and sound clips (the Session's SoundViews, or the estimate before it has any)."""
-    project = window.doc.project
-    clips = list(clips) + sound_lanes.timeline_clips(project, sounds)
-    texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
-    window.timeline.set_clips(clips, texts)
-    window.timeline.set_duration(max((c.end for c in clips), default=0.0))
-
-
-def invalidate_peaks(window: StudioWindow, line_ids: list[str]) -> None:
-    window.timeline.invalidate_peaks(line_ids)
-
-
-def show_playhead(window: StudioWindow, seconds: float) -> None:
-    window.timeline.set_playhead(seconds)
-
-
-def loop_region(window: StudioWindow) -> tuple[float, float] | None:
-    return window.timeline.loop_region()
-
-
-def _by_role(window: StudioWindow, values: Any) -> dict[str, float]:
-    if values is None:
-        return {}
-    if isinstance(values, Mapping):
-        return dict(values)
-    project = window.doc.project  # MeterSnapshot: cast order, then the sound lanes
-    names = project.role_names() + [sound_lanes.lane_key(lane.name) for lane in project.sound_lanes]
-    return dict(zip(names, values, strict=False))
-
-
-def show_transport(window: StudioWindow, snap: Any, levels: Any = None) -> None:
-    show_playhead(window, snap.position_s)
-    # Nothing plays: the engine meters nothing and its last levels stay; the lanes fall.
-    playing = levels is not None and snap.playing
-    overs = getattr(levels, "lane_overs", None)  # counted while playing and kept: a pause loses none
-    window.timeline.set_lane_levels(_by_role(window, getattr(levels, "lane_peak_db", None) if playing else None),
-                                    _by_role(window, getattr(levels, "lane_hold_db", None) if playing else None),
-                                    _by_role(window, getattr(levels, "lane_short_term_lufs", None) if playing
-                                             else None),
-                                    {k: int(v) for k, v in _by_role(window, overs).items()} if overs else None)
-    window.transport.update_from(snap, levels)
-
-
-def show_metrics(window: StudioWindow, metrics: Any) -> None:
-    window.monitor.update_from(metrics)

@@ -53,6 +53,24 @@ class SelfTest(QObject):
         self._watch.start()
         QTimer.singleShot(int(self.timeout_s * 1000), self._timeout)
 
+    def import_script(self, script: Path) -> None:
+        """File > Import Script of ``script``, accepted as the preview shows it; the report says
+        what was imported (``imported``: the script, its roles and lines, each sound cue's file)."""
+        assert self.window is not None
+        dialog = self.window.files.import_script(script)
+        if dialog is None or dialog.imported is None:
+            self.report["import_error"] = dialog.notes.text() if dialog is not None else "not opened"
+            return
+        imported = dialog.imported
+        dialog.accept()
+        self.report["imported"] = {
+            "script": str(script),
+            "roles": [role.name for role in imported.project.cast],
+            "lines": len(imported.project.lines),
+            "sound_cues": [{"id": clip.id, "lane": clip.lane, "cue": clip.cue, "file": clip.file or None}
+                           for clip in imported.project.sounds],
+        }
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if event.type() == QEvent.Type.Paint and "first_paint" not in self.report:
             self.report["first_paint"] = time.time()
@@ -84,14 +102,19 @@ class SelfTest(QObject):
         self.report["usable"] = time.time()
         self.report.update(diagnostics(window, self.path.with_suffix(".png")))
         write_json(self.path, self.report)
+        # A diagnostic keeps nothing: a script it imported is neither saved nor asked about
+        # (a "save changes?" question would wait forever in an unattended run).
+        window.doc.undo.setClean()
         window.close()
 
     def problem(self) -> str | None:
         """Why the studio did not become usable, or None."""
-        if self.passed:
+        if self.passed and "import_error" not in self.report:
             return None
         if "engine_failed" in self.report:
             return f"the voice engine did not start: {self.report['engine_failed']}"
+        if "import_error" in self.report:
+            return f"the script could not be imported: {self.report['import_error']}"
         if "timeout_s" in self.report:
             return f"the studio was not usable within {self.timeout_s:.0f} s"
         return "the window closed before it was usable"
@@ -120,8 +143,9 @@ def diagnostics(window: MainWindow, screenshot: Path) -> dict[str, Any]:
         "portaudio_error": portaudio.portaudio_error(),
         "portaudio_library": getattr(sd, "_libname", None) if sd is not None else None,
         "torch_loaded": "torch" in sys.modules,
-        # resources/ beside the app package, in a checkout and in the bundle alike (app/main.py's icon).
-        "icon_beside_app": (Path(__file__).resolve().parent.parent / "resources" / "icons"
+        # resources/ beside the app package, in a checkout and in the bundle alike (app/main.py's
+        # icon); this file is app/shell/self_test.py since the feature packages, so three levels up.
+        "icon_beside_app": (Path(__file__).resolve().parents[2] / "resources" / "icons"
                             / "radioplay.svg").is_file(),
         "screenshot": str(screenshot) if saved else None,
     }

@@ -1,9 +1,10 @@
-"""The main window as the studio's parts see it.
+"""The main window as the shell's own modules see it.
 
-panels, menus, file_ops, context_menus and the engine presenter act on the
-main window; typing them with ``MainWindow`` itself would close an import
-circle (the window imports each of them). They depend on this Protocol
-instead, which names only what they use, and ``MainWindow`` satisfies it.
+panels, menus, file_ops and context_menus act on the main window; typing them
+with ``MainWindow`` itself would close an import circle (the window imports
+each of them). They depend on this Protocol instead, and ``MainWindow``
+satisfies it. The features never see it: each declares the few members it
+uses in its own Protocol (app/<feature>/access.py).
 """
 
 from __future__ import annotations
@@ -22,11 +23,10 @@ from app.document.files import RecentFiles
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
 from app.live.engine_link import EngineLink, SessionFactory
-from app.live.outlook import OutlookLabel
+from app.live.presenter import EnginePresenter
 from app.script.editor import ScriptEditor
 from app.timeline.view import TimelineView
 from app.transport.bar import TransportBar
-from app.transport.monitor import MonitorDock
 from engine.session import Session
 
 
@@ -50,13 +50,10 @@ class StudioWindow(Protocol):
     script: ScriptEditor
     cast: CastPanel
     timeline: TimelineView
-    monitor: MonitorDock
     transport: TransportBar
     cast_dock: QDockWidget
     timeline_dock: QDockWidget
     engine_label: QLabel
-    lines_label: QLabel
-    outlook_label: OutlookLabel
     actions_: dict[str, QAction]
     recent_menu: QMenu
     output_menu: QMenu
@@ -67,6 +64,8 @@ class StudioWindow(Protocol):
     def files(self) -> FileCommands: ...
     @property
     def monitor_dock(self) -> QDockWidget: ...
+    @property
+    def presenter(self) -> EnginePresenter: ...
 
     # Qt's own (QMainWindow)
     def show(self) -> None: ...

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QWidget
 
-from app.document.commands import SetProjectField
 from app.sound import edits as sound_edits
 from engine.project.sound import SoundClip
+from engine.project.timeline import MAX_SILENCE_S
 
 if TYPE_CHECKING:
     from app.document.document import Document
@@ -33,7 +33,7 @@ class SoundClipForm(QGroupBox):
         self.pan = self._spin(form, "Pan", -1.0, 1.0, "pan", step=0.1)
         self.fade_in = self._spin(form, "Fade in s", 0.0, 600.0, "fade_in", step=0.25)
         self.fade_out = self._spin(form, "Fade out s", 0.0, 600.0, "fade_out", step=0.25)
-        self.length = self._spin(form, "Length s", 0.0, 86_400.0, "length", step=1.0)
+        self.length = self._spin(form, "Length s", 0.0, MAX_SILENCE_S, "length", step=1.0)  # as the loader allows
         self.length.setSpecialValueText("by its end")  # 0: the OUT cue, next clip or scene decides
         self.loop = QCheckBox("Loop (a bed repeats its file with a crossfade)", self)
         self.loop.toggled.connect(lambda on: self._edit(loop=on))
@@ -56,7 +56,7 @@ class SoundClipForm(QGroupBox):
         return spin
 
     def clip(self) -> SoundClip | None:
-        return next((c for c in self.doc.project.sounds if c.id == self.clip_id), None)
+        return self.doc.sound_clip(self.clip_id) if self.clip_id is not None else None
 
     def show_clip(self, clip_id: str | None) -> None:
         self.clip_id = clip_id
@@ -93,8 +93,7 @@ class SoundClipForm(QGroupBox):
     def remove_clip(self) -> None:
         if self.clip_id is None:
             return
-        kept = [c for c in self.doc.project.sounds if c.id != self.clip_id]
-        self.doc.undo.push(SetProjectField(self.doc, "sounds", kept, "Remove sound clip"))
+        self.doc.undo.push(sound_edits.remove_clip(self.doc, self.clip_id))
         self.show_clip(None)
 
     def _natural_end(self) -> str:

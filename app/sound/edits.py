@@ -19,15 +19,13 @@ from engine.project.sound import SoundClip, SoundLane, bed_defaults, new_sound_i
 
 def set_clip(doc: Document, clip_id: str, values: dict[str, Any], text: str) -> SetProjectField | None:
     """The command that changes one sound clip's fields (None: nothing changes)."""
-    clips = list(doc.project.sounds)
-    for i, clip in enumerate(clips):
-        if clip.id == clip_id:
-            changed = replace(clip, **values)
-            if changed == clip:
-                return None
-            clips[i] = changed
-            return SetProjectField(doc, "sounds", clips, text)
-    raise KeyError(f"unknown sound clip {clip_id!r}")
+    clip = doc.sound_clip(clip_id)
+    if clip is None:
+        raise KeyError(f"unknown sound clip {clip_id!r}")
+    changed = replace(clip, **values)
+    if changed == clip:
+        return None
+    return SetProjectField(doc, "sounds", [changed if c is clip else c for c in doc.project.sounds], text)
 
 
 def set_lane(doc: Document, name: str, values: dict[str, Any], text: str) -> SetProjectField | None:
@@ -40,6 +38,21 @@ def set_lane(doc: Document, name: str, values: dict[str, Any], text: str) -> Set
             lanes[i] = changed
             return SetProjectField(doc, "sound_lanes", lanes, text)
     raise KeyError(f"unknown sound lane {name!r}")
+
+
+def toggle_lane(doc: Document, name: str, field: str) -> SetProjectField | None:
+    """Mute or solo (``field``) a sound lane, or take it off again."""
+    now = bool(getattr(doc.project.sound_lane(name), field))
+    verb = ("Unmute" if now else "Mute") if field == "mute" else ("Unsolo" if now else "Solo")
+    return set_lane(doc, name, {field: not now}, f"{verb} sound lane {name}")
+
+
+def remove_clip(doc: Document, clip_id: str) -> SetProjectField:
+    clip = doc.sound_clip(clip_id)
+    if clip is None:
+        raise KeyError(f"unknown sound clip {clip_id!r}")
+    kept = [c for c in doc.project.sounds if c.id != clip_id]
+    return SetProjectField(doc, "sounds", kept, f"Remove sound {clip.cue or clip_id}")
 
 
 def assign_file(doc: Document, clip_id: str, file: Path) -> SetProjectField | None:

@@ -2,8 +2,9 @@
 
 The timeline (app/timeline/view.py) draws lanes and clips of any kind; this module
 turns the project's sound lanes and the Session's sound clips
-(:class:`engine.session.SoundView`) into them: a lane is keyed ``♪ NAME`` (so
-it can never be taken for a role's lane), its header shows the ducking, a
+(:class:`engine.session.SoundView`) into them: a lane is of kind
+:attr:`LaneKind.SOUND` (what the studio's drop, trim and menus go by) and keyed
+``♪ NAME`` (so its key never equals a role's), its header shows the ducking, a
 placeholder is a dashed outline with its cue, and a clip whose file cannot be
 used is red with the reason in its tooltip. A dropped sound clip keeps its
 kind of anchor and moves its offset, or anchors to the line start or end it
@@ -16,9 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.timeline.scene import Lane
+from app.timeline.ruler import format_time
+from app.timeline.scene import Lane, LaneKind
 from engine.project.model import Project
-from engine.project.sound import SoundLane
+from engine.project.sound import SoundClip, SoundLane
 from engine.project.timeline import SoundPlacement, layout_all
 
 PREFIX = "♪ "
@@ -27,11 +29,8 @@ PROBLEM_COLOUR = "#e02424"
 
 
 def lane_key(name: str) -> str:
+    """The timeline's key of a sound lane (what its clips name as their ``role``)."""
     return PREFIX + name
-
-
-def is_sound_lane(key: str) -> bool:
-    return key.startswith(PREFIX)
 
 
 def ducking_text(lane: SoundLane) -> str:
@@ -42,7 +41,8 @@ def ducking_text(lane: SoundLane) -> str:
 def sound_lanes(project: Project) -> list[Lane]:
     audible = project.audible_sound_lanes()
     return [Lane(lane_key(lane.name), KIND_COLOURS.get(lane.kind, "#888888"), lane.name not in audible,
-                 detail=ducking_text(lane) if lane.kind != "effects" else "")
+                 detail=ducking_text(lane) if lane.kind != "effects" else "", kind=LaneKind.SOUND,
+                 source=lane.name)
             for lane in project.sound_lanes]
 
 
@@ -85,12 +85,12 @@ def labels(project: Project, views: Iterable[Any]) -> dict[str, str]:
     return out
 
 
-def drop_fields(project: Project, views: Sequence[Any], line_clips: Iterable[Any], clip_id: str,
+def drop_fields(clip: SoundClip, views: Sequence[Any], line_clips: Iterable[Any],
                 new_start: float, snap_tolerance: float = 0.002) -> dict[str, Any]:
-    """The fields a sound clip dropped at ``new_start`` gets: anchored to the start or end
-    of the line (as the timeline shows it) it was snapped onto, else its anchor kept and its
-    offset moved by the drag."""
-    clip = next(c for c in project.sounds if c.id == clip_id)
+    """The fields ``clip`` dropped at ``new_start`` gets: anchored to the start or end of the
+    line (as the timeline shows it) it was snapped onto, else its anchor kept and its offset
+    moved by the drag."""
+    clip_id = clip.id
     current = next((v.start for v in views if v.clip_id == clip_id), None)
     for line in line_clips:
         for anchor, at in (("line_start", line.start), ("line_end", line.end)):
@@ -99,3 +99,14 @@ def drop_fields(project: Project, views: Sequence[Any], line_clips: Iterable[Any
     if current is None:
         return {"anchor": "time", "line": None, "offset": max(0.0, new_start)}
     return {"offset": round(clip.offset + (new_start - current), 4)}
+
+
+def describe_drop(project: Project, clip: SoundClip, fields: dict[str, Any], new_start: float) -> str:
+    """What dropping ``clip`` with ``fields`` (:func:`drop_fields`) does, in the producer's words."""
+    if all(getattr(clip, key) == value for key, value in fields.items()):
+        return "stays where it is"
+    anchor = fields.get("anchor", clip.anchor)
+    if anchor in ("line_start", "line_end") and fields.get("line"):
+        role = project.line(fields["line"]).role
+        return f"{clip.cue or 'sound'} starts at the {'start' if anchor == 'line_start' else 'end'} of {role}'s line"
+    return f"{clip.cue or 'sound'} starts at {format_time(max(0.0, new_start), 1)}"

@@ -8,20 +8,28 @@ new clip there) or onto a clip (it becomes that clip's sound), or given to
 the selected sound clip with Assign. The library is indexed on a worker
 thread (``radioplay-sound-index``, through app/marshal.run_task): a first
 index reads every file once. GUI thread only, but for that task.
+
+A producer's own files come in with Add Files…/Add Folder… or dropped from
+the desktop on the panel or the timeline: they are copied into the
+project's sounds/ folder (app/sound/bring_in.py says why). The library's
+folders are watched (QFileSystemWatcher), so a file saved into sounds/ from
+elsewhere is listed without reopening; the cues that have no sound, or
+whose file is gone, are listed under the library with what to do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QUrl
+from PySide6.QtCore import QEvent, QFileSystemWatcher, QMimeData, QObject, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -37,14 +45,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.document.marshal import run_task
-from app.shell import panels
 from app.sound import edits as sound_edits
-from app.sound import lanes as sound_lanes
+from app.sound.access import SoundStudio
+from app.sound.bring_in import bring_in, sounds_folder
 from app.sound.clip_form import SoundClipForm
-from engine.synth.sounds import SOUND_SUFFIXES, SoundInfo, SoundLibrary, load_sound
+from app.timeline.scene import LaneKind
+from engine.synth.sound_library import SOUND_SUFFIXES, SoundInfo, SoundLibrary, library_folders, load_sound
 
-if TYPE_CHECKING:
-    from app.shell.studio_window import StudioWindow
+RESCAN_AFTER_MS = 400  # a file being written fires several changes: index once they settle
+MISSING_SHOWN = 6
 
 _COLUMNS = ("Lane", "Kind", "Gain dB", "Duck dB", "M", "S")
 
@@ -59,7 +68,7 @@ class _LibraryList(QListWidget):
 
 
 class SoundPanel(QWidget):
-    def __init__(self, window: StudioWindow, parent: QWidget | None = None) -> None:
+    def __init__(self, window: SoundStudio, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("soundPanel")
         self.studio = window  # not self.window: that would hide QWidget.window()
@@ -82,7 +91,14 @@ class SoundPanel(QWidget):
         self.search.setPlaceholderText("Search sounds (rain, door, theme...)")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._fill)
-        layout.addWidget(QLabel("Library"))
+        # What is missing first: it is what the producer has to act on.
+        self.missing = QLabel("", self)
+        self.missing.setObjectName("soundMissing")
+        self.missing.setWordWrap(True)
+        layout.addWidget(self.missing)
+        self.library_header = QHBoxLayout()
+        self.library_header.addWidget(QLabel("Library"), 1)
+        layout.addLayout(self.library_header)
         layout.addWidget(self.search)
         self.list = _LibraryList(self)
         self.list.setObjectName("soundList")
@@ -99,9 +115,26 @@ class SoundPanel(QWidget):
         buttons.addWidget(self.preview)
         buttons.addWidget(self.assign)
         layout.addLayout(buttons)
+        self.add_files_button = QPushButton("Add Files…", self)
+        self.add_files_button.setToolTip("Copy sound files into the project's sounds/ folder")
+        self.add_files_button.clicked.connect(self.choose_files)
+        self.add_folder_button = QPushButton("Add Folder…", self)
+        self.add_folder_button.setToolTip("Copy a folder's sound files into the project's sounds/ folder")
+        self.add_folder_button.clicked.connect(self.choose_folder)
+        self.library_header.addWidget(self.add_files_button)
+        self.library_header.addWidget(self.add_folder_button)
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.directoryChanged.connect(lambda _: self._rescan.start())
+        self._rescan = QTimer(self)
+        self._rescan.setSingleShot(True)
+        self._rescan.setInterval(RESCAN_AFTER_MS)
+        self._rescan.timeout.connect(lambda: self.scan())
+        self.setAcceptDrops(True)
+        self.list.setAcceptDrops(True)
+        self.list.viewport().installEventFilter(self)
         self.form = SoundClipForm(window.doc, self)
         layout.addWidget(self.form)
         window.doc.projectChanged.connect(self._project_changed)
@@ -113,9 +146,10 @@ class SoundPanel(QWidget):
 
     # ---- lanes ------------------------------------------------------------------------
     def _project_changed(self, field: str) -> None:
-        if field == "sound_lanes":
+        if field == "sound_lanes":  # the timeline's lanes follow through the main window
             self.show_lanes()
-            panels.update_lanes(self.studio)
+        if field == "sounds":
+            self.show_missing()
 
     def reload(self) -> None:
         self.show_lanes()
@@ -161,19 +195,91 @@ class SoundPanel(QWidget):
         self._edit(lane, ducking=replace(current, depth_db=depth))
 
     # ---- library ----------------------------------------------------------------------
-    def scan(self) -> None:
-        """Index the library in the background (a first index reads every file once)."""
+    def scan(self, note: str = "") -> None:
+        """Index the library in the background (a first index reads every file once);
+        ``note`` (what was just done) stays in the status line."""
         path = self.studio.doc.path
-        self.status.setText("Indexing sounds…")
+        self.status.setText("; ".join(filter(None, [note, "indexing sounds…"])))
+
+        self._watch(path)
 
         def done(library: SoundLibrary) -> None:
             self.library = library
             self._fill()
-            problems = f"; {len(library.problems)} unreadable" if library.problems else ""
-            self.status.setText(f"{len(library.sounds)} sounds{problems}")
+            problems = f"; {len(library.problems)} unreadable: {library.problems[0]}" if library.problems else ""
+            self.status.setText("; ".join(filter(None, [note, f"{len(library.sounds)} sounds{problems}"])))
+            self.show_missing()
 
         self._task = run_task("radioplay-sound-index", lambda: SoundLibrary.for_project(path),
                               self.studio.marshal, done, lambda exc: self.status.setText(str(exc)))
+
+    def _watch(self, project_path: Path | None) -> None:
+        """Watch the library's folders and their subfolders (and the project's folder, so a
+        sounds/ folder made there is seen)."""
+        folders = library_folders(project_path)
+        if project_path is not None:
+            folders.append(Path(project_path).resolve().parent)
+        wanted = {str(f) for f in folders if f.is_dir()}
+        for folder in folders[:-1] if project_path is not None else folders:
+            if folder.is_dir():
+                wanted.update(str(d) for d in folder.rglob("*") if d.is_dir() and not d.name.startswith("."))
+        watched = set(self.watcher.directories())
+        if watched - wanted:
+            self.watcher.removePaths(sorted(watched - wanted))
+        if wanted - watched:
+            self.watcher.addPaths(sorted(wanted - watched))
+
+    # ---- bringing files in --------------------------------------------------------------
+    def choose_files(self) -> None:
+        suffixes = " ".join(f"*{s}" for s in SOUND_SUFFIXES)
+        files, _ = QFileDialog.getOpenFileNames(self, "Add Sound Files", str(Path.home()),
+                                                f"Sounds ({suffixes})")
+        if files:
+            self.add_files([Path(f) for f in files])
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a Folder of Sounds", str(Path.home()))
+        if folder:
+            self.add_files([Path(folder)])
+
+    def add_files(self, files: Sequence[Path]) -> list[Path]:
+        """Copy sound files (or folders of them) into the project's sounds/ folder and index
+        them; the copies' paths. The status line says where they went, or what went wrong."""
+        folder = sounds_folder(self.studio.doc.path)
+        copied, problems = bring_in(files, folder)
+        where = "sounds/" if self.studio.doc.path is not None else f"{folder} (save the project to keep them beside it)"
+        text = f"Copied {len(copied)} sound{'s' if len(copied) != 1 else ''} into {where}" if copied else ""
+        if problems:
+            text = "; ".join([text, *problems[:3]] if text else problems[:3])
+        self.status.setText(text)
+        if copied:
+            self.scan(text)
+        return copied
+
+    def show_missing(self) -> None:
+        """The cues with no sound yet, or whose file is gone, each with what to do."""
+        project_dir = self.studio.doc.path.resolve().parent if self.studio.doc.path is not None else None
+        missing = []
+        for clip in self.studio.doc.project.sounds:
+            name = f"\u201c{clip.cue or clip.id}\u201d ({clip.lane})"
+            if not clip.file:
+                missing.append(f"{name}: no sound yet")
+                continue
+            path = Path(clip.file)
+            if not path.is_absolute() and project_dir is not None:
+                path = project_dir / path
+            if not path.is_file():
+                missing.append(f"{name}: {clip.file} is not there")
+        if not missing:
+            self.missing.setText("")
+            self.missing.hide()
+            return
+        more = f"<br>and {len(missing) - MISSING_SHOWN} more" if len(missing) > MISSING_SHOWN else ""
+        self.missing.setText(f"<b>{len(missing)} cue{'s' if len(missing) != 1 else ''} without a sound:</b><br>"
+                             + "<br>".join(missing[:MISSING_SHOWN]) + more
+                             + "<br>To fix: drop a file on its clip, or select the clip and a sound and click "
+                               "Assign; Add Files… brings your own into the library.")
+        self.missing.show()
 
     def _fill(self, *_: object) -> None:
         self.list.clear()
@@ -203,8 +309,7 @@ class SoundPanel(QWidget):
             self.status.setText("Preview needs the engine (it is not running)")
 
     def _clip_selected(self, clip_id: str) -> None:
-        is_sound = any(c.id == clip_id for c in self.studio.doc.project.sounds)
-        self.selected_clip = clip_id if is_sound else None
+        self.selected_clip = clip_id if self.studio.doc.sound_clip(clip_id) is not None else None
         self.form.show_clip(self.selected_clip)
 
     def assign_selected(self) -> None:
@@ -220,7 +325,30 @@ class SoundPanel(QWidget):
             self.studio.doc.undo.push(command)
 
     # ---- dropping sounds on the timeline ----------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        if _outside_files(event.mimeData(), self._library_paths()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        files = _outside_files(event.mimeData(), self._library_paths())
+        if files:
+            self.add_files(files)
+            event.acceptProposedAction()
+
+    def _library_paths(self) -> set[str]:
+        return {s.path for s in self.library.sounds} if self.library is not None else set()
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched == self.list.viewport():  # files from the desktop dropped on the library list
+            if event.type() in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+                drag: QDropEvent = event  # type: ignore[assignment]
+                files = _outside_files(drag.mimeData(), self._library_paths())
+                if files:
+                    if event.type() == QEvent.Type.Drop:
+                        self.add_files(files)
+                    drag.acceptProposedAction()
+                    return True
+            return super().eventFilter(watched, event)
         if event.type() in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
             drag: QDragEnterEvent = event  # type: ignore[assignment]
             if _sound_file(drag.mimeData()) is not None:
@@ -229,6 +357,9 @@ class SoundPanel(QWidget):
         elif event.type() == QEvent.Type.Drop:
             drop: QDropEvent = event  # type: ignore[assignment]
             file = _sound_file(drop.mimeData())
+            if file is not None and str(file) not in self._library_paths():  # from the desktop: copied in first
+                copies = self.add_files([file])
+                file = copies[0] if copies else None
             if file is not None and self.drop(file, drop.position().x(), drop.position().y()):
                 drop.acceptProposedAction()
                 return True
@@ -237,20 +368,17 @@ class SoundPanel(QWidget):
     def drop(self, file: Path, x: float, y: float) -> bool:
         """A sound dropped at viewport (x, y): onto a sound clip, or onto a sound lane."""
         timeline = self.studio.timeline
-        sounds = {c.id for c in self.studio.doc.project.sounds}
         for item in timeline.items(int(x), int(y)):
             clip_id = getattr(item, "line_id", None)
-            if clip_id in sounds:
+            if clip_id is not None and timeline.clip_kind(clip_id) is LaneKind.SOUND:
                 self._assign(clip_id, file)
                 return True
-        lanes = timeline.lanes()
-        for index, lane in enumerate(lanes):
-            top, height = timeline.lane_span(index)
-            if top <= y < top + height and sound_lanes.is_sound_lane(lane.name):
-                target = self.studio.doc.project.sound_lane(lane.name.removeprefix(sound_lanes.PREFIX))
-                self.studio.doc.undo.push(sound_edits.add_clip(self.studio.doc, target, file, timeline.time_at(x)))
-                return True
-        return False
+        lane = timeline.lane_at(y)
+        if lane is None or lane.kind is not LaneKind.SOUND:
+            return False  # a role's lane takes no sounds
+        target = self.studio.doc.project.sound_lane(lane.subject)
+        self.studio.doc.undo.push(sound_edits.add_clip(self.studio.doc, target, file, timeline.time_at(x)))
+        return True
 
 
 def scrolled(panel: QWidget, name: str = "soundScroll") -> QScrollArea:
@@ -261,6 +389,12 @@ def scrolled(panel: QWidget, name: str = "soundScroll") -> QScrollArea:
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(panel)
     return area
+
+
+def _outside_files(data: QMimeData, library: set[str]) -> list[Path]:
+    """Local files and folders dropped from elsewhere (not the library's own rows)."""
+    paths = [Path(url.toLocalFile()) for url in data.urls() if url.isLocalFile()] if data.hasUrls() else []
+    return [p for p in paths if str(p) not in library and (p.is_dir() or p.suffix.lower() in SOUND_SUFFIXES)]
 
 
 def _sound_file(data: QMimeData) -> Path | None:

@@ -14,18 +14,16 @@ sound clips. GUI thread only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
 from app.sound import edits as sound_edits
-from app.sound import lanes as sound_lanes
+from app.sound.access import SoundStudio
 from app.timeline.items import ClipItem
-
-if TYPE_CHECKING:
-    from app.shell.studio_window import StudioWindow
+from app.timeline.scene import LaneKind
 
 HANDLE = 8.0  # px, the fade handles' side
 EDGE = 5.0  # px inside a clip's left/right edge that grabs the edge
@@ -41,7 +39,7 @@ class _Grip:
 
 
 class SoundTrim(QObject):
-    def __init__(self, window: StudioWindow) -> None:
+    def __init__(self, window: SoundStudio) -> None:
         super().__init__(window.timeline)
         self.window = window
         self.timeline = window.timeline
@@ -60,7 +58,7 @@ class SoundTrim(QObject):
         """The selected sound clip's item and its SoundClip, if a sound clip is selected."""
         line_id = self.timeline.selected_line()
         item = self.timeline.clip_item(line_id) if line_id else None
-        clip = next((c for c in self.window.doc.project.sounds if c.id == line_id), None)
+        clip = self.window.doc.sound_clip(line_id) if line_id else None
         return (item, clip) if item is not None and clip is not None else None
 
     def refresh(self) -> None:
@@ -117,7 +115,8 @@ class SoundTrim(QObject):
 
     def fields(self, grip: _Grip, seconds: float) -> dict[str, Any]:
         """The clip's new fields after its ``grip.mode`` moved by ``seconds``."""
-        clip = next(c for c in self.window.doc.project.sounds if c.id == grip.item.line_id)
+        clip = self.window.doc.sound_clip(grip.item.line_id)
+        assert clip is not None, "a grip is only made on a selected sound clip"
         # A length the clip already has is the truth; the item may still show the previous edit.
         length = clip.length if clip.end == "length" and clip.length else grip.item.duration
         if grip.mode == "fade_in":
@@ -181,18 +180,14 @@ class SoundTrim(QObject):
         if event.type() != QEvent.Type.MouseButtonPress or not isinstance(event, QMouseEvent):
             return False
         pos = event.position()
-        for i, lane in enumerate(self.timeline.lanes()):
-            top, height = self.timeline.lane_span(i)
-            if not (top <= pos.y() < top + height) or not sound_lanes.is_sound_lane(lane.name):
-                continue
-            if self.timeline.header.clip_rect(i).adjusted(-3, -4, 3, 4).contains(pos):
-                return False  # the level meter's clip light keeps its own click
-            name = lane.name.removeprefix(sound_lanes.PREFIX)
-            field = "solo" if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else "mute"
-            now = getattr(self.window.doc.project.sound_lane(name), field)
-            verb = ("Unmute" if now else "Mute") if field == "mute" else ("Unsolo" if now else "Solo")
-            command = sound_edits.set_lane(self.window.doc, name, {field: not now}, f"{verb} sound lane {name}")
-            if command is not None:
-                self.window.doc.undo.push(command)
-            return True
-        return False
+        lane = self.timeline.lane_at(pos.y())
+        if lane is None or lane.kind is not LaneKind.SOUND:
+            return False
+        index = self.timeline.lanes().index(lane)
+        if self.timeline.header.clip_rect(index).adjusted(-3, -4, 3, 4).contains(pos):
+            return False  # the level meter's clip light keeps its own click
+        field = "solo" if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else "mute"
+        command = sound_edits.toggle_lane(self.window.doc, lane.subject, field)
+        if command is not None:
+            self.window.doc.undo.push(command)
+        return True

@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.document.commands import SetLineFields
-from app.shell.studio_window import StudioWindow
+from app.takes.access import TakesStudio
 from engine.project.model import Line
 from engine.project.takes import locked, takes_of, unlocked, with_new_take, with_take
 
 
 class TakesPanel(QWidget):
-    def __init__(self, window: StudioWindow, parent: QWidget | None = None) -> None:
+    def __init__(self, window: TakesStudio, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("takesPanel")
         self.window_ = window

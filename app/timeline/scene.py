@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 from PySide6.QtCore import QObject, QRectF
@@ -26,19 +27,38 @@ from app.timeline.snap import edge_targets
 #: Default lane height: a clip's label and waveform stay legible, and six lanes fit a 1000 px window.
 LANE_HEIGHT = 44
 MIN_LANE_HEIGHT, MAX_LANE_HEIGHT = 24, 200
+# Lanes shrink to this to fit the view (name and meter bar still readable, the dB scale hidden).
+COMPACT_LANE_HEIGHT = 28
 CLIP_MARGIN = 3
 MUTED_OPACITY = 0.35
 
 
+class LaneKind(Enum):
+    """What a lane holds, and so what the studio does with it and its clips (drop, trim, menu):
+    a role's lines, or a sound lane's sound clips. A clip is of its lane's kind."""
+
+    CAST = "cast"
+    SOUND = "sound"
+
+
 @dataclass(frozen=True)
 class Lane:
-    """A lane: the role's name, its colour ("#rrggbb") and whether it is silent in the mix;
-    ``detail`` is shown after the name in its header (a sound lane's ducking)."""
+    """A lane: its key (what clips name as their ``role``, shown in its header), its colour
+    ("#rrggbb") and whether it is silent in the mix; ``detail`` is shown after the name in its
+    header (a sound lane's ducking). ``source`` is the name of the role or sound lane it shows
+    (empty: the same as ``name``)."""
 
     name: str
     colour: str
     muted: bool = False
     detail: str = ""
+    kind: LaneKind = LaneKind.CAST
+    source: str = ""
+
+    @property
+    def subject(self) -> str:
+        """The role's or sound lane's own name."""
+        return self.source or self.name
 
 
 class TimelineScene(QGraphicsScene):

@@ -6,8 +6,10 @@ with ``line_id, role, start, end, estimated`` such as ``engine.session.ClipView`
 main window turns those signals into seeks, loop changes and undoable clip moves, so nothing
 here touches the engine. GUI thread only.
 
-The lanes are the cast, always: :meth:`TimelineView.set_lanes` takes the cast's roles and a clip
-of a role that is not among them (a late snapshot of a previous project) is not shown.
+The lanes are the cast, always, then the sound lanes: :meth:`TimelineView.set_lanes` takes them
+(each :class:`Lane` of a :class:`LaneKind`, which the studio's drop, trim and menus go by; a
+clip is of its lane's kind, :meth:`TimelineView.clip_kind`) and a clip of a lane that is not
+among them (a late snapshot of a previous project) is not shown.
 
 What is on the timeline and where (lanes, clips, coordinates) is app/timeline/scene.py; this view
 is how the producer looks at it (scroll, zoom, lane height) and acts on it. The ruler (top) and
@@ -29,12 +31,20 @@ from app.timeline.drag import ClipDrag
 from app.timeline.header import HEADER_WIDTH, LaneHeader
 from app.timeline.items import ClipItem, ClipLike, PeaksFn
 from app.timeline.ruler import RULER_HEIGHT, Ruler
-from app.timeline.scene import LANE_HEIGHT, MAX_LANE_HEIGHT, MIN_LANE_HEIGHT, Lane, TimelineScene
+from app.timeline.scene import (
+    COMPACT_LANE_HEIGHT,
+    LANE_HEIGHT,
+    MAX_LANE_HEIGHT,
+    MIN_LANE_HEIGHT,
+    Lane,
+    LaneKind,
+    TimelineScene,
+)
 from app.timeline.snap import Snapper
 
 MIN_ZOOM, MAX_ZOOM = 0.5, 2000.0  # pixels per second
 
-__all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "TimelineView"]
+__all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "LaneKind", "TimelineView"]
 
 
 class TimelineView(QGraphicsView):
@@ -65,6 +75,9 @@ class TimelineView(QGraphicsView):
         self._selected: str | None = None
         self._locked: frozenset[str] = frozenset()  # lines whose clips show a padlock
         self._mouse_x: float | None = None
+        # Lanes fit the view's height (every cast and sound lane in sight) until the producer
+        # picks a lane height (Taller/Shorter Lanes, Ctrl+Shift+wheel).
+        self._fit_lanes = True
         self.snapper = Snapper(self._scene, self.playhead, lambda: self.snap_action.isChecked())
         #: The clip drag under way, if any; its ``describe`` callable words the drop hint.
         self.drag = ClipDrag(self)
@@ -90,6 +103,7 @@ class TimelineView(QGraphicsView):
         """The cast, one lane per role in order. Clips of roles not in it leave the timeline."""
         for line_id in self._scene.set_lanes(lanes):
             self._forget(line_id)
+        self._fit_lane_height()
         self._relayout()
 
     def set_clips(self, clips: Iterable[ClipLike], texts: Mapping[str, str] | None = None) -> None:
@@ -218,6 +232,20 @@ class TimelineView(QGraphicsView):
     def clip_items(self) -> list[ClipItem]:
         return list(self._scene.clips.values())
 
+    def clip_kind(self, line_id: str) -> LaneKind | None:
+        """A clip's kind (its lane's); None if no such clip is shown."""
+        item = self._scene.clips.get(line_id)
+        index = self._scene.lane_index.get(item.role) if item is not None else None
+        return self._scene.lanes[index].kind if index is not None else None
+
+    def lane_at(self, y: float) -> Lane | None:
+        """The lane at viewport (and header) y, if any."""
+        for index, lane in enumerate(self._scene.lanes):
+            top, height = self.lane_span(index)
+            if top <= y < top + height:
+                return lane
+        return None
+
     def zoom(self) -> float:
         """Pixels per second."""
         return self._scene.pps
@@ -243,8 +271,10 @@ class TimelineView(QGraphicsView):
         return lanes * self._scene.lane_h + RULER_HEIGHT + self.horizontalScrollBar().sizeHint().height()
 
     def sizeHint(self) -> QSize:
-        """Six lanes: what the default layout gives the timeline (the dock may be resized)."""
-        return QSize(800, self.height_for_lanes(6) + 4)
+        """What the default layout gives the timeline (the dock may be resized): six lanes at
+        full height, or ten compact ones (a cast of seven and the three sound lanes)."""
+        lanes_px = max(6 * LANE_HEIGHT, 10 * COMPACT_LANE_HEIGHT)
+        return QSize(800, lanes_px + RULER_HEIGHT + self.horizontalScrollBar().sizeHint().height() + 4)
 
     def _scene_x0(self) -> float:
         return float(self.mapToScene(QPoint(0, 0)).x())
@@ -280,7 +310,9 @@ class TimelineView(QGraphicsView):
         self.ruler.update()
 
     def set_lane_height(self, px: float) -> None:
-        """Every lane ``px`` high (clamped); the lane at the top of the view stays there."""
+        """Every lane ``px`` high (clamped); the lane at the top of the view stays there. The
+        producer's choice: lanes no longer fit themselves to the view."""
+        self._fit_lanes = False
         old, new = self._scene.lane_h, round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))
         if new != old:
             first = self.verticalScrollBar().value() / old
@@ -290,6 +322,22 @@ class TimelineView(QGraphicsView):
 
     def scale_lanes(self, factor: float) -> None:
         self.set_lane_height(self._scene.lane_h * factor)
+
+    def fits_lanes(self) -> bool:
+        """Whether lane height follows the view (no lane height picked yet)."""
+        return self._fit_lanes
+
+    def _fit_lane_height(self) -> bool:
+        """Lanes as tall as lets every one show (never taller than :data:`LANE_HEIGHT`, never
+        shorter than :data:`COMPACT_LANE_HEIGHT`: past that the view scrolls). True if it changed."""
+        if not self._fit_lanes or not self._scene.lanes:
+            return False
+        fitted = self.viewport().height() // len(self._scene.lanes)
+        new = min(LANE_HEIGHT, max(COMPACT_LANE_HEIGHT, fitted))
+        if new == self._scene.lane_h:
+            return False
+        self._scene.lane_h = new
+        return True
 
     def _default_anchor(self) -> float:
         if self._mouse_x is not None:
@@ -325,7 +373,10 @@ class TimelineView(QGraphicsView):
         vg = self.viewport().geometry()
         self.ruler.setGeometry(vg.x(), vg.y() - RULER_HEIGHT, vg.width(), RULER_HEIGHT)
         self.header.setGeometry(vg.x() - HEADER_WIDTH, vg.y(), HEADER_WIDTH, vg.height())
-        self._update_scene_rect()
+        if self._fit_lane_height():
+            self._relayout()
+        else:
+            self._update_scene_rect()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)

@@ -2,10 +2,11 @@
 
 Over the last 30 s in 50 ms columns (the grids ``engine.metrics.hub.MetricsHub`` keeps):
 
-* **Priority**: a role x time heatmap of scheduler priority (log scale, a colour bar in priority
-  units), every row labelled with its role;
+* **Priority**: a role x time heatmap of scheduler priority (log scale fitted to the range the
+  window holds, a colour bar in priority units that says so), every row labelled with its role;
 * **Latency**: end-to-end latency per origin, playback and audition first (what the listener
-  waited for), background pre-render last; and a heatmap of requests finished per latency bin;
+  waited for), background pre-render last; and a heatmap of requests finished per second and
+  latency bin, cropped to the bins that hold requests (app/transport/monitor_scale.py says why);
 * **Queue & devices**: lines waiting to be synthesized, and each device's busy share;
 * **Pool**: audio pool use and fragmentation.
 
@@ -14,8 +15,8 @@ wait, so a pre-render that waits 25 s by design never reads as a 25 s playback d
 
 Fed by :meth:`MonitorDock.update_from` with an ``EngineSnapshot``, from the main window's QTimer
 or from :meth:`MonitorDock.start`. Every update writes into preallocated arrays that the
-ImageItems keep (``setImage(..., autoLevels=False)`` with fixed levels and a lookup table), so
-a frame allocates little and never rescans the data for levels. While the dock is hidden,
+ImageItems keep (``setImage(..., autoLevels=False)`` with levels the monitor fits itself, rarely,
+and a lookup table), so a frame allocates little and pyqtgraph never rescans the data for levels. While the dock is hidden,
 updates only keep the latest snapshot; it is drawn when the dock shows again. GUI thread only.
 """
 
@@ -40,15 +41,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.transport import monitor_scale as scale
 from app.transport.monitor_latency import OriginTable, format_ms, listener_summary
 from app.transport.monitor_trace import Trace
 
-#: log10 of the displayed priority: 0.1 (a role with little pending) .. 100,000 (due now, aged).
+#: log10 of the displayed priority before any is known: 0.1 .. 100,000 (then fitted to the data).
 PRIORITY_LEVELS = (-1.0, 5.0)
 PRIORITY_FLOOR = 10.0 ** (PRIORITY_LEVELS[0] - 1)  # roles with nothing pending (priority 0) read black
 PRIORITY_TICKS = [(float(e), label) for e, label in zip(range(-1, 6), ("0.1", "1", "10", "100", "1k", "10k", "100k"),
                                                         strict=True)]
-#: log(1 + requests per 50 ms column and latency bin).
+#: log(1 + requests per 1 s column and latency bin) before any request (then fitted).
 LATENCY_LEVELS = (0.0, math.log1p(20.0))
 LATENCY_TICKS = [(math.log1p(n), str(n)) for n in (0, 1, 2, 5, 10, 20)]
 MAX_ROWS = 64  # MetricsHub.MAX_ROLES
@@ -99,6 +101,10 @@ class MonitorDock(QDockWidget):
         self._x: np.ndarray = np.zeros(0)
         self._prio = np.zeros((MAX_ROWS, 1))
         self._heat = np.zeros((1, 1))
+        self._counts = np.zeros((1, 1))  # requests per 1 s column and bin, before log1p
+        self._prio_levels: tuple[float, float] | None = None
+        self._heat_levels: tuple[float, float] | None = None
+        self._heat_rows: tuple[int, int] | None = None
         self._busy: dict[str, Trace] = {}
         self._pool_use: dict[str, Trace] = {}
         self._pool_frag: dict[str, Trace] = {}
@@ -136,7 +142,7 @@ class MonitorDock(QDockWidget):
         self.priority_plot.addItem(self.priority_image)
         self.priority_plot.invertY(True)
         self.priority_plot.getAxis("left").setTicks([[]])  # role names only, once roles are known
-        self.priority_bar = _colour_bar(self.priority_view, cmap, PRIORITY_LEVELS, "priority (log scale)",
+        self.priority_bar = _colour_bar(self.priority_view, cmap, PRIORITY_LEVELS, "priority (log, fitted to 30 s)",
                                         PRIORITY_TICKS)
         scroll = QScrollArea()  # with many roles the canvas grows and scrolls rather than squash rows
         scroll.setWidgetResizable(True)
@@ -154,7 +160,7 @@ class MonitorDock(QDockWidget):
         self.latency_image.setLevels(LATENCY_LEVELS)
         self.latency_plot.addItem(self.latency_image)
         self.latency_plot.getAxis("left").setTicks([[]])  # bin bounds come with the first snapshot
-        self.latency_bar = _colour_bar(self.latency_view, cmap, LATENCY_LEVELS, "requests per 50 ms",
+        self.latency_bar = _colour_bar(self.latency_view, cmap, LATENCY_LEVELS, "requests per s (log)",
                                        LATENCY_TICKS)
         latency.addWidget(self.latency_view)
         latency.setStretchFactor(1, 1)
@@ -235,7 +241,8 @@ class MonitorDock(QDockWidget):
         self._columns = columns
         self._x = (np.arange(columns, dtype=np.float64) - (columns - 1)) * column_s
         self._prio = np.zeros((MAX_ROWS, columns))
-        self._heat = np.zeros((1, columns))
+        self._heat = np.zeros((1, scale.pooled_width(columns)))
+        self._counts = np.zeros_like(self._heat)
         self._bins = ()
 
     def _draw_priority(self, snap: Any) -> None:
@@ -254,6 +261,12 @@ class MonitorDock(QDockWidget):
         buf = self._prio[:n]
         np.maximum(snap.priority[:MAX_ROWS], PRIORITY_FLOOR, out=buf)
         np.log10(buf, out=buf)
+        levels = scale.fit_log_levels(buf, math.log10(PRIORITY_FLOOR), self._prio_levels)
+        if levels is not None and levels != self._prio_levels:
+            self._prio_levels = levels
+            self.priority_image.setLevels(levels)
+            self.priority_bar.setLevels(values=levels, update_items=False)
+            self.priority_bar.axis.setTicks([scale.decade_ticks(levels)])
         self._set_image(self.priority_image, buf)
 
     def _draw_latency(self, snap: Any) -> None:
@@ -261,17 +274,35 @@ class MonitorDock(QDockWidget):
         rows = heat.shape[0]
         bins = tuple(float(b) for b in snap.latency_bins_ms)
         if self._heat.shape[0] != rows:
-            self._heat = np.zeros((rows, self._columns))
+            self._heat = np.zeros((rows, scale.pooled_width(self._columns)))
+            self._counts = np.zeros_like(self._heat)
         if bins != self._bins:
             self._bins = bins
-            uppers = [*bins, math.inf][:rows]
-            step = max(1, rows // 5)
-            ticks = [(i + 0.5, latency_label(u)) for i, u in enumerate(uppers) if i % step == 0]
-            self.latency_plot.getAxis("left").setTicks([ticks])
-            self.latency_plot.setYRange(0, rows, padding=0)
-        np.log1p(heat, out=self._heat)
+            self._heat_rows = None
+            self._show_latency_rows((0, rows))
+        counts = scale.pool_columns(heat, self._counts)
+        shown = scale.busy_rows(counts, self._heat_rows)
+        if shown is not None and shown != self._heat_rows:
+            self._show_latency_rows(shown)
+        levels = scale.fit_count_levels(counts, self._heat_levels)
+        if levels != self._heat_levels:
+            self._heat_levels = levels
+            self.latency_image.setLevels(levels)
+            self.latency_bar.setLevels(values=levels, update_items=False)
+            self.latency_bar.axis.setTicks([scale.count_ticks(levels)])
+        np.log1p(counts, out=self._heat)
         self._set_image(self.latency_image, self._heat)
         self.origins.show_latency(getattr(snap, "latency_by_origin", {}))
+
+    def _show_latency_rows(self, rows: tuple[int, int]) -> None:
+        """Show latency bins ``rows`` (first, end), each labelled with its upper bound when
+        there is room (about five labels)."""
+        self._heat_rows = rows
+        uppers = [*self._bins, math.inf]
+        step = max(1, (rows[1] - rows[0]) // 5)
+        ticks = [(i + 0.5, latency_label(uppers[i])) for i in range(rows[0], rows[1]) if (i - rows[0]) % step == 0]
+        self.latency_plot.getAxis("left").setTicks([ticks])
+        self.latency_plot.setYRange(rows[0], rows[1], padding=0)
 
     def _set_image(self, item: pg.ImageItem, data: np.ndarray) -> None:
         """New pixels into an ImageItem: fixed levels and LUT, and the same array each frame.
@@ -336,7 +367,12 @@ class MonitorDock(QDockWidget):
         return self.priority_image.image
 
     def latency_data(self) -> np.ndarray | None:
+        """log1p(requests) per 1 s column (oldest left) and latency bin (fastest first)."""
         return self.latency_image.image
+
+    def latency_rows(self) -> tuple[int, int] | None:
+        """The latency bins the heatmap shows (first, end)."""
+        return self._heat_rows
 
     def curve_data(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(x, y) of a curve: ``"queue"``, ``"busy:DEVICE"``, ``"pool:NAME:use"`` or ``":frag"``."""

@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
 
 from app.document.document import Document
 from app.document.marshal import Task, run_task
-from app.shell.studio_window import StudioWindow
+from app.transport.access import TableReadStudio
+from engine.rehearse.listener import GIVE_UP_S, NO_SPEECH_S
 from engine.rehearse.report import Report
 
 SIMULATE = "Simulate from a folder…"
@@ -146,7 +147,7 @@ class TableReadDialog(QDialog):
 class TableReadPanel(QDialog):
     """Non-modal: the studio stays usable (and repaints) while the run goes on."""
 
-    def __init__(self, window: StudioWindow, choice: TableReadChoice) -> None:
+    def __init__(self, window: TableReadStudio, choice: TableReadChoice) -> None:
         super().__init__(window if isinstance(window, QWidget) else None)
         self.setWindowTitle("Table Read")
         self.setObjectName("tableReadPanel")
@@ -202,12 +203,15 @@ class TableReadPanel(QDialog):
     def _run(self, project: object, path: Path | None) -> Report:
         from engine.rehearse.reader import MicReader, Reader, SimulatedReader
         from engine.rehearse.runner import RehearseOptions, TableRead, plan_lines
+        from engine.rehearse.take_names import take_file_names
 
         c = self.choice
         options = RehearseOptions(c.roles, record=c.record)
         lines = plan_lines(project, options)  # type: ignore[arg-type]
         rate = project.sample_rate  # type: ignore[attr-defined]
-        reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles])
+        names = take_file_names([ln.id for ln in project.lines])  # type: ignore[attr-defined]
+        reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles],
+                                          file_names=names)
                           if c.simulate is not None else MicReader(rate, c.device))
         session = None
         try:
@@ -239,10 +243,12 @@ class TableReadPanel(QDialog):
         f = report.figures()
         gaps = (f"{f['gap_p50_ms']:.0f} ms / {f['gap_p95_ms']:.0f} ms" if f["gap_p50_ms"] is not None else "—")
         takes = {r.line_id: r.take for r in report.results if r.take}
+        missed = missed_lines(report, [line.id for line in self.window_.doc.project.lines])
         self.result.setText(f"Lines read live: {f['live_lines']} of {f['lines']} (missed {f['missed']})\n"
                             f"Reply gap p50 / p95: {gaps}\n"
                             f"False starts: {f['false_starts']}   Manual advances: {f['manual_advances']}\n"
-                            f"Recorded takes: {len(takes)}")
+                            f"Recorded takes: {len(takes)}"
+                            + "".join(f"\nMissed {text}" for text in missed))
         self._attach(takes)
 
     def _attach(self, takes: dict[str, str]) -> None:
@@ -268,6 +274,21 @@ class TableReadPanel(QDialog):
         super().closeEvent(event)  # type: ignore[arg-type]
 
 
+def missed_lines(report: Report, order: list[str]) -> list[str]:
+    """Each live line the read gave up on, by its number in the script and why:
+    ``line 12 (MAGGIE): nothing heard for 20 s`` or ``... 3.2 s heard, its end not recognized``."""
+    number = {line_id: n for n, line_id in enumerate(order, start=1)}
+    out = []
+    for r in report.results:
+        if not r.live or r.outcome != "missed":
+            continue
+        where = f"line {number[r.line_id]}" if r.line_id in number else f"line {r.line_id}"
+        why = (f"nothing heard for {NO_SPEECH_S:.0f} s" if r.speech_s is None else
+               f"{r.speech_s:.1f} s heard, its last words not recognized (moved on after {GIVE_UP_S:.0f} s of silence)")
+        out.append(f"{where} ({r.role}): {why}")
+    return out
+
+
 class RecordTakes(QUndoCommand):
     """The table read's recorded takes, one undo step (each line's ``recording``)."""
 
@@ -285,7 +306,7 @@ class RecordTakes(QUndoCommand):
             self.doc.apply_line_field(line_id, "recording", take)
 
 
-def open_table_read(window: StudioWindow) -> TableReadPanel | None:
+def open_table_read(window: TableReadStudio) -> TableReadPanel | None:
     """Transport > Table Read…: the dialog, then the running panel."""
     parent = window if isinstance(window, QWidget) else None
     dialog = TableReadDialog(window.doc.project.role_names(), window.doc.path, parent)

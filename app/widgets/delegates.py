@@ -24,7 +24,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QPainter, QValidator
+from PySide6.QtGui import QKeyEvent, QPainter, QValidator
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -239,6 +239,33 @@ def resolve_role(typed: str, names: list[str]) -> str | None:
     return None
 
 
+class EditorKeys(QObject):
+    """While a line editor is open, the keys are the editor's: Space types a space rather than
+    starting playback (the window's shortcut), and Ctrl+Home / Ctrl+End move the cursor to the
+    start or end of the text instead of moving the table to its first or last row."""
+
+    def __init__(self, editor: QLineEdit) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not isinstance(event, QKeyEvent):
+            return False
+        ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        jump = bool(ctrl) and event.key() in (Qt.Key.Key_Home, Qt.Key.Key_End)
+        if kind == QEvent.Type.ShortcutOverride:
+            typed = event.text()
+            if jump or (typed and typed.isprintable() and not ctrl):
+                event.accept()  # the editor takes the key: no shortcut fires
+            return False
+        if jump:
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.editor.home(shift) if event.key() == Qt.Key.Key_Home else self.editor.end(shift)
+            return True  # not passed on to the table, which would move to another row
+        return False
+
+
 TYPING_ROLE = Qt.ItemDataRole.UserRole + 20  # setData(index, (text, session_key), TYPING_ROLE)
 _sessions = itertools.count(1)
 
@@ -255,6 +282,7 @@ class TypingDelegate(QStyledItemDelegate):
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:  # noqa: N802
         edit = QLineEdit(parent)
         edit.setFrame(False)
+        edit.installEventFilter(EditorKeys(edit))
         session = next(_sessions)
         edit.setProperty("typingSession", session)  # Escape undoes this session's typing
         persistent = QPersistentModelIndex(index)

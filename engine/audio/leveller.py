@@ -51,7 +51,7 @@ from engine.project.model import Project
 # 0.5 dB under the master limiter's ceiling, so a voice alone never reaches
 # the limiter, and 2.5 dB under full scale, room for where voices overlap,
 # a lane effect's make-up and the master gain landing up to 0.5 dB above
-# the gain the levelling assumed (engine/export/render.py RESTAGE_DB).
+# the gain the levelling assumed (engine/mixdown/mixplan.py RESTAGE_DB).
 STEM_CEILING_DB = -2.5
 
 
@@ -74,10 +74,6 @@ class LevellerSettings:
 
 
 DIALOGUE = LevellerSettings()
-
-# Master gain while playing live, before the programme is measured: lines
-# arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
-DEFAULT_LIVE_GAIN_DB = 10.0
 
 
 def lane_offset_db(gain_db: float, pan: float) -> float:

@@ -9,7 +9,7 @@ power of the pre-limiter mix, and the limiter is simulated on that grid
 (1 ms cells: the limiter's look-ahead is 5 ms and its release 60 ms) for any
 candidate gain in about a millisecond. The record is ~8 bytes per ms of
 programme (29 MB for a 1-hour production); nothing else is kept.
-Accuracy against a real limited pass (tests/test_normalize.py): within
+Accuracy against a real limited pass (tests/engine/audio/test_normalize.py): within
 0.02 LU on the sample, 0.15 LU while the limiter catches peaks, 0.3 LU when
 it works on nearly everything (the grid's coarser peak-hold over-limits a
 little, so the mix then lands slightly above the target, never below).

@@ -41,6 +41,7 @@ def _error(message: str) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from engine.check.lines import check_lines, fix_line, voice_clip
+    from engine.check.voice import VoiceJudge
     from engine.listen.recognizer import RecognizerUnavailable
     from engine.project.fileformat import ProjectFileError, load_project, save_project
     from engine.synth.pipeline import LineErrors, plan_lines
@@ -72,7 +73,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         clips[line_id] = voice_clip(synth, plan)
     say(f"checking {len(clips)} line(s)")
     try:
-        report = check_lines(project, synth, clips)
+        judge = VoiceJudge(synth)
+        report = check_lines(project, synth, clips, judge=judge)
     except RecognizerUnavailable as exc:
         return _error(str(exc))
     if args.fix:
@@ -83,7 +85,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 continue
             say(f"new takes of {result.id} ({result.reason})")
             fixed, best = fix_line(project, synth, project.line(result.id), index[result.id], args.takes, result,
-                                   report.rates)
+                                   report.rates, judge)
             lines[index[result.id]] = fixed
             report.lines[n] = best
             if best.take != result.take:

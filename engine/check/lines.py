@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from engine.check.speech import ClipCheck, check_clip
+from engine.check.voice import VoiceJudge, take_rank
+from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
 from engine.project.takes import voice_of, with_new_take, with_take
 from engine.synth.pipeline import plan_line
@@ -33,10 +35,12 @@ class LineResult:
     reason: str
     take: int = 0
     suspect: tuple[str, ...] = ()
+    similarity: float | None = None  # to the role's voice (engine/check/voice.py); None: not measured
+    quality: float | None = None  # DNSMOS overall, 1-5
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "role": self.role, "score": self.score, "flagged": self.flagged,
-                "reason": self.reason}
+                "reason": self.reason, "similarity": self.similarity, "quality": self.quality}
 
 
 @dataclass
@@ -55,7 +59,8 @@ class CheckReport:
 
 def context_of(project: Project, index: int) -> list[str]:
     lines = project.lines
-    return [line.text for line in lines[max(0, index - CONTEXT_LINES):index] + lines[index + 1:index + 1 + CONTEXT_LINES]]
+    return [spoken_text(line.text)
+            for line in lines[max(0, index - CONTEXT_LINES):index] + lines[index + 1:index + 1 + CONTEXT_LINES]]
 
 
 def phoneme_count(synth: ClipSynthesizer, plan: ClipPlan) -> int:
@@ -90,8 +95,11 @@ def clip_inputs(project: Project, synth: ClipSynthesizer, line: Line, index: int
     background check sends it to another process)."""
     rate = rates.get(ClipSynthesizer.length_key(plan))
     phonemes = phoneme_count(synth, plan) if rate else 0
-    return {"text": line.text, "lexicon": dict(project.lexicon_for(line.role)), "context": context_of(project, index),
-            "predicted_s": rate * phonemes * plan.settings.length_scale if rate else None,
+    # What is said (directions never are); a directed line's pauses are part of its expected length.
+    pauses = sum(p.pause_before for p in plan.phrases) + plan.trailing_pause
+    return {"text": spoken_text(line.text), "lexicon": dict(project.lexicon_for(line.role)),
+            "context": context_of(project, index),
+            "predicted_s": rate * phonemes * plan.settings.length_scale + pauses if rate else None,
             "pitch": voice_of(project, line).pitch}
 
 
@@ -101,20 +109,22 @@ def line_result(line: Line, plan: ClipPlan, result: ClipCheck) -> LineResult:
 
 
 def check_line(project: Project, synth: ClipSynthesizer, line: Line, clip: np.ndarray, index: int,
-               rates: Mapping[str, float], plan: ClipPlan | None = None) -> LineResult:
+               rates: Mapping[str, float], plan: ClipPlan | None = None, judge: VoiceJudge | None = None) -> LineResult:
     plan = plan or plan_line(synth, project, line)
     inputs = clip_inputs(project, synth, line, index, rates, plan)
-    return line_result(line, plan, check_clip(clip, synth.sample_rate, **inputs))
+    result = line_result(line, plan, check_clip(clip, synth.sample_rate, **inputs))
+    return judge.judge(result, clip, voice_of(project, line)) if judge is not None else result
 
 
 def check_lines(project: Project, synth: ClipSynthesizer, clips: Mapping[str, np.ndarray],
-                progress: Callable[[int, int], None] | None = None) -> CheckReport:
-    """Check every line that has a clip (blank lines have none)."""
+                progress: Callable[[int, int], None] | None = None, judge: VoiceJudge | None = None) -> CheckReport:
+    """Check every line that has a clip (blank lines have none); with ``judge``,
+    also its similarity to the role's voice and its quality."""
     report = CheckReport(rates=seconds_per_phoneme(project, synth, clips))
     for index, line in enumerate(project.lines):
         clip = clips.get(line.id)
         if clip is not None:
-            report.lines.append(check_line(project, synth, line, clip, index, report.rates))
+            report.lines.append(check_line(project, synth, line, clip, index, report.rates, judge=judge))
         if progress:
             progress(index + 1, len(project.lines))
     return report
@@ -126,10 +136,12 @@ def voice_clip(synth: ClipSynthesizer, plan: ClipPlan) -> np.ndarray:
 
 
 def fix_line(project: Project, synth: ClipSynthesizer, line: Line, index: int, takes: int,
-             current: LineResult, rates: Mapping[str, float]) -> tuple[Line, LineResult]:
-    """Up to ``takes`` new takes of a flagged line; the best-scoring take is
-    chosen (the current one when none beats it), every take made is kept in
-    the line's takes. Stops at the first take that passes."""
+             current: LineResult, rates: Mapping[str, float],
+             judge: VoiceJudge | None = None) -> tuple[Line, LineResult]:
+    """Up to ``takes`` new takes of a flagged line; the best take is chosen
+    (engine/check/voice.py ``take_rank``: words, then quality, then similarity;
+    the current one when none beats it), every take made is kept in the
+    line's takes. Stops at the first take that passes."""
     if line.locked is not None:
         return line, current
     best_line, best = line, current
@@ -137,8 +149,8 @@ def fix_line(project: Project, synth: ClipSynthesizer, line: Line, index: int, t
     for _ in range(max(0, takes)):
         trial = with_new_take(trial)
         plan = plan_line(synth, project, trial)
-        result = check_line(project, synth, trial, voice_clip(synth, plan), index, rates, plan)
-        if (not result.flagged, result.score) > (not best.flagged, best.score):
+        result = check_line(project, synth, trial, voice_clip(synth, plan), index, rates, plan, judge)
+        if take_rank(result) > take_rank(best):
             best_line, best = trial, result
         if not result.flagged:
             break

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from engine.export.cuesplit import split_caption
+from engine.project.direction import direction_spans, spoken_text
 from engine.project.model import Project
 from engine.project.sound import CUE_KINDS
 from engine.project.timeline import Placement, SoundPlacement
@@ -29,8 +30,13 @@ def _stamp(seconds: float, sep: str) -> str:
 
 
 def _caption_text(text: str) -> str:
-    # Markup is not shown; a blank line would end the cue early in both formats.
-    return " ".join(caption_text(text).split())
+    # Markup and directions are not shown; a blank line would end the cue early in both formats.
+    return " ".join(caption_text(spoken_text(text)).split())
+
+
+def _cue_text(text: str) -> str:
+    """The cue sheet's text: as written, less its directions (never said, never shown)."""
+    return spoken_text(text) if direction_spans(text) or "\\" in text else text
 
 
 def _vtt_escape(text: str) -> str:
@@ -93,7 +99,7 @@ def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequenc
     clips = {clip.id: clip for clip in project.sounds}
     kinds = {lane.name: CUE_KINDS[lane.kind] for lane in project.sound_lanes}
     entries: list[tuple[float, int, dict[str, object]]] = [
-        (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": lines[p.line_id].text,
+        (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": _cue_text(lines[p.line_id].text),
                       "start": round(p.start, 4), "end": round(p.end, 4)})
         for p in placements
     ]

@@ -122,8 +122,23 @@ def _preset(args: argparse.Namespace) -> DeliveryPreset:
 def _tags(args: argparse.Namespace) -> Tags:
     from engine.export.encoders import Tags
 
-    cover = Path(args.cover).read_bytes() if args.cover else None
+    cover = _read_cover(args.cover) if args.cover else None
     return Tags(author=args.author or "", cover=cover)
+
+
+MAX_COVER_BYTES = 32 << 20  # cover art is a picture of a few MB at most
+
+
+def _read_cover(name: str) -> bytes:
+    """The --cover picture through the checked reader (a device or FIFO would never end)."""
+    from engine.fsutil import read_regular_bytes
+
+    try:
+        return read_regular_bytes(Path(name), MAX_COVER_BYTES)
+    except FileNotFoundError:
+        raise ValueError(f"--cover {name}: file not found") from None
+    except OSError as exc:
+        raise ValueError(f"--cover {name}: cannot read: {exc.strerror or exc}") from None
 
 
 def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -123,7 +123,7 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
             known: Measurement | None = None, master: LimiterWork | None = None) -> ComplianceReport:
     """Write the preset's files into ``output`` and ``report.json``; returns the report.
     ``known``: the measurement of the directly written mix, when the render knows it
-    already (the same programme measured before: engine/export/memo.py). ``master``:
+    already (the same programme measured before: engine/mixdown/memo.py). ``master``:
     what the programme's limiter did, for the report."""
     preset = plan.preset
     work = [master] if master is not None else []

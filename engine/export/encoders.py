@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import struct
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -143,7 +144,7 @@ def _encode(path: Path, audio: np.ndarray, rate: int, muxer: str, codec: str,
             stream.bit_rate = preset.bitrate_kbps * 1000
         if tags.chapters:
             out.set_chapters([{"id": i, "start": int(round(m.start * 1000)), "end": int(round(m.end * 1000)),
-                               "time_base": Fraction(1, 1000), "metadata": {"title": m.title}}
+                               "time_base": Fraction(1, 1000), "metadata": {"title": chapter_title(m.title)}}
                               for i, m in enumerate(tags.chapters)])
         step = _ENCODE_FRAMES
         for i in range(0, audio.shape[0], step):
@@ -276,7 +277,20 @@ def read_bext(path: Path) -> dict[str, Any]:
     return {}
 
 
+# FFmpeg's MP4 muxer keeps 255 bytes of a chapter title (the Nero ``chpl`` atom's
+# length is one byte) and cuts wherever that falls, inside a UTF-8 character too,
+# which readers (mutagen) then refuse: titles are cut here, on a character.
+MAX_CHAPTER_TITLE_BYTES = 255
+
+
+def chapter_title(title: str) -> str:
+    """A chapter title on one line, at most MAX_CHAPTER_TITLE_BYTES of UTF-8, cut between characters."""
+    text = " ".join("".join(" " if unicodedata.category(c)[0] == "C" else c for c in title).split())
+    encoded = text.encode("utf-8")[:MAX_CHAPTER_TITLE_BYTES]
+    return encoded.decode("utf-8", errors="ignore").rstrip()
+
+
 def chapter_marks(titles: Sequence[str], starts: Sequence[float], length: float) -> list[Mark]:
     """Chapters that tile the file: each runs to the next one's start."""
     ends = [*starts[1:], length]
-    return [Mark(t, s, e) for t, s, e in zip(titles, starts, ends, strict=True)]
+    return [Mark(chapter_title(t), s, e) for t, s, e in zip(titles, starts, ends, strict=True)]

@@ -32,9 +32,9 @@ import numpy as np
 
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.programme import Programme
-from engine.export.mixplan import build_mixer, build_programme, placed_clips
 from engine.export.pages import PassedClips
-from engine.export.sounds import SoundSet, place_sounds
+from engine.mixdown.mixplan import build_mixer, build_programme, placed_clips
+from engine.mixdown.sound_placement import SoundSet, place_sounds
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement, layout_all
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer

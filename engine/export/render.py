@@ -13,7 +13,7 @@ true-peak limiter), in two steps:
    With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
    ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
    ducking: the three sum to what enters the master chain as well.
-Sound clips are resolved first (engine/export/sounds.py): a missing or
+Sound clips are resolved first (engine/export/sound_check.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
 Memory stays flat with production length (clips are memory-mapped from the
@@ -40,6 +40,7 @@ import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.leveller import expected_gain_db
+from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
@@ -47,14 +48,16 @@ from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
-from engine.export.memo import GainMemo, SolvedGain, clip_identities, mix_key, programme_key
-from engine.export.mixplan import BLOCK, LevelledLines, plan_mix
+from engine.export.mix_memo import MixMemo, mix_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
-from engine.export.sounds import SoundSet, project_sounds
+from engine.export.sound_check import project_sounds
+from engine.mixdown.memo import SolvedGain, clip_identities, programme_key
+from engine.mixdown.mixplan import BLOCK, RESTAGE_DB, RESTAGE_LEAD, RESTAGES, LevelledLines, plan_mix
+from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
@@ -121,7 +124,7 @@ class RenderReport:
     limiter_working_s: float = 0.0  # how long it took more than 1 dB off
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
-    gain_reused: bool = False  # the same programme was measured before (engine/export/memo.py)
+    gain_reused: bool = False  # the same programme was measured before (engine/mixdown/memo.py)
     analysis_wall_s: float = 0.0
     analysis_streamed: int = 0  # frames analysed while the lines were voiced (engine/export/prefix.py)
     synth_wall_s: float = 0.0
@@ -211,7 +214,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                                 options.allow_missing_sounds, synth.cache)
         # The analysis pass follows the lines as they are voiced (engine/export/prefix.py).
         prefix = PrefixAnalysis(project, synth, options.block, loading, partial(_cancelled, cancel))
-        prefix.staging_db = expected_gain_db(project, _programme_target(plan))
+        prefix.staging_db = expected_gain_db(project, _gain_target(plan))
         try:
             try:
                 result = synthesize_lines(project, synth, progress, cancel, scheduler, prefix)
@@ -236,21 +239,6 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
 
 
 TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
-# The dialogue leveller levels for the master gain expected before the
-# programme is measured; where the measured gain is higher by more than this,
-# the lines are levelled again for it (a second analysis), so the stems keep
-# their headroom (engine/audio/leveller.py STEM_CEILING_DB).
-RESTAGE_DB = 0.5
-RESTAGES = 3
-# Levelling for a gain g2 after a first estimate g1 takes loudness, so the gain
-# then measured lands past g2 by about a quarter of (g2 - g1) (measured on the
-# sample and the mix tests' held-out script); aiming that far past converges in one pass.
-RESTAGE_LEAD = 0.25
-
-
-def _programme_target(plan: DeliveryPlan) -> float:
-    """The programme's loudness: the preset's, or near the RMS level ACX levels each file to."""
-    return plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
 
 
 def _cancelled(cancel: threading.Event | None) -> None:
@@ -261,6 +249,44 @@ def _cancelled(cancel: threading.Event | None) -> None:
 def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisResult, report: RenderReport,
                    output: OutputSet, options: RenderOptions, plan: DeliveryPlan, progress: Progress | None,
                    cancel: threading.Event | None, started: float, sounds: SoundSet, prefix: PrefixAnalysis) -> None:
+    """The voiced lines into the set: lay the programme out, solve its master
+    gain, write the audio, the texts and the delivered files, commit."""
+    _report_synthesis(report, synth, result, started)
+    check_cancel = partial(_cancelled, cancel)
+    rate = project.sample_rate
+    # The dialogue leveller levels the lines for the master gain expected at the target
+    # (engine/audio/leveller.py); _solve_gain levels them again where the measured gain is higher.
+    staging = expected_gain_db(project, _gain_target(plan))
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
+                                                              staging)
+    report.placements, report.sound_placements = placements, sound_placements
+    report.duration_s = total / rate
+    report.master_effect = programme.master_effect
+    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
+    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
+                         for p in placements)
+    memo = MixMemo(synth.cache.directory)
+    key, programme = _solve_gain(project, result, sounds, programme, placements, sound_placements, total, report,
+                                 plan, options, memo, passed, prefix, staging, progress, check_cancel)
+    # A new programme's mix is measured for the compliance report as it is
+    # written, on a third thread, instead of read back afterwards (the same
+    # numbers: FileMeter): the report's measurement no longer follows the write.
+    meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
+    _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
+    limiter = programme.limiter  # as the last block left it
+    report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
+    if progress:
+        progress("finishing", 0, 1)
+    _write_texts(project, synth, result, placements, sound_placements, sounds, output, options, report.staging_db)
+    _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
+    check_cancel()
+    report.files = output.commit()
+    if progress:
+        progress("finishing", 1, 1)
+
+
+def _report_synthesis(report: RenderReport, synth: ClipSynthesizer, result: SynthesisResult, started: float) -> None:
+    """What voicing the lines took, and how well their lengths were predicted."""
     report.synth_wall_s = time.perf_counter() - started
     report.synthesized, report.cached = result.synthesized, result.cached
     prediction = synth.predictor.report()
@@ -269,26 +295,28 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.audio_seconds_synthesized = result.audio_seconds_synthesized
     report.model_seconds = result.model_seconds
 
-    rate = project.sample_rate
-    # ACX levels each file's RMS later; a programme near that level leaves its limiter little to do.
-    target = _programme_target(plan)
-    staging = expected_gain_db(project, target)
-    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
-                                                              staging)
-    report.placements, report.sound_placements = placements, sound_placements
-    report.duration_s = total / rate
-    blocks = range(0, total, options.block)
 
-    check_cancel = partial(_cancelled, cancel)
+def _gain_target(plan: DeliveryPlan) -> float:
+    """The loudness the master gain aims at. ACX levels each file's RMS later;
+    a programme near that level leaves its limiter little to do."""
+    return plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
+
+
+def _solve_gain(project: Project, result: SynthesisResult, sounds: SoundSet, programme: Programme,
+                placements: list[Placement], sound_placements: list[SoundPlacement], total: int,
+                report: RenderReport, plan: DeliveryPlan, options: RenderOptions, memo: MixMemo,
+                passed: PassedClips, prefix: PrefixAnalysis, staging: float, progress: Progress | None,
+                check_cancel: Callable[[], None]) -> tuple[str, Programme]:
+    """The master gain: remembered for this programme, or measured by a pass
+    over it (streamed while the lines were voiced where it could be). The
+    lines were levelled for a master gain of ``staging``; where the measured
+    gain is higher they are levelled again for it (engine/mixdown/mixplan.py
+    RESTAGE_DB), with a pass more. Returns the programme's key in the memo,
+    and the programme (levelled again where it was)."""
+    blocks = range(0, total, options.block)
     analysed = time.perf_counter()
-    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
-    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
-                         for p in placements)
-    report.master_effect = programme.master_effect
-    memo = GainMemo(synth.cache.directory)
-    key = programme_key(project, placements, clip_identities(project, result),
-                        programme.lane_effects, programme.master_effect, total, target, LIMITER_CEILING_DB,
-                        sounds)
+    key = programme_key(project, placements, clip_identities(project, result), programme.lane_effects,
+                        programme.master_effect, total, _gain_target(plan), LIMITER_CEILING_DB, sounds)
     solved = memo.load(key)
     report.gain_reused = solved is not None
     if solved is not None and math.isfinite(solved.staging_db) and solved.staging_db != staging:
@@ -309,6 +337,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
             analysis = programme.analyse(total, options.block, steps)
         passed.release_before(total)  # a dry programme's analysis read every clip at once
         passed.rewind()
+        target = _gain_target(plan)
         solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
         for _ in range(RESTAGES):  # louder than expected: level the lines for this gain
             if solved.gain_db <= staging + RESTAGE_DB:
@@ -332,8 +361,15 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
                                                                  solved.predicted_lufs)
     report.staging_db = staging
     programme.set_master_gain(report.gain_db)
+    return key, programme
 
-    subtype = plan.master_subtype
+
+def _write_audio(programme: Programme, total: int, output: OutputSet, options: RenderOptions, plan: DeliveryPlan,
+                 passed: PassedClips, meter: FileMeter | None, progress: Progress | None,
+                 check_cancel: Callable[[], None]) -> None:
+    """The master and the stems, block by block through the programme."""
+    rate = programme.rate
+    blocks = range(0, total, options.block)
     latency = programme.latency
     writers: list[SparseWavWriter] = []
     # Encoding and writing run on two writer threads, the mix on one and the
@@ -341,10 +377,6 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     # makes the next block; at most one block per thread is in flight.
     mix_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-mix")
     stem_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-writer-stems")
-    # A new programme's mix is measured for the compliance report as it is
-    # written, on a third thread, instead of read back afterwards (the same
-    # numbers: FileMeter): the report's measurement no longer follows the write.
-    meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
     meter_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-measure")
     pending: list[Future[None]] = []
     try:
@@ -353,7 +385,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # 24-bit they would clip (measured on the sample: peaks of 1.8), so
         # stems are always 32-bit float; --format chooses the master's format.
         # The length is known: past 4 GiB a file is RF64 from the start.
-        writers.append(SparseWavWriter(output.path(plan.master), rate, 2, subtype, frames_hint=total))
+        writers.append(SparseWavWriter(output.path(plan.master), rate, 2, plan.master_subtype, frames_hint=total))
         writers += [SparseWavWriter(output.path(rel), rate, 2, STEM_SUBTYPE, frames_hint=total)
                     for rel in output.files if rel.startswith(("stems/", "dme/"))]
         roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
@@ -380,44 +412,50 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         for future in pending:
             future.result()
         last = programme.flush()[:latency]
-        limiter = programme.limiter
-        report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
         writers[0].write(last)
         if meter is not None:
             _measure(meter, writers[0], last)
         for writer in writers:
             writer.close()
-        if progress:
-            progress("finishing", 0, 1)
-        timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
-                 for line in project.lines if line.id in result.plans and line.recording is None}
-        texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
-                 captions.cue_sheet(project, placements, sound_placements, sounds.files))
-        for name, text in zip(TEXT_FILES, texts, strict=True):
-            output.path(name).write_text(text, encoding="utf-8", newline="\n")
-        if options.daw:
-            write_daw(options.daw, project, options.name or project.title, placements,
-                      LevelledLines(project, result.clips, staging), output, sound_placements, sounds)
-        known, measured_key = None, None
-        if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
-            mix = output.path(plan.files[0])
-            measured_key = mix_key(key, report.gain_db, subtype, plan.files[0], mix.stat().st_size)
-            known = (meter.result(described(mix, plan.files[0])) if meter is not None
-                     else memo.load_measurement(measured_key))
-        master = LimiterWork("master", report.gain_db, report.limiter_max_db, report.limiter_working_s)
-        report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known, master)
-        if measured_key is not None and (meter is not None or known is None) and report.compliance.files:
-            memo.save_measurement(measured_key, report.compliance.files[0])
-        check_cancel()
-        report.files = output.commit()
-        if progress:
-            progress("finishing", 1, 1)
     finally:
         for pool in (mix_pool, stem_pool, meter_pool):
             pool.shutdown(wait=True, cancel_futures=True)
         for writer in writers:
             with contextlib.suppress(Exception):
                 writer.close()
+
+
+def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResult, placements: list[Placement],
+                 sound_placements: list[SoundPlacement], sounds: SoundSet, output: OutputSet,
+                 options: RenderOptions, staging_db: float) -> None:
+    """Captions, the cue sheet and (asked for) the DAW project, whose line
+    files are the lines as the mix plays them (levelled for ``staging_db``)."""
+    timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
+             for line in project.lines if line.id in result.plans and line.recording is None}
+    texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
+             captions.cue_sheet(project, placements, sound_placements, sounds.files))
+    for name, text in zip(TEXT_FILES, texts, strict=True):
+        output.path(name).write_text(text, encoding="utf-8", newline="\n")
+    if options.daw:
+        write_daw(options.daw, project, options.name or project.title, placements,
+                  LevelledLines(project, result.clips, staging_db), output, sound_placements, sounds)
+
+
+def _deliver(project: Project, placements: list[Placement], output: OutputSet, plan: DeliveryPlan,
+             report: RenderReport, memo: MixMemo, key: str, meter: FileMeter | None, progress: Progress | None,
+             check_cancel: Callable[[], None]) -> None:
+    """The delivered files and the compliance report, with the mix's
+    measurement taken as it was written or remembered for the same bytes."""
+    known, measured_key = None, None
+    if plan.direct:  # the mix is the same bytes whenever the programme, gain and format are
+        mix = output.path(plan.files[0])
+        measured_key = mix_key(key, report.gain_db, plan.master_subtype, plan.files[0], mix.stat().st_size)
+        known = (meter.result(described(mix, plan.files[0])) if meter is not None
+                 else memo.load_measurement(measured_key))
+    master = LimiterWork("master", report.gain_db, report.limiter_max_db, report.limiter_working_s)
+    report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known, master)
+    if measured_key is not None and (meter is not None or known is None) and report.compliance.files:
+        memo.save_measurement(measured_key, report.compliance.files[0])
 
 
 def _step_quietly(check: Callable[[], None], passed: PassedClips, at: Iterator[int], total: int) -> None:

@@ -21,7 +21,8 @@ from engine.synth import shaping
 from engine.synth.backend import PhonemeUnit
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 from engine.synth.wordtimes import ClipWords
 
@@ -36,7 +37,7 @@ class VoiceSession:
         self.synth = ClipSynthesizer(VoiceLibrary(), sample_rate, ClipCache(memory_budget_bytes=ACTOR_CACHE_BYTES),
                                      backend)
         # Load the shaping libraries now, while the caller plans its lines: the
-        # first pitch shift imports pedalboard (measured 2.4 s on 2 busy cores).
+        # first voice design loads WORLD and the resampler.
         shaping.resample(shaping.pitch_shift(np.zeros(1024, dtype=np.float32), 16_000, 1.0), 16_000, sample_rate)
 
     def where(self) -> tuple[str, int]:

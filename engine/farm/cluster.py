@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from engine.lifeline import start_reaper
 from engine.sched.outside import NoWorkers
 
 CONNECT_TIMEOUT_S = 5.0
@@ -125,6 +126,9 @@ def start_local(num_cpus: int | None = None) -> None:
     # already imported module (the raylet and workers inherit the environment).
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     ray = import_ray()
+    # Ray's agents (dashboard, runtime env) outlive a driver killed with -9: the
+    # reaper, started before Ray's processes, ends them after this process.
+    start_reaper()
     constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
     if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
         constants.ENABLE_RAY_CLUSTER = False

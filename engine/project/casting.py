@@ -15,9 +15,11 @@ The importers cast with :func:`starting_voice`; the studio's "Add role" asks
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass, field
 from functools import cache
 
-from engine.project.model import Project, Role, VoiceParams, next_colour
+from engine.project.model import Character, Project, Role, VoiceParams, next_colour
 
 PITCHES = (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)  # semitones
 SPEEDS = (0.90, 0.95, 1.00, 1.05, 1.10)
@@ -107,3 +109,221 @@ def suggest_new_role(project: Project, name: str | None = None) -> Role:
     pans = [role.pan for role in project.cast]
     pan = min(PANS, key=lambda p: (sum(1 for q in pans if math.isclose(p, q)), PANS.index(p)))
     return Role(name=name, colour=next_colour(len(project.cast)), voice=voice, pan=pan)
+
+
+# --- Who each role is: gender and age read from the script, with the evidence ---------------
+#
+# Evidence kinds, strongest first; a stronger kind decides, a weaker one only fills what is
+# still unknown: a character introduction in the action ("MARGARET (60s)", "ROSIE, a girl of
+# nine"), a title in the cue (MRS., SIR, GRANDMA), kinship words and pronouns around the name in
+# lines and directions ("her son TOM", "Tom ... he"), and the first name in a name dataset.
+
+_FEMALE_TITLES = {"MRS", "MS", "MISS", "LADY", "DAME", "AUNT", "AUNTIE", "GRANDMA", "GRANNY", "NAN", "NANA",
+                  "MOTHER", "MUM", "MUMMY", "MOM", "MA", "SISTER", "QUEEN", "PRINCESS", "DUCHESS", "MADAM",
+                  "MADAME", "COUNTESS", "NUN", "ABBESS", "WIFE", "WOMAN", "GIRL", "DAUGHTER", "WIDOW",
+                  "LANDLADY", "WAITRESS", "ACTRESS", "HOSTESS", "MISTRESS", "BARONESS", "GRANDMOTHER"}
+_MALE_TITLES = {"MR", "SIR", "LORD", "UNCLE", "GRANDPA", "GRANDAD", "GRANDDAD", "GRAMPS", "FATHER", "DAD",
+                "DADDY", "PA", "BROTHER", "KING", "PRINCE", "DUKE", "COUNT", "BARON", "MONSIEUR", "HERR",
+                "SENOR", "SIGNOR", "MASTER", "HUSBAND", "MAN", "BOY", "SON", "WIDOWER", "LANDLORD",
+                "WAITER", "HOST", "GRANDFATHER", "MONK", "ABBOT", "FRIAR"}
+_OLDER_TITLES = {"GRANDMA", "GRANNY", "NAN", "NANA", "GRANDPA", "GRANDAD", "GRANDDAD", "GRAMPS", "OLD",
+                 "ELDERLY", "GRANDMOTHER", "GRANDFATHER", "WIDOW", "WIDOWER", "DAME"}
+_CHILD_TITLES = {"GIRL", "BOY", "LITTLE", "KID", "CHILD", "BABY", "YOUNG MASTER"}
+# Words before a name that say who the person is to someone ("her son TOM", "my daughter Rosie").
+_KIN = {"daughter": ("female", "child"), "son": ("male", "child"), "granddaughter": ("female", "child"),
+        "grandson": ("male", "child"), "niece": ("female", ""), "nephew": ("male", ""),
+        "sister": ("female", ""), "brother": ("male", ""), "mother": ("female", ""), "father": ("male", ""),
+        "mum": ("female", ""), "dad": ("male", ""), "wife": ("female", ""), "husband": ("male", ""),
+        "aunt": ("female", ""), "uncle": ("male", ""), "grandmother": ("female", "older"),
+        "grandfather": ("male", "older"), "girl": ("female", "child"), "boy": ("male", "child"),
+        "woman": ("female", ""), "man": ("male", ""), "lady": ("female", ""), "gentleman": ("male", ""),
+        "widow": ("female", "older"), "girlfriend": ("female", ""), "boyfriend": ("male", "")}
+_PRONOUNS = {"she": "female", "her": "female", "hers": "female", "herself": "female",
+             "he": "male", "him": "male", "his": "male", "himself": "male"}
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+            "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+            "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+            "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_AGE_NOUN = r"(?P<noun>woman|man|girl|boy|lady|gentleman|child|kid|teenager|widow|widower)"
+_AGE_NUMBER = r"(?P<n>\d{1,3}|" + "|".join(_NUMBERS) + r")"
+CHILD_BELOW = 16  # an introduced age under this is a child's voice
+OLDER_FROM = 60
+
+
+def _age_of(years: int) -> str:
+    return "child" if years < CHILD_BELOW else "older" if years >= OLDER_FROM else "adult"
+
+
+def _years(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else _NUMBERS.get(word, 0)
+
+
+@cache
+def _first_names() -> dict[str, str]:
+    """First name -> "female"/"male" from gender-guesser's nam_dict (Jörg Michael's
+    dictionary of ~45,000 first names, shipped inside the package's wheel; its
+    usage counts per country let us take Great Britain's reading where it has one).
+    Names the dataset calls androgynous, or that it lacks, are left unknown.
+    Without the package installed the first-name evidence is simply not used."""
+    try:
+        from gender_guesser.detector import Detector
+    except ImportError:
+        return {}
+    detector = Detector(case_sensitive=False)
+    names: dict[str, str] = {}
+    for name in detector.names:
+        gender = detector.get_gender(name, "great_britain")
+        if gender in ("unknown", "andy"):
+            gender = detector.get_gender(name)
+        if gender in ("female", "mostly_female"):
+            names[name] = "female"
+        elif gender in ("male", "mostly_male"):
+            names[name] = "male"
+    return names
+
+
+@dataclass
+class _Reading:
+    gender: str = ""
+    age: str = ""
+    evidence: list[str] = field(default_factory=list)
+
+    def add(self, gender: str, age: str, why: str) -> None:
+        """Fill what is still unknown; say why only where it decided something."""
+        used = False
+        if gender and not self.gender:
+            self.gender, used = gender, True
+        if age and not self.age:
+            self.age, used = age, True
+        if used:
+            self.evidence.append(why)
+
+
+def _name_words(name: str) -> list[str]:
+    return [w for w in re.split(r"[\s.,'’\-]+", name.upper()) if w]
+
+
+def _mentions(name: str) -> list[str]:
+    """How a role's name can appear in prose: the full cue, and its words
+    without titles ("MR. WORTHING" -> "Worthing")."""
+    words = [w for w in _name_words(name) if w not in _FEMALE_TITLES | _MALE_TITLES | _OLDER_TITLES | {"YOUNG"}]
+    forms = {re.sub(r"\s+", " ", name.strip())}
+    if words:
+        forms.add(" ".join(words))
+        forms.add(words[-1])
+    return sorted((f for f in forms if len(f) > 1), key=len, reverse=True)
+
+
+def _quote(text: str, start: int, end: int, words_before: int = 0) -> str:
+    """The text of a match, with ``words_before`` words of what led to it."""
+    for _ in range(words_before):
+        start = text.rfind(" ", 0, max(0, start - 1)) + 1
+    return text[max(0, start):end].strip().replace("\n", " ")
+
+
+def infer_characters(project: Project) -> dict[str, Character]:
+    """Each role's gender and age as the script tells them, with the evidence;
+    a role the producer has set keeps its character. Deterministic."""
+    texts: list[tuple[str, str]] = []  # (where, text): action and directions, then dialogue
+    for scene in project.scenes:
+        texts.extend((f"scene {scene.id} action", note) for note in scene.notes)
+    for line in project.lines:
+        if line.note:
+            texts.append((f"line {line.id} direction", line.note))
+    for line in project.lines:
+        texts.append((f"line {line.id}", line.text))
+    names = _first_names()
+    result: dict[str, Character] = {}
+    for role in project.cast:
+        if role.character.by_producer:
+            result[role.name] = role.character
+            continue
+        reading = _Reading()
+        forms = _mentions(role.name)
+        pattern = "|".join(re.escape(f) for f in forms)
+        if pattern:
+            _introductions(reading, pattern, texts)
+        _titles(reading, role.name)
+        if pattern:
+            _kinship_and_pronouns(reading, pattern, texts, role.name, project)
+        words = [w for w in _name_words(role.name) if w not in _FEMALE_TITLES | _MALE_TITLES | _OLDER_TITLES]
+        if words and words[0].lower() in names:
+            reading.add(names[words[0].lower()], "", f"first name {words[0].title()} ({names[words[0].lower()]} "
+                                                     f"in gender-guesser's name dictionary)")
+        result[role.name] = Character(gender=reading.gender, age=reading.age, evidence="; ".join(reading.evidence))
+    return result
+
+
+def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]) -> None:
+    """ "MARGARET (60s)", "Ellen (30s, oilskins)", "ROSIE, a girl of nine", "TOM, 8,",
+    "McCrae (70s), a wiry man" in the action."""
+    introduced = re.compile(
+        rf"\b(?:{pattern})\b(?:\s*\((?P<paren>[^)]*)\))?(?:\s*,\s*(?P<after>[^.;:!?]{{0,80}}))?", re.IGNORECASE)
+    noun_age = re.compile(rf"^(?:an?\s+)?(?P<adjs>(?:[\w-]+,?\s+){{0,3}}?){_AGE_NOUN}\b"
+                          rf"(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?", re.IGNORECASE)
+    for where, text in texts:
+        if not where.startswith("scene") and "direction" not in where:
+            continue  # introductions are the writer's prose, not a character's words
+        for m in introduced.finditer(text):
+            paren, after = m.group("paren") or "", (m.group("after") or "").strip()
+            age_m = re.match(rf"\s*{_AGE_NUMBER}\s*(?P<s>s|'s)?\b", paren, re.IGNORECASE) if paren else None
+            if age_m is None and after:
+                age_m = re.match(rf"{_AGE_NUMBER}(?P<s>s)?\b\s*(?:,|$)", after, re.IGNORECASE)
+            age = _age_of(_years(age_m.group("n"))) if age_m else ""
+            gender = ""
+            desc = noun_age.match(after) if after else None
+            if desc is None and paren:
+                rest = paren[age_m.end():].lstrip(" ,") if age_m else paren
+                desc = noun_age.match(rest)
+            if desc is not None:
+                g, kin_age = _KIN.get(desc.group("noun").lower(), ("", ""))
+                gender = g
+                if desc.group("n"):
+                    age = age or _age_of(_years(desc.group("n")))
+                adjs = set(re.findall(r"[\w-]+", desc.group("adjs").lower()))
+                noun = desc.group("noun").lower()
+                age = age or ("older" if adjs & {"old", "elderly", "aged"} else
+                              "child" if noun in ("child", "kid") or "little" in adjs else kin_age)
+            if gender or age:
+                reading.add(gender, age, f"introduced in {where}: {_quote(text, m.start(), m.end())[:60]!r}")
+
+
+def _titles(reading: _Reading, name: str) -> None:
+    words = _name_words(name)
+    for word in words:
+        gender = "female" if word in _FEMALE_TITLES else "male" if word in _MALE_TITLES else ""
+        age = "older" if word in _OLDER_TITLES else "child" if word in _CHILD_TITLES else ""
+        if gender or age:
+            reading.add(gender, age, f"title {word.title()} in the name")
+
+
+def _kinship_and_pronouns(reading: _Reading, pattern: str, texts: list[tuple[str, str]], name: str,
+                          project: Project) -> None:
+    kin = re.compile(rf"\b(?P<kin>{'|'.join(_KIN)})\s*,?\s+(?:{pattern})\b", re.IGNORECASE)
+    for where, text in texts:
+        for m in kin.finditer(text):
+            gender, age = _KIN[m.group("kin").lower()]
+            reading.add(gender, age, f"{where}: {_quote(text, m.start(), m.end(), 1)!r}")
+    if reading.gender:
+        return
+    # Pronouns in the prose right after the name (same or next sentence), counted: "Worthing
+    # sets the briefcase down and opens it. He..." A role's own lines never refer to it as he/she.
+    after = re.compile(rf"\b(?:{pattern})\b(?P<rest>[^.!?]*[.!?]?\s*[^.!?]*)", re.IGNORECASE)
+    votes = {"female": 0, "male": 0}
+    first: dict[str, str] = {}
+    own = {line.id for line in project.lines if line.role == name}
+    for where, text in texts:
+        if where.split(" ")[1] in own:
+            continue
+        for m in after.finditer(text):
+            for word in re.findall(r"[A-Za-z]+", m.group("rest")):
+                pronoun = _PRONOUNS.get(word.lower())
+                if pronoun:
+                    votes[pronoun] += 1
+                    first.setdefault(pronoun, f"{where}: {_quote(text, m.start(), m.end())[:80]!r}")
+                    break
+    if votes["female"] != votes["male"]:
+        winner = max(votes, key=lambda g: votes[g])
+        reading.add(winner, "", f"pronouns after the name ({votes[winner]} {winner}, "
+                                f"{votes['female' if winner == 'male' else 'male']} other), e.g. {first[winner]}")

@@ -18,6 +18,11 @@ SAMPLE_RATE_RANGE = (8_000, 192_000)
 DEFAULT_LINE_GAP = 0.35  # between lines that simply follow each other
 DEFAULT_SCENE_GAP = 1.5  # before the first line of a new scene
 GAP_RANGE = (0.0, 60.0)
+# Timing directions inside a line: "(beat)", "(pause)", "(long pause)" (engine/project/direction.py).
+DEFAULT_BEAT = 0.6
+DEFAULT_PAUSE = 1.0
+DEFAULT_LONG_PAUSE = 2.0
+DIRECTION_PAUSE_RANGE = (0.0, 60.0)
 PAUSE_RANGE = (0.0, 600.0)  # a line's pause_before
 OVERLAP_RANGE = (0.0, 60.0)  # how far a line may start before the previous one ends
 
@@ -62,3 +67,25 @@ SOUND_LANE_NAMES: dict[str, str] = {"effects": "FX", "ambience": "AMBIENCE", "mu
 FADE_RANGE = (0.0, 600.0)
 # Length of a placeholder one-shot on the timeline before it has a sound.
 PLACEHOLDER_EFFECT_S = 1.0
+
+# ---- text limits -------------------------------------------------------------------------
+# Checked where text comes in (the project file, script import, lexicon import,
+# the lexicon panel): a 10 MB line or respelling would otherwise be accepted and
+# the render never end. A long speech is a few thousand characters.
+MAX_LINE_CHARS = 20_000
+MAX_LEXICON_WORD_CHARS = 200  # a word or name, possibly a phrase
+MAX_LEXICON_SAY_CHARS = 1_000  # its respelling or [[phonemes]]
+
+
+def too_long(text: str, most: int) -> str | None:
+    """``N characters; at most M`` when ``text`` is longer than ``most``, else None."""
+    return f"{len(text):,} characters; at most {most:,}" if len(text) > most else None
+
+
+def lexicon_entry_too_long(word: str, say: str) -> str | None:
+    """What makes a lexicon entry too long, or None."""
+    word_problem = too_long(word, MAX_LEXICON_WORD_CHARS)
+    if word_problem:
+        return f"the word is {word_problem}"
+    say_problem = too_long(say, MAX_LEXICON_SAY_CHARS)
+    return f"say is {say_problem}" if say_problem else None

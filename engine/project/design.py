@@ -27,6 +27,17 @@ BREATHINESS_LIMITS = (0.0, 1.0)
 TILT_LIMIT_DB = 12.0
 RATE_LIMITS = (0.5, 2.0)
 GAIN_LIMIT_DB = 18.0
+# Each field's bounds, by name (what a project file may store).
+FIELD_LIMITS: dict[str, tuple[float, float]] = {
+    "f0_shift": (-F0_SHIFT_LIMIT_ST, F0_SHIFT_LIMIT_ST),
+    "f0_range": F0_RANGE_LIMITS,
+    "f0_slope": (-F0_SHIFT_LIMIT_ST, F0_SHIFT_LIMIT_ST),
+    "formant": FORMANT_LIMITS,
+    "breathiness": BREATHINESS_LIMITS,
+    "tilt": (-TILT_LIMIT_DB, TILT_LIMIT_DB),
+    "rate": RATE_LIMITS,
+    "gain": (-GAIN_LIMIT_DB, GAIN_LIMIT_DB),
+}
 
 
 @dataclass(frozen=True)

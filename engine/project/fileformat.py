@@ -17,12 +17,16 @@ from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.blend import BlendError, parse_blend
+from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
     DEFAULT_BACKEND,
+    DEFAULT_BEAT,
     DEFAULT_COLOUR,
     DEFAULT_GAIN_DB,
     DEFAULT_LINE_GAP,
+    DEFAULT_LONG_PAUSE,
     DEFAULT_PAN,
+    DEFAULT_PAUSE,
     DEFAULT_PITCH,
     DEFAULT_PRIORITY,
     DEFAULT_SAMPLE_RATE,
@@ -31,17 +35,21 @@ from engine.project.defaults import (
     DEFAULT_TITLE,
     DEFAULT_VARIATION,
     DEFAULT_VOICE,
+    DIRECTION_PAUSE_RANGE,
     GAIN_DB_RANGE,
     GAP_RANGE,
+    MAX_LINE_CHARS,
     OVERLAP_RANGE,
     PAN_RANGE,
     PAUSE_RANGE,
     PRIORITY_RANGE,
     SAMPLE_RATE_RANGE,
     VOICE_RANGES,
+    too_long,
 )
+from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
 from engine.project.lexicon_io import lexicon_from_dict
-from engine.project.model import Line, Project, Role, Scene, Timing, VoiceParams
+from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
 from engine.project.takes import takes_from_dict, takes_to_dict
@@ -157,6 +165,15 @@ def _kind(value: Any) -> str:
     return repr(value)[:40]
 
 
+def _timing_to_dict(timing: Timing) -> dict[str, float]:
+    """The direction pauses only where a producer changed them: files stay as they were."""
+    out = {"line_gap": timing.line_gap, "scene_gap": timing.scene_gap}
+    for key, default in (("beat", DEFAULT_BEAT), ("pause", DEFAULT_PAUSE), ("long_pause", DEFAULT_LONG_PAUSE)):
+        if getattr(timing, key) != default:
+            out[key] = getattr(timing, key)
+    return out
+
+
 def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, Any]:
     """``folder``: where the file goes (recorded takes and sound files inside it
     are stored relative to it)."""
@@ -164,7 +181,7 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
         "format_version": FORMAT_VERSION,
         "title": project.title,
         "sample_rate": project.sample_rate,
-        "timing": {"line_gap": project.timing.line_gap, "scene_gap": project.timing.scene_gap},
+        "timing": _timing_to_dict(project.timing),
         "master_effect": project.master_effect,
         "cast": [_role_to_dict(r) for r in project.cast],
         "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
@@ -175,8 +192,32 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
 
 
 def voice_to_dict(v: VoiceParams) -> dict[str, Any]:
-    return {"backend": v.backend, "voice": v.voice, "speaker": v.speaker,
-            "speed": v.speed, "variation": v.variation, "pitch": v.pitch}
+    d: dict[str, Any] = {"backend": v.backend, "voice": v.voice, "speaker": v.speaker,
+                         "speed": v.speed, "variation": v.variation, "pitch": v.pitch}
+    if not v.design.is_neutral:  # only then: a file without designs reads and writes as before
+        d["design"] = v.design.to_dict()
+    return d
+
+
+def design_from_dict(r: _Reader, value: Any, path: str, role: str) -> VoiceDesign:
+    """A stored voice design (engine.project.design): each field a number in
+    its bounds, no unknown field; ``role`` ("role 'X': ") leads each error."""
+    if value is None:
+        return NEUTRAL
+    if not isinstance(value, dict):
+        raise r.fail(path, f"{role}expected an object of design fields, got {_kind(value)}")
+    for key in value:
+        if key not in FIELD_LIMITS:
+            raise r.fail(_join(path, str(key)), f"{role}unknown design field (known: {', '.join(FIELD_LIMITS)})")
+    values: dict[str, float] = {}
+    for key, (lo, hi) in FIELD_LIMITS.items():
+        number = value.get(key, getattr(NEUTRAL, key))
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not _finite(number):
+            raise r.fail(_join(path, key), f"{role}expected a number, got {_kind(number)}")
+        if not lo <= number <= hi:
+            raise r.fail(_join(path, key), f"{role}{number} is out of range [{lo:g}, {hi:g}]")
+        values[key] = float(number)
+    return VoiceDesign(**values)
 
 
 def _role_to_dict(r: Role) -> dict[str, Any]:
@@ -185,6 +226,8 @@ def _role_to_dict(r: Role) -> dict[str, Any]:
                          "priority": r.priority, "effect": r.effect}
     if r.lexicon:  # only then: a file without role entries reads as before
         d["lexicon"] = dict(r.lexicon)
+    if r.character != Character():  # likewise: a role nobody inferred reads as before
+        d["character"] = character_to_dict(r.character)
     return d
 
 
@@ -241,6 +284,7 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
         variation=r.num(d, "variation", path, DEFAULT_VARIATION, lo=VOICE_RANGES["variation"][0],
                         hi=VOICE_RANGES["variation"][1]),
         pitch=r.num(d, "pitch", path, DEFAULT_PITCH, lo=VOICE_RANGES["pitch"][0], hi=VOICE_RANGES["pitch"][1]),
+        design=design_from_dict(r, d.get("design"), _join(path, "design"), role),
     )
 
 
@@ -260,7 +304,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     timing_d = r.obj(root.get("timing", {}), "timing")
     timing = Timing(line_gap=r.num(timing_d, "line_gap", "timing", DEFAULT_LINE_GAP, lo=GAP_RANGE[0], hi=GAP_RANGE[1]),
                     scene_gap=r.num(timing_d, "scene_gap", "timing", DEFAULT_SCENE_GAP, lo=GAP_RANGE[0],
-                                    hi=GAP_RANGE[1]))
+                                    hi=GAP_RANGE[1]),
+                    **{key: r.num(timing_d, key, "timing", default, lo=DIRECTION_PAUSE_RANGE[0],
+                                  hi=DIRECTION_PAUSE_RANGE[1])
+                       for key, default in (("beat", DEFAULT_BEAT), ("pause", DEFAULT_PAUSE),
+                                            ("long_pause", DEFAULT_LONG_PAUSE))})
 
     cast: list[Role] = []
     role_names: set[str] = set()  # sets, not scans: 10,000 roles or scenes were quadratic
@@ -282,6 +330,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             priority=r.num(rd, "priority", path, DEFAULT_PRIORITY, lo=PRIORITY_RANGE[0], hi=PRIORITY_RANGE[1]),
             effect=r.choice(rd, "effect", path, DEFAULT_LANE_EFFECT, LANE_EFFECTS, "effect"),
             lexicon=lexicon_from_dict(r, rd.get("lexicon", {}), _join(path, "lexicon")),
+            character=character_from_dict(r, rd.get("character", {}), _join(path, "character")),
         ))
 
     scenes: list[Scene] = []
@@ -317,8 +366,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             raise r.fail(_join(path, "scene"), f"expected a scene id, got {_kind(scene)}")
         if scene is not None and scene not in scene_ids:
             raise r.fail(_join(path, "scene"), f"unknown scene {scene!r}")
+        text = r.text(ld, "text", path)
+        if (long := too_long(text, MAX_LINE_CHARS)) is not None:
+            raise r.fail(_join(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
         lines.append(Line(
-            id=lid, role=role, scene=scene, text=r.text(ld, "text", path),
+            id=lid, role=role, scene=scene, text=text,
             note=r.text(ld, "note", path, ""),
             pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=MAX_PAUSE_S),
             start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from xml.sax.saxutils import escape, quoteattr
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
+from engine.project.defaults import lexicon_entry_too_long
 from engine.project.model import Project
 
 PLS_NS = "http://www.w3.org/2005/01/pronunciation-lexicon"
@@ -65,6 +66,8 @@ def lexicon_from_dict(r: Reader, value: Any, path: str) -> dict[str, str]:
             raise r.fail(f"{path}.{word!r}", "an entry needs a word to respell, not an empty key")
         if not isinstance(say, str) or not say.strip():
             raise r.fail(f"{path}.{word}", "expected a non-empty respelling or [[phonemes]]")
+        if (long := lexicon_entry_too_long(word, say)) is not None:
+            raise r.fail(f"{path}.{word[:60]!r}", f"lexicon entry {word[:60]!r}: {long}")
         r.encodable(say, f"{path}.{word}")
     return dict(lexicon)
 
@@ -180,6 +183,9 @@ class _Pls:
             raise self.fail("lexeme: grapheme: a lexeme needs a non-empty <grapheme>", line)
         if not self.say:
             raise self.fail(f"lexeme {self._name()!r}: needs an <alias> or a <phoneme>", line)
+        for grapheme in self.graphemes:
+            if (long := lexicon_entry_too_long(grapheme, self.say)) is not None:
+                raise self.fail(f"lexeme {grapheme[:60]!r}: {long}", line)
         self.entries.extend(Entry(g, self.say) for g in self.graphemes if g.strip())
 
     def parse(self, data: bytes) -> list[Entry]:
@@ -235,6 +241,8 @@ def read_csv(path: Path, phoneme_problem: Callable[[str], str | None] | None = N
                 raise LexiconFileError(f"{path}: line {line}: word: is empty")
             if not say.strip():
                 raise LexiconFileError(f"{path}: line {line}: say: {word!r} has nothing to say")
+            if (long := lexicon_entry_too_long(word.strip(), say.strip())) is not None:
+                raise LexiconFileError(f"{path}: line {line}: {word.strip()[:60]!r}: {long}")
             problem = phoneme_problem(say.strip()[2:-2]) if phoneme_problem and is_phonemes(say) else None
             if problem is not None:
                 raise LexiconFileError(f"{path}: line {line}: say: {word!r}: {problem}")

@@ -13,10 +13,13 @@ from dataclasses import dataclass, field, replace
 
 from engine.project.defaults import (
     DEFAULT_BACKEND,
+    DEFAULT_BEAT,
     DEFAULT_COLOUR,
     DEFAULT_GAIN_DB,
     DEFAULT_LINE_GAP,
+    DEFAULT_LONG_PAUSE,
     DEFAULT_PAN,
+    DEFAULT_PAUSE,
     DEFAULT_PITCH,
     DEFAULT_PRIORITY,
     DEFAULT_SAMPLE_RATE,
@@ -27,6 +30,7 @@ from engine.project.defaults import (
     DEFAULT_VOICE,
     ROLE_COLOURS,
 )
+from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 from engine.project.sound import SoundClip, SoundLane
 
@@ -42,7 +46,10 @@ class VoiceParams:
     Piper ``.onnx`` file; ``speaker`` selects a speaker of a multi-speaker
     voice by id or name. ``speed`` > 1 is faster; ``variation`` scales the
     model's noise (0 = flat and steady, 1 = the voice's default liveliness);
-    ``pitch`` is in semitones and preserves formants.
+    ``pitch`` is in semitones and preserves formants (the shaping stage
+    folds it into the design's F0 level: one WORLD path). ``design`` is the
+    voice design over the installed voice (engine.project.design; neutral
+    = the voice as installed).
     """
 
     voice: str = DEFAULT_VOICE
@@ -51,8 +58,35 @@ class VoiceParams:
     speed: float = DEFAULT_SPEED
     variation: float = DEFAULT_VARIATION
     pitch: float = DEFAULT_PITCH
+    design: VoiceDesign = NEUTRAL
+
+    @property
+    def effective_design(self) -> VoiceDesign:
+        """What the shaping stage applies: the design with ``pitch`` added to its F0 level."""
+        if not self.pitch:
+            return self.design
+        return self.design.with_changes(f0_shift=self.design.f0_shift + self.pitch).clamped()
 
     def with_changes(self, **changes: object) -> VoiceParams:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+GENDERS = ("female", "male")
+AGES = ("child", "adult", "older")
+
+
+@dataclass(frozen=True)
+class Character:
+    """Who a role is, as far as casting cares: gender and age ("" = not known),
+    the evidence they were read from (engine/project/casting.py ``infer_characters``)
+    and whether the producer set them (then a new inference never overrides them)."""
+
+    gender: str = ""  # one of GENDERS or ""
+    age: str = ""  # one of AGES or ""
+    evidence: str = ""  # where it came from, in words: "title MRS.", "line L0012: 'her son TOM'"
+    by_producer: bool = False
+
+    def with_changes(self, **changes: object) -> Character:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
@@ -72,6 +106,7 @@ class Role:
     # The role's own pronunciations: they win over the project lexicon's for this role's lines.
     # Replaced, never edited in place (the frontend indexes a lexicon once per dict).
     lexicon: dict[str, str] = field(default_factory=dict)
+    character: Character = field(default_factory=Character)
 
 
 @dataclass
@@ -116,10 +151,14 @@ class Line:
 
 @dataclass
 class Timing:
-    """Gaps used when lines simply follow each other."""
+    """Gaps used when lines simply follow each other, and the lengths of the
+    timing directions inside a line ("(beat)", "(pause)", "(long pause)")."""
 
     line_gap: float = DEFAULT_LINE_GAP
     scene_gap: float = DEFAULT_SCENE_GAP
+    beat: float = DEFAULT_BEAT
+    pause: float = DEFAULT_PAUSE
+    long_pause: float = DEFAULT_LONG_PAUSE
 
 
 @dataclass

@@ -26,6 +26,7 @@ from engine.project.defaults import (
 )
 from engine.project.model import Project
 from engine.project.sound import ANCHORS, ENDS, LANE_KINDS, Ducking, SoundClip, SoundLane, default_ducking
+from engine.project.timeline import MAX_SILENCE_S
 
 _LONG = 86_400.0  # a day: no offset or length in a radio play is longer
 
@@ -133,6 +134,7 @@ def sounds_from_dict(r: Reader, root: dict[str, Any], line_ids: set[str]) -> tup
         length = r.num(cd, "length", path, None, lo=0.0, hi=_LONG, optional=True)
         if end == "length" and length is None:
             raise r.fail(f"{path}.length", "an end 'length' needs a length in seconds")
+        _within_limits(r, cd, path, cid)
         clips.append(SoundClip(
             id=cid, lane=lane, cue=r.text(cd, "cue", path, ""), file=r.text(cd, "file", path, ""),
             anchor=anchor, line=line, offset=r.num(cd, "offset", path, 0.0, lo=-_LONG, hi=_LONG),
@@ -144,6 +146,17 @@ def sounds_from_dict(r: Reader, root: dict[str, Any], line_ids: set[str]) -> tup
             length=length, overlap=r.flag(cd, "overlap", path, False),
             lead=r.num(cd, "lead", path, 0.0, lo=0.0, hi=_LONG)))
     return lanes, clips
+
+
+def _within_limits(r: Reader, cd: dict[str, Any], path: str, cid: str) -> None:
+    """A clip may sit at most as far from its anchor, and play at most as long,
+    as a line may be followed by silence (MAX_SILENCE_S): a clip 24 h out or
+    looping for 24 h would make a render run for minutes and write 100 GB."""
+    for key, what in (("offset", "from its anchor"), ("length", "long"), ("lead", "of lead")):
+        value = cd.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_SILENCE_S:
+            raise r.fail(f"{path}.{key}", f"sound {cid!r}: {value:g} s {what}; at most {MAX_SILENCE_S:g} s "
+                                          f"({MAX_SILENCE_S / 3600:g} h), as for the silence around a line")
 
 
 def _ducking(r: Reader, ld: dict[str, Any], path: str, kind: str) -> Ducking:

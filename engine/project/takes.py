@@ -79,11 +79,13 @@ def takes_from_dict(r: Any, d: dict[str, Any], path: str, voice_from_dict: Any) 
     if not isinstance(take, int):
         raise r.fail(f"{path}.take", f"expected a whole-number seed, got {take}")
     seeds: list[int] = []
+    seen: set[int] = set()  # a list's ``in`` would make loading many takes quadratic
     for i, seed in enumerate(r.items(d.get("takes", []), f"{path}.takes")):
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
             raise r.fail(f"{path}.takes[{i}]", f"expected a whole-number seed in [0, {SEED_MAX}], got {seed!r}")
-        if seed in seeds:
+        if seed in seen:
             raise r.fail(f"{path}.takes[{i}]", f"take {seed} is listed twice")
+        seen.add(seed)
         seeds.append(seed)
     lock = d.get("locked_voice")
     return {"take": take, "takes": tuple(seeds),

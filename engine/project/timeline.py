@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from engine.project.defaults import PAUSE_RANGE, PLACEHOLDER_EFFECT_S
+from engine.project.direction import lead_pause
 from engine.project.model import Line, Project
 from engine.project.sound import SoundClip
 
@@ -160,7 +161,7 @@ def _place(project: Project, lines: Iterable[Line], durations: Mapping[str, floa
         elif line.with_previous and previous is not None:
             start = previous.start + line.pause_before
         else:
-            start = cursor + gap + line.pause_before
+            start = cursor + gap + line.pause_before + lead_pause(line.text, line.note, project.timing)
             if line.overlap and previous is not None:
                 start = max(previous.start, previous.end - line.overlap)
         previous = Placement(line.id, line.role, start, start + duration)

@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.project.fileformat import ProjectFileError, load_project, save_project
     from engine.rehearse.reader import MicReader, Reader, ReaderError, SimulatedReader
     from engine.rehearse.runner import RehearseError, RehearseOptions, TableRead, plan_lines
+    from engine.rehearse.take_names import take_file_names
     from engine.rehearse.takes import attach_takes
     from engine.session import Session
     from engine.synth.clipfolder import CacheFolderError
@@ -61,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     reader: Reader
     try:
         if args.simulate:
-            reader = SimulatedReader(Path(args.simulate), project.sample_rate, live_ids)
+            reader = SimulatedReader(Path(args.simulate), project.sample_rate, live_ids,
+                                     file_names=take_file_names([line.id for line in project.lines]))
         else:
             reader = MicReader(project.sample_rate, args.input)
     except ReaderError as exc:

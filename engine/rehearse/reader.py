@@ -118,23 +118,30 @@ def speech_span(audio: np.ndarray, rate: int) -> tuple[float, float]:
 
 
 class SimulatedReader:
-    def __init__(self, folder: Path, rate: int, line_ids: list[str], reaction_s: float = REACTION_S) -> None:
-        import soundfile
+    """Plays ``folder/<LINE_ID>.wav`` for each live line as if a person read it;
+    the names are those recorded takes get (engine/rehearse/takes.py), so a
+    hostile id cannot name a file outside the folder."""
 
+    def __init__(self, folder: Path, rate: int, line_ids: list[str], reaction_s: float = REACTION_S,
+                 file_names: dict[str, str] | None = None) -> None:
+        from engine.audio.sound_file import AudioFileError, read_audio
+        from engine.rehearse.take_names import take_file_names
+        from engine.synth.recording import MAX_RECORDING_S
         from engine.synth.shaping import resample
 
         self.rate = rate
         self.reaction_s = reaction_s
         self.chunks: queue.SimpleQueue[Chunk] = queue.SimpleQueue()
         self._takes: dict[str, np.ndarray] = {}
+        names = file_names if file_names is not None else take_file_names(line_ids)
         for line_id in line_ids:
-            path = folder / f"{line_id}.wav"
+            path = folder / names[line_id]
             if not path.is_file():
                 raise ReaderError(f"{path}: no recording for line {line_id}")
             try:
-                audio, file_rate = soundfile.read(str(path), dtype="float32", always_2d=True)
-            except Exception as exc:  # soundfile's errors name the format problem
-                raise ReaderError(f"{path}: cannot read: {exc}") from exc
+                audio, file_rate = read_audio(path, MAX_RECORDING_S)
+            except AudioFileError as exc:  # names the file and the problem
+                raise ReaderError(f"{exc.path}: cannot read: {exc.problem}") from None
             self._takes[line_id] = np.ascontiguousarray(resample(audio.mean(axis=1), file_rate, rate), np.float32)
         self._cues: queue.SimpleQueue[tuple[str, float]] = queue.SimpleQueue()
         self._truth: dict[str, tuple[float, float]] = {}

@@ -23,10 +23,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.listen.vad import VoiceDetector, make_detector
+from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
 from engine.rehearse.listener import Heard, LineListener, Outcome
 from engine.rehearse.reader import Reader
 from engine.rehearse.report import LineResult, Report
+from engine.rehearse.take_names import take_file_names
 from engine.rehearse.takes import save_take
 from engine.session import LineState, Session
 
@@ -81,6 +83,7 @@ class TableRead:
         self.say = say
         self.project = session.project
         self.lines = plan_lines(self.project, options)
+        self.take_files = take_file_names([line.id for line in self.project.lines])
         self.detector = detector or make_detector(options.vad)
         self._commands: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._results: dict[str, LineResult] = {}
@@ -134,8 +137,10 @@ class TableRead:
     def _read(self, i: int) -> tuple[LineListener, int]:
         """Listen to live line ``i`` until it is over; the index to go on from."""
         line = self.lines[i]
-        context = [ln.text for ln in self.lines[max(0, i - CONTEXT_LINES):i + CONTEXT_LINES + 1] if ln is not line]
-        listener = LineListener(line.id, line.text, self.reader.rate, self.detector, manual=self.options.manual,
+        # The reader says the words, not the directions.
+        context = [spoken_text(ln.text) for ln in self.lines[max(0, i - CONTEXT_LINES):i + CONTEXT_LINES + 1]
+                   if ln is not line]
+        listener = LineListener(line.id, spoken_text(line.text), self.reader.rate, self.detector, manual=self.options.manual,
                                 context=context)
         self._drain()  # what the microphone heard before the cue is not this line
         self.reader.cue(line.id)
@@ -161,7 +166,7 @@ class TableRead:
         if heard.speech_start is not None and heard.speech_end is not None:
             result.speech_s = round(heard.speech_end - heard.speech_start, 3)
         if self.options.record is not None and heard.outcome is not Outcome.MISSED:
-            path = save_take(heard, self.reader.rate, self.options.record)
+            path = save_take(heard, self.reader.rate, self.options.record, self.take_files[line.id])
             result.take = str(path) if path is not None else None
         self._record(result)
         return listener, i + 1

@@ -4,7 +4,11 @@ The reader's sound from the cue to the end of the line, trimmed to the
 speech with a short pad so breaths and consonant tails survive, at the
 project rate, written to a temporary name and renamed (a run stopped
 mid-write leaves no half file). The file is named after the line id made
-safe (engine/export/names.py): a hostile id cannot leave the folder.
+safe (engine/export/names.py): a hostile id cannot leave the folder, and the
+names are made for every line of the project at once, so ids that sanitize
+alike (``A/1`` and ``A_1``) get distinct files (``A_1.wav``, ``A_1-2.wav``)
+instead of one take overwriting the other. A simulated reader's folder of
+recordings is read under the same names.
 """
 
 from __future__ import annotations
@@ -14,16 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.export.names import safe_stem
 from engine.fsutil import commit, temp_path_for
 from engine.project.model import Project
 from engine.rehearse.listener import Heard
 
 PAD_S = 0.15
-
-
-def take_path(folder: Path, line_id: str) -> Path:
-    return folder / f"{safe_stem(line_id)}.wav"
 
 
 def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
@@ -36,14 +35,15 @@ def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
     return audio[begin:end] if end > begin else None
 
 
-def save_take(heard: Heard, rate: int, folder: Path) -> Path | None:
+def save_take(heard: Heard, rate: int, folder: Path, file_name: str) -> Path | None:
+    """Write the line's take as ``folder/file_name`` (engine/rehearse/take_names.py)."""
     import soundfile
 
     audio = trimmed(heard, rate)
     if audio is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)
-    final = take_path(folder, heard.line_id)
+    final = folder / file_name
     temp = temp_path_for(final)
     try:
         soundfile.write(str(temp), audio, rate, subtype="PCM_24", format="WAV")

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from engine.project.timeline import estimate_duration
 from engine.synth.backend import BackendCost
 from engine.synth.kokoro_backend import KokoroBackend
-from engine.synth.piper_backend import PiperBackend, SessionLayout
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan
 
 _ALPHA = 0.2
@@ -59,7 +60,8 @@ class CostModel:
             return backend in self._measured
 
     def realtime(self, backend: str, workers: int) -> float:
-        """Audio seconds made per wall second with ``workers`` sessions all busy."""
+        """Audio seconds made per wall second with ``workers`` sessions all busy: the speed
+        figure the studio shows wherever it names one (voice picker, play outlook)."""
         return max(1, workers) / max(self.seconds_per_audio_second(backend), 1e-9)
 
     def work(self, plan: ClipPlan) -> float:
@@ -131,5 +133,5 @@ def playback_outlook(lines: Iterable[PendingLine], cost: CostModel, workers: int
         audio += line.duration
         done += line.duration * cost.seconds_per_audio_second(line.backend) / workers
         wait = max(wait, done - max(0.0, line.start - from_s))
-    realtime = {name: workers / max(cost.seconds_per_audio_second(name), 1e-9) for name in seen}
+    realtime = {name: cost.realtime(name, workers) for name in seen}  # the one speed figure
     return Outlook(audio, done, wait, realtime)

@@ -26,8 +26,9 @@ class Job:
 
     @property
     def batch_key(self) -> tuple[str, object]:
-        """Jobs that can share one inference batch: same voice, same settings."""
-        return str(self.plan.voice.model_path), self.plan.settings
+        """Jobs that can share one inference batch: same voice, same settings (a
+        directed line's phrases each have their own: it is inferred alone)."""
+        return str(self.plan.voice.model_path), self.plan.key if self.plan.phrases else self.plan.settings
 
     @property
     def shape_key(self) -> tuple[str, float]:

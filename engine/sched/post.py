@@ -1,14 +1,14 @@
 """The post stage: raw model audio -> finished clips, on thread ``radioplay-post``.
 
-Shaping (trim, level, pitch, resample) runs here so inference never waits
+Shaping (trim, voice design, level, resample) runs here so inference never waits
 for DSP. Clips of one voice and pitch are handed to the synthesizer
 together: whatever is waiting is taken at once, and clips nobody is waiting
 on urgently (export, pre-render) are parked until their group has
 BATCH_SECONDS of audio, no more of that group is on its way, or PARK_MAX_S
 has passed. A playback, audition or service clip is shaped immediately, with
 anything parked beside it. (The groups were made to share one Rubber Band
-run; each clip now has its own, so its samples never depend on its group:
-see shaping.pitch_shift_many. A shift down goes through WORLD instead.)
+run; each clip is now shaped alone through its voice design, so its samples
+never depend on its group: see ClipSynthesizer.finish_many.)
 """
 
 from __future__ import annotations

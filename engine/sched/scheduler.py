@@ -36,14 +36,15 @@ from engine.sched.background import BackgroundGate
 from engine.sched.batching import BatchSizer
 from engine.sched.cost import CostModel
 from engine.sched.hashring import WeightedHashRing
+from engine.sched.inference import LocalInference
 from engine.sched.job import Job
 from engine.sched.outside import OutsideWorkers
-from engine.sched.policy import PendingArrays, Playhead, Policy
+from engine.sched.policy import Playhead, Policy
 from engine.sched.post import Inferred, PostStage, ShapeKey
 from engine.sched.request import LineRequest, Origin, QueueFull
 from engine.sched.table import PendingTable
 from engine.sched.tick import SchedulerTick
-from engine.synth.synthesizer import ClipSynthesizer, RawAudio
+from engine.synth.synthesizer import ClipSynthesizer
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
@@ -65,7 +66,11 @@ class SchedulerStats:
     running: int
 
 
-class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
+class Scheduler:
+    """The queue (pending table, jobs, ranking, the inference threads) with its
+    parts: the tick (``tick``), the workers on the ring and outside ones
+    (``outside``), the gate for background work (``background``)."""
+
     def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
                  metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
                  clock: Callable[[], float] = time.monotonic, tick_s: float = TICK_S,
@@ -79,15 +84,10 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
         self.tick_s = tick_s
         self.frontend_ahead = frontend_ahead
         # Without local workers, inference runs only on outside workers (engine.sched.outside).
-        self.workers = max(1, synth.backend.layout.sessions) if local_workers else 0
+        local = max(1, synth.backend.layout.sessions) if local_workers else 0
         # Seconds of inference per audio second, per backend: a Kokoro line's
         # slack is shortened by the time it takes to make (engine.sched.cost).
         self.cost = CostModel({name: backend.cost for name, backend in synth.backends.items()})
-        self.ring = WeightedHashRing()
-        for w in range(self.workers):
-            self.ring.add(f"infer-{w}")
-        self._worker_index = {f"infer-{w}": w for w in range(self.workers)}
-        self._role_placement = np.zeros(0, dtype=np.int64)
         self._cond = threading.Condition()
         self._jobs: dict[str, Job] = {}  # pending and running, by key
         self._table = PendingTable(capacity)
@@ -98,17 +98,28 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
         self._closed = False
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
-        self._busy: defaultdict[str, float] = defaultdict(float)  # inference seconds per worker
-        self._idle: defaultdict[str, int] = defaultdict(int)  # threads of each worker waiting for work
-        self._busy_seen: tuple[float, dict[str, float]] = (clock(), {})
         self._shape_groups: defaultdict[ShapeKey, int] = defaultdict(int)  # jobs not yet shaped
         self._focus: dict[int, float] = {}  # id(job) -> start, for overdue jobs in inference
-        self._post = PostStage(synth, done=self._complete, failed=self._fail, outstanding=self._outstanding,
+        self._post = PostStage(synth, done=self._complete, failed=self.fail_jobs, outstanding=self._outstanding,
                                clock=clock)
-        self._threads = [threading.Thread(target=self._tick_loop, name="radioplay-sched", daemon=True),
+        self.outside = OutsideWorkers(self, self._cond, synth, self.cost, metrics, clock,
+                                      add_busy=lambda worker, seconds: self.tick.add_busy(worker, seconds),
+                                      local=local)
+        self.tick = SchedulerTick(synth, policy, metrics, lock=self._cond, table=self._table, rank=self._rank,
+                                  worker_names=self.outside.names, closed=lambda: self._closed, clock=clock,
+                                  tick_s=tick_s, frontend_ahead=frontend_ahead)
+        self.background = BackgroundGate(self._cond, self._jobs, clock, closed=lambda: self._closed)
+        # The parts' entry points, where their callers (the farm, the speech check, tests) reach them.
+        self.publish_metrics = self.tick.publish_metrics  # what the tick does every tick_s
+        self.quiet_below, self.wait_quiet_below = self.background.quiet_below, self.background.wait_quiet_below
+        self.add_worker, self.remove_worker = self.outside.add_worker, self.outside.remove_worker
+        self.placement, self.take, self.fail = self.outside.placement, self.outside.take, self.outside.fail
+        self.deliver, self.requeue = self.outside.deliver, self.outside.requeue
+        self._threads = [threading.Thread(target=self.tick.run, name="radioplay-sched", daemon=True),
                          self._post.thread]
-        self._threads += [threading.Thread(target=self._infer_loop, args=(f"infer-{w}",),
-                                           name=f"radioplay-infer-{w}", daemon=True) for w in range(self.workers)]
+        inference = LocalInference(self, synth, self.batch, self.cost, metrics, self._post, self.tick.add_busy, clock)
+        self._threads += [threading.Thread(target=inference.run, args=(f"infer-{w}",),
+                                           name=f"radioplay-infer-{w}", daemon=True) for w in range(local)]
         self._started = False
         if start:
             self.start()
@@ -119,6 +130,15 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
             self._started = True
             for thread in self._threads:
                 thread.start()
+
+    @property
+    def workers(self) -> int:
+        """Workers on the ring now: the local sessions and outside workers."""
+        return len(self.outside.ring)
+
+    @property
+    def ring(self) -> WeightedHashRing:
+        return self.outside.ring
 
     # --- caller side (any thread) -------------------------------------------------
 
@@ -258,32 +278,21 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
 
     # --- priorities -----------------------------------------------------------------
 
-    def _pending_arrays(self) -> tuple[np.ndarray, PendingArrays]:
-        return self._table.pending()
-
-    def reprioritize(self) -> tuple[np.ndarray, np.ndarray]:
-        """Scores of every pending job (slot indices, scores). Call with the lock held."""
+    def _rank(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """Scores of every pending job (slot indices, scores, when they were taken); lock held."""
         now = self.clock()
-        idx, arrays = self._pending_arrays()
+        idx, arrays = self._table.pending()
         scores = self.policy.scores(arrays, now, self._playhead) if idx.size else np.zeros(0)
         self._scores, self._scores_at, self._dirty = scores, now, False
         self._score_slots = idx
-        return idx, scores
+        return idx, scores, now
 
     def _current_scores(self) -> tuple[np.ndarray, np.ndarray]:
         if self._dirty or self._scores is None or self.clock() - self._scores_at >= self.tick_s:
-            return self.reprioritize()
+            return self._rank()[:2]
         return self._score_slots, self._scores
 
     # --- inference workers ----------------------------------------------------------------
-
-    def _role_worker(self) -> np.ndarray:
-        """Worker index of each role id, from the hash ring (cached until roles change)."""
-        if self._role_placement.size != len(self._table.role_ids):
-            names = sorted(self._table.role_ids, key=self._table.role_ids.__getitem__)
-            self._role_placement = np.array([self._worker_index[self.ring.node_for(n)] for n in names],
-                                            dtype=np.int64)
-        return self._role_placement
 
     def _overdue(self, job: Job, now: float) -> bool:
         """The playhead has already reached this job's line: a listener is waiting."""
@@ -293,10 +302,9 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
         return any(r.origin == Origin.PLAYBACK and r.deadline.kind == "timeline" and r.deadline.value <= position
                    for r in job.waiters)
 
-    def _take(self, worker: str) -> list[Job] | None:
+    def next_jobs(self, worker: str) -> list[Job] | None:
         with self._cond:
-            self._idle[worker] += 1  # waiting for work: its roles' lines are left to it (_defer)
-            try:
+            with self.outside.waiting(worker):  # its roles' lines are left to it meanwhile (defer)
                 while True:
                     while not self._closed and not self._table.any():
                         self._cond.wait()
@@ -310,13 +318,11 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
                     # (measured on 2 cores: inference beside another ~1.5x slower,
                     # shaping beside two inferences 2-4x slower).
                     focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
-                    if (focused and not self._overdue(batch[0], now)) or self._defer(worker, batch[0]) or \
-                            self._keep_one_free(batch[0]):
+                    if (focused and not self._overdue(batch[0], now)) or self.outside.defer(worker, batch[0]) or \
+                            self.background.keeps_one_free(batch[0], self._playhead, self.workers):
                         self._cond.wait(TICK_S)
                         continue
                     break
-            finally:
-                self._idle[worker] -= 1
             for job in batch:
                 job.running, job.started = True, now
                 self._release_slot(job)
@@ -331,8 +337,9 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
         live = self._table.alive[idx]
         scores = np.where(live, scores, -np.inf)
         ranked = scores
-        if len(self.ring) > 1:
-            mine = self._role_worker()[self._table.role[idx]] == self._worker_index[worker]
+        if len(self.outside.ring) > 1:
+            mine = self.outside.role_workers(self._table.role_ids)[self._table.role[idx]] == \
+                self.outside.index_of(worker)
             ranked = scores + AFFINITY * mine
         first = int(np.argmax(ranked))
         lead = self._table.jobs[int(idx[first])]
@@ -351,43 +358,7 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
                     batch.append(job)
         return batch
 
-    def _infer_loop(self, worker: str) -> None:
-        while True:
-            batch = self._take(worker)
-            if batch is None:
-                return
-            started = self.clock()
-            try:
-                model = self.synth.voice(batch[0].plan.voice)
-                for job in batch:
-                    if job.units is None:
-                        job.units = self.synth.phonemize(job.plan)
-                    job.reservation = self.synth.reserve(job.plan, job.units)  # arena room first
-                flat = [u for job in batch for u in job.units or []]
-                inferred = model.infer_timed(flat, batch[0].plan.settings, batch=len(batch) > 1)
-            except Exception as exc:  # a broken voice fails its requests, not the worker
-                self._fail(batch, exc)
-                continue
-            finished = self.clock()
-            with self._cond:
-                self._busy[worker] += finished - started
-            audio = [i.audio for i in inferred]
-            samples = sum(a.shape[0] for a in audio)
-            if self.synth.cost(batch[0].plan).batches:  # a Kokoro line says nothing of Piper's batch sizes
-                self.batch.observe(len(batch), samples, finished - started)
-            self.cost.observe(batch[0].plan.voice.backend, finished - started, samples / model.sample_rate)
-            if self.metrics is not None:
-                self.metrics.record_batch(worker, len(batch), finished - started)
-            pos = 0
-            for job in batch:
-                units = job.units or []
-                raw = RawAudio(job.plan, audio[pos:pos + len(units)], [u.pause_after for u in units],
-                               model.sample_rate, sum(len(u.ids) for u in units), job.reservation,
-                               [i.words for i in inferred[pos:pos + len(units)]])
-                pos += len(units)
-                self._post.put(Inferred(job, raw, started, finished))
-
-    def _fail(self, batch: list[Job], exc: Exception) -> None:
+    def fail_jobs(self, batch: list[Job], exc: Exception) -> None:
         for job in batch:
             if job.reservation is not None:
                 self.synth.cache.release(job.plan.key)
@@ -403,6 +374,36 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
                 request.future.set_exception(exc)
         self._unfocus(batch)
 
+    # --- the queue as the workers see it (engine.sched.outside.WorkerQueue) ---------------
+
+    def wait_again(self, jobs: list[Job], workers_left: bool) -> list[Job]:
+        """Running jobs of a lost worker wait again; returns those that cannot (lock held)."""
+        lost: list[Job] = []
+        for job in jobs:
+            if self._jobs.get(job.plan.key) is not job:
+                continue
+            if not job.waiters:  # every caller gave up while it ran
+                del self._jobs[job.plan.key]
+                self._shape_groups[job.shape_key] -= 1
+            elif not workers_left or not self._table.has_room():
+                lost.append(job)
+            else:
+                job.running = False
+                self._table.restore(job, job.waiters, self.cost.work(job.plan))
+        self._dirty = True
+        self._cond.notify_all()
+        return lost
+
+    def take_orphans(self) -> list[Job]:
+        orphans = [j for j in self._jobs.values() if not j.running]
+        for job in orphans:
+            self._table.remove(job)
+        return orphans
+
+    def placement_changed(self) -> None:
+        self._dirty = True
+        self._cond.notify_all()
+
     # --- post-processing (PostStage callbacks, on radioplay-post) -------------------------
 
     def _outstanding(self, key: ShapeKey) -> int:
@@ -410,9 +411,9 @@ class Scheduler(SchedulerTick, OutsideWorkers, BackgroundGate):
             return self._shape_groups[key]
 
     def _complete(self, item: Inferred, clip: np.ndarray, done: float) -> None:
-        self._resolve(item.job, clip, item.raw.seconds, item.finished, done)
+        self.resolve(item.job, clip, item.raw.seconds, item.finished, done)
 
-    def _resolve(self, job: Job, clip: np.ndarray, model_seconds: float, finished: float, done: float) -> None:
+    def resolve(self, job: Job, clip: np.ndarray, model_seconds: float, finished: float, done: float) -> None:
         """A job's clip is made (shaped and cached): every waiter gets it."""
         with self._cond:
             if self._jobs.pop(job.plan.key, None) is not None:

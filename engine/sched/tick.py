@@ -3,16 +3,16 @@ priorities, publishes each role's priority and queue depth, each worker's busy s
 the clip pool and the length predictor to the metrics hub, and runs the text frontend
 for the most urgent jobs still lacking phonemes, so inference never waits for it.
 
-A part of :class:`engine.sched.scheduler.Scheduler` (which inherits it) kept in its own
-module so each file stays readable; it shares the scheduler's lock and state, declared
-below.
+A part of :class:`engine.sched.scheduler.Scheduler`: it owns each worker's busy
+time (added by the workers, read here) and gets the scheduler's ranking, pending
+table and lock handed to it.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -22,35 +22,37 @@ from engine.sched.policy import Policy
 from engine.sched.table import PendingTable
 from engine.synth.synthesizer import ClipSynthesizer
 
+# (slot indices, scores, when they were scored) of every pending job; lock held.
+Ranking = Callable[[], tuple[np.ndarray, np.ndarray, float]]
+
 
 class SchedulerTick:
-    # The scheduler's state the tick reads (set by Scheduler.__init__).
-    synth: ClipSynthesizer
-    policy: Policy
-    metrics: MetricsHub | None
-    clock: Callable[[], float]
-    tick_s: float
-    frontend_ahead: int
-    workers: int
-    _cond: threading.Condition
-    _closed: bool
-    _table: PendingTable
-    _scores_at: float
-    _busy: defaultdict[str, float]
-    _busy_seen: tuple[float, dict[str, float]]
-    _worker_index: dict[str, int]
+    def __init__(self, synth: ClipSynthesizer, policy: Policy, metrics: MetricsHub | None, *,
+                 lock: threading.Condition, table: PendingTable, rank: Ranking,
+                 worker_names: Callable[[], Iterable[str]], closed: Callable[[], bool],
+                 clock: Callable[[], float], tick_s: float, frontend_ahead: int) -> None:
+        """``table``, ``rank`` and ``closed`` are read under ``lock`` (the scheduler's)."""
+        self.synth, self.policy, self.metrics = synth, policy, metrics
+        self._lock, self._table, self._rank = lock, table, rank
+        self._worker_names, self._closed = worker_names, closed
+        self.clock, self.tick_s, self.frontend_ahead = clock, tick_s, frontend_ahead
+        self._busy_lock = threading.Lock()
+        self._busy: defaultdict[str, float] = defaultdict(float)  # inference seconds per worker
+        self._busy_seen: tuple[float, dict[str, float]] = (clock(), {})
 
-    def reprioritize(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError  # Scheduler's
+    def add_busy(self, worker: str, seconds: float) -> None:
+        """``worker`` spent ``seconds`` on inference (any thread)."""
+        with self._busy_lock:
+            self._busy[worker] += seconds
 
     def publish_metrics(self) -> list[Job]:
         """Re-prioritize, publish each role's priority and queue depth, and
         return the most urgent jobs still lacking phonemes (the tick's work)."""
-        with self._cond:
-            idx, scores = self.reprioritize()
+        with self._lock:
+            idx, scores, scored_at = self._rank()
             todo: list[Job] = []
             if idx.size:
-                self._publish(idx, self.policy.displayed(scores, self._scores_at))
+                self._publish(idx, self.policy.displayed(scores, scored_at))
                 for i in np.argsort(-scores)[: self.frontend_ahead]:
                     job = self._table.jobs[int(idx[i])]
                     if job is not None and job.units is None:
@@ -68,10 +70,11 @@ class SchedulerTick:
             self.metrics.set_predictor(report.p90_error, report.misses, report.observations)
         return todo
 
-    def _tick_loop(self) -> None:
+    def run(self) -> None:
+        """The tick thread, until the scheduler closes."""
         while True:
-            with self._cond:
-                if self._closed:
+            with self._lock:
+                if self._closed():
                     return
             todo = self.publish_metrics()
             for job in todo:  # phonemize outside the lock; a worker may take it meanwhile
@@ -81,20 +84,22 @@ class SchedulerTick:
                     continue
                 if job.units is None:
                     job.units = units
-            with self._cond:
-                if self._closed:
+            with self._lock:
+                if self._closed():
                     return
-                self._cond.wait(self.tick_s)
+                self._lock.wait(self.tick_s)
 
     def _publish_busy(self) -> None:
         """Each worker's busy fraction since the previous tick."""
         assert self.metrics is not None
         now = self.clock()
-        with self._cond:
+        with self._busy_lock:
             busy = dict(self._busy)
+        with self._lock:
+            names = list(self._worker_names())  # local sessions and outside workers alike
         then, seen = self._busy_seen
         if now > then:
-            for name in list(self._worker_index):  # local sessions and outside workers alike
+            for name in names:
                 fraction = (busy.get(name, 0.0) - seen.get(name, 0.0)) / (now - then)
                 self.metrics.set_device_busy(name, min(1.0, max(0.0, fraction)))
         self._busy_seen = (now, busy)

@@ -68,6 +68,8 @@ class Service:
     limiter: TokenBucketLimiter
     auth: TokenAuth | None = None
     hosts: HostCheck | None = None  # None: any Host (a bearer token guards the service instead)
+    metrics_auth: TokenAuth | None = None  # the token /metrics asks for (None: --public-metrics or no token)
+    metrics_hosts: HostCheck | None = None  # the Host check of the metrics port (None: the token guards it)
     max_chars: int = 1000
     submit_timeout: float = 0.25
     drain_timeout: float = 30.0
@@ -210,7 +212,8 @@ def make_app(service: Service, api_guard: ConnectionGuard,
     @web.middleware
     async def metrics_guard_hosts(request: web.Request, handler: Handler) -> web.StreamResponse:
         try:
-            _check_host(service, request)
+            _check_host(service.metrics_hosts, request)
+            _check_token(service.metrics_auth, request)
         except ApiError as exc:
             return _error(exc.status, exc.message, exc.field, exc.headers)
         return await handler(request)
@@ -317,13 +320,10 @@ async def _guarded(service: Service, request: web.Request, handler: Handler) -> 
         wait = service.limiter.acquire(request.remote or "unknown")
         if wait:
             raise ApiError(429, "too many requests", None, {"Retry-After": str(wait)})
-        _check_host(service, request)
+        _check_host(service.hosts, request)
         signed = request.method == "GET" and request.path.startswith("/renders/")
-        if service.auth is not None and not signed:
-            problem = service.auth.check(request.headers.get("Authorization"))
-            if problem is not None:
-                code = "invalid_request" if problem.startswith("missing") else "invalid_token"
-                raise ApiError(401, problem, None, {"WWW-Authenticate": f'Bearer realm="radioplay", error="{code}"'})
+        if not signed:
+            _check_token(service.auth, request)
         service.enter()
         try:
             return await handler(request)
@@ -341,22 +341,34 @@ async def _guarded(service: Service, request: web.Request, handler: Handler) -> 
         return _error(500, "internal server error")
 
 
-def _check_host(service: Service, request: web.Request) -> None:
+def _check_host(hosts: HostCheck | None, request: web.Request) -> None:
     """Without a token, refuse a ``Host`` that is not this service (DNS rebinding; see HostCheck)."""
-    if service.hosts is None:
+    if hosts is None:
         return
     sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
     port = int(sockname[1]) if sockname else -1
-    problem = service.hosts.check(request.headers.get("Host"), port)
+    problem = hosts.check(request.headers.get("Host"), port)
     if problem is not None:
         raise ApiError(403, problem, "Host")
 
 
+def _check_token(auth: TokenAuth | None, request: web.Request) -> None:
+    """401 unless the request carries the bearer token (no check without one)."""
+    if auth is None:
+        return
+    problem = auth.check(request.headers.get("Authorization"))
+    if problem is not None:
+        code = "invalid_request" if problem.startswith("missing") else "invalid_token"
+        raise ApiError(401, problem, None, {"WWW-Authenticate": f'Bearer realm="radioplay", error="{code}"'})
+
+
 def _role_json(role: Role) -> dict[str, object]:
     v = role.voice
-    return {"name": role.name, "weight": role.priority, "gain_db": role.gain_db,
-            "voice": {"voice": v.voice, "speaker": v.speaker, "speed": v.speed, "pitch": v.pitch,
-                      "variation": v.variation}}
+    voice: dict[str, object] = {"voice": v.voice, "speaker": v.speaker, "speed": v.speed, "pitch": v.pitch,
+                                "variation": v.variation}
+    if not v.design.is_neutral:  # the fields that differ from neutral, as the project file stores them
+        voice["design"] = v.design.to_dict()
+    return {"name": role.name, "weight": role.priority, "gain_db": role.gain_db, "voice": voice}
 
 
 class _StatusCollector:

@@ -8,7 +8,6 @@ middleware in :mod:`engine.serve.app` turns into a JSON error response.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from engine.jsontext import JSONTextError, loads_untrusted
 from engine.project.defaults import VOICE_RANGES
 from engine.project.model import Role, VoiceParams
 
@@ -114,9 +114,9 @@ async def json_body(request: web.Request, timeout_s: float) -> dict[str, Any]:
     except TimeoutError:
         raise ApiError(408, f"the request body did not arrive within {timeout_s:g} s", "body", CLOSE) from None
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ApiError(422, "the body must be a JSON object", "body") from None
+        body = loads_untrusted(raw)
+    except JSONTextError as exc:  # also nesting too deep and non-finite numbers: never a 500
+        raise ApiError(422, f"the body must be a JSON object ({exc})", "body") from None
     if not isinstance(body, dict):
         raise ApiError(422, "the body must be a JSON object", "body")
     return body

@@ -112,8 +112,10 @@ def parse(text: str) -> Scrape:
     return Scrape(list(order.values()), anomalies)
 
 
-def fetch(url: str, timeout: float) -> str:
-    with urllib.request.urlopen(metrics_url(url), timeout=timeout) as response:  # noqa: S310 - http(s) only
+def fetch(url: str, timeout: float, token: str | None = None) -> str:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(metrics_url(url), headers=headers)
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) only
         body: bytes = response.read()
     return body.decode("utf-8")
 
@@ -133,7 +135,7 @@ def format_table(scrape: Scrape, source: str) -> str:
 _ERRORS = (urllib.error.URLError, OSError, http.client.HTTPException, ValueError, UnicodeDecodeError)
 
 
-def probe(url: str, interval_s: float, mode: str, out: TextIO | None = None) -> int:
+def probe(url: str, interval_s: float, mode: str, token: str | None = None, out: TextIO | None = None) -> int:
     """``once``: one table, 0; 1 with a message when unreachable. ``live``: refresh every
     ``interval_s`` until Ctrl-C (in place on a terminal, successive tables otherwise)."""
     out = out if out is not None else sys.stdout
@@ -141,7 +143,7 @@ def probe(url: str, interval_s: float, mode: str, out: TextIO | None = None) -> 
     timeout = max(1.0, min(5.0, interval_s))
     if mode == "once":
         try:
-            print(format_table(parse(fetch(url, timeout)), source), file=out)
+            print(format_table(parse(fetch(url, timeout, token)), source), file=out)
         except _ERRORS as exc:
             print(f"radioplay probe: cannot read {source}: {_reason(exc)}", file=sys.stderr)
             return 1
@@ -152,7 +154,7 @@ def probe(url: str, interval_s: float, mode: str, out: TextIO | None = None) -> 
     try:
         while True:
             try:
-                text = format_table(parse(fetch(url, timeout)), source)
+                text = format_table(parse(fetch(url, timeout, token)), source)
             except _ERRORS as exc:
                 text = f"cannot read {source}: {_reason(exc)} (retrying every {interval_s:g} s)"
             print((CLEAR + text) if tty else text + "\n", file=out, flush=True)

@@ -15,6 +15,10 @@ an embedding that calls it from several threads stays correct.
 - :class:`LinkSigner`: ``HMAC-SHA256(secret, "<id>.wav:<exp>")`` over the file
   name and the expiry, so a link cannot be moved to another render or have
   its lifetime extended without the secret.
+- :class:`LogRedactor` (one per process, ``LOG_SECRETS``): the token and the
+  link secret never reach a log, nor does any ``Authorization`` value, even
+  inside a traceback another library logs (aiohttp's parser quotes the raw
+  header line of a request it refuses).
 - :class:`HostCheck`: without a token, a web page in the user's browser could
   reach a loopback service by DNS rebinding (its own name, re-pointed at
   127.0.0.1). The browser still sends that name in ``Host``, so only the
@@ -27,14 +31,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import logging
 import math
 import re
 import secrets
 import threading
 import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from engine.fsutil import read_regular_bytes
 
 _SIG = re.compile(r"^[0-9a-f]{64}$")
 _EXP = re.compile(r"^-?[0-9]{1,20}$")
@@ -42,13 +51,21 @@ _HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^\s:/@\[\]]+))(?::
 WILDCARDS = ("", "0.0.0.0", "::")
 
 
+MAX_SECRET_FILE_BYTES = 64 << 10
+
+
 def read_secret_file(path: Path, what: str) -> str:
     """The file's content without surrounding whitespace; refuses an empty file
-    (an empty token or secret would silently make auth or links meaningless)."""
+    (an empty token or secret would silently make auth or links meaningless),
+    and anything but a small regular file (a FIFO would block the start)."""
     try:
-        value = Path(path).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {what} file {path}: {exc}") from exc
+        value = read_regular_bytes(Path(path), MAX_SECRET_FILE_BYTES).decode("utf-8").strip()
+    except FileNotFoundError:
+        raise ValueError(f"cannot read {what} file {path}: file not found") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"cannot read {what} file {path}: not UTF-8 text") from None
     if not value:
         raise ValueError(f"{what} file {path} is empty")
     return value
@@ -61,6 +78,7 @@ class TokenAuth:
         if not token:
             raise ValueError("the bearer token must not be empty")
         self._token = token.encode("utf-8")
+        self.secret = token
 
     @classmethod
     def from_file(cls, path: Path) -> TokenAuth:
@@ -119,6 +137,7 @@ class LinkSigner:
     def __init__(self, secret: bytes | None = None, ttl_s: float = 3600.0,
                  clock: Callable[[], float] = time.time) -> None:
         self._secret = secret if secret else secrets.token_bytes(32)
+        self.secret_text = secret.decode("utf-8", "replace") if secret else None  # a random one is never text
         self.ttl_s = ttl_s
         self.clock = clock
 
@@ -145,6 +164,63 @@ class LinkSigner:
         if not hmac.compare_digest(expected.encode(), sig.encode()):
             return False
         return int(exp) > self.clock()
+
+
+_AUTH_VALUE = re.compile(r"(?i)(authorization\s*[:=]\s*)[^\r\n'\"]*")
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s'\"\\]+")
+REDACTED = "[redacted]"
+
+
+class LogRedactor:
+    """Takes secrets out of every log record as it is made (a record factory,
+    so records of any library and their tracebacks are covered, whatever
+    handler later writes them)."""
+
+    def __init__(self) -> None:
+        self._secrets: set[str] = set()
+        self._lock = threading.Lock()
+        self._installed = False
+
+    def keep_out(self, *values: str) -> None:
+        """Never log these values (kept for the life of the process)."""
+        with self._lock:
+            self._secrets.update(v for v in values if len(v) >= 4)
+            if not self._installed:
+                previous = logging.getLogRecordFactory()
+
+                def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
+                    return self.clean(previous(*args, **kwargs))
+
+                logging.setLogRecordFactory(make)
+                self._installed = True
+
+    def redact(self, text: str) -> str:
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return _BEARER.sub(lambda m: m.group(1) + REDACTED, _AUTH_VALUE.sub(lambda m: m.group(1) + REDACTED, text))
+
+    def clean(self, record: logging.LogRecord) -> logging.LogRecord:
+        """The record with secrets replaced; untouched (template and arguments kept,
+        which the log limiter groups by) when it holds none."""
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string: logging reports it later, as it would
+            return record
+        redacted = self.redact(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        if record.exc_info and record.exc_info[0] is not None:
+            text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+            clean_text = self.redact(text)
+            if clean_text != text:
+                record.exc_text = clean_text
+                record.exc_info = None  # the text is the report: a handler must not format it again in clear
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
+        return record
+
+
+LOG_SECRETS = LogRedactor()
 
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -44,7 +44,7 @@ from engine.sched.scheduler import Scheduler
 from engine.serve.app import Service, make_app
 from engine.serve.limits import Budget, ConnectionGuard, LogLimiter, connection_budget
 from engine.serve.renders import RenderStore
-from engine.serve.security import HostCheck, LinkSigner, TokenAuth, TokenBucketLimiter
+from engine.serve.security import LOG_SECRETS, HostCheck, LinkSigner, TokenAuth, TokenBucketLimiter
 from engine.synth.errors import VoiceError
 
 log = logging.getLogger("radioplay.serve")
@@ -74,6 +74,7 @@ class ServeConfig:
     body_timeout: float = 30.0  # to send a request body
     max_connections: int = 0  # API connections held at once; 0: derived from the descriptor limit
     allow_hosts: tuple[str, ...] = ()  # Host names accepted besides the bound address (no token only)
+    public_metrics: bool = False  # --public-metrics: /metrics without the token (loopback only)
     submit_timeout: float = 0.25  # how long a request may wait for queue room before 503
     shutdown_timeout: float = 30.0
     io_threads: int = 16
@@ -104,6 +105,9 @@ class ServeConfig:
             raise ValueError("--queue and the io thread count must be at least 1")
         if not 1 <= self.max_chars <= MAX_CHARS:
             raise ValueError(f"--max-chars must be between 1 and {MAX_CHARS}, got {self.max_chars}")
+        if self.public_metrics and not _is_loopback(self.host):
+            raise ValueError(f"--public-metrics serves metrics without the token, so only on a loopback address; "
+                             f"--host is {self.host}")
         if not (0 <= self.port <= 65535 and 0 <= self.metrics_port <= 65535):
             raise ValueError("--port and --metrics-port must be between 0 and 65535")
         budget = connection_budget()
@@ -140,6 +144,7 @@ def build_service(config: ServeConfig) -> Service:
     policy = make_policy(config.policy)
     auth = TokenAuth.from_file(config.token_file) if config.token_file is not None else None
     signer = LinkSigner.from_file(config.secret_file, config.link_ttl)
+    LOG_SECRETS.keep_out(*(secret for secret in (auth.secret if auth else None, signer.secret_text) if secret))
     limiter = TokenBucketLimiter(config.rate, config.burst)
     project_path = Path(config.project)
     project = load_project(project_path)
@@ -171,8 +176,12 @@ def build_service(config: ServeConfig) -> Service:
         scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub, start=config.start_scheduler)
     executor = concurrent.futures.ThreadPoolExecutor(config.io_threads, thread_name_prefix="radioplay-serve-io")
     hosts = HostCheck(config.host, config.allow_hosts) if auth is None else None
+    # Metrics list role names and statistics: the token guards them too, unless
+    # they are made public on loopback, where the Host check keeps web pages out.
+    metrics_hosts = HostCheck(config.host, config.allow_hosts) if auth is None or config.public_metrics else None
     return Service(project=project, synth=synth, scheduler=scheduler, hub=hub, executor=executor,
                    renders=renders, signer=signer, limiter=limiter, auth=auth, hosts=hosts,
+                   metrics_auth=None if config.public_metrics else auth, metrics_hosts=metrics_hosts,
                    max_chars=config.max_chars, submit_timeout=config.submit_timeout,
                    drain_timeout=config.shutdown_timeout, body_timeout=config.body_timeout, on_close=on_close)
 

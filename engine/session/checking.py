@@ -25,7 +25,7 @@ import logging
 import multiprocessing
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import MappingProxyType
@@ -35,12 +35,14 @@ import numpy as np
 
 from engine.check.lines import LineResult, clip_inputs, line_result, phoneme_count
 from engine.check.speech import check_clip
+from engine.check.voice import take_rank
+from engine.lifeline import end_with_parent
 from engine.listen.recognizer import RecognizerUnavailable
 from engine.project.model import Line, Project
 from engine.project.takes import with_new_take, with_take
 from engine.sched.request import LineRequest, Origin
 from engine.sched.scheduler import Scheduler
-from engine.session.base import SessionCore
+from engine.session.base import LineRecord
 from engine.session.views import NO_CHECKS, FixOutcome, FixProgress
 from engine.synth.pipeline import plan_line
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
@@ -52,7 +54,8 @@ RATE_MIN = 5  # clips of a voice seen before its per-phoneme rate predicts a lin
 NICE = 10  # the check process's OS priority below the engine's
 
 
-def _lower_priority() -> None:  # runs in the check process
+def _start_check_process() -> None:  # runs in the check process
+    end_with_parent()  # a killed studio leaves no checker (nor, through its pipe, a resource tracker)
     try:
         os.nice(NICE)
     except OSError:
@@ -196,7 +199,7 @@ class SpeechChecker:
     def _process(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn: forking a process that runs ONNX and audio threads is unsafe.
-            self._pool = ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_lower_priority)
+            self._pool = ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_start_check_process)
         return self._pool
 
     def _wait(self, future: Future[Any]) -> Any:
@@ -257,7 +260,7 @@ class SpeechChecker:
                 result = self._check(project, trial, plan_line(self.synth, project, trial), index[line_id], clip)
                 if result is None:
                     break
-                if best is None or (not result.flagged, result.score) > (not best.flagged, best.score):
+                if best is None or take_rank(result) > take_rank(best):  # the ranking --fix uses
                     best_line, best = trial, result
                 if not result.flagged:
                     break
@@ -270,31 +273,34 @@ class SpeechChecker:
             self.fixing = FixProgress(batch, len(line_ids), True, MappingProxyType(outcomes))
 
 
-class CheckDesk(SessionCore):
+class CheckDesk:
     """The Session's side: offer the checker the lines with a clip, ask it to fix lines."""
 
-    checker: SpeechChecker | None
-    _offered: dict[str, str]
+    def __init__(self, checker: SpeechChecker | None, records: Callable[[], Mapping[str, LineRecord]],
+                 project: Callable[[], Project], post: Callable[[Callable[[], None]], None]) -> None:
+        """``records``: the line book's; ``project``: the applied snapshot; ``post``: onto the control thread."""
+        self.checker, self._records, self._project, self._post = checker, records, project, post
+        self._offered: dict[str, str] = {}
 
-    def _offer_checks(self) -> None:
+    def offer_checks(self) -> None:
         """Control thread, every tick: hand over the clips when a line's changed."""
         if self.checker is None:
             return
-        plans = {line_id: r.plan for line_id, r in self._lines.items()
+        plans = {line_id: r.plan for line_id, r in self._records().items()
                  if r.clip is not None and r.plan is not None and r.recording is None}
         keys = {line_id: plan.key for line_id, plan in plans.items()}
         if keys != self._offered:
             self._offered = keys
-            self.checker.offer(self.project, MappingProxyType(plans))
+            self.checker.offer(self._project(), MappingProxyType(plans))
 
     def fix_lines(self, line_ids: Sequence[str], takes: int) -> None:
         """Up to ``takes`` new takes of each of ``line_ids`` that is not locked,
         made at origin CHECK; ``state().fixing`` reports the best of each."""
         if self.checker is None:
             raise RuntimeError("this session has no speech check (Session(check=True))")
-        checker, ids = self.checker, tuple(line_ids)
+        checker, ids, project = self.checker, tuple(line_ids), self._project
 
         def fix() -> None:  # on the control thread: with the snapshot the edits so far made
-            checker.fix(self.project, ids, takes)
+            checker.fix(project(), ids, takes)
 
         self._post(fix)

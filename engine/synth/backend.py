@@ -31,6 +31,7 @@ class PhonemeUnit:
     ids: tuple[int, ...]
     phonemes: str
     pause_after: float  # seconds of silence before the next unit
+    phrase: int = 0  # which phrase of a directed line it belongs to (engine/synth/performance.py)
 
 
 @dataclass(frozen=True)

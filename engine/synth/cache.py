@@ -31,8 +31,11 @@ _MAX_WORDS = 20_000
 
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
-             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0) -> str:
-    payload = {
+             params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0,
+             performance: list[object] | None = None) -> str:
+    """``performance``: a directed line's phrases as performed (engine/synth/performance.py);
+    None for a plain line, whose key is what it always was."""
+    payload: dict[str, object] = {
         "engine": ENGINE_VERSION,
         "text": list(units),
         "lexicon": [list(e) for e in lexicon_used],
@@ -45,8 +48,15 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "rate": sample_rate,
         "seed": seed,  # the take (engine.synth.piper_noise)
     }
-    if params.pitch < 0:  # shifted down by WORLD since bench/shaping_wer.py (was Rubber Band): new clips
-        payload["pitch_method"] = "world"
+    if performance is not None:
+        payload["performance"] = performance
+    # A clip shaped by the voice design (engine.synth.design: pitch folded into its
+    # F0 level, levelled after it) is new samples; the neutral design at pitch 0
+    # keys exactly as before designs existed, so those caches stay valid.
+    if params.pitch or not params.design.is_neutral:
+        payload["shaping"] = "world-design-1"
+    if not params.design.is_neutral:
+        payload["design"] = {k: round(v, 6) for k, v in params.design.to_dict().items()}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

@@ -21,6 +21,36 @@ from engine.project.model import Role, VoiceParams
 from engine.synth.kokoro_phonemes import native_language
 from engine.synth.library import VoiceInfo, VoiceLibrary
 
+# How well Kokoro styles of another language read English, measured per style by
+# bench/kokoro_english.py on 8 held-out sentences: (word error rate of the speech check's
+# recognizer, pocketsphinx biased to the line as `radioplay check` hears it; word error rate of
+# pocketsphinx's general US English model). The biased one hears almost any style say its
+# line (jf_alpha 0.09), so a style is offered by the general model's figure, what a listener
+# who has not read the line hears (joe, the bundled voice: 0.15 in the same run).
+# Shown in the voice picker (app/cast/voices.py).
+ENGLISH_WER: dict[str, tuple[float, float]] = {
+    "jf_alpha": (0.089, 0.709),
+    "jf_gongitsune": (0.013, 0.038),
+    "jf_nezumi": (0.038, 0.215),
+    "jf_tebukuro": (0.038, 0.658),
+}
+ENGLISH_WER_MAX = 0.30  # general model; above this a listener misses words often enough to lose the line
+
+
+def english_wer(style: str) -> float | None:
+    """The measured general-model word error rate of a style reading English (None: not measured)."""
+    measured = ENGLISH_WER.get(style)
+    return measured[1] if measured else None
+
+
+def reads_english(style: str) -> bool:
+    """A style a cast for an English script may take: its own language is English,
+    or its English was measured intelligible (ENGLISH_WER)."""
+    if native_language(style).startswith("en"):
+        return True
+    wer = english_wer(style)
+    return wer is not None and wer <= ENGLISH_WER_MAX
+
 
 @dataclass(frozen=True)
 class Casting:
@@ -50,7 +80,12 @@ def castings(voices: Sequence[VoiceInfo], language: str | None = None) -> list[C
     def speaks(v: VoiceInfo) -> str:  # a Kokoro style's own language, not the one it reads
         return native_language(v.style) if v.backend == "kokoro" else v.language
 
-    chosen = [v for v in voices if family is None or not speaks(v) or _family(speaks(v)) == family]
+    def offered(v: VoiceInfo) -> bool:
+        if family is None or not speaks(v) or _family(speaks(v)) == family:
+            return True
+        return family == "en" and v.backend == "kokoro" and reads_english(v.style)  # measured, not by language
+
+    chosen = [v for v in voices if offered(v)]
     chosen.sort(key=lambda v: (v.backend != "piper", v.source != "bundled", v.id))
     per_voice = []
     for v in chosen:

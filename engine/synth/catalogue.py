@@ -25,16 +25,17 @@ before a voice is downloaded.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urljoin, urlsplit
 
+from engine.jsontext import JSONTextError, loads_untrusted
 from engine.synth.errors import CatalogueError
 
 # The official catalogue; unreachable offline, then `--catalog` takes a mirror or a file.
+MAX_FILE_BYTES = 16 << 30  # no voice file is near this; a size past it is a broken catalogue
 DEFAULT_CATALOGUE_URL = "https://huggingface.co/rhasspy/piper-voices/resolve/main/voices.json"
 
 # What an installed file may be called: a plain name, never a path, never hidden.
@@ -146,14 +147,32 @@ def is_url(location: str) -> bool:
 def parse_catalogue(data: bytes | str, source: str) -> Catalogue:
     """Read a voices.json; every problem names the source, the voice key and the field."""
     try:
-        root = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CatalogueError(f"{source}: not a voice catalogue (invalid JSON: {exc})") from None
+        root = loads_untrusted(data)
+    except JSONTextError as exc:  # Infinity, nesting too deep, not UTF-8 too
+        raise CatalogueError(f"{source}: not a voice catalogue ({exc})") from None
     if not isinstance(root, dict):
         raise CatalogueError(f"{source}: not a voice catalogue (expected an object of voices by key)")
-    voices = [_voice(source, key, entry) for key, entry in root.items()]
+    voices = [_typed_voice(source, key, entry) for key, entry in root.items()]
     voices.sort(key=lambda v: v.key)
     return Catalogue(source, tuple(voices))
+
+
+def _typed_voice(source: str, key: str, entry: object) -> CatalogueVoice:
+    """A voice entry; a field of a wrong type is named, never a traceback."""
+    try:
+        return _voice(source, key, entry)
+    except CatalogueError:
+        raise
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise CatalogueError(f"{source}: voice {key!r}: a field has the wrong type ({exc})") from None
+
+
+def _text(where: str, field: str, value: object, default: str = "") -> str:
+    if value is None:
+        return default
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise CatalogueError(f"{where}: {field}: expected text, got {type(value).__name__}")
+    return str(value)
 
 
 def _voice(source: str, key: str, entry: object) -> CatalogueVoice:
@@ -163,10 +182,11 @@ def _voice(source: str, key: str, entry: object) -> CatalogueVoice:
     language = entry.get("language") or {}
     if not isinstance(language, dict):
         raise CatalogueError(f"{where}: language: expected an object")
-    code = str(language.get("code") or key.split("-", 1)[0])
-    english, country = language.get("name_english"), language.get("country_english")
+    code = _text(where, "language.code", language.get("code")) or key.split("-", 1)[0]
+    english = _text(where, "language.name_english", language.get("name_english"))
+    country = _text(where, "language.country_english", language.get("country_english"))
     readable = f"{english} ({country})" if english and country else str(english or code)
-    backend = str(entry.get("backend", "piper"))
+    backend = _text(where, "backend", entry.get("backend"), "piper")
     files: list[CatalogueFile] = []
     samples: dict[int, CatalogueFile] = {}
     raw_files = entry.get("files")
@@ -187,15 +207,19 @@ def _voice(source: str, key: str, entry: object) -> CatalogueVoice:
     elif not files:
         raise CatalogueError(f"{where}: files: nothing to install")
     try:
-        num_speakers = int(entry.get("num_speakers", 1))
+        num_speakers = entry.get("num_speakers", 1)
+        if isinstance(num_speakers, bool) or not isinstance(num_speakers, int) or not 1 <= num_speakers <= 100_000:
+            raise ValueError
         speakers = {str(k): int(v) for k, v in (entry.get("speaker_id_map") or {}).items()}
-    except (TypeError, ValueError, AttributeError):
-        raise CatalogueError(f"{where}: num_speakers / speaker_id_map: expected numbers") from None
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        raise CatalogueError(f"{where}: num_speakers / speaker_id_map: expected whole numbers") from None
     aliases = entry.get("aliases") or []
+    if not isinstance(aliases, list):
+        raise CatalogueError(f"{where}: aliases: expected a list of names, got {type(aliases).__name__}")
     return CatalogueVoice(
-        key=str(entry.get("key", key)), name=str(entry.get("name", key)), language=code,
-        family=str(language.get("family") or code.split("_", 1)[0]), language_name=readable,
-        quality=str(entry.get("quality", "")), num_speakers=max(1, num_speakers), speakers=speakers,
+        key=_text(where, "key", entry.get("key"), key), name=_text(where, "name", entry.get("name"), key),
+        language=code, family=_text(where, "language.family", language.get("family")) or code.split("_", 1)[0],
+        language_name=readable, quality=_text(where, "quality", entry.get("quality")), num_speakers=max(1, num_speakers), speakers=speakers,
         files=tuple(files), samples=samples, aliases=tuple(str(a) for a in aliases), backend=backend,
     )
 
@@ -214,8 +238,9 @@ def _file(where: str, path: object, meta: object) -> CatalogueFile:
     if path.startswith("/") or ".." in parts or not _SAFE_NAME.match(name):
         raise CatalogueError(f"{where}: not a safe relative file path")
     size, md5 = meta.get("size_bytes"), str(meta.get("md5_digest", "")).lower()
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise CatalogueError(f"{where}: size_bytes: expected a whole number of bytes, got {size!r}")
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 < size <= MAX_FILE_BYTES:
+        raise CatalogueError(f"{where}: size_bytes: expected a whole number of bytes from 1 to "
+                             f"{MAX_FILE_BYTES}, got {str(size)[:40]}")
     if not _MD5.match(md5):
         raise CatalogueError(f"{where}: md5_digest: expected 32 hex digits, got {md5!r}")
     return CatalogueFile(path, size, md5)

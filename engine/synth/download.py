@@ -21,15 +21,18 @@ import errno
 import hashlib
 import http.client
 import socket
+import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
 from urllib.request import Request, urlopen
 
 import numpy as np
 
-from engine.fsutil import commit
+from engine.fsutil import commit, create_exclusive, open_own_for_append, read_regular_bytes
 from engine.synth.catalogue import (
     DEFAULT_CATALOGUE_URL,
     Catalogue,
@@ -41,6 +44,10 @@ from engine.synth.catalogue import (
 from engine.synth.errors import CatalogueError, DownloadError
 
 CHUNK = 1 << 16
+# A server that trickles (one byte every 20 s keeps every socket timeout from firing)
+# is given up on when less than MIN_RATE_BPS arrived over a window of RATE_WINDOW_S.
+MIN_RATE_BPS = 1024.0
+RATE_WINDOW_S = 30.0
 MAX_CATALOGUE_BYTES = 64 << 20  # the official voices.json is well under 1 MB
 USER_AGENT = "radioplay-voice-download"
 
@@ -79,11 +86,48 @@ def _open(url: str, timeout: float, offset: int = 0):  # type: ignore[no-untyped
         raise DownloadError(f"cannot reach {host}: {_reason(exc)}") from None
 
 
-def fetch_bytes(url: str, timeout: float = 20.0, what: str = "the file") -> bytes:
+class RateGuard:
+    """Refuses a transfer slower than ``min_bps`` over any ``window_s``."""
+
+    def __init__(self, url: str, min_bps: float = MIN_RATE_BPS, window_s: float = RATE_WINDOW_S) -> None:
+        self.url, self.min_bps, self.window_s = url, min_bps, window_s
+        self._start = time.monotonic()
+        self._bytes = 0
+
+    def got(self, n: int, done: str = "") -> None:
+        self._bytes += n
+        now = time.monotonic()
+        if now - self._start < self.window_s:
+            return
+        if self._bytes < self.min_bps * (now - self._start):
+            raise DownloadError(f"{self.url}: too slow: {self._bytes} bytes in {now - self._start:.0f} s, at "
+                                f"least {self.min_bps:g} bytes/s are needed{done}")
+        self._start, self._bytes = now, 0
+
+
+def _read_some(response, size: int) -> bytes:  # type: ignore[no-untyped-def]
+    """At most ``size`` bytes from what the next receive brings (read(n) waits for
+    all n, one trickled byte at a time, with every socket timeout reset)."""
+    read1 = getattr(response, "read1", None)
+    return bytes(read1(size) if read1 is not None else response.read(size))
+
+
+def fetch_bytes(url: str, timeout: float = 20.0, what: str = "the file", min_bps: float = MIN_RATE_BPS,
+                window_s: float = RATE_WINDOW_S) -> bytes:
     """A small file in memory (the catalogue); errors name what was being fetched."""
     try:
         with _open(url, timeout) as response:
-            data = response.read(MAX_CATALOGUE_BYTES + 1)
+            guard = RateGuard(url, min_bps, window_s)
+            parts: list[bytes] = []
+            size = 0
+            while size <= MAX_CATALOGUE_BYTES:
+                chunk = _read_some(response, min(CHUNK, MAX_CATALOGUE_BYTES + 1 - size))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                size += len(chunk)
+                guard.got(len(chunk))
+            data = b"".join(parts)
     except DownloadError as exc:
         raise DownloadError(f"cannot download {what}: {exc}") from None
     except (OSError, http.client.HTTPException) as exc:
@@ -98,7 +142,8 @@ def partial_path(folder: Path, file: CatalogueFile) -> Path:
 
 
 def download_voice(catalogue: Catalogue, voice: CatalogueVoice, folder: Path, progress: Progress | None = None,
-                   cancelled: Callable[[], bool] = lambda: False, timeout: float = 30.0) -> list[Path]:
+                   cancelled: Callable[[], bool] = lambda: False, timeout: float = 30.0,
+                   min_bps: float = MIN_RATE_BPS, window_s: float = RATE_WINDOW_S) -> list[Path]:
     """Install ``voice`` into ``folder``; returns the installed files, model first.
 
     Raises DownloadError (one line naming the file and the problem; nothing
@@ -122,8 +167,9 @@ def download_voice(catalogue: Catalogue, voice: CatalogueVoice, folder: Path, pr
             if progress is not None:
                 progress(name, base + got, total)
 
-        ready.append((_fetch(catalogue.url_of(file), file, partial_path(folder, file), report, cancelled, timeout),
-                      final))
+        guard = RateGuard(catalogue.url_of(file), min_bps, window_s)
+        ready.append((_fetch(catalogue.url_of(file), file, partial_path(folder, file), report, cancelled, timeout,
+                             guard), final))
         done += file.size
     if progress is not None:
         progress(voice.files[0].name, total, total)
@@ -151,14 +197,14 @@ def _md5_of(path: Path) -> str:
 
 
 def _fetch(url: str, file: CatalogueFile, part: Path, report: Callable[[int], None],
-           cancelled: Callable[[], bool], timeout: float) -> Path:
+           cancelled: Callable[[], bool], timeout: float, guard: RateGuard) -> Path:
     """Stream ``url`` into ``part`` (resuming what is there), then check size and MD5."""
-    have = part.stat().st_size if part.exists() else 0
+    have = _resumable(part)
     if have > file.size:
         part.unlink()
         have = 0
     if have < file.size:
-        have = _stream(url, file, part, have, report, cancelled, timeout)
+        have = _stream(url, file, part, have, report, cancelled, timeout, guard)
     if have != file.size:
         part.unlink(missing_ok=True)
         raise DownloadError(f"{url}: size mismatch: the server sent {have} bytes, the catalogue says "
@@ -171,8 +217,40 @@ def _fetch(url: str, file: CatalogueFile, part: Path, report: Callable[[int], No
     return part
 
 
+def _resumable(part: Path) -> int:
+    """Bytes of a partial file to resume from; anything at the partial name
+    that is not our own plain file (a planted link, a FIFO, a hard link) is
+    removed, never followed: the download then starts over."""
+    try:
+        st = part.lstat()
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        raise DownloadError(f"cannot use {part}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+        return st.st_size
+    try:
+        part.unlink()
+    except OSError as exc:
+        raise DownloadError(f"{part} is not a partial download of ours and cannot be removed: "
+                            f"{exc.strerror or exc}") from None
+    return 0
+
+
+def _open_partial(part: Path, have: int) -> BinaryIO:
+    """The partial file to write: ours to append to, or a new one made here
+    (exclusively, never through a link)."""
+    if have:
+        out = open_own_for_append(part)
+        if out is not None:
+            return out
+        raise DownloadError(f"{part} changed while resuming; run again")
+    part.unlink(missing_ok=True)
+    return create_exclusive(part)
+
+
 def _stream(url: str, file: CatalogueFile, part: Path, have: int, report: Callable[[int], None],
-            cancelled: Callable[[], bool], timeout: float) -> int:
+            cancelled: Callable[[], bool], timeout: float, guard: RateGuard) -> int:
     """Append the rest of the file to ``part``; returns the bytes it now holds.
     A connection lost midway keeps the partial file, so the next run resumes."""
     with _open(url, timeout, offset=have) as response:
@@ -185,7 +263,7 @@ def _stream(url: str, file: CatalogueFile, part: Path, have: int, report: Callab
         report(have)
         try:
             # Unbuffered: a full disk fails in write() below, never later in close().
-            out = open(part, "ab" if have else "wb", buffering=0)  # noqa: SIM115 - closed below
+            out = _open_partial(part, have)
         except OSError as exc:
             raise DownloadError(f"cannot write {part}: {exc.strerror or exc}") from None
         with out:
@@ -194,7 +272,7 @@ def _stream(url: str, file: CatalogueFile, part: Path, have: int, report: Callab
                     raise DownloadCancelled(f"download of {file.name} cancelled after {have} of {file.size} "
                                             f"bytes (kept to resume)")
                 try:
-                    chunk = response.read(CHUNK)
+                    chunk = _read_some(response, CHUNK)
                 except (OSError, http.client.HTTPException) as exc:
                     raise DownloadError(f"{url}: the connection was lost after {have} of {file.size} bytes "
                                         f"({_reason(exc) or type(exc).__name__}); run again to resume") from None
@@ -223,6 +301,7 @@ def _stream(url: str, file: CatalogueFile, part: Path, have: int, report: Callab
                     raise DownloadError(f"cannot write {part}: {exc.strerror or exc}") from None
                 have += len(chunk)
                 report(have)
+                guard.got(len(chunk), f" (kept {have} of {file.size} bytes; run again to resume)")
 
 
 
@@ -249,7 +328,11 @@ def load_catalogue(location: str | None = None, timeout: float = 20.0) -> Catalo
         return parse_catalogue(fetch_bytes(location, timeout, what="the voice catalogue"), location)
     path = Path(location).expanduser()
     try:
-        data = path.read_bytes()
-    except OSError as exc:
+        data = read_regular_bytes(path, MAX_CATALOGUE_BYTES)
+    except FileNotFoundError:
+        raise CatalogueError(f"{path}: cannot read the voice catalogue: file not found") from None
+    except OSError as exc:  # a FIFO, a device, an endless file: refused before a byte is read
         raise CatalogueError(f"{path}: cannot read the voice catalogue: {exc.strerror or exc}") from None
+    except ValueError:
+        raise CatalogueError(f"{location!r}: cannot read the voice catalogue: the path contains a NUL byte") from None
     return parse_catalogue(data, str(path))

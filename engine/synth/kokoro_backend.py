@@ -26,7 +26,7 @@ from engine.synth.errors import VoiceError
 from engine.synth.frontend import split_phonemes
 from engine.synth.kokoro_phonemes import language_of, to_kokoro
 from engine.synth.library import VoiceInfo
-from engine.synth.piper_backend import SessionLayout, SessionPool, make_session
+from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session
 from engine.synth.wordtimes import unit_words
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows

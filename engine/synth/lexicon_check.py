@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from engine.project.defaults import lexicon_entry_too_long
 from engine.synth.frontend import clean, split_phonemes
 
 
@@ -42,6 +43,8 @@ def entry_problem(word: str, say: str) -> str | None:
         return "the word is empty"
     if not say.strip():
         return "say is empty: give a respelling or [[phonemes]]"
+    if (long := lexicon_entry_too_long(word, say)) is not None:
+        return long
     spoken = False
     for block, part in split_phonemes(say):
         if block:

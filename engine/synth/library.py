@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from engine.fsutil import read_regular_bytes
+from engine.jsontext import loads_untrusted
 from engine.project.blend import BlendError, canonical_blend, parse_blend
 from engine.project.defaults import DEFAULT_VOICE
 from engine.synth import kokoro_voices
@@ -27,6 +29,8 @@ from engine.synth.errors import VoiceError
 from engine.synth.kokoro_phonemes import language_of
 
 BACKENDS = ("piper", "kokoro")
+
+MAX_VOICE_CONFIG_BYTES = 16 << 20  # a Piper config is a few kB; its phoneme map is the largest part
 
 
 @dataclass(frozen=True)
@@ -85,12 +89,12 @@ def read_voice_info(model_path: Path, voice_id: str | None = None, source: str =
         raise VoiceError(f"voice config not found: {config_path} (a Piper voice needs "
                          f"{model_path.name}.json beside the model)")
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
+        config = loads_untrusted(read_regular_bytes(config_path, MAX_VOICE_CONFIG_BYTES))
         sample_rate = int(config["audio"]["sample_rate"])
         num_speakers = int(config.get("num_speakers", 1))
         speakers = {str(k): int(v) for k, v in (config.get("speaker_id_map") or {}).items()}
         config["phoneme_id_map"]  # noqa: B018 - required by Piper, fail early if absent
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
         raise VoiceError(f"unreadable voice config {config_path}: {type(exc).__name__}: {exc}") from None
     language = str((config.get("language") or {}).get("code", "")) or str(
         (config.get("espeak") or {}).get("voice", ""))

@@ -49,7 +49,7 @@ def plan_line(synth: ClipSynthesizer, project: Project, line: Line, seed: int | 
     in its lock's voice or its role's, with its role's lexicon over the project's. Raises
     KeyError (unknown role), TextError or VoiceError."""
     return synth.plan(line.text, voice_of(project, line), project.lexicon_for(line.role),
-                      seed=line.take if seed is None else seed)
+                      seed=line.take if seed is None else seed, note=line.note, timing=project.timing)
 
 
 def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:

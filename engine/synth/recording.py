@@ -8,11 +8,12 @@ other line. Files are small (one line each) and read when a line is planned.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from engine.audio.sound_file import AudioFileError, read_audio
 from engine.synth import shaping
+
+MAX_RECORDING_S = 3600.0  # one line's reading; as long as a line may be followed by silence
 
 
 class RecordingError(ValueError):
@@ -20,14 +21,10 @@ class RecordingError(ValueError):
 
 
 def load_recording(path: str, rate: int) -> np.ndarray:
-    import soundfile
-
-    if not os.path.isfile(path):  # libsndfile would only say "System error"
-        raise RecordingError(f"recorded take {path}: file not found")
     try:
-        audio, file_rate = soundfile.read(path, dtype="float32", always_2d=True)
-    except Exception as exc:  # soundfile names the format problem
-        raise RecordingError(f"recorded take {path}: cannot read: {exc}") from None
+        audio, file_rate = read_audio(path, MAX_RECORDING_S)
+    except AudioFileError as exc:  # names the file and the problem (a device, a 1 Hz header, ...)
+        raise RecordingError(f"recorded take {exc.path}: {exc.problem}") from None
     mono = np.ascontiguousarray(audio.mean(axis=1), dtype=np.float32)
     if not mono.size:
         raise RecordingError(f"recorded take {path}: no sound in the file")

@@ -1,4 +1,4 @@
-"""Voice shaping after inference: trim, join, level, pitch, resample.
+"""Voice shaping after inference: trim, join, voice design, level, gain, resample.
 
 Everything here bakes into the clip and so belongs to the cache key (via
 VoiceParams); gain and pan are mix settings and live in the mixer instead,
@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.audio.loudness import CLIP_LUFS
+from engine.project.design import VoiceDesign
+from engine.synth.design import apply_design
+from engine.synth.wordtimes import ClipWords
 
 # Piper leaves a little silence around each sentence; trim below this level
 # (relative to the sentence peak) and keep a short pad so consonants survive.
@@ -78,52 +81,39 @@ def level(audio: np.ndarray) -> np.ndarray:
     return audio
 
 
-def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float, high_quality: bool = False) -> np.ndarray:
-    """Formant-preserving pitch shift: down through the WORLD vocoder, up through
-    Rubber Band (pedalboard).
+def shape_voice(audio: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.ndarray:
+    """A joined line through its voice design, levelled to the common
+    loudness, then offset by the design's gain: levelling comes after the
+    design (a whisper or a darker tilt changes the loudness the listener
+    hears), the gain after levelling (or a shouted line would be brought back
+    down to the others). ``audio`` is the caller's to modify."""
+    audio = level_loudness(np.asarray(apply_design(audio, sample_rate, design), dtype=np.float32), sample_rate)
+    if design.gain:
+        audio *= np.float32(10 ** (design.gain / 20))
+    return audio
+
+
+def time_scaled(words: ClipWords, rate: float) -> ClipWords:
+    """Word timings of a clip whose design spoke it ``rate`` times as fast."""
+    if rate == 1.0:
+        return words
+    return ClipWords(tuple((start / rate, end / rate, n) for start, end, n in words.words), words.estimated)
+
+
+def pitch_shift(audio: np.ndarray, sample_rate: int, semitones: float) -> np.ndarray:
+    """Formant-preserving pitch shift, same length: the voice design's F0
+    level alone (engine.synth.design, through WORLD; below a thousandth of a
+    semitone, the clip itself).
 
     Measured with an independent recognizer on 36 held-out sentences
     (bench/shaping_wer.py), Rubber Band's shift down made speech hard to
     follow (word error rate 0.51 at -3 st against 0.105 unshifted) where
-    WORLD kept it (0.114); shifting up, Rubber Band was as clear (0.081 at +3)
-    and 5x cheaper. The cache key says which method made a clip (clip_key).
-
-    ``high_quality`` selects Rubber Band's R3 engine; the default R2 engine is
-    2.6x faster (measured: 136x vs 52x real time on one core) and with
-    formant preservation is clean on speech, which keeps rendering close to
-    the raw ONNX ceiling.
+    WORLD kept it (0.114); every shift now takes the one WORLD path the
+    voice designs take (cost and word error rates in docs/dev/voice-design.md).
     """
-    if abs(semitones) < 1e-3 or audio.size == 0:
+    if abs(semitones) < 1e-3:
         return audio
-    if semitones < 0:
-        from engine.synth import world
-
-        return world.pitch_shift(audio, sample_rate, semitones)
-    import pedalboard
-
-    shifted = pedalboard.time_stretch(
-        audio[None, :], float(sample_rate), stretch_factor=1.0,
-        pitch_shift_in_semitones=float(semitones), preserve_formants=True,
-        high_quality=high_quality,
-    )
-    return np.ascontiguousarray(shifted[0], dtype=np.float32)
-
-
-def pitch_shift_many(clips: list[np.ndarray], sample_rate: int, semitones: float,
-                     high_quality: bool = False) -> list[np.ndarray]:
-    """Pitch-shift several clips of one voice, each in its own Rubber Band run.
-
-    A clip's samples must not depend on which clips were shaped beside it: a
-    take is the same samples in a full render, alone after an edit, and on a
-    render-farm actor. Rubber Band's output depends on where a clip sits in
-    its run (measured: the same clip after 0.5 s of leading silence differed
-    by up to 0.13 of full scale from the clip alone, which is the same every
-    time), so shifting a role's clips joined in one run, as this did to save
-    the ~22 ms set-up of each run, gave other samples than shifting each
-    alone. Measured on the sample's 48 clips (203 s) in groups of six: 2.3
-    CPU-s one by one against 1.6 s joined, about 3 % of a render.
-    """
-    return [pitch_shift(c, sample_rate, semitones, high_quality) for c in clips]
+    return apply_design(audio, sample_rate, VoiceDesign(f0_shift=semitones))
 
 
 def resample(audio: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:

@@ -5,7 +5,7 @@ the scheduler run on different threads so they overlap:
 
 1. ``plan``      text frontend + voice lookup + cache key (cheap, may fail early)
 2. ``infer``     phonemes -> raw model audio (ONNX; releases the GIL)
-3. ``finish``    trim, join, level, pitch, resample -> clip at the project rate
+3. ``finish``    trim, join, voice design (pitch folded in), level, gain, resample -> clip at the project rate
 """
 
 from __future__ import annotations
@@ -19,17 +19,30 @@ import numpy as np
 
 from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
-from engine.project.model import VoiceParams
-from engine.synth import shaping
-from engine.synth.backend import BackendCost, InferenceSettings, LoadedVoice, PhonemeUnit, VoiceBackend
+from engine.project.direction import DirectedLine, parse_line
+from engine.project.model import Timing, VoiceParams
+from engine.synth import performance, shaping
+from engine.synth.backend import (
+    BackendCost,
+    Inference,
+    InferenceSettings,
+    LoadedVoice,
+    PhonemeUnit,
+    VoiceBackend,
+)
 from engine.synth.cache import ClipCache, clip_key
+from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.kokoro_backend import KokoroBackend
 from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
 from engine.synth.piper_backend import PiperBackend
-from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
+from engine.synth.wordtimes import UnitWords, clip_words
+from engine.synth.world import WorldSettings
+
+# How a directed phrase is analysed for its design (see ClipSynthesizer._perform).
+DIRECTION_WORLD = WorldSettings(estimator="praat")
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,10 @@ class ClipPlan:
     params: VoiceParams
     voice: VoiceInfo
     settings: InferenceSettings
+    # A directed line's phrases, each performed its own way (engine/synth/performance.py);
+    # empty for a plain line, which goes through ``settings`` as a whole.
+    phrases: tuple[performance.PhrasePlan, ...] = ()
+    trailing_pause: float = 0.0  # a timing direction after the last words
 
 
 @dataclass
@@ -50,6 +67,7 @@ class RawAudio:
     phonemes: int = 0  # model input length, for the output-length predictor
     reservation: Allocation[np.ndarray] | None = None  # arena room taken before inference
     words: list[UnitWords] | None = None  # per piece, where its spoken words lie (engine.synth.wordtimes)
+    phrase_of: list[int] | None = None  # per piece, its phrase of a directed line (PhonemeUnit.phrase)
 
     @property
     def seconds(self) -> float:
@@ -62,8 +80,7 @@ class ClipSynthesizer:
     so tests can prove that unchanged lines are never synthesized again."""
 
     def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
-                 backend: PiperBackend | None = None, high_quality_pitch: bool = False,
-                 kokoro: KokoroBackend | None = None) -> None:
+                 backend: PiperBackend | None = None, kokoro: KokoroBackend | None = None) -> None:
         self.library = library
         self.sample_rate = sample_rate
         self.cache = cache if cache is not None else ClipCache()
@@ -72,7 +89,6 @@ class ClipSynthesizer:
         # one inference worker per session of that layout).
         self.backends: dict[str, VoiceBackend] = {
             "piper": self.backend, "kokoro": kokoro or KokoroBackend(self.backend.layout)}
-        self.high_quality_pitch = high_quality_pitch
         self._voices: dict[str, LoadedVoice] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
@@ -85,6 +101,12 @@ class ClipSynthesizer:
         """Lengths depend on the voice and speaker (Kokoro: style), not on pitch or text."""
         return f"{plan.voice.model_path}#{plan.settings.speaker_id}{plan.settings.style}"
 
+    @staticmethod
+    def length_scale(plan: ClipPlan) -> float:
+        """How much longer than the model's natural pace the finished clip is:
+        the model's own length scale, then the design's rate."""
+        return plan.settings.length_scale / plan.params.effective_design.rate
+
     def cost(self, plan: ClipPlan) -> BackendCost:
         """What a second of this plan's audio costs its backend (scheduler, outlook)."""
         return self.backends[plan.voice.backend].cost
@@ -92,7 +114,7 @@ class ClipSynthesizer:
     def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
         """Take arena room for the clip before inference (predicted size plus margin)."""
         phonemes = sum(len(u.ids) for u in units)
-        frames = self.predictor.reserve_size(self.length_key(plan), phonemes, plan.settings.length_scale)
+        frames = self.predictor.reserve_size(self.length_key(plan), phonemes, self.length_scale(plan))
         return self.cache.reserve(plan.key, frames)
 
     def voice(self, info: VoiceInfo) -> LoadedVoice:
@@ -117,37 +139,95 @@ class ClipSynthesizer:
         return model
 
     def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None,
-             seed: int = 0) -> ClipPlan:
+             seed: int = 0, note: str = "", timing: Timing | None = None) -> ClipPlan:
         """Raises TextError / VoiceError naming the problem; the caller adds the line/role.
-        ``seed`` is the take: the same seed gives the same samples."""
+        ``seed`` is the take: the same seed gives the same samples. ``text`` is
+        the line as written: its directions (and the Delivery ``note``) are
+        performed, never spoken; ``timing``: the project's pause lengths."""
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
-        prepared = prepare(text, lexicon)
+        directed = parse_line(text, note, timing)
+        if directed.is_plain:
+            # Nothing performed: one unit list, keyed as before directions existed.
+            prepared = prepare(directed.spoken if directed.directions or "\\" in text else text, lexicon)
+            texts: list[tuple[PreparedText, int, bool]] = []
+        else:
+            prepared, texts = self._prepare_phrases(directed, lexicon)
         if prepared.lexicon_used and (problem := used_problem(prepared.lexicon_used)) is not None:
             raise TextError(problem)  # this line only: the others still render
         info = self.library.resolve(params.voice, params.backend)
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
         settings = replace(model.settings(params.speed, params.variation, params.speaker, info.style), seed=seed)
+        phrases = tuple(self._phrase_plan(model, params, info, seed, directed, i, ph)
+                        for i, ph in enumerate(texts))
         identity = self.library.identity(info)
         if info.style:  # one model and voices file serve many styles: the style is part of the clip
             identity += "/" + info.style
-        key = clip_key(prepared.units, prepared.lexicon_used, identity, params, speaker_id, self.sample_rate, seed)
-        plan = ClipPlan(key, prepared, params, info, settings)
+        key = clip_key(prepared.units, prepared.lexicon_used, identity, params, speaker_id, self.sample_rate, seed,
+                       [p.key() for p in phrases] + [round(directed.trailing_pause, 4)] if phrases else None)
+        plan = ClipPlan(key, prepared, params, info, settings, phrases,
+                        directed.trailing_pause if phrases else 0.0)
         self.predictor.set_prior(self.length_key(plan), self.cost(plan).seconds_per_phoneme * self.sample_rate)
         return plan
 
+    @staticmethod
+    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None
+                         ) -> tuple[PreparedText, list[tuple[PreparedText, int, bool]]]:
+        """Each phrase through the frontend: (its text, the phrase's index, whether
+        its words end a clause); a phrase of nothing speakable ("—") is left out."""
+        texts = []
+        used: dict[str, str] = {}
+        for index, phrase in enumerate(directed.phrases):
+            try:
+                prepared = prepare(phrase.words, lexicon)
+            except TextError:
+                continue
+            used.update(prepared.lexicon_used)
+            texts.append((prepared, index, phrase.words.rstrip()[-1:] in ".,;:!?…—–-"))
+        if not texts:
+            raise TextError(f"nothing speakable in {directed.spoken[:60]!r} (only directions or markup)")
+        units = tuple(u for prepared, _, _ in texts for u in prepared.units)
+        return PreparedText(units, tuple(sorted(used.items()))), texts
+
+    @staticmethod
+    def _phrase_plan(model: LoadedVoice, params: VoiceParams, info: VoiceInfo, seed: int, directed: DirectedLine,
+                     position: int, text: tuple[PreparedText, int, bool]) -> performance.PhrasePlan:
+        prepared, index, ends_clause = text
+        phrase = directed.phrases[index]
+        acted = phrase.performance()
+        design = params.effective_design.then(acted.design)  # the role's voice, then the direction
+        # The rate (the role's and the direction's) is the model's own length control on both
+        # backends; noise is Piper's liveliness.
+        settings = replace(model.settings(params.speed * design.rate, params.variation * acted.noise, params.speaker,
+                                          info.style), seed=seed)
+        pause = phrase.pause_before if position > 0 else 0.0  # before the first words: the line's own pause
+        return performance.PhrasePlan(len(prepared.units), pause, settings, design.with_changes(rate=1.0),
+                                      acted.phrase_pause, ends_clause)
+
     def phonemize(self, plan: ClipPlan) -> list[PhonemeUnit]:
-        return self.voice(plan.voice).phonemize(list(plan.prepared.units), plan.voice.language)
+        model = self.voice(plan.voice)
+        if plan.phrases:
+            return performance.phonemize_phrases(model, plan.prepared.units, plan.phrases, plan.voice.language)
+        return model.phonemize(list(plan.prepared.units), plan.voice.language)
+
+    def infer_units(self, model: LoadedVoice, plan: ClipPlan, units: list[PhonemeUnit],
+                    batch: bool = False) -> list[Inference]:
+        """The model's audio for a plan's units: a directed line phrase by phrase, each
+        with its own settings; a plain line (or a batch of plain lines) in one call."""
+        if plan.phrases:
+            return performance.infer_phrases(model, units, plan.phrases)
+        return model.infer_timed(units, plan.settings, batch=batch)
 
     def infer(self, plan: ClipPlan, units: list[PhonemeUnit] | None = None) -> RawAudio:
         model = self.voice(plan.voice)
         if units is None:
             units = self.phonemize(plan)
-        inferred = model.infer_timed(units, plan.settings)
+        inferred = self.infer_units(model, plan, units)
         self.count_synthesis()
         return RawAudio(plan, [i.audio for i in inferred], [u.pause_after for u in units], model.sample_rate,
-                        sum(len(u.ids) for u in units), words=[i.words for i in inferred])
+                        sum(len(u.ids) for u in units), words=[i.words for i in inferred],
+                        phrase_of=[u.phrase for u in units])
 
     def count_synthesis(self) -> None:
         """One line went through the model (tests count these to prove caching)."""
@@ -159,34 +239,55 @@ class ClipSynthesizer:
         return self.finish_many([raw])[0]
 
     def finish_many(self, raws: list[RawAudio]) -> list[np.ndarray]:
-        """Shape several clips of one voice and pitch (see pitch_shift_many)."""
-        if not raws:
-            return []
-        rate, pitch = raws[0].sample_rate, raws[0].plan.params.pitch
-        if any(r.sample_rate != rate or r.plan.params.pitch != pitch for r in raws):
-            raise ValueError("finish_many needs clips of one sample rate and pitch")
-        levelled = []
-        timings: list[ClipWords | None] = []
+        """Shape several clips (the post stage hands over a voice's clips
+        together); each is shaped alone, by its own voice parameters, so a
+        take is the same samples in a group, alone or on a farm actor."""
+        clips = []
         for raw in raws:
+            rate = raw.sample_rate
+            design = raw.plan.params.effective_design
             bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
             pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
-            levelled.append(shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate))
-            # Pitch shifting keeps the length and resampling keeps seconds: the
-            # words move only by the trim and the pauses.
-            timings.append(clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None)
-        shifted = shaping.pitch_shift_many(levelled, rate, pitch, self.high_quality_pitch)
-        clips = []
-        for raw, audio, words in zip(raws, shifted, timings, strict=True):
+            if raw.plan.phrases:
+                # A directed line: its rates are the model's (no time scaling), so the
+                # words move only by the trim and the pauses.
+                audio = self._perform(raw, pieces, rate)
+                words = clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None
+            else:
+                audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
+                # The design's rate scales time, resampling keeps seconds: the words
+                # move by the trim and the pauses, then by the rate.
+                words = None
+                if raw.words is not None:
+                    words = shaping.time_scaled(clip_words(raw.words, bounds, raw.pauses, rate), design.rate)
             audio = shaping.resample(audio, rate, self.sample_rate)
             audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
             if raw.phonemes:
-                self.predictor.observe(self.length_key(raw.plan), raw.phonemes,
-                                       raw.plan.settings.length_scale, audio.shape[0])
+                self.predictor.observe(self.length_key(raw.plan), raw.phonemes, self.length_scale(raw.plan),
+                                       audio.shape[0])
             if raw.reservation is not None:
                 clips.append(self.cache.commit(raw.plan.key, raw.reservation, audio, words))
             else:
                 clips.append(self.cache.put(raw.plan.key, audio, words))
         return clips
+
+    @staticmethod
+    def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> np.ndarray:
+        """A directed line's phrases shaped by their designs, joined with their silences,
+        levelled as one line, each phrase then moved by its own level offset."""
+        phrases = raw.plan.phrases
+        phrase_of = raw.phrase_of or [0] * len(pieces)
+        # One WORLD analysis per sentence of a performed phrase (its rate is the model's already,
+        # so lengths, and the words' timings, stay). Praat's F0, not DIO's or Harvest's: on the
+        # bundled voice those read the octave above, and a design applied on that F0 sings an
+        # octave high (measured: docs/dev/direction.md).
+        pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design, DIRECTION_WORLD)
+                  for i, piece in enumerate(pieces)]
+        line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
+        performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)
+        if raw.plan.trailing_pause > 0:
+            line = np.concatenate([line, np.zeros(int(raw.plan.trailing_pause * rate), dtype=np.float32)])
+        return line
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
         """The whole path for one line, served from the cache when possible."""
@@ -205,7 +306,7 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     Raises CacheFolderError (one line) when the cache folder is unusable."""
     from engine.synth.cache import cache_dir_for
     from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
-    from engine.synth.piper_backend import SessionLayout
+    from engine.synth.onnx_sessions import SessionLayout
 
     identities = None
     if use_cache:

@@ -9,9 +9,9 @@ written word to one, two or three spoken words or back, each group costing
 how far its lengths disagree (written letters, lexicon applied, against
 phonemes), ties broken toward one-to-one. Most lines align one to one.
 
-Written words are what the script shows: markup tags, ``[stage
-directions]`` and ``[[phoneme]]`` blocks are not words (a block's sound
-falls between its neighbours).
+Written words are what the script shows: markup tags, directions in
+parentheses or brackets (engine/project/direction.py) and ``[[phoneme]]``
+blocks are not words (a block's sound falls between its neighbours).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+from engine.project.direction import direction_spans
 from engine.synth import espeak
 from engine.synth.cache import ClipCache
 from engine.synth.frontend import _STAGE, _TAG, split_phonemes
@@ -48,6 +49,8 @@ def written_words(text: str) -> tuple[tuple[str, int, int], ...]:
     for pattern in (_TAG, _STAGE):
         for m in pattern.finditer(text):
             hidden[m.start():m.end()] = b"\1" * (m.end() - m.start())
+    for start, end in direction_spans(text):
+        hidden[start:end] = b"\1" * (end - start)
     return tuple((m.group(), m.start(), m.end()) for m in _WORD.finditer(text) if not any(hidden[m.start():m.end()]))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from engine.export.daw import audacity, otio, reaper
 from engine.export.daw.handoff import DAWS, build_handoff, daw_files
 from engine.export.outputset import OutputSet
-from engine.export.sounds import SoundSet
+from engine.mixdown.sound_placement import SoundSet
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
 

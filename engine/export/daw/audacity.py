@@ -5,7 +5,7 @@ sound clips' files too, each labelled ``LANE: cue``."""
 
 from __future__ import annotations
 
-from engine.export.daw.handoff import Handoff, project_file
+from engine.export.daw.handoff import Handoff, one_line, project_file
 from engine.export.names import safe_stem
 from engine.export.outputset import OutputSet
 
@@ -14,10 +14,11 @@ def write(handoff: Handoff, output: OutputSet, name: str) -> None:
     lof = [f'file "{line.file}" offset {line.start:.6f}' for line in handoff.lines]
     lof += [f'file "{sound.file}" offset {sound.start:.6f}' for sound in handoff.sounds]
     output.path(project_file("audacity", name)).write_text("\n".join(lof) + "\n", encoding="utf-8", newline="\n")
+    # One row per label: names and texts lose their tabs, newlines and NULs (one_line).
     labels = [f"{line.start:.6f}\t{line.start + line.frames / handoff.rate:.6f}\t"
-              f"{line.role}: {' '.join(line.text.split())}" for line in handoff.lines]
+              f"{one_line(line.role)}: {one_line(line.text)}" for line in handoff.lines]
     labels += [f"{s.start:.6f}\t{s.start + s.frames / handoff.rate:.6f}\t"
-               f"{s.lane}: {' '.join((s.cue or s.clip_id).split())}" for s in handoff.sounds]
-    labels += [f"{s.start:.6f}\t{s.start:.6f}\t[{' '.join(s.title.split())}]" for s in handoff.scenes]
+               f"{one_line(s.lane)}: {one_line(s.cue or s.clip_id)}" for s in handoff.sounds]
+    labels += [f"{s.start:.6f}\t{s.start:.6f}\t[{one_line(s.title)}]" for s in handoff.scenes]
     output.path(safe_stem(name) + "-labels.txt").write_text("\n".join(labels) + "\n", encoding="utf-8",
                                                             newline="\n")

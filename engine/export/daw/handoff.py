@@ -11,6 +11,7 @@ ducking under the dialogue is left to the DAW (it depends on the mix).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -21,7 +22,7 @@ from engine.audio.soundbus import SoundBus
 from engine.export.delivery import scene_chapters
 from engine.export.names import safe_stem, unique_file_names
 from engine.export.outputset import OutputSet
-from engine.export.sounds import SoundSet, place_sounds
+from engine.mixdown.sound_placement import SoundSet, place_sounds
 from engine.project.model import Project
 from engine.project.timeline import Placement, SoundPlacement
 
@@ -67,6 +68,15 @@ class Handoff:
     scenes: list[SceneSpan]
     length_s: float
     sounds: list[SoundFile]
+
+
+def one_line(text: str) -> str:
+    """A name or text as one line of a DAW's text format (Audacity's labels,
+    REAPER's fields): every control, format or line-separator character (a
+    newline, tab, NUL, U+2028...) becomes a space and runs of spaces one, so a
+    hostile name can neither add a row nor end a field."""
+    cleaned = "".join(" " if unicodedata.category(ch)[0] == "C" or ch in "\u2028\u2029" else ch for ch in text)
+    return " ".join(cleaned.split())
 
 
 def project_file(kind: str, name: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from engine.export.daw.handoff import Handoff, project_file
+from engine.export.daw.handoff import Handoff, one_line, project_file
 from engine.export.outputset import OutputSet
 from engine.project.model import Role
 from engine.project.sound import SoundLane
@@ -19,8 +19,8 @@ from engine.project.sound import SoundLane
 
 def quote(text: str) -> str:
     """An RPP string: double quotes, or single or back quotes when the text
-    has double quotes (REAPER's own rule); no line breaks."""
-    text = " ".join(text.split())
+    has double quotes (REAPER's own rule); one line, no control characters."""
+    text = one_line(text)
     for mark in ('"', "'", "`"):
         if mark not in text:
             return f"{mark}{text}{mark}"

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
-from engine.project.casting import cast_summary, casting_summary, starting_voice
-from engine.project.defaults import DEFAULT_TITLE
+from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
+from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
+from engine.project.direction import parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
 from engine.project.importers.parsed import (
     Action,
@@ -157,8 +158,15 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             if not element.text.strip():
                 report.warnings.append(f"line {element.source_line}: {element.character} has no words; skipped")
                 continue
+            if (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
+                raise ScriptSyntaxError(parsed.source, element.source_line,
+                                        f"{element.character}'s line is {long} (split it into several lines)")
             add_line(element.character, element.text, element.note, element.dual)
+            report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
+                                for problem in parse_line(element.text).warnings]
         elif isinstance(element, Action):
+            if narrate_action and (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
+                raise ScriptSyntaxError(parsed.source, element.source_line, f"the action is {long}")
             if narrate_action:
                 add_line(NARRATOR, element.text.replace("\n", " "))
             else:
@@ -180,6 +188,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
         current_scene().notes.extend(loose_notes)
     project.sound_lanes.sort(key=lambda lane: LANE_KINDS.index(lane.kind))
     report.aliases = find_aliases(list(report.lines_per_role))
+    characters = infer_characters(project)  # before casting: the suggester matches voices to them
+    for role in project.cast:
+        role.character = characters[role.name]
     if suggest is not None:
         chosen = suggest(project.cast, dict(report.lines_per_role))
         for role in project.cast:

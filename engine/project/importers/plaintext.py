@@ -57,7 +57,6 @@ from .parsed import (
 
 _NAME = re.compile(r"[^\W_](?:[^\W_]|[ .'\u2019\-])*")
 _PAUSE = re.compile(r"\[\s*pause(?![^\W\d_])(?P<value>[^\]]*)\]", re.I)
-_PAUSE_ANYWHERE = re.compile(r"\[\s*pause(?![^\W\d_])", re.I)
 _SECONDS = re.compile(r"(?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?P<unit>ms|s|secs?|seconds?)?", re.I)
 _TITLE = re.compile(r"#\s*title\s*:\s*(?P<title>.*)", re.I)
 _SCENE = re.compile(
@@ -144,8 +143,7 @@ def _dialogue_line(line: str, source: str, number: int) -> list[Element]:
         return [*before, Note(f"{name} ({note})", number), *after]
     if not text:
         raise ScriptSyntaxError(source, number, f"empty line for {name}")
-    if _PAUSE_ANYWHERE.search(text):
-        raise ScriptSyntaxError(source, number, "a [pause] can only start or end a line, or stand alone")
+    # A [pause 2] inside the words is a timing direction of the line (engine/project/direction.py).
     return [*before, Dialogue(name, text, number, note=note), *after]
 
 

@@ -1,0 +1,153 @@
+"""Play, when synthesis cannot keep up: ask first, wait if asked, and never go quiet unsaid.
+
+A producer who presses Play expects to hear the production, not holes. When the play outlook
+(engine.sched.cost.playback_outlook, the Session's ``outlook``) says the workers cannot voice
+the lines ahead before the playhead reaches them, Play asks first (:class:`PlayPrompt`):
+
+* **Wait, Then Play**: voice the lines ahead, in timeline order, and start by itself once the
+  outlook says playback will not catch up with synthesis (the status bar counts down);
+* **Pre-render, Then Play**: voice every line not voiced yet, then start;
+* **Play Anyway**: start now; lines reached before they are voiced will be late.
+
+While playing, a line the playhead reaches before it is voiced (a *late line*: the engine
+starts it where the playhead is once it arrives, with silence until then) is named in the
+status bar, with what to do about it. docs/user/studio.md says this for the producer.
+
+GUI thread only: :meth:`PlayGate.watch` runs on the presenter's poll and never waits.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from app.live.access import LiveStudio
+from app.live.engine_link import EngineLink
+from app.live.outlook import CHECK_EVERY
+from engine.sched.cost import Outlook
+from engine.session import LineState, SessionState
+
+
+class Waiting(Enum):
+    NO = "no"
+    ENOUGH = "enough"  # until the outlook keeps up from the playhead
+    EVERYTHING = "everything"  # until every line is voiced
+
+
+class PlayPrompt(QMessageBox):
+    """What Play asks when synthesis cannot keep up (window-modal, opened, never exec'd)."""
+
+    def __init__(self, outlook: Outlook, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("playPrompt")
+        self.setIcon(QMessageBox.Icon.Warning)
+        self.setWindowTitle("Synthesis cannot keep up")
+        self.setText(f"Played now, playback would reach lines before they are voiced (up to "
+                     f"{outlook.wait_s:.0f} s of waiting).")
+        self.setInformativeText(outlook.describe().capitalize() + ".")
+        self.wait_button = self.addButton("Wait, Then Play", QMessageBox.ButtonRole.AcceptRole)
+        self.prerender_button = self.addButton("Pre-render, Then Play", QMessageBox.ButtonRole.AcceptRole)
+        self.anyway_button = self.addButton("Play Anyway", QMessageBox.ButtonRole.DestructiveRole)
+        self.addButton(QMessageBox.StandardButton.Cancel)
+        self.setDefaultButton(self.wait_button)
+
+
+class PlayGate(QObject):
+    def __init__(self, window: LiveStudio, engine: EngineLink, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.window, self.engine = window, engine
+        self.waiting = Waiting.NO
+        self.prompt: PlayPrompt | None = None
+        self._polls = 0
+        self._late_seen = 0
+
+    # ---- Play ------------------------------------------------------------------------
+    def play(self) -> None:
+        """Play now if synthesis keeps up from the playhead; else ask (see the module)."""
+        state = self.engine.state()
+        outlook = self.engine.outlook(state.transport.position_s) if state is not None else None
+        if outlook is None or outlook.keeps_up:
+            self.cancel()
+            self.engine.play()
+            return
+        if self.prompt is not None and self.prompt.isVisible():
+            return
+        prompt = self.prompt = PlayPrompt(outlook, self.window.script.window())
+        prompt.buttonClicked.connect(lambda button: self._answered(prompt, button))
+        prompt.open()
+
+    def _answered(self, prompt: PlayPrompt, button: object) -> None:
+        if button is prompt.wait_button:
+            self.wait(Waiting.ENOUGH)
+        elif button is prompt.prerender_button:
+            self.wait(Waiting.EVERYTHING)
+        elif button is prompt.anyway_button:
+            self.cancel()
+            self.engine.play()
+
+    def wait(self, until: Waiting) -> None:
+        """Voice the lines not voiced yet (those ahead of the playhead first) and play once
+        ``until`` holds."""
+        state = self.engine.state()
+        if state is None:
+            return
+        position = state.transport.position_s
+        pending = [c for c in state.clips if c.estimated]
+        ahead = sorted((c for c in pending if c.end > position), key=lambda c: c.start)
+        behind = [c for c in pending if c.end <= position] if until is Waiting.EVERYTHING else []
+        self.waiting = until
+        self.engine.prefetch([c.line_id for c in ahead + behind])
+        self._polls = 0
+        self.window.statusBar().showMessage("Voicing the lines ahead before playing\u2026", 4000)
+
+    def cancel(self) -> None:
+        """No longer start by itself (Stop, a seek, a new project)."""
+        if self.waiting is not Waiting.NO:
+            self.waiting = Waiting.NO
+            self.window.statusBar().clearMessage()
+
+    # ---- the presenter's poll ------------------------------------------------------------
+    def watch(self, state: SessionState) -> None:
+        if self.waiting is not Waiting.NO:
+            self._start_when_ready(state)
+        late = state.transport.late_lines
+        if late < self._late_seen:  # a new pass or project: counting starts again
+            self._late_seen = late
+        elif late > self._late_seen:
+            self._late_seen = late
+            self._say_late()
+
+    def _start_when_ready(self, state: SessionState) -> None:
+        if self.waiting is Waiting.EVERYTHING:
+            left = [s for s in state.line_status.values() if s.state in (LineState.QUEUED, LineState.SYNTHESIZING,
+                                                                           LineState.MISSING)]
+            ready = not left
+            text = f"Pre-rendering before playing: {len(left)} lines to voice"
+        else:
+            self._polls += 1
+            if self._polls % CHECK_EVERY != 1:
+                return
+            outlook = self.engine.outlook(state.transport.position_s)
+            ready = outlook is None or outlook.keeps_up
+            text = (f"Voicing ahead before playing: starts in ~{outlook.wait_s:.0f} s"
+                    if outlook is not None else "")
+        if ready:
+            self.waiting = Waiting.NO
+            self.window.statusBar().showMessage("Enough is voiced: playing", 4000)
+            self.engine.play()
+        elif self.window.statusBar().currentMessage() != text:
+            self.window.statusBar().showMessage(text)
+
+    def _say_late(self) -> None:
+        late = self.engine.late_lines()
+        if not late:
+            return
+        line_id = late[-1]
+        lines = self.window.doc.project.lines
+        number = next((i for i, line in enumerate(lines, start=1) if line.id == line_id), None)
+        who = f"line {number} ({lines[number - 1].role})" if number is not None else f"line {line_id}"
+        self.window.statusBar().showMessage(
+            f"\u26a0 Playback reached {who} before it was voiced: silence until it arrives. "
+            "Stop, then Play and choose Wait to hear it whole.", 15000)

@@ -1,0 +1,68 @@
+"""The master gain live playback plays at: export's, solved on the live clips.
+
+Until every line has a clip the live mix plays at a nominal gain; then the
+Session solves the gain export would choose for the same programme (the
+same analysis and limiter simulation, on a private mixer), or takes it from
+the memo export shares (engine/mixdown/memo.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+
+from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.leveller import expected_gain_db
+from engine.mixdown.memo import GainMemo, SolvedGain, programme_key
+from engine.mixdown.mixplan import RESTAGE_DB, RESTAGE_LEAD, RESTAGES, programme_for
+from engine.mixdown.sound_placement import SoundSet
+from engine.project.defaults import DEFAULT_TARGET_LUFS
+from engine.project.model import Project
+from engine.synth.pipeline import Cancelled
+
+# Master gain while playing live, before a render has measured the programme:
+# lines arrive levelled at -23 LUFS; the sample needs ~+10 dB to reach -16.
+DEFAULT_LIVE_GAIN_DB = 10.0
+
+
+def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
+                    cancelled: Callable[[], bool] = lambda: False,
+                    target_lufs: float = DEFAULT_TARGET_LUFS, sounds: SoundSet | None = None,
+                    memo: GainMemo | None = None, keys: dict[str, str] | None = None) -> float:
+    """The master gain export would choose for these clips (same programme,
+    analysis and limiter simulation), on a private mixer. Raises Cancelled
+    between blocks once ``cancelled()`` says so (the session is closing).
+    With ``memo`` (and ``keys``, each synthesized line's clip key) a gain the
+    export remembered for the same programme is used instead of a pass over
+    it, and a gain solved here is remembered for the export."""
+    programme, placements, total = programme_for(project, clips, sounds=sounds)
+    key = None
+    if memo is not None:
+        identities = dict(keys or {})
+        for lid, clip in clips.items():  # recorded takes: the export's identity of the take's audio
+            identities.setdefault(lid, "take:" + hashlib.sha256(clip.tobytes()).hexdigest()[:32])
+        key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect,
+                            total, target_lufs, LIMITER_CEILING_DB, sounds)
+        solved = memo.load(key)
+        if solved is not None:
+            return solved.gain_db
+
+    def check() -> None:
+        if cancelled():
+            raise Cancelled("the session closed")
+
+    # As the render does (engine/export/render.py): the lines levelled again
+    # while the measured gain is above the one they were levelled for.
+    staging = expected_gain_db(project, target_lufs)
+    for _ in range(1 + RESTAGES):
+        programme, placements, total = programme_for(project, clips, sounds=sounds, staging_db=staging)
+        analysis = programme.analyse(total, check=check)
+        gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
+        if gain_db <= staging + RESTAGE_DB:
+            break
+        staging = gain_db + (gain_db - staging) * RESTAGE_LEAD
+    if memo is not None and key is not None:
+        memo.save(key, SolvedGain(analysis.loudness(), gain_db, predicted, staging))
+    return gain_db

@@ -1,0 +1,173 @@
+"""The delivery vocabulary: what a writer's direction does to the voice.
+
+Each delivery a writer puts in parentheses ("whispering", "sad", "slowly")
+maps to a :class:`Performance`: a :class:`~engine.project.design.VoiceDesign`
+delta (F0 level, range and contour, breathiness, tilt, rate, level), the
+model's own noise (Piper's noise_scale / noise_w: a nervous voice wavers),
+and silence added between the phrases of the part it directs (a hesitant
+speaker stops and starts). The rate goes to the model's length control on
+both backends (Piper's length_scale, Kokoro's speed), the rest to shaping.
+
+The numbers were set by ear and checked by measurement: ``bench/direction.py``
+renders every delivery against the same line said plainly and measures the
+change with praat-parselmouth (the table is in docs/dev/direction.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.project.design import NEUTRAL, VoiceDesign
+
+# How much of a delivery an intensity word asks for ("a little sad", "very quietly").
+INTENSITIES: dict[str, float] = {"light": 0.5, "default": 1.0, "strong": 1.6}
+_LIGHT_WORDS = ("a little", "a bit", "a touch", "slightly", "somewhat", "faintly", "mildly", "half", "almost",
+                "rather", "quite", "gently")
+_STRONG_WORDS = ("very", "really", "extremely", "so", "utterly", "completely", "totally", "terribly", "deeply",
+                 "incredibly", "increasingly", "absolutely", "most")
+
+
+@dataclass(frozen=True)
+class Performance:
+    """How a direction moves a voice: all fields at their defaults change nothing.
+
+    ``noise`` scales the model's noise (Piper's noise_scale and noise_w; Kokoro
+    has none); ``phrase_pause`` is seconds of silence added after each
+    sentence or clause the direction covers."""
+
+    design: VoiceDesign = NEUTRAL
+    noise: float = 1.0
+    phrase_pause: float = 0.0
+
+    @property
+    def is_neutral(self) -> bool:
+        return self.design.is_neutral and self.noise == 1.0 and self.phrase_pause == 0.0
+
+    def then(self, other: Performance) -> Performance:
+        return Performance(self.design.then(other.design), self.noise * other.noise,
+                           self.phrase_pause + other.phrase_pause)
+
+    def scaled(self, amount: float) -> Performance:
+        return Performance(self.design.scaled(amount), self.noise ** amount, self.phrase_pause * amount)
+
+
+NEUTRAL_PERFORMANCE = Performance()
+
+
+@dataclass(frozen=True)
+class Delivery:
+    name: str
+    synonyms: tuple[str, ...]
+    performance: Performance
+
+
+def _d(name: str, synonyms: str, noise: float = 1.0, phrase_pause: float = 0.0, **design: float) -> Delivery:
+    words = tuple(s.strip() for s in synonyms.split(",") if s.strip())
+    return Delivery(name, words, Performance(VoiceDesign(**design).clamped(), noise, phrase_pause))
+
+
+# name, the words writers use for it, then its performance.
+VOCABULARY: tuple[Delivery, ...] = (
+    _d("whispering", "whisper, whispers, whispered, in a whisper, under his breath, under her breath, "
+       "under their breath, sotto voce", breathiness=1.0, gain=-9.0, tilt=-3.0, rate=0.95, f0_range=0.7),
+    _d("quietly", "quiet, softly, soft, low, hushed, murmuring, murmurs, murmured, gently",
+       breathiness=0.35, gain=-6.0, tilt=-2.0, f0_shift=-1.5, f0_range=0.8),
+    _d("shouting", "shout, shouts, shouted, yelling, yells, yelled, loud, loudly, bellowing, screaming, "
+       "screams, calling out, calls out, calling", gain=8.0, f0_shift=4.0, f0_range=1.3, tilt=4.0, noise=1.1),
+    _d("angry", "angrily, anger, annoyed, irritated, cross, snapping, snaps, heated",
+       gain=4.0, f0_shift=2.0, f0_range=1.3, tilt=3.0, rate=1.12),
+    _d("furious", "furiously, enraged, raging, livid, seething", gain=7.0, f0_shift=3.5, f0_range=1.5, tilt=5.0,
+       rate=1.12),
+    _d("sad", "sadly, sorrowful, mournful, glum, downcast, heartbroken, grieving",
+       f0_shift=-2.0, f0_range=0.6, f0_slope=-1.5, rate=0.75, gain=-3.0, tilt=-2.0),
+    _d("tearful", "tearfully, crying, cries, in tears, sobbing, sobs, choked, choking up, weeping",
+       f0_shift=1.0, f0_range=1.3, breathiness=0.35, rate=0.85, gain=-3.0, noise=1.3),
+    _d("excited", "excitedly, thrilled, delighted, eager, eagerly, elated, overjoyed",
+       f0_shift=3.0, f0_range=1.5, rate=1.15, gain=3.0, tilt=2.0),
+    _d("nervous", "nervously, anxious, anxiously, uneasy, worried, jittery, on edge",
+       f0_shift=1.5, rate=1.2, breathiness=0.2, noise=1.3, phrase_pause=0.15),
+    _d("frightened", "scared, afraid, terrified, fearful, fearfully, panicked, panicking",
+       f0_shift=3.0, f0_range=1.2, breathiness=0.3, rate=1.12, noise=1.3),
+    _d("tired", "tiredly, weary, wearily, exhausted, sleepy, sleepily, drowsy",
+       f0_shift=-1.5, f0_range=0.6, rate=0.8, gain=-3.0, breathiness=0.2, tilt=-2.0),
+    _d("cold", "coldly, icy, icily, flat, flatly, detached, curt, curtly", f0_range=0.5, f0_shift=-1.0,
+       rate=0.95, noise=0.6),
+    _d("warm", "warmly, kindly, tender, tenderly, affectionate, affectionately, fond, fondly",
+       f0_range=1.25, tilt=-2.0, rate=0.95, breathiness=0.1, f0_shift=-0.5),
+    _d("sarcastic", "sarcastically, dry, drily, dryly, mocking, mockingly, wry, wryly, ironic, ironically",
+       f0_range=1.4, rate=0.8, f0_slope=1.0),
+    _d("laughing", "laughs, laughingly, chuckling, chuckles, giggling, giggles, through laughter",
+       f0_shift=2.0, f0_range=1.4, breathiness=0.3, rate=1.05, noise=1.4),
+    _d("amused", "amusedly, wry smile, smiling, smiles, playful, playfully, teasing, teasingly",
+       f0_shift=1.0, f0_range=1.25, breathiness=0.1),
+    _d("urgent", "urgently, hurried, hurriedly, insistent, insistently, pressing",
+       rate=1.3, gain=3.0, f0_shift=1.5, tilt=2.0),
+    _d("slowly", "slow, slower, deliberately, deliberate, measured, drawn out", rate=0.75),
+    _d("quickly", "quick, fast, rapidly, rapid, faster, rushed, in a rush, gabbling", rate=1.3),
+    _d("hesitant", "hesitantly, hesitating, hesitates, haltingly, halting, unsure, uncertain, faltering",
+       rate=0.8, phrase_pause=0.25, f0_range=0.85),
+    _d("breathless", "breathlessly, out of breath, panting, pants, gasping, winded",
+       breathiness=0.6, rate=1.15, phrase_pause=0.15, gain=-1.0),
+    _d("calm", "calmly, evenly, steady, steadily, soothing, soothingly, reassuring, reassuringly",
+       f0_range=0.8, rate=0.92),
+    _d("firm", "firmly, stern, sternly, commanding, authoritative, resolute", gain=2.0, f0_range=0.9,
+       f0_slope=-1.5, tilt=1.0),
+    _d("pleading", "pleads, begging, begs, imploring, desperate, desperately", f0_shift=2.0, f0_range=1.3,
+       rate=0.92, breathiness=0.15),
+    _d("menacing", "menacingly, threatening, threateningly, sinister, dangerous", f0_shift=-2.0, rate=0.75,
+       gain=-1.0, tilt=-2.0, breathiness=0.15),
+    _d("surprised", "surprise, astonished, amazed, shocked, startled", f0_shift=3.0, f0_range=1.4, gain=1.0),
+    _d("puzzled", "confused, puzzling, bewildered, baffled, questioning", f0_slope=2.5, rate=0.95),
+)
+
+_BY_NAME = {d.name: d for d in VOCABULARY}
+_BY_WORD: dict[str, Delivery] = {}
+for _delivery in VOCABULARY:
+    for _word in (_delivery.name, *_delivery.synonyms):
+        _BY_WORD.setdefault(_word, _delivery)
+_LONGEST_FIRST = sorted(_BY_WORD, key=len, reverse=True)
+_SPACES = re.compile(r"\s+")
+_EDGE_PUNCT = " .,;:!?-—–'\"“”‘’"
+
+
+def delivery(name: str) -> Delivery:
+    """A delivery by its name; KeyError names the known ones."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown delivery {name!r} (known: {', '.join(_BY_NAME)})") from None
+
+
+def delivery_names() -> tuple[str, ...]:
+    return tuple(_BY_NAME)
+
+
+def _normal(text: str) -> str:
+    return _SPACES.sub(" ", text.lower()).strip(_EDGE_PUNCT)
+
+
+def match_delivery(term: str) -> tuple[Delivery, str] | None:
+    """``"very quietly"`` -> (quietly, "strong"); ``"a little sad"`` -> (sad, "light");
+    None when no vocabulary word is the whole term after its intensity word."""
+    text = _normal(term)
+    intensity = "default"
+    for words, level in ((_STRONG_WORDS, "strong"), (_LIGHT_WORDS, "light")):
+        for word in words:
+            if text.startswith(word + " "):
+                text, intensity = text[len(word) + 1:].strip(), level
+                break
+        if intensity != "default":
+            break
+    found = _BY_WORD.get(text)
+    return (found, intensity) if found is not None else None
+
+
+def match_leading_delivery(text: str) -> tuple[Delivery, str, int] | None:
+    """A vocabulary word at the start of ``text`` (for an unclosed parenthesis:
+    ``quietly She has...``): (delivery, intensity, characters it covers)."""
+    lower = text.lower()
+    for word in _LONGEST_FIRST:
+        if lower.startswith(word) and (len(lower) == len(word) or not lower[len(word)].isalnum()):
+            return _BY_WORD[word], "default", len(word)
+    return None

@@ -1,0 +1,120 @@
+"""ONNX Runtime sessions for a voice: how many, how threaded, made on first use.
+
+Shared by every ONNX backend (Piper, Kokoro) and by the scheduler, the farm
+and the benchmarks that choose a layout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.synth.errors import VoiceError
+
+
+def make_session(model: str | bytes, threads: int = 0, providers: list[str] | None = None):  # type: ignore[no-untyped-def]
+    """An ONNX Runtime session; ``threads=0`` lets ORT use every core."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Every line has its own input length, and ONNX Runtime keeps a memory
+    # plan per input shape it has seen (mem pattern) and never gives back
+    # what its CPU arena grew to: a session's memory grew with the number of
+    # lines voiced (measured: +124 MiB over 200 lines of one session; a
+    # 60-minute render peaked at 1.7 GB). Without both, memory comes from
+    # malloc and returns when the run ends: flat (-6 MiB over the same lines)
+    # at about the same speed (bench/memprobe.py).
+    options.enable_mem_pattern = False
+    options.enable_cpu_mem_arena = False
+    providers = providers or ["CPUExecutionProvider"]
+    if isinstance(model, bytes):
+        # A session made from bytes keeps them for as long as it lives (to
+        # re-create itself on a provider fallback): the patched voice, 64 MB,
+        # held by every session for nothing. One made from a file keeps its path.
+        with tempfile.TemporaryDirectory(prefix="radioplay-voice-") as folder:
+            path = Path(folder) / "voice.onnx"
+            path.write_bytes(model)
+            return ort.InferenceSession(str(path), options, providers=providers)
+    return ort.InferenceSession(model, options, providers=providers)
+
+
+class SessionPool:
+    """A voice's inference sessions, created on first use.
+
+    Planning a line (its cache key, its settings) needs only the voice's
+    config; creating the sessions is most of a voice's load time (measured
+    0.8 s per session of the default voice), so a render whose lines are all
+    cached never pays for them. Who wants them ready before the first line
+    (playback, the service) calls :meth:`warm`. Thread-safe: ``borrow`` lends
+    each session to one caller at a time. A failed creation raises the same
+    VoiceError on every later use instead of retrying per line.
+    """
+
+    def __init__(self, create: Callable[[], list[object]]) -> None:
+        self._create = create
+        self._lock = threading.Lock()
+        self._sessions: list[object] | None = None
+        self._free: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._error: VoiceError | None = None
+
+    def sessions(self) -> list[object]:
+        """The sessions (created now if they are not yet)."""
+        sessions = self._sessions
+        if sessions is not None:
+            return sessions
+        with self._lock:
+            if self._sessions is None:
+                if self._error is not None:
+                    raise self._error
+                try:
+                    made = self._create()
+                except VoiceError as exc:
+                    self._error = exc
+                    raise
+                for session in made:
+                    self._free.put(session)
+                self._sessions = made
+            return self._sessions
+
+    def warm(self) -> None:
+        self.sessions()
+
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[object]:
+        self.sessions()
+        session = self._free.get()
+        try:
+            yield session
+        finally:
+            self._free.put(session)
+
+
+@dataclass(frozen=True)
+class SessionLayout:
+    """How a voice's inference is spread over the CPU.
+
+    Measured on 2 cores with the default voice: one session using both cores
+    gives 23.6 model-audio-s/s, two single-threaded sessions running two
+    lines at once 25.2 (intra-op threads scale 1.8x on 2 cores and spin while
+    they wait, which also starves the post-processing thread). Throughput
+    jobs (render, pre-render) use one single-threaded session per core; a
+    lone latency-critical request is faster on one session with every core.
+    """
+
+    sessions: int = 1
+    threads_per_session: int = 0  # 0: let ONNX Runtime use every core
+
+    @staticmethod
+    def for_throughput(cores: int | None = None) -> SessionLayout:
+        cores = cores or os.cpu_count() or 1
+        sessions = max(1, min(cores, 4))
+        return SessionLayout(sessions, max(1, cores // sessions))

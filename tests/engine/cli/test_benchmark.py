@@ -1,0 +1,75 @@
+"""`radioplay bench`: the JSON contract and the workload, on the real voice."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from engine import benchmark
+from engine.cli import main
+from tests.support.paths import BENCH
+
+
+def test_workload_is_seeded_distinct_and_mixed():
+    cast = benchmark.make_cast(8, "en_US-joe-medium")
+    a = benchmark.make_workload(200, cast, seed=7)
+    assert a == benchmark.make_workload(200, cast, seed=7)
+    assert a != benchmark.make_workload(200, cast, seed=8)
+    assert len({w.text for w in a}) == 200
+    assert cast.leads == {"ROLE1", "ROLE5"} and 0 < sum(w.lead for w in a) < 200
+    lengths = [len(w.text.split()) for w in a]
+    assert min(lengths) < 15 < max(lengths)  # short and long lines
+
+
+def test_the_workload_casts_as_an_import_does():
+    # The bench measures the shaping an imported play needs: pitch within ±1.5 st
+    # (the old table's -7..+4.5 st shifts made pitch shifting cost more than any cast does).
+    from engine.project.casting import PITCHES, SPEEDS, VARIATIONS, starting_voice
+
+    cast = benchmark.make_cast(8, "en_US-joe-medium")
+    for i, name in enumerate(cast.names):
+        voice = cast.voices[name]
+        assert voice == starting_voice(i, voice.with_changes(pitch=0.0, speed=1.0, variation=1.0))[0]
+        assert voice.pitch in PITCHES and voice.speed in SPEEDS and voice.variation in VARIATIONS
+    assert len({(v.pitch, v.speed, v.variation) for v in cast.voices.values()}) == 8
+
+
+def test_decision_cost_is_measured():
+    assert 0 < benchmark.decision_cost_ms(n=2000, repeats=3) < 1000
+
+
+@pytest.mark.integration
+def test_bench_json_contract(capsys):
+    assert main(["bench", "--requests", "12", "--roles", "4", "--concurrency", "12", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) >= {"policies", "ceiling_audio_s_per_s", "scheduler_decision_ms_10k", "unserved", "ratios"}
+    assert set(result["policies"]) == {"fifo", "role-priority"}
+    for policy in result["policies"].values():
+        assert set(policy) >= {"mean_ms", "p50_ms", "p95_ms", "p99_ms", "lead_p95_ms",
+                               "throughput_audio_s_per_s", "completed"}
+        assert policy["completed"] == 12
+        assert policy["p50_ms"] <= policy["p95_ms"] <= policy["p99_ms"]
+    assert result["unserved"] == 0
+    assert set(result["ratios"]) >= {"lead_p95_priority_over_fifo", "throughput_over_ceiling"}
+    assert all(math.isfinite(v) and v > 0 for v in result["ratios"].values())
+    assert result["ceiling_audio_s_per_s"] > 0 and result["scheduler_decision_ms_10k"] > 0
+
+
+@pytest.mark.integration
+def test_gpu_check_runs_on_the_cpu_twin():
+    """bench/gpu_check.py is the prepared GPU script; its CPU twin runs here."""
+    import subprocess
+    import sys
+
+    script = BENCH / "gpu_check.py"
+    done = subprocess.run([sys.executable, str(script), "--device", "cpu", "--batches", "1,2", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["device"] == "cpu" and set(result["batches"]) == {"1", "2"}
+    for size in result["batches"].values():
+        assert size["audio_s_per_s"] > 0 and 0.0 <= size["pool_fragmentation"] < 1.0
+        assert size["pool_used_mb"] > 0
+    assert result["best_batch"] in (1, 2)

@@ -1,0 +1,31 @@
+"""DNSMOS through onnxruntime: speechmos' own numbers, and noise scores below speech."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.listen import quality
+from engine.project.model import VoiceParams
+from engine.synth.cache import ClipCache
+from engine.synth.library import VoiceLibrary
+from engine.synth.synthesizer import ClipSynthesizer
+
+try:
+    quality.model_path()
+except quality.QualityModelUnavailable as exc:
+    pytest.skip(str(exc), allow_module_level=True)
+
+
+def test_scores_match_speechmos_and_noise_scores_below_clean_speech() -> None:
+    synth = ClipSynthesizer(VoiceLibrary(), 16000, ClipCache())
+    clean = synth.synthesize("The radio was on all night, and nobody was listening to it.", VoiceParams())
+    noisy = np.clip(clean + np.random.default_rng(3).normal(0, 0.08, clean.shape).astype(np.float32), -1, 1)
+    mine = quality.dnsmos(clean, 16000)
+    pytest.importorskip("librosa")
+    from speechmos import dnsmos
+
+    theirs = dnsmos.run(clean.astype(np.float32), 16000)
+    assert mine["ovrl"] == pytest.approx(float(theirs["ovrl_mos"]), abs=1e-4)
+    assert mine["sig"] == pytest.approx(float(theirs["sig_mos"]), abs=1e-4)
+    assert quality.quality(noisy, 16000) < mine["ovrl"] - 0.5

@@ -1,0 +1,123 @@
+"""Who each role is, read from the script: one test per kind of evidence, the
+evidence named, the producer's choice kept, and the project file keeping it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.project.casting import infer_characters
+from engine.project.fileformat import (
+    ProjectFileError,
+    load_project,
+    project_from_dict,
+    project_to_dict,
+    save_project,
+)
+from engine.project.importers.build import import_script
+from engine.project.model import Character
+
+
+def _import(tmp_path: Path, text: str, suffix: str = ".fountain") -> dict[str, Character]:
+    script = tmp_path / f"play{suffix}"
+    script.write_text(text, encoding="utf-8")
+    project, _ = import_script(script)
+    return infer_characters(project)
+
+
+def test_a_title_in_the_cue_gives_gender_and_age(tmp_path: Path) -> None:
+    cast = _import(tmp_path, "MRS. PIKE: Tea?\nSIR ROGER: Please.\nGRANDMA: Two sugars.\nGRANDPA: None for me.\n",
+                   ".txt")
+    assert (cast["MRS. PIKE"].gender, cast["SIR ROGER"].gender) == ("female", "male")
+    assert (cast["GRANDMA"].gender, cast["GRANDMA"].age) == ("female", "older")
+    assert (cast["GRANDPA"].gender, cast["GRANDPA"].age) == ("male", "older")
+    assert "title Mrs" in cast["MRS. PIKE"].evidence
+
+
+def test_a_character_introduction_in_the_action_gives_age_and_gender(tmp_path: Path) -> None:
+    cast = _import(tmp_path, """INT. KITCHEN - DAY
+
+MARGARET (60s) stirs a pot. ROSIE, a girl of nine, watches. KIT (8) hides under the table. The
+stranger, VAUGHAN, a tall man in a wet coat, waits at the door.
+
+MARGARET
+Sit down, both of you.
+
+ROSIE
+Yes, Gran.
+
+KIT
+Do I have to?
+
+VAUGHAN
+I'll wait.
+""")
+    assert cast["MARGARET"].age == "older"
+    assert "MARGARET (60s)" in cast["MARGARET"].evidence
+    assert (cast["ROSIE"].gender, cast["ROSIE"].age) == ("female", "child")
+    assert cast["KIT"].age == "child"
+    assert cast["VAUGHAN"].gender == "male"
+    assert "a tall man" in cast["VAUGHAN"].evidence
+
+
+def test_kinship_words_before_a_name_give_gender(tmp_path: Path) -> None:
+    # Neither name is in the name dictionary: only the words around them can tell.
+    cast = _import(tmp_path, "ZORBIN: Where is my daughter Quessa?\nQUESSA: Here, father.\n"
+                             "QUESSA: Have you seen my brother Zorbin?\n", ".txt")
+    assert (cast["QUESSA"].gender, cast["QUESSA"].age) == ("female", "child")
+    assert "my daughter Quessa" in cast["QUESSA"].evidence
+    assert cast["ZORBIN"].gender == "male"
+
+
+def test_pronouns_after_a_name_in_the_action_give_gender(tmp_path: Path) -> None:
+    cast = _import(tmp_path, """INT. OFFICE - NIGHT
+
+Threlkeld looks up. She closes the ledger.
+
+THRELKELD
+We are closed.
+
+Vossmer shrugs. He sits anyway.
+
+VOSSMER
+I'll wait.
+""")
+    assert cast["THRELKELD"].gender == "female"
+    assert cast["VOSSMER"].gender == "male"
+    assert "pronouns after the name" in cast["VOSSMER"].evidence
+
+
+def test_a_first_name_from_the_name_dataset_gives_gender(tmp_path: Path) -> None:
+    pytest.importorskip("gender_guesser")
+    cast = _import(tmp_path, "MARGARET: Hello.\nEDMUND: Good evening.\nBLORP: Beep.\n", ".txt")
+    assert cast["MARGARET"].gender == "female" and cast["EDMUND"].gender == "male"
+    assert "gender-guesser" in cast["MARGARET"].evidence
+    assert cast["BLORP"] == Character()  # nothing to go on: unknown, no evidence claimed
+
+
+def test_stronger_evidence_wins_and_the_producer_choice_is_kept(tmp_path: Path) -> None:
+    script = tmp_path / "play.fountain"
+    # "Sam" reads male in the dataset, but the introduction says a girl of ten.
+    script.write_text("INT. ROOM - DAY\n\nSAM, a girl of ten, reads.\n\nSAM\nListen.\n\nDAVID\nGo on.\n",
+                      encoding="utf-8")
+    project, _ = import_script(script)
+    sam = infer_characters(project)["SAM"]
+    assert (sam.gender, sam.age) == ("female", "child")
+    assert sam.evidence.startswith("introduced in scene")
+    project.role("DAVID").character = Character(gender="female", age="older", evidence="set by the producer",
+                                                by_producer=True)
+    assert infer_characters(project)["DAVID"] == project.role("DAVID").character
+
+
+def test_the_project_file_keeps_the_character_and_names_a_bad_field(tmp_path: Path) -> None:
+    script = tmp_path / "play.txt"
+    script.write_text("MRS. PIKE: Tea?\n", encoding="utf-8")
+    project, _ = import_script(script)
+    project.cast[0].character = infer_characters(project)["MRS. PIKE"]
+    save_project(project, tmp_path / "p.radioplay")
+    assert load_project(tmp_path / "p.radioplay").cast[0].character == project.cast[0].character
+    data = project_to_dict(project)
+    data["cast"][0]["character"]["gender"] = "robot"
+    with pytest.raises(ProjectFileError, match=r"cast\[0\]\.character\.gender.*robot"):
+        project_from_dict(data, "p.radioplay")

@@ -1,0 +1,125 @@
+"""Voice design through WORLD, measured with Praat (praat-parselmouth) on
+synthetic vowels whose F0 and formants are known exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.project.design import NEUTRAL, VoiceDesign
+from engine.synth.design import apply_design
+from tests.support.vowels import (
+    FORMANTS_E,
+    f0_median,
+    f0_semitone_spread,
+    formant_medians,
+    harmonicity_db,
+    nearest,
+    voiced_fraction,
+    vowel,
+)
+
+pytest.importorskip("parselmouth")
+
+RATE = 22050
+
+
+@pytest.fixture(scope="module")
+def source() -> np.ndarray:
+    return vowel(f0=120.0, sample_rate=RATE)
+
+
+def semitones(a: float, b: float) -> float:
+    return float(12 * np.log2(a / b))
+
+
+def test_neutral_design_is_the_clip_itself(source: np.ndarray) -> None:
+    assert apply_design(source, RATE, NEUTRAL) is source
+    # the gain is the caller's (after loudness levelling): alone it shapes nothing
+    assert apply_design(source, RATE, VoiceDesign(gain=6.0)) is source
+
+
+@pytest.mark.parametrize("shift", [-5.0, 4.0, 10.0])
+def test_f0_shift_moves_the_pitch_by_that_many_semitones(source: np.ndarray, shift: float) -> None:
+    out = apply_design(source, RATE, VoiceDesign(f0_shift=shift))
+    assert out.shape == source.shape
+    assert semitones(f0_median(out, RATE), f0_median(source, RATE)) == pytest.approx(shift, abs=0.3)
+
+
+def test_f0_shift_leaves_the_formants(source: np.ndarray) -> None:
+    out = apply_design(source, RATE, VoiceDesign(f0_shift=7.0))
+    measured = formant_medians(out, RATE)
+    for freq, _ in FORMANTS_E[:2]:
+        assert nearest(measured, freq) < 0.06, (freq, measured)
+
+
+def test_f0_range_scales_the_excursion(source: np.ndarray) -> None:
+    spread = f0_semitone_spread(source, RATE)
+    livelier = f0_semitone_spread(apply_design(source, RATE, VoiceDesign(f0_range=2.0)), RATE)
+    flat = f0_semitone_spread(apply_design(source, RATE, VoiceDesign(f0_range=0.0)), RATE)
+    assert livelier == pytest.approx(2 * spread, rel=0.2)
+    assert flat < 0.25 * spread
+    # the level stays
+    assert semitones(f0_median(apply_design(source, RATE, VoiceDesign(f0_range=2.0)), RATE),
+                     f0_median(source, RATE)) == pytest.approx(0.0, abs=0.3)
+
+
+def test_f0_slope_makes_the_end_higher_than_the_start(source: np.ndarray) -> None:
+    out = apply_design(source, RATE, VoiceDesign(f0_slope=6.0))
+    third = out.size // 3
+    rise = semitones(f0_median(out[-third:], RATE), f0_median(out[:third], RATE))
+    assert rise == pytest.approx(4.0, abs=1.0)  # two thirds of the 6 st run between the thirds' centres
+
+
+@pytest.mark.parametrize("factor", [0.85, 1.2])
+def test_formant_warp_moves_the_formants_by_the_factor_and_not_the_pitch(source: np.ndarray, factor: float) -> None:
+    out = apply_design(source, RATE, VoiceDesign(formant=factor))
+    measured = formant_medians(out, RATE)
+    for freq, _ in FORMANTS_E[:2]:
+        assert nearest(measured, freq * factor) < 0.05, (freq * factor, measured)
+        assert nearest(measured, freq) > 0.08, (freq, measured)  # no longer where it was
+    assert semitones(f0_median(out, RATE), f0_median(source, RATE)) == pytest.approx(0.0, abs=0.2)
+
+
+def test_breathiness_adds_noise_and_one_is_a_whisper(source: np.ndarray) -> None:
+    assert voiced_fraction(source, RATE) > 0.9
+    breathy = apply_design(source, RATE, VoiceDesign(breathiness=0.5))
+    assert harmonicity_db(breathy, RATE) < harmonicity_db(source, RATE) - 3.0
+    whisper = apply_design(source, RATE, VoiceDesign(breathiness=1.0))
+    assert voiced_fraction(whisper, RATE) < 0.1
+    assert np.sqrt(np.mean(whisper**2)) > 0.05 * np.sqrt(np.mean(source**2))  # noise, not silence
+
+
+def test_tilt_changes_the_level_above_the_corner_only(source: np.ndarray) -> None:
+    def band_db(audio: np.ndarray, lo: float, hi: float) -> float:
+        spectrum = np.abs(np.fft.rfft(audio)) ** 2
+        freqs = np.fft.rfftfreq(audio.size, 1 / RATE)
+        return float(10 * np.log10(np.sum(spectrum[(freqs >= lo) & (freqs < hi)])))
+
+    dark = apply_design(source, RATE, VoiceDesign(tilt=-6.0))
+    # 1.84 kHz and 2.48 kHz sit about 0.9-1.3 octaves above the 1 kHz corner
+    assert band_db(dark, 1700, 2700) - band_db(source, 1700, 2700) == pytest.approx(-6.5, abs=2.0)
+    assert band_db(dark, 300, 800) - band_db(source, 300, 800) == pytest.approx(0.0, abs=1.0)
+
+
+@pytest.mark.parametrize("rate", [0.8, 1.25])
+def test_rate_time_scales_and_keeps_the_pitch(source: np.ndarray, rate: float) -> None:
+    out = apply_design(source, RATE, VoiceDesign(rate=rate))
+    assert out.size == round(source.size / rate)
+    assert semitones(f0_median(out, RATE), f0_median(source, RATE)) == pytest.approx(0.0, abs=0.3)
+    measured = formant_medians(out, RATE)
+    assert nearest(measured, FORMANTS_E[1][0]) < 0.05
+
+
+def test_the_same_clip_and_design_give_the_same_samples(source: np.ndarray) -> None:
+    design = VoiceDesign(f0_shift=3.0, formant=1.1, breathiness=0.2, tilt=2.0, rate=1.1)
+    np.testing.assert_array_equal(apply_design(source, RATE, design), apply_design(source.copy(), RATE, design))
+
+
+@pytest.mark.parametrize("length", [1, 10, 1000])
+def test_short_and_silent_clips_come_back_finite_at_the_rate_s_length(length: int) -> None:
+    design = VoiceDesign(f0_shift=3.0, formant=1.2, breathiness=0.3, tilt=2.0, rate=1.3)
+    for clip in (np.zeros(length, dtype=np.float32),
+                 (0.1 * np.random.default_rng(length).standard_normal(length)).astype(np.float32)):
+        out = apply_design(clip, RATE, design)
+        assert out.shape == (round(length / 1.3),) and np.all(np.isfinite(out))
