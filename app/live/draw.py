@@ -60,6 +60,9 @@ def show_transport(timeline: TimelineView, transport: TransportBar, project: Pro
     timeline.set_playhead(snap.position_s)
     # Nothing plays: the engine meters nothing and its last levels stay; the lanes fall.
     playing = levels is not None and snap.playing
+    overs = getattr(levels, "lane_overs", None)  # counted while playing and kept: a pause loses none
     timeline.set_lane_levels(_by_lane(project, getattr(levels, "lane_peak_db", None) if playing else None),
-                             _by_lane(project, getattr(levels, "lane_hold_db", None) if playing else None))
+                             _by_lane(project, getattr(levels, "lane_hold_db", None) if playing else None),
+                             _by_lane(project, getattr(levels, "lane_short_term_lufs", None) if playing else None),
+                             {k: int(v) for k, v in _by_lane(project, overs).items()} if overs else None)
     transport.update_from(snap, levels)

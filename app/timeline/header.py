@@ -4,10 +4,12 @@ A child widget of the timeline view placed in its left viewport margin; it asks 
 each lane is, so it follows vertical scrolling, lane height and lane changes.
 
 The meter under each name reads dBFS on a scale (marks and labels, the unit in the corner
-above the headers). It is green, amber from -18 dBFS and orange from -6; only its clip box turns
-red, when the lane's peak reaches 0 dBFS (a stem that loud is clipped), and it stays lit until
-clicked, as on a console. Loud speech is not clipping: the master may read -16 LUFS while a
-lane peaks at -3 dBFS. Fed nothing (paused, stopped), a bar falls at the engine's rate.
+above the headers), with the lane's short-term loudness (LUFS, the last 3 s) at the right of
+its name. It is green, amber from -18 dBFS and orange from -6; only its clip box turns red,
+when the engine counts an over on the lane (a sample of the signal leaving the lane at or past
+0 dBFS: ``MeterSnapshot.lane_overs``), and it stays lit until clicked, as on a console. Loud
+speech is not clipping: the master may read -16 LUFS while a lane peaks at -3 dBFS. Fed
+nothing (paused, stopped), a bar falls at the engine's rate.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ class _View(Protocol):
     def lane_span(self, index: int) -> tuple[float, float]: ...
 
 
+def _lufs_text(lufs: float) -> str:
+    return f"{lufs:.0f} LUFS".replace("-", "\u2212") if math.isfinite(lufs) and lufs > -70 else ""
+
+
 def level_fraction(db: float | None) -> float:
     """0..1 along a lane's level bar, quantized to 1/100 so tiny changes repaint nothing."""
     if db is None or not math.isfinite(db):
@@ -58,9 +64,11 @@ class LaneHeader(QWidget):
         self._view: _View = view  # type: ignore[assignment]
         self.clock = clock  # bars fall on this clock (seconds)
         self.setFixedWidth(HEADER_WIDTH)
-        self.setToolTip("Lane peak level in dBFS; the box at the right lights red when the lane clips "
-                        "(reaches 0 dBFS) until you click it")
+        self.setToolTip("Lane peak level in dBFS and short-term loudness in LUFS; the box at the right "
+                        "lights red when the lane's signal goes over 0 dBFS, until you click it")
         self._levels: dict[str, float] = {}
+        self._loudness: dict[str, float] = {}
+        self._overs: dict[str, int] = {}  # the engine's count of overs per lane, as last seen
         self._fed_at = clock()
         self._clipped: set[str] = set()
         self._small = QFont(self.font())
@@ -77,21 +85,34 @@ class LaneHeader(QWidget):
 
     # ------------------------------------------------------------------ levels
 
-    def set_levels(self, levels: dict[str, float], holds: dict[str, float] | None = None) -> None:
-        """Per-lane peak dBFS and hold marks (missing: silence). Bars fall at the engine's rate
-        from what they showed; a peak or hold at 0 dBFS latches the lane's clip box. Repaints
-        only the meters that moved."""
+    def set_levels(self, levels: dict[str, float], holds: dict[str, float] | None = None,
+                   loudness: dict[str, float] | None = None, overs: dict[str, int] | None = None) -> None:
+        """Per-lane peak dBFS and hold marks (missing: silence), short-term LUFS and the
+        engine's count of overs. Bars fall at the engine's rate from what they showed; a new
+        over latches the lane's clip box (without counts, as before them: a peak or hold at
+        0 dBFS). Repaints only the meters that moved."""
         now = self.clock()
         dt, self._fed_at = now - self._fed_at, now
         for i, lane in enumerate(self._view.lanes()):
             old = self._levels.get(lane.name, -math.inf)
             new = fall(old, levels.get(lane.name, -math.inf), dt)
             self._levels[lane.name] = new
-            peak = max(new, (holds or {}).get(lane.name, -math.inf))
-            clipped = lane.name not in self._clipped and peak >= CLIP_DB
+            if overs is not None:
+                count = overs.get(lane.name, 0)
+                went_over = count > self._overs.get(lane.name, count)  # the first sight sets the count
+                self._overs[lane.name] = count
+            else:
+                went_over = max(new, (holds or {}).get(lane.name, -math.inf)) >= CLIP_DB
+            clipped = lane.name not in self._clipped and went_over
             if clipped:
                 self._clipped.add(lane.name)
-            if clipped or level_fraction(old) != level_fraction(new):
+            old_lufs = self._loudness.get(lane.name, -math.inf)
+            new_lufs = (loudness or {}).get(lane.name, -math.inf)
+            self._loudness[lane.name] = new_lufs
+            if _lufs_text(old_lufs) != _lufs_text(new_lufs):  # the readout sits on the name's row
+                top, height = self._view.lane_span(i)
+                self.update(0, int(top), self.width(), int(height) + 1)
+            elif clipped or level_fraction(old) != level_fraction(new):
                 top, height = self._view.lane_span(i)
                 self.update(0, int(top + height) - 12, self.width(), 12)
 
@@ -101,6 +122,10 @@ class LaneHeader(QWidget):
 
     def clipped(self, lane: str) -> bool:
         return lane in self._clipped
+
+    def loudness_text(self, lane: str) -> str:
+        """The lane's short-term loudness as drawn ("" while silent)."""
+        return _lufs_text(self._loudness.get(lane, -math.inf))
 
     def scale_marks(self) -> list[tuple[float, str]]:
         """(fraction along the bar, label) of the dBFS scale under each lane's meter."""
@@ -155,6 +180,14 @@ class LaneHeader(QWidget):
                            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), detail)
                 p.setFont(self.font())
                 room -= dw + 4
+            lufs = self.loudness_text(lane.name)
+            if lufs:
+                p.setFont(self._small)
+                lw = QFontMetricsF(self._small).horizontalAdvance(lufs)
+                p.drawText(QRectF(10.0 + room - lw, top + 2.0, lw, fm.height()),
+                           int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), lufs)
+                p.setFont(self.font())
+                room -= lw + 4
             name = fm.elidedText(lane.name + (" (muted)" if lane.muted else ""), Qt.TextElideMode.ElideRight, room)
             p.drawText(QRectF(10.0, top + 2.0, w - 14, fm.height()), int(Qt.AlignmentFlag.AlignLeft), name)
             self._paint_meter(p, i, lane.name, top, height, fm.height())

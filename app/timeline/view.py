@@ -151,10 +151,13 @@ class TimelineView(QGraphicsView):
         """Forget cached waveforms (all, or these lines'): their audio changed in place."""
         self._scene.invalidate_peaks(line_ids)
 
-    def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None) -> None:
-        """Per-role peak dBFS (the engine's lane meters) and their hold marks, drawn under the
-        lane names; a missing role reads silence."""
-        self.header.set_levels(dict(peaks_db), dict(holds_db) if holds_db is not None else None)
+    def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None,
+                        loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
+        """Per-role peak dBFS (the engine's lane meters), their hold marks, short-term LUFS and
+        counts of overs, drawn under and beside the lane names; a missing role reads silence."""
+        self.header.set_levels(dict(peaks_db), dict(holds_db) if holds_db is not None else None,
+                               dict(loudness) if loudness is not None else None,
+                               dict(overs) if overs is not None else None)
 
     def set_playhead(self, seconds: float) -> None:
         """Move the playhead. Only the strips under the old and new line are repainted, unless

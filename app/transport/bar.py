@@ -121,7 +121,7 @@ class TransportBar(QToolBar):
         self._audio_error_action.setVisible(False)
         self.addSeparator()
         self.meter = LevelMeter(Qt.Orientation.Horizontal, clock=clock)
-        self.meter.setMinimumWidth(200)
+        self.meter.setMinimumWidth(300)  # the bar, and the loudness and limiter readouts beside it
         self.addWidget(self.meter)
         self.addSeparator()
         self.late_label = self._counter("Lines whose audio was not ready when the playhead reached them")
@@ -220,6 +220,11 @@ class TransportBar(QToolBar):
             self.set_audio_error(snapshot.audio_error)
         peak, hold, lufs = master_levels(levels)
         self.meter.set_levels(peak, hold, lufs)
+        if levels is not None and hasattr(levels, "limiter_reduction_db"):
+            self.meter.set_dynamics(levels.momentary_lufs, levels.limiter_reduction_db, levels.limiter_max_db,
+                                    levels.master_overs)
+        elif self.meter.reduction_db is not None:  # stopped: nothing limits
+            self.meter.set_dynamics(None, 0.0, self.meter.reduction_max_db)
 
     def set_audio_error(self, message: str | None) -> None:
         """Show why there is no sound and how to fix it (None hides the warning)."""

@@ -1,5 +1,10 @@
 """A painted peak meter with a dBFS scale, a peak-hold mark, a clip light and a LUFS readout.
 
+On the master (the transport bar) the readout is a producer's loudness meter: momentary (400 ms)
+and short-term (3 s) LUFS, with the master limiter's gain reduction under them, live. The clip
+light follows the engine's count of overs when it is given one (a sample of the metered signal
+at or past 0 dBFS), not the bar.
+
 The engine's meters (``engine.audio.meters``) apply the ballistics (falling bar, hold mark) to
 the audio they meter, but nothing is metered while playback is paused or stopped, so their last
 snapshot stays lit. The widgets therefore fall on their own clock too (:func:`fall`, the
@@ -51,6 +56,10 @@ class LevelMeter(QWidget):
         self.level_db = -math.inf
         self.hold_db = -math.inf
         self.lufs: float | None = None
+        self.momentary: float | None = None  # LUFS, last 400 ms (None: not shown)
+        self.reduction_db: float | None = None  # the master limiter's gain reduction (None: not shown)
+        self.reduction_max_db = 0.0
+        self._overs: int | None = None
         self.clipped = False
         self._hold_at = 0.0
         self._fed_at = clock()
@@ -58,7 +67,8 @@ class LevelMeter(QWidget):
             self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         else:
             self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
-        self.setToolTip("Master level (dBFS peak, hold mark) and short-term loudness; click to reset the clip light")
+        self.setToolTip("Master level (dBFS peak, hold mark), momentary (M) and short-term (S) loudness in LUFS, "
+                        "and the master limiter's gain reduction (GR); click to reset the clip light")
         self._font = QFont(self.font())
         self._font.setPointSizeF(max(6.5, self._font.pointSizeF() * 0.75))
 
@@ -67,9 +77,24 @@ class LevelMeter(QWidget):
 
     # ------------------------------------------------------------------ data in
 
+    def set_dynamics(self, momentary: float | None, reduction_db: float | None, reduction_max_db: float = 0.0,
+                     overs: int | None = None) -> None:
+        """The master's momentary loudness, its limiter's gain reduction now and at most (dB,
+        >= 0), and the engine's count of overs (a new one lights the clip light)."""
+        momentary = None if momentary is None or not math.isfinite(momentary) else float(momentary)
+        clipped = self.clipped
+        if overs is not None:
+            clipped = clipped or (self._overs is not None and overs > self._overs)
+            self._overs = overs
+        state = (momentary, reduction_db, reduction_max_db, clipped)
+        if state != (self.momentary, self.reduction_db, self.reduction_max_db, self.clipped):
+            self.momentary, self.reduction_db, self.reduction_max_db, self.clipped = state
+            self.update()
+
     def set_levels(self, peak_db: float | None, hold_db: float | None = None, lufs: float | None = None) -> None:
         """Show a peak (dBFS; None or -inf is silence), its hold mark (None: keep our own) and
-        the short-term loudness (None: not measured yet). Repaints only if something moved."""
+        the short-term loudness (None: not measured yet). Repaints only if something moved.
+        Once :meth:`set_dynamics` has given a count of overs, only overs light the clip light."""
         now = self._clock()
         given = -math.inf if peak_db is None or math.isnan(peak_db) else float(peak_db)
         peak = fall(self.level_db, given, now - self._fed_at)
@@ -84,7 +109,7 @@ class LevelMeter(QWidget):
             hold = peak  # held long enough: the mark rides the falling bar
         else:
             hold = self.hold_db
-        clipped = self.clipped or max(peak, hold) >= CLIP_DB
+        clipped = self.clipped or (self._overs is None and max(peak, hold) >= CLIP_DB)
         lufs = None if lufs is None or not math.isfinite(lufs) else float(lufs)
         if (peak, hold, lufs, clipped) != (self.level_db, self.hold_db, self.lufs, self.clipped):
             self.level_db, self.hold_db, self.lufs, self.clipped = peak, hold, lufs, clipped
@@ -97,7 +122,17 @@ class LevelMeter(QWidget):
         self.update()
 
     def lufs_text(self) -> str:
-        return format_lufs(self.lufs)
+        if self.momentary is None and self.reduction_db is None:
+            return format_lufs(self.lufs)
+        short = format_lufs(self.lufs).removesuffix(" LUFS")
+        momentary = format_lufs(self.momentary).removesuffix(" LUFS")
+        return f"M {momentary}  S {short} LUFS"
+
+    def reduction_text(self) -> str:
+        """The limiter's gain reduction now and its deepest ("" when not metered)."""
+        if self.reduction_db is None:
+            return ""
+        return f"GR {self.reduction_db:.1f} dB (max {self.reduction_max_db:.1f})"
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if self.clipped:
@@ -118,7 +153,8 @@ class LevelMeter(QWidget):
         pal = self.palette()
         horizontal = self.orientation == Qt.Orientation.Horizontal
         p.setFont(self._font)
-        fm_w = p.fontMetrics().horizontalAdvance("\u221288.8 LUFS") + 6 if horizontal else 0
+        widest = "M \u221288.8  S \u221288.8 LUFS" if self.reduction_db is not None else "\u221288.8 LUFS"
+        fm_w = p.fontMetrics().horizontalAdvance(widest) + 6 if horizontal else 0
         clip_w = 8.0
         w, h = float(self.width()), float(self.height())
         if horizontal:
@@ -171,6 +207,13 @@ class LevelMeter(QWidget):
         p.fillRect(clip, QColor("#ff2d2d") if self.clipped else QColor(70, 30, 30))
         if horizontal:
             p.setPen(pal.windowText().color())
-            p.drawText(QRectF(w - fm_w, 0.0, fm_w, h), int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                       self.lufs_text())
+            reduction = self.reduction_text()
+            align = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if reduction:  # two rows: loudness, then the limiter
+                p.drawText(QRectF(w - fm_w, 0.0, fm_w, h / 2), align, self.lufs_text())
+                if self.reduction_db is not None and self.reduction_db >= 1.0:
+                    p.setPen(QColor("#e8a13a"))  # working: more than 1 dB off
+                p.drawText(QRectF(w - fm_w, h / 2, fm_w, h / 2), align, reduction)
+            else:
+                p.drawText(QRectF(w - fm_w, 0.0, fm_w, h), align, self.lufs_text())
         p.end()

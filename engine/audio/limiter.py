@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# What the compliance report counts as the limiter working: more than 1 dB off.
+WORKING_GAIN = 10 ** (-1.0 / 20)
+
 
 def sliding_min(x: np.ndarray, window: int) -> np.ndarray:
     """min(x[i : i + window]) for every full window (``len(x) - window + 1``
@@ -61,6 +64,8 @@ class LookaheadLimiter:
         self._min_hist = np.ones(self.lookahead - 1, dtype=np.float64)
         self._delay = np.zeros((self.lookahead, channels), dtype=np.float32)
         self.gain_reduction_db = 0.0  # deepest reduction so far, for reports
+        self.working_frames = 0  # frames it took more than 1 dB off, for reports
+        self.rate = rate
         self.last_gain = np.ones(0, dtype=np.float32)
         self._idle = True  # no reduction in progress: blocks under the ceiling pass through
 
@@ -97,8 +102,14 @@ class LookaheadLimiter:
         self._min_hist = ext2[-(L - 1):] if L > 1 else ext2[:0]
         self._idle = bool(self._target_hist.min() >= 1.0 and self._min_hist.min(initial=1.0) >= 1.0)
         self.gain_reduction_db = min(self.gain_reduction_db, 20 * float(np.log10(max(gain.min(), 1e-12))))
+        self.working_frames += int(np.count_nonzero(gain < WORKING_GAIN))
         self.last_gain = gain
         return np.asarray(delayed[:n] * gain[:, None])
+
+    @property
+    def working_s(self) -> float:
+        """Seconds of output it took more than 1 dB off."""
+        return self.working_frames / self.rate
 
     def flush(self) -> np.ndarray:
         """The last :attr:`latency` frames still in the delay line."""

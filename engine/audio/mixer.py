@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.audio.leveller import LineEnvelope
+
 
 @dataclass(frozen=True)
 class PlacedClip:
@@ -25,6 +27,14 @@ class PlacedClip:
     role_index: int
     start: int
     audio: np.ndarray
+    # The dialogue leveller's gain curve for this clip (engine/audio/leveller.py); None: unity.
+    envelope: LineEnvelope | None = None
+
+    def levelled(self) -> np.ndarray:
+        """The clip as the mixer plays it (a new array when it is levelled)."""
+        if self.envelope is None or not self.envelope.active:
+            return self.audio
+        return self.envelope.apply(self.audio)
 
     @property
     def end(self) -> int:
@@ -69,6 +79,12 @@ class BlockMixer:
         self._stems = np.zeros((lanes, max_block, 2), dtype=np.float32)
         self._master = np.zeros((max_block, 2), dtype=np.float32)
         self._scratch = np.zeros(max_block, dtype=np.float32)
+        # The leveller's per-frame gain of a clip's span, and its work buffers.
+        self._level = np.zeros(max_block, dtype=np.float32)
+        self._level_step = np.zeros(max_block, dtype=np.float32)
+        self._level_frac = np.zeros(max_block, dtype=np.float32)
+        self._level_index = np.zeros(max_block, dtype=np.int64)
+        self._ramp = np.arange(max_block, dtype=np.int64)
         # Bumped by every change of clips or lane settings: what the ducking
         # side-chain (engine.audio.soundbus) was built from is then stale.
         self.version = 0
@@ -105,7 +121,7 @@ class BlockMixer:
     def audible_clips(self) -> list[tuple[int, np.ndarray, float, float]]:
         """(start frame, audio, left gain, right gain) of every clip the mix
         will hear, from the lane settings the mixer itself uses."""
-        return [(c.start, c.audio, float(self._gains[c.role_index, 0]), float(self._gains[c.role_index, 1]))
+        return [(c.start, c.levelled(), float(self._gains[c.role_index, 0]), float(self._gains[c.role_index, 1]))
                 for c in self.clips if self._audible[c.role_index]]
 
     def key_clips(self) -> list[tuple[int, np.ndarray, float]]:
@@ -138,6 +154,11 @@ class BlockMixer:
             b = min(t + n, clip.end)
             length = b - a
             source = clip.audio[a - clip.start: b - clip.start]
+            envelope = clip.envelope
+            if envelope is not None and envelope.active:
+                level = envelope.gain_at(a - clip.start, length, self._level, self._level_step,
+                                         self._level_frac, self._level_index, self._ramp)
+                source = np.multiply(source, level, out=level)
             at = a - t
             stereo = source.ndim == 2
             for channel in (0, 1):

@@ -34,6 +34,7 @@ from engine.audio.effects import (
     MasterChain,
     lane_chain,
 )
+from engine.audio.limiter import LookaheadLimiter
 from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.normalize import ProgrammeAnalysis
@@ -107,6 +108,11 @@ class Programme:
     @property
     def gain_db(self) -> float:
         return self._gain_db
+
+    @property
+    def limiter(self) -> LookaheadLimiter:
+        """The master's true-peak limiter (its deepest reduction and working time, for reports)."""
+        return self._master.limiter
 
     @property
     def latency(self) -> int:
@@ -231,7 +237,7 @@ class Programme:
             out[...] = master
             master = out
         if self.meters is not None:
-            self.meters.update(master, stems)
+            self.meters.update(master, stems, self._master.limiter.last_gain)
         return master, stems
 
     def flush(self) -> np.ndarray:

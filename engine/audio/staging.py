@@ -17,6 +17,13 @@ A staged line is a stereo clip ((frames + the room's tail, 2) float32):
 The room's reverberation stays in the role's stem: each role's stem is its
 staged voice, tail included (docs/user/staging.md).
 
+The dialogue leveller comes first (a re-recording engineer levels the dry
+dialogue, then sends it to the room): :meth:`Stager.clip` stages the clip
+with the leveller's curve applied (engine/audio/leveller.py), and the curve is
+made for the level the staged line's direct sound reaches its stem
+(:func:`direct_peak_db`), so a close or near line is levelled for its
+staged level, not its dry one.
+
 A line is staged once when its clip arrives (live: on the session's control
 thread; export: as the mix is planned), never in the mixer's blocks, so the
 real-time path is the block mixer's as before: it reads a staged clip as it
@@ -34,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import butter, oaconvolve, sosfilt, sosfiltfilt
 
+from engine.audio.leveller import LineEnvelope
 from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
 from engine.project.model import Line, Project, Scene
 from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, line_stage
@@ -95,6 +103,20 @@ def direct_gains(pan: np.ndarray, distance: np.ndarray, level_db: float) -> np.n
     return np.stack([g * np.cos(theta), g * np.sin(theta)], axis=1)
 
 
+# Points along a line's path where its direct gain is looked at for the leveller
+# (the path is linear between its keyframes: its peaks lie at or near them).
+_PEAK_POINTS = 257
+
+
+def direct_peak_db(stage: LineStage) -> float:
+    """The loudest the staged line's direct sound gets on either channel, in dB
+    against the dry clip (level, distance and pan across its path): what the
+    dialogue leveller adds to a staged line's level at its stem."""
+    pan, distance = automation(stage, _PEAK_POINTS)
+    peak = float(direct_gains(pan, distance, stage.level_db).max())
+    return 20 * math.log10(max(peak, 1e-9))
+
+
 def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.ndarray:
     nyquist = rate / 2
     out = np.asarray(audio, dtype=np.float64)
@@ -133,7 +155,19 @@ class _Staged:
     clip: np.ndarray
     stage: LineStage
     rate: int
+    envelope: LineEnvelope | None
     staged: np.ndarray
+
+
+def same_curve(a: LineEnvelope | None, b: LineEnvelope | None) -> bool:
+    """Two leveller curves that level a clip alike (None and a curve that does nothing are unity)."""
+    if a is b:
+        return True
+    a = a if a is not None and a.active else None
+    b = b if b is not None and b.active else None
+    if a is None or b is None:
+        return a is b
+    return a.cell == b.cell and np.array_equal(a.gains, b.gains)
 
 
 class Stager:
@@ -153,15 +187,19 @@ class Stager:
         self._memo: dict[str, _Staged] = {}
         self._lock = threading.Lock()
 
-    def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int) -> np.ndarray:
-        """``audio`` as the mix hears it: staged (stereo) when the line has a
-        staging, else the mono clip itself."""
+    def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int,
+             envelope: LineEnvelope | None = None) -> np.ndarray:
+        """``audio`` as the mix hears it: levelled by ``envelope`` (the dialogue
+        leveller's curve, None: unity) and staged (stereo) when the line has a
+        staging, else the mono clip itself (the mixer then applies the curve)."""
         if stage is None:
             return audio
         with self._lock:
             held = self._memo.get(line_id)
-        if held is not None and held.clip is audio and held.stage == stage and held.rate == rate:
+        if (held is not None and held.clip is audio and held.stage == stage and held.rate == rate
+                and same_curve(held.envelope, envelope)):
             return held.staged
+        levelled = envelope.apply(audio) if envelope is not None and envelope.active else audio
         room = stage.room
         reverb = None
         if room is not None and stage.reverb > 0:
@@ -171,11 +209,11 @@ class Stager:
                 reverb = self.responses.ready(room, rate)
                 if reverb is None:
                     self.responses.prepare(room, rate, self.room_ready)
-                    return stage_clip(audio, stage, rate, None)  # not remembered: staged again when ready
-        staged = stage_clip(audio, stage, rate, reverb)
+                    return stage_clip(levelled, stage, rate, None)  # not remembered: staged again when ready
+        staged = stage_clip(levelled, stage, rate, reverb)
         staged.setflags(write=False)
         with self._lock:
-            self._memo[line_id] = _Staged(audio, stage, rate, staged)
+            self._memo[line_id] = _Staged(audio, stage, rate, envelope, staged)
         return staged
 
     def forget_except(self, line_ids: set[str]) -> None:

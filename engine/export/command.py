@@ -158,7 +158,8 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--format", choices=["wav16", "wav24", "wav32f"], default=None,
                    help="sample format of a WAV or FLAC master (default wav24); stems are always 32-bit float, "
                    "since they carry the pre-limiter level")
-    p.add_argument("--container", choices=list(CONTAINERS), default=None, help="file type of the master")
+    p.add_argument("--container", choices=list(CONTAINERS), default=None, help="file type of the master (mp3 alone: 44.1 kHz 128 kbps; m4b alone: 44.1 kHz 64 kbps AAC; "
+                   "--sample-rate and --bitrate override)")
     p.add_argument("--sample-rate", type=int, default=None, help="sample rate of the master in Hz")
     p.add_argument("--bitrate", type=int, default=None, help="MP3 or AAC bitrate in kbps")
     p.add_argument("--vbr", action="store_true", help="variable-bitrate MP3")

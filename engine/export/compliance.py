@@ -67,10 +67,31 @@ class Requirement:
 
 
 @dataclass
+class LimiterWork:
+    """What a limiter did to reach the report's numbers: the master's (the
+    programme's true-peak limiter, after the dialogue leveller), or a
+    delivered file's levelling (its gain, then its limiter)."""
+
+    stage: str  # "master", or the delivered file
+    gain_db: float  # the gain before the limiter: the master gain, or the file's levelling gain
+    max_reduction_db: float  # deepest gain reduction at any moment
+    time_above_1db_s: float  # how long it took more than 1 dB off
+
+    def __post_init__(self) -> None:
+        self.max_reduction_db = max(0.0, self.max_reduction_db) + 0.0  # a limiter that did nothing: 0, not -0
+
+    def describe(self) -> str:
+        what = "master limiter" if self.stage == "master" else f"{self.stage} levelled"
+        return (f"{what}: gain {self.gain_db:+.1f} dB, at most {self.max_reduction_db:.1f} dB of limiting, "
+                f"{self.time_above_1db_s:.1f} s over 1 dB")
+
+
+@dataclass
 class ComplianceReport:
     preset: DeliveryPreset
     files: list[Measurement] = field(default_factory=list)
     requirements: list[Requirement] = field(default_factory=list)
+    levelling: list[LimiterWork] = field(default_factory=list)  # what was done to reach the levels
 
     @property
     def passed(self) -> bool:
@@ -97,6 +118,7 @@ class ComplianceReport:
             "passed": self.passed,
             "requirements": [{k: finite(v) for k, v in asdict(r).items()} for r in self.requirements],
             "files": [{k: finite(v) for k, v in asdict(m).items()} for m in self.files],
+            "levelling": [{k: finite(v) for k, v in asdict(w).items()} for w in self.levelling],
         }
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
@@ -111,7 +133,8 @@ class ComplianceReport:
         failed = sum(not r.passed for r in self.requirements)
         verdict = (f"Preset {self.preset.name}: every requirement passes" if not failed
                    else f"Preset {self.preset.name}: {failed} of {len(self.requirements)} requirements FAIL")
-        return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:], verdict])
+        done = [w.describe() for w in self.levelling]
+        return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:], *done, verdict])
 
 
 def _fmt(value: float) -> str:

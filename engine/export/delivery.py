@@ -37,7 +37,7 @@ import soundfile as sf
 
 from engine.audio.limiter import LookaheadLimiter
 from engine.audio.loudness import LoudnessMeter
-from engine.export.compliance import REPORT_FILE, ComplianceReport, Measurement, check, measure
+from engine.export.compliance import REPORT_FILE, ComplianceReport, LimiterWork, Measurement, check, measure
 from engine.export.encoders import Mark, Tags, chapter_marks, write_audio
 from engine.export.names import unique_file_names
 from engine.export.outputset import OutputSet
@@ -120,14 +120,16 @@ def scene_chapters(project: Project) -> list[Chapter]:
 
 def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], output: OutputSet,
             progress: Progress | None = None, check_cancel: Callable[[], None] | None = None,
-            known: Measurement | None = None) -> ComplianceReport:
+            known: Measurement | None = None, master: LimiterWork | None = None) -> ComplianceReport:
     """Write the preset's files into ``output`` and ``report.json``; returns the report.
     ``known``: the measurement of the directly written mix, when the render knows it
-    already (the same programme measured before: engine/mixdown/memo.py)."""
+    already (the same programme measured before: engine/mixdown/memo.py). ``master``:
+    what the programme's limiter did, for the report."""
     preset = plan.preset
+    work = [master] if master is not None else []
     if plan.direct:
         measured = [known or measure(output.path(plan.files[0]), plan.files[0])]
-        return _finish(plan, output, measured)
+        return _finish(plan, output, measured, work)
     spans = _spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
     measured = []
     for n, (rel, (start, stop), marks) in enumerate(spans):
@@ -140,7 +142,7 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
         del source
         ceiling, offset = _ceiling(preset), 0.0
         for _attempt in range(_RETRIES + 1):
-            made = _make_file(audio, plan.rate, preset, ceiling, _target(preset) + offset, seed=n)
+            made, levelled = _make_file(audio, plan.rate, preset, ceiling, _target(preset) + offset, seed=n)
             tags = Tags(plan.tags.title if not preset.per_scene else plan.chapters[n].title,
                         plan.tags.author, plan.tags.album or plan.tags.title, plan.tags.comment,
                         plan.tags.cover, [Mark(m.title, m.start, m.end) for m in marks])
@@ -158,14 +160,17 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
             else:  # the encoder took some level (its low-pass): ask for that much more
                 offset += miss
         measured.append(result)
+        work.append(LimiterWork(rel, *levelled))
     if progress:
         progress("delivering", len(spans), len(spans))
-    return _finish(plan, output, measured)
+    return _finish(plan, output, measured, work)
 
 
-def _finish(plan: DeliveryPlan, output: OutputSet, measured: list[Measurement]) -> ComplianceReport:
+def _finish(plan: DeliveryPlan, output: OutputSet, measured: list[Measurement],
+            work: list[LimiterWork]) -> ComplianceReport:
     chapters = len(plan.chapters) if not plan.preset.per_scene and len(plan.chapters) > 1 else 0
     report = check(plan.preset, measured, plan.rate, len(plan.files), chapters)
+    report.levelling = work
     output.path(REPORT_FILE).write_text(report.to_json(), encoding="utf-8", newline="\n")
     return report
 
@@ -224,14 +229,18 @@ def _peak_excess(preset: DeliveryPreset, true_peak: float, sample_peak: float) -
 
 
 def _make_file(programme: np.ndarray, rate: int, preset: DeliveryPreset, ceiling_db: float, target: float,
-               seed: int) -> np.ndarray:
-    """Head room, programme, tail room; levelled; room tone under it all."""
+               seed: int) -> tuple[np.ndarray, tuple[float, float, float]]:
+    """Head room, programme, tail room; levelled; room tone under it all.
+    Also (gain dB, the limiter's deepest reduction dB, its seconds over 1 dB)."""
     head, tail = int(round(preset.head_s * rate)), int(round(preset.tail_s * rate))
     channels = programme.shape[1]
     gain_db = 0.0
     limited = programme
+    limiter = LookaheadLimiter(rate, ceiling_db, channels=channels)
+    applied = gain_db
     for _ in range(_MAX_PASSES):
-        limited = _limit(programme, rate, ceiling_db, gain_db)
+        limited, limiter = _limit(programme, rate, ceiling_db, gain_db)
+        applied = gain_db
         error = target - _level(preset, limited, rate, head + tail)
         if not math.isfinite(error) or abs(error) < 0.05:
             break
@@ -240,7 +249,7 @@ def _make_file(programme: np.ndarray, rate: int, preset: DeliveryPreset, ceiling
     out[head:head + limited.shape[0]] = limited
     if preset.room_tone_db is not None:
         out += room_tone(out.shape[0], channels, rate, preset.room_tone_db, seed)
-    return out
+    return out, (applied, -limiter.gain_reduction_db, limiter.working_s)
 
 
 def _target(preset: DeliveryPreset) -> float:
@@ -259,7 +268,8 @@ def _level(preset: DeliveryPreset, audio: np.ndarray, rate: int, silent_frames: 
     return meter.integrated()
 
 
-def _limit(audio: np.ndarray, rate: int, ceiling_db: float, gain_db: float = 0.0) -> np.ndarray:
+def _limit(audio: np.ndarray, rate: int, ceiling_db: float, gain_db: float = 0.0,
+           ) -> tuple[np.ndarray, LookaheadLimiter]:
     """``audio`` times the gain through the limiter, in blocks (its float64
     work arrays would be several times the file's size in one piece), with
     the look-ahead delay dropped."""
@@ -274,7 +284,7 @@ def _limit(audio: np.ndarray, rate: int, ceiling_db: float, gain_db: float = 0.0
         take = min(block.shape[0] - cut, out.shape[0] - pos)
         out[pos:pos + take] = block[cut:cut + take]
         pos += take
-    return out
+    return out, limiter
 
 
 def _then(blocks: Iterator[np.ndarray], limiter: LookaheadLimiter) -> Iterator[np.ndarray]:

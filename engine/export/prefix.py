@@ -67,6 +67,7 @@ class PrefixAnalysis:
         self.programme: Programme | None = None
         self.analysis: ProgrammeAnalysis | None = None
         self.frames = 0  # analysed: [0, frames)
+        self.staging_db: float | None = None  # the master gain the dialogue leveller levels for (the render's)
         self._advanced = -math.inf
 
     # --- engine/export/lines.py's Voiced ---------------------------------------------------
@@ -140,16 +141,17 @@ class PrefixAnalysis:
         if frame <= self.frames:
             return
         if self.programme is None:
-            mixer = build_mixer(self.project, self._clips, self._placed, self.block)
-            self.programme = build_programme(self.project, mixer, sounds, self._sound_placed)
+            mixer = build_mixer(self.project, self._clips, self._placed, self.block, self.staging_db)
+            self.programme = build_programme(self.project, mixer, sounds, self._sound_placed, self.staging_db)
             self.analysis = ProgrammeAnalysis(self.rate)
             if self.programme.dry:  # a dry programme is analysed from its clips, without a pass
                 self._off = True
                 return
         else:  # the same programme (its effects carry their state), with the longer prefix
-            self.programme.mixer.set_clips(placed_clips(self.project, self._clips, self._placed))
+            self.programme.mixer.set_clips(placed_clips(self.project, self._clips, self._placed, self.staging_db))
             if self.programme.sounds is not None:
-                self.programme.sounds.set_sounds(place_sounds(self.project, sounds, self._sound_placed))
+                self.programme.sounds.set_sounds(place_sounds(self.project, sounds, self._sound_placed,
+                                                                self.staging_db))
         assert self.analysis is not None
         # One advance can cover most of the programme (a line voiced late holds
         # the prefix back until it comes): hand the pages back as the pass goes,

@@ -30,6 +30,10 @@ CONTAINERS = ("wav", "bwf", "flac", "mp3", "m4b")
 BIT_DEPTHS = (16, 24, 32)  # 32 is float (WAV only)
 MP3_RATES = (32_000, 44_100, 48_000)  # MPEG-1 layer III
 MP3_BITRATES = (32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)
+# What a lossy container is usually delivered at (``--container mp3`` alone):
+# MP3 as the podcast hosts take it, M4B as audiobook stores encode spoken word.
+CONTAINER_DEFAULTS = {"mp3": {"sample_rate": 44_100, "bitrate_kbps": 128},
+                      "m4b": {"sample_rate": 44_100, "bitrate_kbps": 64}}
 
 
 @dataclass(frozen=True)
@@ -132,4 +136,10 @@ def preset_named(name: str, **overrides: object) -> DeliveryPreset:
     unknown = set(changes) - set(DeliveryPreset.__dataclass_fields__)
     if unknown:
         raise ValueError(f"unknown preset field(s): {', '.join(sorted(unknown))}")
-    return replace(PRESETS[name], **changes)  # type: ignore[arg-type]
+    base = PRESETS[name]
+    container = changes.get("container")
+    if isinstance(container, str) and container != base.container:
+        # Another container than the preset's: its usual rate and bitrate, unless given.
+        for key, value in CONTAINER_DEFAULTS.get(container, {}).items():
+            changes.setdefault(key, value)
+    return replace(base, **changes)  # type: ignore[arg-type]

@@ -39,14 +39,17 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.leveller import expected_gain_db
 from engine.audio.programme import Programme
+from engine.audio.staging import Stager
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
-from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, described
+from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
 from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
+from engine.export.master_gain import gain_target, solve_master_gain
 from engine.export.mix_memo import MixMemo, mix_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output
@@ -54,7 +57,8 @@ from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
 from engine.export.sound_check import project_sounds
-from engine.mixdown.memo import SolvedGain, clip_identities, programme_key
+from engine.mixdown.dialogue import LevelledLines
+from engine.mixdown.memo import clip_identities, programme_key
 from engine.mixdown.mixplan import BLOCK, plan_mix
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
@@ -118,6 +122,9 @@ class RenderReport:
     premix_lufs: float = -math.inf  # before the master gain and the limiter
     predicted_lufs: float = -math.inf  # of mix.wav, from the limiter simulation
     gain_db: float = 0.0
+    staging_db: float = 0.0  # the master gain the dialogue leveller levelled the lines for
+    limiter_max_db: float = 0.0  # the master limiter's deepest gain reduction
+    limiter_working_s: float = 0.0  # how long it took more than 1 dB off
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
     gain_reused: bool = False  # the same programme was measured before (engine/mixdown/memo.py)
@@ -210,6 +217,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                                 options.allow_missing_sounds, synth.cache)
         # The analysis pass follows the lines as they are voiced (engine/export/prefix.py).
         prefix = PrefixAnalysis(project, synth, options.block, loading, partial(_cancelled, cancel))
+        prefix.staging_db = expected_gain_db(project, gain_target(plan))
         try:
             try:
                 result = synthesize_lines(project, synth, progress, cancel, scheduler, prefix)
@@ -249,7 +257,13 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     _report_synthesis(report, synth, result, started)
     check_cancel = partial(_cancelled, cancel)
     rate = project.sample_rate
-    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds)
+    # The dialogue leveller levels the lines for the master gain expected at the target
+    # (engine/mixdown/dialogue.py); the solve levels them again where the measured gain is
+    # higher, with one stager, so a staged line whose curve did not change is not staged again.
+    staging = expected_gain_db(project, gain_target(plan))
+    stager = Stager()
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
+                                                              staging, stager)
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     report.master_effect = programme.master_effect
@@ -257,17 +271,31 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
                          for p in placements)
     memo = MixMemo(synth.cache.directory)
-    key = _solve_gain(project, result, sounds, programme, placements, sound_placements, total, report, plan,
-                      options, memo, passed, prefix, progress, check_cancel)
+    key = programme_key(project, placements, clip_identities(project, result), programme.lane_effects,
+                        programme.master_effect, total, gain_target(plan), LIMITER_CEILING_DB, sounds)
+
+    def replan(staging_db: float) -> Programme:
+        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager)[0]
+
+    master = solve_master_gain(key, memo, programme, placements, sound_placements, total, options.block, plan,
+                               staging, replan, passed, prefix, progress, check_cancel)
+    programme = master.programme
+    report.gain_reused, report.analysis_pass, report.analysis_streamed = (master.reused, master.analysis_pass,
+                                                                          master.streamed)
+    report.analysis_wall_s, report.staging_db = master.wall_s, master.staging_db
+    report.premix_lufs, report.gain_db, report.predicted_lufs = (master.solved.premix_lufs, master.solved.gain_db,
+                                                                 master.solved.predicted_lufs)
     # A new programme's mix is measured for the compliance report as it is
     # written, on a third thread, instead of read back afterwards (the same
     # numbers: FileMeter): the report's measurement no longer follows the write.
     meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
     _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
+    limiter = programme.limiter  # as the last block left it
+    report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
         progress("finishing", 0, 1)
     _write_texts(project, synth, result, placements, sound_placements, sounds, output, options,
-                 {role: f"stems/{path.name}" for role, path in report.stems.items()})
+                 {role: f"stems/{path.name}" for role, path in report.stems.items()}, report.staging_db)
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
@@ -284,51 +312,6 @@ def _report_synthesis(report: RenderReport, synth: ClipSynthesizer, result: Synt
     report.prediction_misses, report.prediction_observations = prediction.misses, prediction.observations
     report.audio_seconds_synthesized = result.audio_seconds_synthesized
     report.model_seconds = result.model_seconds
-
-
-def _gain_target(plan: DeliveryPlan) -> float:
-    """The loudness the master gain aims at. ACX levels each file's RMS later;
-    a programme near that level leaves its limiter little to do."""
-    return plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
-
-
-def _solve_gain(project: Project, result: SynthesisResult, sounds: SoundSet, programme: Programme,
-                placements: list[Placement], sound_placements: list[SoundPlacement], total: int,
-                report: RenderReport, plan: DeliveryPlan, options: RenderOptions, memo: MixMemo,
-                passed: PassedClips, prefix: PrefixAnalysis, progress: Progress | None,
-                check_cancel: Callable[[], None]) -> str:
-    """The master gain: remembered for this programme, or measured by a pass
-    over it (streamed while the lines were voiced where it could be). Returns
-    the programme's key in the memo."""
-    blocks = range(0, total, options.block)
-    analysed = time.perf_counter()
-    key = programme_key(project, placements, clip_identities(project, result), programme.lane_effects,
-                        programme.master_effect, total, _gain_target(plan), LIMITER_CEILING_DB, sounds)
-    solved = memo.load(key)
-    report.gain_reused = solved is not None
-    if solved is None:  # not exported like this before: measure the programme
-        report.analysis_pass = not programme.dry
-        count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
-
-        def steps() -> None:  # before each block of the pass
-            count()
-            passed.release_before(next(at, total))
-
-        analysis = prefix.finish(programme, placements, sound_placements, total, steps)
-        report.analysis_streamed = prefix.frames if analysis is not None else 0
-        if analysis is None:
-            analysis = programme.analyse(total, options.block, steps)
-        passed.release_before(total)  # a dry programme's analysis read every clip at once
-        passed.rewind()
-        solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(_gain_target(plan), LIMITER_CEILING_DB))
-        memo.save(key, solved)
-    if progress:
-        progress("analysing", len(blocks), len(blocks))
-    report.analysis_wall_s = time.perf_counter() - analysed
-    report.premix_lufs, report.gain_db, report.predicted_lufs = (solved.premix_lufs, solved.gain_db,
-                                                                 solved.predicted_lufs)
-    programme.set_master_gain(report.gain_db)
-    return key
 
 
 def _write_audio(programme: Programme, total: int, output: OutputSet, options: RenderOptions, plan: DeliveryPlan,
@@ -394,9 +377,10 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
 
 def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResult, placements: list[Placement],
                  sound_placements: list[SoundPlacement], sounds: SoundSet, output: OutputSet,
-                 options: RenderOptions, stems: dict[str, str]) -> None:
+                 options: RenderOptions, stems: dict[str, str], staging_db: float) -> None:
     """Captions, the cue sheet and (asked for) the DAW project (``stems``: each role's stem
-    file in the set, which the hand-offs carry beside a staged role's dry lines)."""
+    file in the set, which the hand-offs carry beside a staged role's dry lines; the line
+    files are the lines as the mix levels them for ``staging_db``, before their staging)."""
     timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
              for line in project.lines if line.id in result.plans and line.recording is None}
     texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
@@ -404,8 +388,8 @@ def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResu
     for name, text in zip(TEXT_FILES, texts, strict=True):
         output.path(name).write_text(text, encoding="utf-8", newline="\n")
     if options.daw:
-        write_daw(options.daw, project, options.name or project.title, placements, result.clips, output,
-                  sound_placements, sounds, stems)
+        write_daw(options.daw, project, options.name or project.title, placements,
+                  LevelledLines(project, result.clips, staging_db), output, sound_placements, sounds, stems)
 
 
 def _deliver(project: Project, placements: list[Placement], output: OutputSet, plan: DeliveryPlan,
@@ -419,20 +403,7 @@ def _deliver(project: Project, placements: list[Placement], output: OutputSet, p
         measured_key = mix_key(key, report.gain_db, plan.master_subtype, plan.files[0], mix.stat().st_size)
         known = (meter.result(described(mix, plan.files[0])) if meter is not None
                  else memo.load_measurement(measured_key))
-    report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known)
+    master = LimiterWork("master", report.gain_db, report.limiter_max_db, report.limiter_working_s)
+    report.compliance = deliver(plan, project, placements, output, progress, check_cancel, known, master)
     if measured_key is not None and (meter is not None or known is None) and report.compliance.files:
         memo.save_measurement(measured_key, report.compliance.files[0])
-
-
-def _counting(check: Callable[[], None], progress: Progress | None, stage: str, total: int) -> Callable[[], None]:
-    """``check`` that also reports each block as progress of ``stage``."""
-    done = 0
-
-    def step() -> None:
-        nonlocal done
-        check()
-        if progress:
-            progress(stage, done, total)
-        done += 1
-
-    return step

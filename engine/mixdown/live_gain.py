@@ -9,13 +9,17 @@ the memo export shares (engine/mixdown/memo.py).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.leveller import expected_gain_db
+from engine.audio.staging import Stager
 from engine.mixdown.memo import GainMemo, SolvedGain, programme_key
-from engine.mixdown.mixplan import programme_for
+from engine.mixdown.mixplan import RESTAGE_DB, RESTAGE_LEAD, RESTAGES, programme_for
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS
 from engine.project.model import Project
@@ -29,14 +33,19 @@ DEFAULT_LIVE_GAIN_DB = 10.0
 def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
                     cancelled: Callable[[], bool] = lambda: False,
                     target_lufs: float = DEFAULT_TARGET_LUFS, sounds: SoundSet | None = None,
-                    memo: GainMemo | None = None, keys: dict[str, str] | None = None) -> float:
+                    memo: GainMemo | None = None, keys: dict[str, str] | None = None) -> SolvedGain:
     """The master gain export would choose for these clips (same programme,
-    analysis and limiter simulation), on a private mixer. Raises Cancelled
-    between blocks once ``cancelled()`` says so (the session is closing).
+    analysis and limiter simulation), on a private mixer, with the gain the
+    dialogue leveller levelled the lines for (``staging_db``: live playback
+    levels its lines for it, as the export does, so they mix the same
+    samples). Raises Cancelled between blocks once ``cancelled()`` says so
+    (the session is closing).
     With ``memo`` (and ``keys``, each synthesized line's clip key) a gain the
     export remembered for the same programme is used instead of a pass over
     it, and a gain solved here is remembered for the export."""
-    programme, placements, total = programme_for(project, clips, sounds=sounds)
+    # One stager for the passes: a staged line whose curve did not change is not staged again.
+    staging, stager = expected_gain_db(project, target_lufs), Stager()
+    programme, placements, total = programme_for(project, clips, sounds=sounds, staging_db=staging, stager=stager)
     key = None
     if memo is not None:
         identities = dict(keys or {})
@@ -44,16 +53,28 @@ def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
             identities.setdefault(lid, "take:" + hashlib.sha256(clip.tobytes()).hexdigest()[:32])
         key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect,
                             total, target_lufs, LIMITER_CEILING_DB, sounds)
-        solved = memo.load(key)
-        if solved is not None:
-            return solved.gain_db
+        known = memo.load(key)
+        if known is not None:
+            if not math.isfinite(known.staging_db):
+                known = replace(known, staging_db=staging)
+            return known
 
     def check() -> None:
         if cancelled():
             raise Cancelled("the session closed")
 
-    analysis = programme.analyse(total, check=check)
-    gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
+    # As the render does (engine/export/render.py): the lines levelled again
+    # while the measured gain is above the one they were levelled for.
+    for restage in range(1 + RESTAGES):
+        if restage:
+            programme, placements, total = programme_for(project, clips, sounds=sounds, staging_db=staging,
+                                                         stager=stager)
+        analysis = programme.analyse(total, check=check)
+        gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
+        solved = SolvedGain(analysis.loudness(), gain_db, predicted, staging)
+        if gain_db <= staging + RESTAGE_DB:
+            break
+        staging = gain_db + (gain_db - staging) * RESTAGE_LEAD
     if memo is not None and key is not None:
-        memo.save(key, SolvedGain(analysis.loudness(), gain_db, predicted))
-    return gain_db
+        memo.save(key, solved)
+    return solved

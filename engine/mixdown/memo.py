@@ -38,7 +38,7 @@ from engine.project.timeline import Placement
 from engine.synth.pipeline import SynthesisResult
 
 # Bump when the analysis, the effects or the limiter change what a gain gives.
-MEMO_VERSION = 2  # 2: the sound design is part of the programme
+MEMO_VERSION = 3  # 2: the sound design is part of the programme; 3: the dialogue leveller
 KEEP = 256
 FOLDER = "loudness"
 
@@ -48,6 +48,9 @@ class SolvedGain:
     premix_lufs: float  # before the master gain and the limiter
     gain_db: float
     predicted_lufs: float  # of the limited master
+    # The master gain the dialogue leveller levelled for (engine/audio/leveller.py
+    # expected_gain_db, or the render's second levelling); NaN: the estimate.
+    staging_db: float = math.nan
 
 
 def programme_key(project: Project, placements: list[Placement], clip_keys: dict[str, str],
@@ -106,7 +109,8 @@ class GainMemo:
         path = self.directory / f"{key}.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            solved = SolvedGain(float(data["premix_lufs"]), float(data["gain_db"]), float(data["predicted_lufs"]))
+            solved = SolvedGain(float(data["premix_lufs"]), float(data["gain_db"]), float(data["predicted_lufs"]),
+                                float(data.get("staging_db", math.nan)))
         except (OSError, ValueError, KeyError, TypeError):
             return None  # none yet, or unreadable: measure again
         if not (math.isfinite(solved.gain_db) and math.isfinite(solved.predicted_lufs)):

@@ -16,6 +16,7 @@ clip in red.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.ducking import DuckSettings
-from engine.audio.soundbus import PlacedSound, SoundBus, place_sound
+from engine.audio.leveller import expected_gain_db, sound_trim
+from engine.audio.soundbus import PlacedSound, SoundBus, balance_gains, place_sound
 from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.project.timeline import SoundPlacement
@@ -97,14 +99,14 @@ def duck_settings(project: Project, lane: int) -> DuckSettings:
 
 
 def build_sound_bus(project: Project, sounds: SoundSet, placements: Sequence[SoundPlacement],
-                    max_block: int) -> SoundBus | None:
+                    max_block: int, staging_db: float | None = None) -> SoundBus | None:
     """The sound lanes of a project as a SoundBus (None without sound lanes)."""
     if not project.sound_lanes:
         return None
     rate = project.sample_rate
     bus = SoundBus([lane.kind for lane in project.sound_lanes], rate, max_block)
     apply_sound_lanes(project, bus)
-    bus.set_sounds(place_sounds(project, sounds, placements))
+    bus.set_sounds(place_sounds(project, sounds, placements, staging_db))
     return bus
 
 
@@ -118,8 +120,16 @@ def apply_sound_lanes(project: Project, bus: SoundBus) -> None:
             bus.set_ducking(i, settings)
 
 
-def place_sounds(project: Project, sounds: SoundSet, placements: Sequence[SoundPlacement]) -> list[PlacedSound]:
+def place_sounds(project: Project, sounds: SoundSet, placements: Sequence[SoundPlacement],
+                 staging_db: float | None = None) -> list[PlacedSound]:
+    """The sound clips on the bus, each trimmed where it would clip its stem at
+    a master gain of ``staging_db`` (engine/audio/leveller.py ``sound_trim``;
+    default: the gain expected at the default target)."""
+    if staging_db is None:
+        staging_db = expected_gain_db(project)
     rate = project.sample_rate
+    peaks: dict[int, float] = {}  # a file played by several clips is read once
+    lanes = project.sound_lanes
     lane_index = {lane.name: i for i, lane in enumerate(project.sound_lanes)}
     clips = {c.id: c for c in project.sounds}
     placed = []
@@ -129,6 +139,12 @@ def place_sounds(project: Project, sounds: SoundSet, placements: Sequence[SoundP
             continue
         start = int(round(p.start * rate))
         length = int(round(p.end * rate)) - start
-        placed.append(place_sound(lane, start, length, audio, rate, gain_db=clip.gain_db, pan=clip.pan,
+        if id(audio) not in peaks:
+            peaks[id(audio)] = float(np.max(np.abs(audio))) if audio.size else 0.0
+        channels = audio.shape[1] if audio.ndim == 2 else 1
+        reach = max(balance_gains(clip.gain_db, clip.pan, channels)) * max(
+            balance_gains(lanes[lane].gain_db, lanes[lane].pan, 2))
+        trim_db = 20 * math.log10(sound_trim(peaks[id(audio)], reach, staging_db))
+        placed.append(place_sound(lane, start, length, audio, rate, gain_db=clip.gain_db + trim_db, pan=clip.pan,
                                   fade_in_s=clip.fade_in, fade_out_s=clip.fade_out, loop=clip.loop))
     return placed

@@ -113,7 +113,8 @@ class Session:
         self.live_mix = LiveMix(applied, self.rate, self.synth, self.scheduler, self.sound_desk, sink, block,
                                 records=lambda: self.book.records, pending=lambda: self.playback.pending,
                                 on_late=lambda line_id, frame: self.playback.on_late(line_id, frame),
-                                on_wrap=lambda: self.playback.on_wrap(), post=self._post,
+                                on_wrap=lambda: self.playback.on_wrap(),
+                                on_gain=lambda: self.playback.relayout(), post=self._post,
                                 closed=lambda: self._closed, report_error=self._report_error,
                                 audio_error=audio_error)
         self.book = LineBook(applied, self.rate, self.synth, self.scheduler, lambda: self.live_mix.player,

@@ -21,7 +21,7 @@ from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
 from engine.audio.staging import line_stages
 from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB, solve_live_gain
-from engine.mixdown.memo import GainMemo
+from engine.mixdown.memo import GainMemo, SolvedGain
 from engine.mixdown.sound_placement import apply_sound_lanes
 from engine.project.model import Project, VoiceParams
 from engine.sched.request import LineRequest, Origin
@@ -38,18 +38,22 @@ class LiveMix:
     def __init__(self, project: Callable[[], Project], rate: int, synth: ClipSynthesizer, scheduler: Scheduler,
                  sounds: SoundDesk, sink: OutputSink, block: int, *,
                  records: Callable[[], Mapping[str, LineRecord]], pending: Callable[[], PendingLines],
-                 on_late: Callable[[str, int], None], on_wrap: Callable[[], None],
+                 on_late: Callable[[str, int], None], on_wrap: Callable[[], None], on_gain: Callable[[], None],
                  post: Callable[[Callable[[], None]], None], closed: Callable[[], bool],
                  report_error: Callable[[str], None], audio_error: str | None) -> None:
         """``records``: the line book's records (the loudness waits for every clip);
         ``pending``: the playback pass's lines without a clip (a new output takes them);
         ``on_late``, ``on_wrap``: the playback pass's, called on the mixer thread;
+        ``on_gain``: the playback pass lays the lines out again, levelled for a solved master gain;
         ``post``: onto the control thread; ``closed``: the session closed."""
         self._project, self.rate, self.synth, self.scheduler, self.sounds = project, rate, synth, scheduler, sounds
         self._records, self._pending, self._on_late, self._on_wrap = records, pending, on_late, on_wrap
+        self._on_gain = on_gain
         self._post, self._closed, self._report_error = post, closed, report_error
         self.audio_error = audio_error
         self.master_gain_db: float | None = None  # solved like export's once every clip exists
+        # The master gain the dialogue leveller levels the live lines for (the solve's, as export's).
+        self.staging_db: float | None = None
         self._loudness_signature: object = None
         self._loudness = ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-loudness")
         self._auditions: dict[str, LineRequest] = {}  # role -> its newest audition not played yet
@@ -154,16 +158,18 @@ class LiveMix:
         future = self._loudness.submit(solve_live_gain, project, clips, self.rate, self._closed,
                                        sounds=sound_set, memo=memo, keys=keys)
 
-        def solved(f: Future[float]) -> None:
+        def solved(f: Future[SolvedGain]) -> None:
             self._post(lambda: self._gain_solved(signature, f))
 
         future.add_done_callback(solved)
 
-    def _gain_solved(self, signature: object, future: Future[float]) -> None:
+    def _gain_solved(self, signature: object, future: Future[SolvedGain]) -> None:
         if future.cancelled() or future.exception() is not None or signature != self._loudness_signature:
             return
-        self.master_gain_db = future.result()
+        solved = future.result()
+        self.master_gain_db, self.staging_db = solved.gain_db, solved.staging_db
         self.programme.set_master_gain(self.master_gain_db)
+        self._on_gain()  # the lines levelled for the gain the solve levelled them for
 
     def audition(self, role_name: str, text: str, voice: VoiceParams | None = None) -> None:
         project = self._project()

@@ -13,9 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from engine.audio.leveller import LineEnvelope, line_envelope
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
-from engine.audio.staging import Stager, line_stages
+from engine.audio.staging import Stager
+from engine.mixdown.dialogue import DialogueChain
+from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout_all
 from engine.sched.request import Deadline, Origin
@@ -42,6 +45,9 @@ class PlaybackPass:
         self.pass_state = PassState()
         self.placements: list[Placement] = []
         self._placement_of: dict[str, Placement] = {}
+        # The dialogue leveller's curve of each placed clip, by (clip id, level offset), with the clip
+        # (engine/mixdown/dialogue.py DialogueChain.offset_db).
+        self._envelopes: dict[tuple[int, float], tuple[np.ndarray, LineEnvelope]] = {}
         self.clip_views: list[ClipView] = []
         self._requested_until = -1.0  # timeline seconds the prefetch window has covered
         # Pre-render fills idle time from the moment the project opens (the
@@ -131,7 +137,12 @@ class PlaybackPass:
         self._placement_of = {p.line_id: p for p in self.placements}
         placed: list[PlacedClip] = []
         pending: list[tuple[int, str]] = []
-        stages = line_stages(self._project())
+        # The export's dialogue chain (engine/mixdown/dialogue.py): levelled for the gain the live
+        # master's solve levelled for, then staged, here on the control thread, once per clip,
+        # staging and curve.
+        staging = self.mix.staging_db if self.mix.staging_db is not None else DEFAULT_LIVE_GAIN_DB
+        chain = DialogueChain(self._project(), staging, self.stager)
+        envelopes: dict[tuple[int, float], tuple[np.ndarray, LineEnvelope]] = {}
         for p in self.placements:
             lane = self.mix.lane_of.get(p.role)
             if lane is None:
@@ -139,12 +150,16 @@ class PlaybackPass:
             start = int(round(p.start * self.rate))
             clip = clips.get(p.line_id)
             if clip is not None:
-                # Staged here, on the control thread, once per clip and staging (the export's function).
-                placed.append(PlacedClip(lane, start, self.stager.clip(p.line_id, clip, stages.get(p.line_id),
-                                                                       self.rate)))
+                key = (id(clip), chain.offset_db(p.line_id, p.role))
+                known = self._envelopes.get(key)
+                envelope = (known[1] if known is not None and known[0] is clip
+                            else line_envelope(clip, self.rate, key[1]))
+                envelopes[key] = (clip, envelope)
+                placed.append(chain.placed(lane, start, p.line_id, p.role, clip, envelope))
             elif p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting:
                 pending.append((start, p.line_id))
         pending.sort()
+        self._envelopes = envelopes  # only the clips placed now (a new take's old clip goes)
         self.stager.forget_except(set(clips))
         self.mix.mixer.set_clips(placed)
         self.pending = PendingLines([s for s, _ in pending], [i for _, i in pending])

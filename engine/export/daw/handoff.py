@@ -12,7 +12,7 @@ ducking under the dialogue is left to the DAW (it depends on the mix).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -150,7 +150,7 @@ def _write_sounds(project: Project, placements: Sequence[SoundPlacement], sounds
     return out
 
 
-def build_handoff(project: Project, placements: list[Placement], clips: dict[str, np.ndarray],
+def build_handoff(project: Project, placements: list[Placement], clips: Mapping[str, np.ndarray],
                   output: OutputSet, sound_placements: Sequence[SoundPlacement] = (),
                   sounds: SoundSet | None = None, stems: dict[str, str] | None = None) -> Handoff:
     """Write each line's (dry) and each sound clip's file into ``output`` and

@@ -1,5 +1,6 @@
 """Staging a line: automation to the sample, filters, distance against the room,
-the mixer's stereo clips, and live playback mixing what export mixes."""
+the mixer's stereo clips, and live playback mixing what export mixes (the
+dialogue leveller before the staging in both)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from engine.audio.rooms import RoomResponses
 from engine.audio.sinks import NullSink
 from engine.audio.staging import Stager, automation, direct_gains, line_stages, stage_clip
 from engine.export.session_render import render_session
+from engine.mixdown.dialogue import DialogueChain
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.staging import PERSPECTIVES, ROOM_PRESETS, LineStage, Position, line_stage
 from engine.session.control import Session
@@ -152,9 +154,24 @@ def _staged_project(voice: Path) -> Project:
     return project
 
 
+def _shouted(seconds: float) -> np.ndarray:
+    """Noise with syllable-rate swings and hard peaks: a line whose peaks stand far above its loudness."""
+    rng = np.random.default_rng(11)
+    n = int(seconds * RATE)
+    audio = rng.standard_normal(n) * 0.05 * (0.5 + 0.5 * np.sin(2 * np.pi * 4.0 * np.arange(n) / RATE) ** 2)
+    for at in rng.integers(0, n - 400, 8):
+        audio[at:at + 300] *= 12.0
+    return np.clip(audio, -0.99, 0.99).astype(np.float32)
+
+
 @pytest.fixture
 def session(tiny_voices: dict[str, Path], tmp_path: Path) -> Iterator[tuple[Session, Project]]:
     project = _staged_project(tiny_voices["single"])
+    # The first line a recorded take with a shout in it (the tiny voice's lines are too even for the
+    # dialogue leveller to touch): the live/export check then has the leveller at work.
+    take = tmp_path / "take.wav"
+    sf.write(take, _shouted(1.5), RATE)
+    project.lines[0].recording = str(take)
     synth = ClipSynthesizer(VoiceLibrary(base_dir=tmp_path), RATE, ClipCache(tmp_path / "cache"))
     live = Session(project, None, sink=NullSink(RATE, speed=8.0), synth=synth)
     assert live.wait_idle(30.0)
@@ -169,6 +186,10 @@ def test_live_playback_mixes_what_the_export_writes(session: tuple[Session, Proj
     frames = int(report.duration_s * RATE)
     written = [sf.read(report.stems[role.name], dtype="float32")[0] for role in project.cast]
     assert all(np.abs(stem).max() > 0.01 for stem in written)
+    chain = DialogueChain(project, report.staging_db)  # the leveller before the staging, as both mix it
+    levelled = [line.id for line in project.lines
+                if chain.envelope(line.id, line.role, live.book.records[line.id].clip).active]  # type: ignore[arg-type]
+    assert levelled, "the leveller did nothing: the check would not cover it"
 
     def live_stems() -> np.ndarray:
         programme = live.programme

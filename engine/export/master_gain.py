@@ -1,0 +1,120 @@
+"""A render's master gain: remembered for its programme, or measured by a pass
+over it (streamed while the lines were voiced where it could be,
+engine/export/prefix.py), with the dialogue leveller's lines levelled again
+while the measured gain lands above the gain they were levelled for
+(engine/mixdown/mixplan.py RESTAGE_DB).
+
+The render (engine/export/render.py) writes with the programme this hands
+back; live playback solves the same way on its own clips
+(engine/mixdown/live_gain.py).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+
+from engine.audio.effects import LIMITER_CEILING_DB
+from engine.audio.programme import Programme
+from engine.export.delivery import DeliveryPlan
+from engine.export.mix_memo import MixMemo
+from engine.export.pages import PassedClips
+from engine.export.prefix import PrefixAnalysis
+from engine.mixdown.memo import SolvedGain
+from engine.mixdown.mixplan import RESTAGE_DB, RESTAGE_LEAD, RESTAGES
+from engine.project.timeline import Placement, SoundPlacement
+from engine.synth.pipeline import Progress
+
+
+def gain_target(plan: DeliveryPlan) -> float:
+    """The loudness the master gain aims at. ACX levels each file's RMS later;
+    a programme near that level leaves its limiter little to do."""
+    return plan.preset.target_lufs if plan.preset.level == "loudness" else plan.preset.rms_target
+
+
+@dataclass
+class MasterGain:
+    """What the solve found, and what it took."""
+
+    solved: SolvedGain
+    staging_db: float  # the master gain the lines of ``programme`` are levelled for
+    programme: Programme  # levelled again where it was; its master gain set
+    reused: bool  # remembered for the same programme (engine/mixdown/memo.py)
+    analysis_pass: bool  # effects needed a pass through the real chain
+    streamed: int  # frames analysed while the lines were voiced
+    wall_s: float
+
+
+def solve_master_gain(key: str, memo: MixMemo, programme: Programme, placements: list[Placement],
+                      sound_placements: list[SoundPlacement], total: int, block: int, plan: DeliveryPlan,
+                      staging: float, replan: Callable[[float], Programme], passed: PassedClips,
+                      prefix: PrefixAnalysis, progress: Progress | None,
+                      check_cancel: Callable[[], None]) -> MasterGain:
+    """The master gain of ``programme`` (``total`` frames, its lines levelled for a
+    master gain of ``staging``). ``replan(staging_db)`` is the same programme with
+    the lines levelled for another gain; ``key`` is the programme's in ``memo``."""
+    blocks = range(0, total, block)
+    analysed = time.perf_counter()
+    solved = memo.load(key)
+    reused = solved is not None
+    analysis_pass, streamed = False, 0
+    if solved is not None and math.isfinite(solved.staging_db) and solved.staging_db != staging:
+        staging = solved.staging_db  # levelled again when it was measured: the same lines again
+        programme = replan(staging)
+    if solved is None:  # not exported like this before: measure the programme
+        analysis_pass = not programme.dry
+        count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
+
+        def steps() -> None:  # before each block of the pass
+            count()
+            passed.release_before(next(at, total))
+
+        analysis = prefix.finish(programme, placements, sound_placements, total, steps)
+        streamed = prefix.frames if analysis is not None else 0
+        if analysis is None:
+            analysis = programme.analyse(total, block, steps)
+        passed.release_before(total)  # a dry programme's analysis read every clip at once
+        passed.rewind()
+        target = gain_target(plan)
+        solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
+        for _ in range(RESTAGES):  # louder than expected: level the lines for this gain
+            if solved.gain_db <= staging + RESTAGE_DB:
+                break
+            # Levelling harder takes a little loudness, which the next gain puts back: aim past it.
+            staging = solved.gain_db + (solved.gain_db - staging) * RESTAGE_LEAD
+            programme = replan(staging)
+            analysis_pass = analysis_pass or not programme.dry
+            # A pass more, not counted: the progress never goes back.
+            analysis = programme.analyse(total, block, partial(_step_quietly, check_cancel, passed,
+                                                                iter(blocks), total))
+            passed.release_before(total)
+            passed.rewind()
+            solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
+        memo.save(key, solved)
+    if progress:
+        progress("analysing", len(blocks), len(blocks))
+    programme.set_master_gain(solved.gain_db)
+    return MasterGain(solved, staging, programme, reused, analysis_pass, streamed, time.perf_counter() - analysed)
+
+
+def _step_quietly(check: Callable[[], None], passed: PassedClips, at: Iterator[int], total: int) -> None:
+    """Before each block of a pass that shows no progress: cancellation, and the pages it is past."""
+    check()
+    passed.release_before(next(at, total))
+
+
+def _counting(check: Callable[[], None], progress: Progress | None, stage: str, total: int) -> Callable[[], None]:
+    """``check`` that also reports each block as progress of ``stage``."""
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        check()
+        if progress:
+            progress(stage, done, total)
+        done += 1
+
+    return step

@@ -1,0 +1,96 @@
+"""The dialogue chain: what happens to a line between its clip and its lane,
+in a re-recording engineer's order, for export and live playback alike.
+
+1. the clip (voice design and direction are in it, levelled to CLIP_LUFS by
+   the synthesis);
+2. the dialogue leveller (engine/audio/leveller.py): a look-ahead curve that
+   brings the line's peaks under the stems' ceiling at the level it reaches
+   its stem, for the master gain the mix is levelled for (``staging_db``);
+3. staging (engine/audio/staging.py): perspective, position and the scene's
+   room, stereo, on the levelled line.
+
+Then the lane (fader, pan for an unstaged line, lane effect) makes the role's
+stem, the buses (DME) and the master chain with its limiter follow
+(engine/audio/programme.py). Levelling before the room keeps the room's
+tail as the levelled voice excites it (the leveller never pumps a
+reverberation), and keeps the hand-off's dry line files the lines the
+rooms were fed.
+
+An unstaged line's curve is applied by the mixer as it mixes the clip
+(allocation-free, the clip stays mapped from the cache); a staged line is
+staged once from the levelled clip (the stager remembers it by clip,
+staging and curve), so the mixer plays it as any clip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from engine.audio.leveller import LineEnvelope, lane_offset_db, line_envelope
+from engine.audio.mixer import PlacedClip
+from engine.audio.staging import Stager, direct_peak_db, line_stages
+from engine.project.model import Project
+
+
+class DialogueChain:
+    """The leveller and staging of a project's lines for a master gain of
+    ``staging_db`` (the gain the leveller levels for)."""
+
+    def __init__(self, project: Project, staging_db: float, stager: Stager | None = None) -> None:
+        self.rate = project.sample_rate
+        self.staging_db = staging_db
+        self.stager = stager or Stager()
+        self.stages = line_stages(project)
+        self._role = {line.id: line.role for line in project.lines}
+        # An unstaged line reaches its stem at its fader and pan (the louder channel); a staged
+        # one at its fader and its staging's direct sound (the staging pans it).
+        self._unstaged_db = {r.name: lane_offset_db(r.gain_db, r.pan) for r in project.cast}
+        self._fader_db = {r.name: r.gain_db for r in project.cast}
+
+    def offset_db(self, line_id: str, role: str) -> float:
+        """How much louder than its clip the line's peaks reach its stem after the master gain."""
+        stage = self.stages.get(line_id)
+        if stage is None:
+            return self._unstaged_db[role] + self.staging_db
+        return self._fader_db[role] + direct_peak_db(stage) + self.staging_db
+
+    def envelope(self, line_id: str, role: str, clip: np.ndarray) -> LineEnvelope:
+        return line_envelope(clip, self.rate, self.offset_db(line_id, role))
+
+    def placed(self, lane: int, start: int, line_id: str, role: str, clip: np.ndarray,
+               envelope: LineEnvelope | None = None) -> PlacedClip:
+        """The line on its lane as the mixer plays it (``envelope``: its curve, when the
+        caller has it already)."""
+        envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
+        stage = self.stages.get(line_id)
+        if stage is None:
+            return PlacedClip(lane, start, clip, envelope)
+        return PlacedClip(lane, start, self.stager.clip(line_id, clip, stage, self.rate, envelope))
+
+    def levelled(self, line_id: str, clip: np.ndarray) -> np.ndarray:
+        """The line levelled and not staged: what its room is fed (the DAW hand-off's line file)."""
+        role = self._role.get(line_id)
+        if role is None or role not in self._fader_db:
+            return clip
+        return self.envelope(line_id, role, clip).apply(clip)
+
+
+class LevelledLines(Mapping[str, np.ndarray]):
+    """Each line's clip levelled as the mix levels it (before its staging),
+    made when asked for, one at a time: the DAW hand-off's line files, which
+    then peak under full scale as the stems do."""
+
+    def __init__(self, project: Project, clips: Mapping[str, np.ndarray], staging_db: float) -> None:
+        self._clips = clips
+        self._chain = DialogueChain(project, staging_db)
+
+    def __getitem__(self, line_id: str) -> np.ndarray:
+        return self._chain.levelled(line_id, self._clips[line_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._clips)
+
+    def __len__(self) -> int:
+        return len(self._clips)

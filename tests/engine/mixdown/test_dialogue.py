@@ -1,0 +1,108 @@
+"""The dialogue chain's order (leveller, then staging), a staged line levelled
+for the level its staging gives it, and the mixer playing the chain's clips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from engine.audio.leveller import DIALOGUE, lane_offset_db, line_envelope
+from engine.audio.mixer import BlockMixer
+from engine.audio.rooms import RoomResponses
+from engine.audio.staging import Stager, direct_peak_db, stage_clip
+from engine.mixdown.dialogue import DialogueChain, LevelledLines
+from engine.project.model import Line, Project, Role, Scene, VoiceParams
+from engine.project.staging import ROOM_PRESETS, Position
+
+RATE = 48_000
+
+
+def speechlike(seconds: float, seed: int) -> np.ndarray:
+    """Noise with syllable-rate swings and a few hard peaks (a line the leveller has work on)."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * RATE)
+    t = np.arange(n) / RATE
+    audio = rng.standard_normal(n) * 0.08 * (0.5 + 0.5 * np.sin(2 * np.pi * 4.0 * t) ** 2)
+    for at in rng.integers(0, n - 200, 6):
+        audio[at:at + 120] *= 6.0
+    return audio.astype(np.float32)
+
+
+def _project() -> Project:
+    """DRY unstaged; NEAR staged close to the mic (louder than dry: the leveller must know it);
+    ROOM staged in a car."""
+    project = Project(title="Chain", sample_rate=RATE,
+                      scenes=[Scene("S1", "INT. STUDIO"), Scene("S2", "INT. CAR", room=ROOM_PRESETS["car"])])
+    voice = VoiceParams(voice="unused.onnx")
+    project.cast = [Role("DRY", voice=voice, pan=-0.5, gain_db=3.0), Role("NEAR", voice=voice, gain_db=2.0),
+                    Role("ROOM", voice=voice, pan=0.3)]
+    project.lines = [Line(id="L1", role="DRY", scene="S1", text="A dry line."),
+                     Line(id="L2", role="NEAR", scene="S1", text="A close line.",
+                          position=Position(pan=0.2, distance=0.5)),
+                     Line(id="L3", role="ROOM", scene="S2", text="A line in the car.")]
+    return project
+
+
+@pytest.fixture(scope="module")
+def responses(tmp_path_factory: pytest.TempPathFactory) -> RoomResponses:
+    return RoomResponses(tmp_path_factory.mktemp("rooms"))
+
+
+def test_the_leveller_comes_before_the_staging(responses: RoomResponses) -> None:
+    project = _project()
+    chain = DialogueChain(project, 10.0, Stager(responses))
+    clip = speechlike(2.0, seed=3)
+    stage = chain.stages["L3"]
+    envelope = chain.envelope("L3", "ROOM", clip)
+    assert envelope.active  # hot enough at +10 dB that the leveller works
+    placed = chain.placed(0, 0, "L3", "ROOM", clip)
+    assert placed.envelope is None  # the curve is in the staged clip, not applied after it
+    reverb = responses.response(ROOM_PRESETS["car"], RATE)
+    assert_array_equal(placed.audio, stage_clip(envelope.apply(clip), stage, RATE, reverb))
+
+
+def test_a_staged_line_is_levelled_for_its_staged_level(responses: RoomResponses) -> None:
+    """A close line is louder than the dry clip: levelled for its dry level its direct
+    sound would pass the stems' ceiling."""
+    project = _project()
+    staging_db = 9.0
+    chain = DialogueChain(project, staging_db, Stager(responses))
+    stage = chain.stages["L2"]
+    assert direct_peak_db(stage) > 3.0  # 0.5 m: nearer than the reference distance
+    clip = speechlike(2.0, seed=5)
+    staged = chain.placed(0, 0, "L2", "NEAR", clip).audio
+    fader = 10 ** (2.0 / 20)
+    ceiling = 10 ** ((DIALOGUE.ceiling_db - staging_db) / 20)
+    assert float(np.abs(staged).max()) * fader <= ceiling * (1 + 1e-4)  # the direct sound (no room in S1)
+    dry_levelled = stage_clip(line_envelope(clip, RATE, lane_offset_db(2.0, 0.0) + staging_db).apply(clip), stage,
+                              RATE, None)
+    assert float(np.abs(dry_levelled).max()) * fader > ceiling * 1.3  # what levelling for the dry level gives
+
+
+def test_an_unstaged_line_keeps_its_curve_for_the_mixer_and_the_hand_off_gets_it_applied(
+        responses: RoomResponses) -> None:
+    project = _project()
+    chain = DialogueChain(project, 10.0, Stager(responses))
+    clip = speechlike(1.5, seed=7)
+    placed = chain.placed(0, 0, "L1", "DRY", clip)
+    assert placed.audio is clip and placed.envelope is not None and placed.envelope.active
+    lines = LevelledLines(project, {"L1": clip}, 10.0)
+    assert_array_equal(lines["L1"], placed.levelled())
+    mixer = BlockMixer([placed], 3, 4096)
+    mixer.set_lane(0, 3.0, -0.5, True)
+    mixed = np.concatenate([mixer.process(t, min(4096, clip.shape[0] - t))[1][0].copy()
+                            for t in range(0, clip.shape[0], 4096)])
+    assert np.abs(mixed).max() * 10 ** (10.0 / 20) <= 10 ** (DIALOGUE.ceiling_db / 20) * (1 + 1e-4)
+
+
+def test_a_stager_stages_again_only_when_the_curve_changes(responses: RoomResponses, tmp_path: Path) -> None:
+    project = _project()
+    stager = Stager(responses)
+    clip = speechlike(1.0, seed=9)
+    first = DialogueChain(project, 10.0, stager).placed(0, 0, "L3", "ROOM", clip).audio
+    assert DialogueChain(project, 10.0, stager).placed(0, 0, "L3", "ROOM", clip).audio is first
+    hotter = DialogueChain(project, 14.0, stager).placed(0, 0, "L3", "ROOM", clip).audio
+    assert hotter is not first and float(np.abs(hotter).max()) < float(np.abs(first).max())
