@@ -1,6 +1,6 @@
 """``radioplay render`` as it mixed before the dialogue leveller (for bench/mix.py's "before").
 
-The leveller's curve is replaced by unity, hot sound clips are not trimmed,
+The leveller's curve is replaced by unity, hot sound clips and staged lines are not trimmed,
 and the remembered master gains are not used (they were solved for the
 levelled lines). Bench only: the
 product has no switch for this.
@@ -27,6 +27,7 @@ def _unity(audio: np.ndarray, rate: int, offset_db: float, settings: object = No
 
 
 dialogue.line_envelope = _unity  # type: ignore[assignment]
+dialogue.DialogueChain.ceiling = lambda self, role: None  # type: ignore[assignment,method-assign,misc]  # no trim
 sounds.sound_trim = lambda *args, **kwargs: 1.0  # type: ignore[assignment]
 render.MixMemo = lambda directory: MixMemo(None)  # type: ignore[assignment,misc]
 

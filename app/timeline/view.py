@@ -153,11 +153,8 @@ class TimelineView(QGraphicsView):
 
     def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None,
                         loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
-        """Per-role peak dBFS (the engine's lane meters), their hold marks, short-term LUFS and
-        counts of overs, drawn under and beside the lane names; a missing role reads silence."""
-        self.header.set_levels(dict(peaks_db), dict(holds_db) if holds_db is not None else None,
-                               dict(loudness) if loudness is not None else None,
-                               dict(overs) if overs is not None else None)
+        """Per-role peak dBFS, holds, short-term LUFS and overs (lane meters); a missing role is silent."""
+        self.header.set_levels(dict(peaks_db), *(dict(m) if m is not None else None for m in (holds_db, loudness, overs)))
 
     def set_playhead(self, seconds: float) -> None:
         """Move the playhead. Only the strips under the old and new line are repainted, unless

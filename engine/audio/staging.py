@@ -22,7 +22,10 @@ dialogue, then sends it to the room): :meth:`Stager.clip` stages the clip
 with the leveller's curve applied (engine/audio/leveller.py), and the curve is
 made for the level the staged line's direct sound reaches its stem
 (:func:`direct_peak_db`), so a close or near line is levelled for its
-staged level, not its dry one.
+staged level, not its dry one. A room's reverberant field adds to that: where
+it takes the staged line past the stems' ceiling (a reverberant cellar, a
+distant voice that is mostly room), the staged line is trimmed back by one
+gain, as an editor pulls a line's clip gain down.
 
 A line is staged once when its clip arrives (live: on the session's control
 thread; export: as the mix is planned), never in the mixer's blocks, so the
@@ -156,6 +159,7 @@ class _Staged:
     stage: LineStage
     rate: int
     envelope: LineEnvelope | None
+    ceiling: float | None
     staged: np.ndarray
 
 
@@ -168,6 +172,14 @@ def same_curve(a: LineEnvelope | None, b: LineEnvelope | None) -> bool:
     if a is None or b is None:
         return a is b
     return a.cell == b.cell and np.array_equal(a.gains, b.gains)
+
+
+def _trimmed(staged: np.ndarray, ceiling: float | None) -> np.ndarray:
+    """``staged`` brought under ``ceiling`` by one gain (in place)."""
+    peak = float(np.max(np.abs(staged))) if staged.size else 0.0
+    if ceiling is not None and peak > ceiling:
+        staged *= np.float32(ceiling / peak)
+    return staged
 
 
 class Stager:
@@ -188,16 +200,19 @@ class Stager:
         self._lock = threading.Lock()
 
     def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int,
-             envelope: LineEnvelope | None = None) -> np.ndarray:
+             envelope: LineEnvelope | None = None, ceiling: float | None = None) -> np.ndarray:
         """``audio`` as the mix hears it: levelled by ``envelope`` (the dialogue
         leveller's curve, None: unity) and staged (stereo) when the line has a
-        staging, else the mono clip itself (the mixer then applies the curve)."""
+        staging, else the mono clip itself (the mixer then applies the curve).
+        ``ceiling``: the largest sample the staged clip may have; a room's
+        reverberation that takes it past is trimmed back, the whole staged line
+        by one gain (exact: the staging is linear in its input)."""
         if stage is None:
             return audio
         with self._lock:
             held = self._memo.get(line_id)
         if (held is not None and held.clip is audio and held.stage == stage and held.rate == rate
-                and same_curve(held.envelope, envelope)):
+                and same_curve(held.envelope, envelope) and held.ceiling == ceiling):
             return held.staged
         levelled = envelope.apply(audio) if envelope is not None and envelope.active else audio
         room = stage.room
@@ -209,11 +224,12 @@ class Stager:
                 reverb = self.responses.ready(room, rate)
                 if reverb is None:
                     self.responses.prepare(room, rate, self.room_ready)
-                    return stage_clip(levelled, stage, rate, None)  # not remembered: staged again when ready
-        staged = stage_clip(levelled, stage, rate, reverb)
+                    # Not remembered: staged again when the room is ready.
+                    return _trimmed(stage_clip(levelled, stage, rate, None), ceiling)
+        staged = _trimmed(stage_clip(levelled, stage, rate, reverb), ceiling)
         staged.setflags(write=False)
         with self._lock:
-            self._memo[line_id] = _Staged(audio, stage, rate, envelope, staged)
+            self._memo[line_id] = _Staged(audio, stage, rate, envelope, ceiling, staged)
         return staged
 
     def forget_except(self, line_ids: set[str]) -> None:

@@ -7,7 +7,8 @@ in a re-recording engineer's order, for export and live playback alike.
    brings the line's peaks under the stems' ceiling at the level it reaches
    its stem, for the master gain the mix is levelled for (``staging_db``);
 3. staging (engine/audio/staging.py): perspective, position and the scene's
-   room, stereo, on the levelled line.
+   room, stereo, on the levelled line; trimmed by one gain where the room's
+   reverberation takes it past the stems' ceiling.
 
 Then the lane (fader, pan for an unstaged line, lane effect) makes the role's
 stem, the buses (DME) and the master chain with its limiter follow
@@ -28,7 +29,7 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from engine.audio.leveller import LineEnvelope, lane_offset_db, line_envelope
+from engine.audio.leveller import DIALOGUE, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager, direct_peak_db, line_stages
 from engine.project.model import Project
@@ -67,10 +68,18 @@ class DialogueChain:
         stage = self.stages.get(line_id)
         if stage is None:
             return PlacedClip(lane, start, clip, envelope)
-        return PlacedClip(lane, start, self.stager.clip(line_id, clip, stage, self.rate, envelope))
+        return PlacedClip(lane, start, self.stager.clip(line_id, clip, stage, self.rate, envelope,
+                                                        self.ceiling(role)))
+
+    def ceiling(self, role: str) -> float:
+        """The largest sample a staged line of ``role`` may have: the stems' ceiling,
+        before its fader and the master gain (a room's reverberation can pass what
+        the leveller holds the direct sound to; the stager trims it back)."""
+        return float(10 ** ((DIALOGUE.ceiling_db - self._fader_db[role] - self.staging_db) / 20))
 
     def levelled(self, line_id: str, clip: np.ndarray) -> np.ndarray:
-        """The line levelled and not staged: what its room is fed (the DAW hand-off's line file)."""
+        """The line levelled and not staged: what its room is fed (the DAW hand-off's
+        line file; a staged line's trim is the staging's, in its role's stem)."""
         role = self._role.get(line_id)
         if role is None or role not in self._fader_db:
             return clip

@@ -38,7 +38,9 @@ from engine.project.timeline import Placement
 from engine.synth.pipeline import SynthesisResult
 
 # Bump when the analysis, the effects or the limiter change what a gain gives.
-MEMO_VERSION = 3  # 2: the sound design is part of the programme; 3: the dialogue leveller
+# 2: the sound design is part of the programme; 3: the dialogue leveller; 4: the leveller before the
+# staging, a staged line trimmed under the stems' ceiling
+MEMO_VERSION = 4
 KEEP = 256
 FOLDER = "loudness"
 

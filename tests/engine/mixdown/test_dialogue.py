@@ -3,8 +3,6 @@ for the level its staging gives it, and the mixer playing the chain's clips."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
@@ -61,7 +59,10 @@ def test_the_leveller_comes_before_the_staging(responses: RoomResponses) -> None
     placed = chain.placed(0, 0, "L3", "ROOM", clip)
     assert placed.envelope is None  # the curve is in the staged clip, not applied after it
     reverb = responses.response(ROOM_PRESETS["car"], RATE)
-    assert_array_equal(placed.audio, stage_clip(envelope.apply(clip), stage, RATE, reverb))
+    expected = stage_clip(envelope.apply(clip), stage, RATE, reverb)
+    peak = float(np.abs(expected).max())
+    trim = min(1.0, chain.ceiling("ROOM") / peak)  # where the car's reverberation passed the ceiling
+    np.testing.assert_allclose(placed.audio, expected * np.float32(trim), rtol=1e-5, atol=1e-7)
 
 
 def test_a_staged_line_is_levelled_for_its_staged_level(responses: RoomResponses) -> None:
@@ -98,7 +99,7 @@ def test_an_unstaged_line_keeps_its_curve_for_the_mixer_and_the_hand_off_gets_it
     assert np.abs(mixed).max() * 10 ** (10.0 / 20) <= 10 ** (DIALOGUE.ceiling_db / 20) * (1 + 1e-4)
 
 
-def test_a_stager_stages_again_only_when_the_curve_changes(responses: RoomResponses, tmp_path: Path) -> None:
+def test_a_stager_stages_again_only_when_the_curve_changes(responses: RoomResponses) -> None:
     project = _project()
     stager = Stager(responses)
     clip = speechlike(1.0, seed=9)
@@ -106,3 +107,25 @@ def test_a_stager_stages_again_only_when_the_curve_changes(responses: RoomRespon
     assert DialogueChain(project, 10.0, stager).placed(0, 0, "L3", "ROOM", clip).audio is first
     hotter = DialogueChain(project, 14.0, stager).placed(0, 0, "L3", "ROOM", clip).audio
     assert hotter is not first and float(np.abs(hotter).max()) < float(np.abs(first).max())
+
+
+def test_a_line_that_is_mostly_room_is_trimmed_under_the_ceiling(responses: RoomResponses) -> None:
+    """A distant voice in a cellar: the direct sound is 22 dB down, the reverberant field is
+    not, so the leveller (which holds the direct sound) does not hold the staged line: the
+    stager trims it by one gain."""
+    project = _project()
+    project.scenes.append(Scene("S3", "INT. CELLAR", room=ROOM_PRESETS["cellar"]))
+    project.lines.append(Line(id="L4", role="ROOM", scene="S3", text="From the far end.", perspective="distant"))
+    staging_db = 12.0
+    stager = Stager(responses)
+    chain = DialogueChain(project, staging_db, stager)
+    clip = speechlike(2.0, seed=13)
+    untrimmed = stage_clip(chain.envelope("L4", "ROOM", clip).apply(clip), chain.stages["L4"], RATE,
+                           responses.response(ROOM_PRESETS["cellar"], RATE))
+    ceiling = chain.ceiling("ROOM")
+    assert float(np.abs(untrimmed).max()) > ceiling * 1.2  # the room alone passes the ceiling
+    staged = chain.placed(0, 0, "L4", "ROOM", clip).audio
+    assert float(np.abs(staged).max()) <= ceiling * (1 + 1e-5)
+    # One gain for the whole staged line: its shape (the voice and its room) is kept.
+    np.testing.assert_allclose(staged, untrimmed * np.float32(ceiling / float(np.abs(untrimmed).max())),
+                               rtol=1e-5, atol=1e-7)
