@@ -22,17 +22,26 @@ thread; export: as the mix is planned), never in the mixer's blocks, so the
 real-time path is the block mixer's as before: it reads a staged clip as it
 reads any clip and allocates nothing. Live playback and export stage with
 this one function, so they mix the same samples.
+
+A staged clip is kept, like a voiced one, in the clip cache's folder
+(:class:`StagedStore`), named by :func:`staged_key`: the dry clip's key and
+everything staging does to it (room, perspective, position and movement,
+the rate, the room simulation's and this module's versions). An export of
+an unchanged production reads its staged lines memory-mapped from there and
+convolves nothing (scipy is imported only to stage a line).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
-from scipy.signal import butter, oaconvolve, sosfilt, sosfiltfilt
 
 from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
 from engine.project.model import Line, Project, Scene
@@ -46,6 +55,24 @@ MIC_DIRECTIVITY = math.sqrt(1 / 4)
 NEAREST_M = 0.3
 FILTER_ORDER_BAND = 8  # a telephone's edges: 48 dB an octave each way, 96 there and back
 FILTER_ORDER_MUFFLE = 4
+# Bumped when staging a clip gives other samples, so kept staged clips are made again.
+STAGING_VERSION = 1
+
+
+class StagedStore(Protocol):
+    """Where staged clips are kept between runs (engine/synth/clipfolder.py's ClipFolder)."""
+
+    def load_staged(self, key: str) -> np.ndarray | None:
+        """The staged clip (frames, 2) float32, memory-mapped, or None."""
+
+    def save(self, key: str, audio: np.ndarray) -> None:
+        """Keep it under ``key`` (atomically; OSError when it cannot)."""
+
+
+def staged_key(clip_key: str, stage: LineStage, rate: int) -> str:
+    """The kept staged clip's name: everything that changes it."""
+    payload = [clip_key, repr(stage), rate, ROOMS_VERSION, STAGING_VERSION]
+    return "staged-" + hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
 
 def line_stages(project: Project) -> dict[str, LineStage]:
@@ -96,6 +123,8 @@ def direct_gains(pan: np.ndarray, distance: np.ndarray, level_db: float) -> np.n
 
 
 def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.ndarray:
+    from scipy.signal import butter, sosfilt, sosfiltfilt  # here: a cached render stages nothing
+
     nyquist = rate / 2
     out = np.asarray(audio, dtype=np.float64)
     if stage.band_hz is not None:
@@ -113,6 +142,8 @@ def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.nda
 def stage_clip(audio: np.ndarray, stage: LineStage, rate: int, reverb: np.ndarray | None) -> np.ndarray:
     """The staged stereo clip of a mono clip; ``reverb`` is the scene's room
     response (None: no room)."""
+    from scipy.signal import oaconvolve
+
     frames = int(audio.shape[0])
     heard = perspective_filter(stage, audio, rate)
     pan, distance = automation(stage, frames)
@@ -133,6 +164,7 @@ class _Staged:
     clip: np.ndarray
     stage: LineStage
     rate: int
+    key: str  # staged_key ("" for a clip given no key: matched by identity)
     staged: np.ndarray
 
 
@@ -140,28 +172,46 @@ class Stager:
     """Staged clips by line, made once per clip and staging: a mix rebuilt
     after every arriving clip (live playback, the export's prefix analysis)
     stages only what changed. One entry per line, so it holds no more than
-    the project's lines."""
+    the project's lines. With a ``store`` a clip given its dry key is read
+    from there when it was staged before (by any process), and kept there
+    when it is staged now."""
 
     def __init__(self, responses: RoomResponses | None = None,
-                 room_ready: Callable[[], None] | None = None) -> None:
+                 room_ready: Callable[[], None] | None = None, store: StagedStore | None = None) -> None:
         """``room_ready`` None: a room not made yet is waited for (export). Set (live
         playback's control thread, which must not wait seconds for a cathedral): the
         line is staged without its room for now, the room is made in the background,
         and ``room_ready`` is called (on that thread) to stage it again."""
-        self.responses = responses or shared_responses()
+        self._responses = responses
         self.room_ready = room_ready
+        self.store = store
         self._memo: dict[str, _Staged] = {}
         self._lock = threading.Lock()
 
-    def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int) -> np.ndarray:
+    @property
+    def responses(self) -> RoomResponses:
+        """The rooms' responses (the process's, at first use: a cached render needs none)."""
+        if self._responses is None:
+            self._responses = shared_responses()
+        return self._responses
+
+    def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int,
+             clip_key: str = "") -> np.ndarray:
         """``audio`` as the mix hears it: staged (stereo) when the line has a
-        staging, else the mono clip itself."""
+        staging, else the mono clip itself. ``clip_key``: the dry clip's content
+        key (engine/synth/cache.py), which lets the staged clip be kept in the store."""
         if stage is None:
             return audio
+        key = staged_key(clip_key, stage, rate) if clip_key else ""
         with self._lock:
             held = self._memo.get(line_id)
-        if held is not None and held.clip is audio and held.stage == stage and held.rate == rate:
+        if held is not None and held.key == key and held.stage == stage and held.rate == rate and \
+                (key or held.clip is audio):
             return held.staged
+        store = self.store if key else None
+        kept = store.load_staged(key) if store is not None else None
+        if kept is not None and kept.shape[0] >= audio.shape[0]:
+            return self._remember(line_id, audio, stage, rate, key, kept)
         room = stage.room
         reverb = None
         if room is not None and stage.reverb > 0:
@@ -173,9 +223,22 @@ class Stager:
                     self.responses.prepare(room, rate, self.room_ready)
                     return stage_clip(audio, stage, rate, None)  # not remembered: staged again when ready
         staged = stage_clip(audio, stage, rate, reverb)
+        if store is not None:
+            try:
+                store.save(key, staged)
+            except OSError:
+                pass  # a cache folder that cannot be written costs a staging next time, nothing more
+            else:
+                # Mapped from its file: the pages can go once a pass is past it (engine/export/pages.py).
+                mapped = store.load_staged(key)
+                staged = mapped if mapped is not None else staged
         staged.setflags(write=False)
+        return self._remember(line_id, audio, stage, rate, key, staged)
+
+    def _remember(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, key: str,
+                  staged: np.ndarray) -> np.ndarray:
         with self._lock:
-            self._memo[line_id] = _Staged(audio, stage, rate, staged)
+            self._memo[line_id] = _Staged(audio, stage, rate, key, staged)
         return staged
 
     def forget_except(self, line_ids: set[str]) -> None:

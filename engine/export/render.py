@@ -249,13 +249,15 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     _report_synthesis(report, synth, result, started)
     check_cancel = partial(_cancelled, cancel)
     rate = project.sample_rate
-    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds)
+    # Staged lines are read from the clip cache's folder when staged before (the prefix's
+    # stager has staged those voiced meanwhile): an unchanged production convolves nothing.
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
+                                                              prefix.stager, clip_identities(project, result))
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     report.master_effect = programme.master_effect
-    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
-    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
-                         for p in placements)
+    # Each pass hands back the pages of the mapped clips (dry or staged) it is past (engine/export/pages.py).
+    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     memo = MixMemo(synth.cache.directory)
     key = _solve_gain(project, result, sounds, programme, placements, sound_placements, total, report, plan,
                       options, memo, passed, prefix, progress, check_cancel)
