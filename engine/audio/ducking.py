@@ -71,7 +71,11 @@ class DialogueKey:
         n = phase + audio.shape[0]
         padded = np.zeros(n + (-n) % hop, dtype=np.float32)
         if audio.ndim == 2:  # a staged (stereo) line: the mean square of its two channels
-            padded[phase:n] = np.square(audio, dtype=np.float32).mean(axis=1)
+            # Channel by channel, the same float32 values: numpy's mean over the 2-wide axis is ~10x slower.
+            target = padded[phase:n]
+            np.square(audio[:, 0], out=target, dtype=np.float32)
+            target += np.square(audio[:, 1], dtype=np.float32)
+            target *= np.float32(0.5)
         else:
             padded[phase:n] = np.square(audio, dtype=np.float32)
         energy: np.ndarray = padded.reshape(-1, hop).sum(axis=1, dtype=np.float64)

@@ -32,17 +32,26 @@ thread; export: as the mix is planned), never in the mixer's blocks, so the
 real-time path is the block mixer's as before: it reads a staged clip as it
 reads any clip and allocates nothing. Live playback and export stage with
 this one function, so they mix the same samples.
+
+A staged clip is kept, like a voiced one, in the clip cache's folder
+(:class:`StagedStore`), named by :func:`staged_key`: the dry clip's key and
+everything staging does to it (room, perspective, position and movement,
+the rate, the room simulation's and this module's versions). An export of
+an unchanged production reads its staged lines memory-mapped from there and
+convolves nothing (scipy is imported only to stage a line).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
-from scipy.signal import butter, oaconvolve, sosfilt, sosfiltfilt
 
 from engine.audio.leveller import LineEnvelope
 from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
@@ -57,6 +66,36 @@ MIC_DIRECTIVITY = math.sqrt(1 / 4)
 NEAREST_M = 0.3
 FILTER_ORDER_BAND = 8  # a telephone's edges: 48 dB an octave each way, 96 there and back
 FILTER_ORDER_MUFFLE = 4
+# Bumped when staging a clip gives other samples, so kept staged clips are made again.
+STAGING_VERSION = 1
+
+
+class StagedStore(Protocol):
+    """Where staged clips are kept between runs (engine/synth/clipfolder.py's ClipFolder)."""
+
+    def load_staged(self, key: str) -> np.ndarray | None:
+        """The staged clip (frames, 2) float32, memory-mapped, or None."""
+
+    def save(self, key: str, audio: np.ndarray) -> None:
+        """Keep it under ``key`` (atomically; OSError when it cannot)."""
+
+
+def staged_key(clip_key: str, stage: LineStage, rate: int, envelope: LineEnvelope | None = None,
+               ceiling: float | None = None) -> str:
+    """The kept staged clip's name: everything that changes it (the dialogue
+    leveller's curve before the staging and the trim's ceiling too)."""
+    payload: list[object] = [clip_key, repr(stage), rate, ROOMS_VERSION, STAGING_VERSION]
+    curve = curve_digest(envelope)
+    if curve or ceiling is not None:
+        payload += [curve, repr(ceiling)]
+    return "staged-" + hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
+
+
+def curve_digest(envelope: LineEnvelope | None) -> str:
+    """A leveller curve's content as a name ("" for unity)."""
+    if envelope is None or not envelope.active:
+        return ""
+    return hashlib.sha256(envelope.gains.tobytes() + str(envelope.cell).encode()).hexdigest()[:32]
 
 
 def line_stages(project: Project) -> dict[str, LineStage]:
@@ -121,6 +160,8 @@ def direct_peak_db(stage: LineStage) -> float:
 
 
 def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.ndarray:
+    from scipy.signal import butter, sosfilt, sosfiltfilt  # here: a cached render stages nothing
+
     nyquist = rate / 2
     out = np.asarray(audio, dtype=np.float64)
     if stage.band_hz is not None:
@@ -138,6 +179,8 @@ def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.nda
 def stage_clip(audio: np.ndarray, stage: LineStage, rate: int, reverb: np.ndarray | None) -> np.ndarray:
     """The staged stereo clip of a mono clip; ``reverb`` is the scene's room
     response (None: no room)."""
+    from scipy.signal import oaconvolve
+
     frames = int(audio.shape[0])
     heard = perspective_filter(stage, audio, rate)
     pan, distance = automation(stage, frames)
@@ -158,6 +201,7 @@ class _Staged:
     clip: np.ndarray
     stage: LineStage
     rate: int
+    key: str  # staged_key ("" for a clip given no key: matched by identity, curve and ceiling)
     envelope: LineEnvelope | None
     ceiling: float | None
     staged: np.ndarray
@@ -186,34 +230,53 @@ class Stager:
     """Staged clips by line, made once per clip and staging: a mix rebuilt
     after every arriving clip (live playback, the export's prefix analysis)
     stages only what changed. One entry per line, so it holds no more than
-    the project's lines."""
+    the project's lines. With a ``store`` a clip given its dry key is read
+    from there when it was staged before (by any process), and kept there
+    when it is staged now."""
 
     def __init__(self, responses: RoomResponses | None = None,
-                 room_ready: Callable[[], None] | None = None) -> None:
+                 room_ready: Callable[[], None] | None = None, store: StagedStore | None = None) -> None:
         """``room_ready`` None: a room not made yet is waited for (export). Set (live
         playback's control thread, which must not wait seconds for a cathedral): the
         line is staged without its room for now, the room is made in the background,
         and ``room_ready`` is called (on that thread) to stage it again."""
-        self.responses = responses or shared_responses()
+        self._responses = responses
         self.room_ready = room_ready
+        self.store = store
         self._memo: dict[str, _Staged] = {}
         self._lock = threading.Lock()
 
+    @property
+    def responses(self) -> RoomResponses:
+        """The rooms' responses (the process's, at first use: a cached render needs none)."""
+        if self._responses is None:
+            self._responses = shared_responses()
+        return self._responses
+
     def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int,
-             envelope: LineEnvelope | None = None, ceiling: float | None = None) -> np.ndarray:
+             clip_key: str = "", *, envelope: LineEnvelope | None = None,
+             ceiling: float | None = None) -> np.ndarray:
         """``audio`` as the mix hears it: levelled by ``envelope`` (the dialogue
         leveller's curve, None: unity) and staged (stereo) when the line has a
         staging, else the mono clip itself (the mixer then applies the curve).
         ``ceiling``: the largest sample the staged clip may have; a room's
         reverberation that takes it past is trimmed back, the whole staged line
-        by one gain (exact: the staging is linear in its input)."""
+        by one gain (exact: the staging is linear in its input). ``clip_key``:
+        the dry clip's content key (engine/synth/cache.py), which lets the
+        staged clip be kept in the store (under a key with the curve and the
+        ceiling in it)."""
         if stage is None:
             return audio
+        key = staged_key(clip_key, stage, rate, envelope, ceiling) if clip_key else ""
         with self._lock:
             held = self._memo.get(line_id)
-        if (held is not None and held.clip is audio and held.stage == stage and held.rate == rate
-                and same_curve(held.envelope, envelope) and held.ceiling == ceiling):
+        if held is not None and held.key == key and held.stage == stage and held.rate == rate and \
+                (key or (held.clip is audio and same_curve(held.envelope, envelope) and held.ceiling == ceiling)):
             return held.staged
+        store = self.store if key else None
+        kept = store.load_staged(key) if store is not None else None
+        if kept is not None and kept.shape[0] >= audio.shape[0]:
+            return self._remember(line_id, audio, stage, rate, key, envelope, ceiling, kept)
         levelled = envelope.apply(audio) if envelope is not None and envelope.active else audio
         room = stage.room
         reverb = None
@@ -227,9 +290,22 @@ class Stager:
                     # Not remembered: staged again when the room is ready.
                     return _trimmed(stage_clip(levelled, stage, rate, None), ceiling)
         staged = _trimmed(stage_clip(levelled, stage, rate, reverb), ceiling)
+        if store is not None:
+            try:
+                store.save(key, staged)
+            except OSError:
+                pass  # a cache folder that cannot be written costs a staging next time, nothing more
+            else:
+                # Mapped from its file: the pages can go once a pass is past it (engine/export/pages.py).
+                mapped = store.load_staged(key)
+                staged = mapped if mapped is not None else staged
         staged.setflags(write=False)
+        return self._remember(line_id, audio, stage, rate, key, envelope, ceiling, staged)
+
+    def _remember(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, key: str,
+                  envelope: LineEnvelope | None, ceiling: float | None, staged: np.ndarray) -> np.ndarray:
         with self._lock:
-            self._memo[line_id] = _Staged(audio, stage, rate, envelope, ceiling, staged)
+            self._memo[line_id] = _Staged(audio, stage, rate, key, envelope, ceiling, staged)
         return staged
 
     def forget_except(self, line_ids: set[str]) -> None:

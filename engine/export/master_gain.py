@@ -42,6 +42,7 @@ class MasterGain:
     solved: SolvedGain
     staging_db: float  # the master gain the lines of ``programme`` are levelled for
     programme: Programme  # levelled again where it was; its master gain set
+    passed: PassedClips  # its mapped clips (a programme levelled again has staged clips of its own)
     reused: bool  # remembered for the same programme (engine/mixdown/memo.py)
     analysis_pass: bool  # effects needed a pass through the real chain
     streamed: int  # frames analysed while the lines were voiced
@@ -55,7 +56,8 @@ def solve_master_gain(key: str, memo: MixMemo, programme: Programme, placements:
                       check_cancel: Callable[[], None]) -> MasterGain:
     """The master gain of ``programme`` (``total`` frames, its lines levelled for a
     master gain of ``staging``). ``replan(staging_db)`` is the same programme with
-    the lines levelled for another gain; ``key`` is the programme's in ``memo``."""
+    the lines levelled for another gain; ``key`` is the programme's in ``memo``;
+    ``passed``: its mapped clips."""
     blocks = range(0, total, block)
     analysed = time.perf_counter()
     solved = memo.load(key)
@@ -64,6 +66,7 @@ def solve_master_gain(key: str, memo: MixMemo, programme: Programme, placements:
     if solved is not None and math.isfinite(solved.staging_db) and solved.staging_db != staging:
         staging = solved.staging_db  # levelled again when it was measured: the same lines again
         programme = replan(staging)
+        passed = _passing(programme)
     if solved is None:  # not exported like this before: measure the programme
         analysis_pass = not programme.dry
         count, at = _counting(check_cancel, progress, "analysing", len(blocks)), iter(blocks)
@@ -86,6 +89,7 @@ def solve_master_gain(key: str, memo: MixMemo, programme: Programme, placements:
             # Levelling harder takes a little loudness, which the next gain puts back: aim past it.
             staging = solved.gain_db + (solved.gain_db - staging) * RESTAGE_LEAD
             programme = replan(staging)
+            passed = _passing(programme)
             analysis_pass = analysis_pass or not programme.dry
             # A pass more, not counted: the progress never goes back.
             analysis = programme.analyse(total, block, partial(_step_quietly, check_cancel, passed,
@@ -97,7 +101,13 @@ def solve_master_gain(key: str, memo: MixMemo, programme: Programme, placements:
     if progress:
         progress("analysing", len(blocks), len(blocks))
     programme.set_master_gain(solved.gain_db)
-    return MasterGain(solved, staging, programme, reused, analysis_pass, streamed, time.perf_counter() - analysed)
+    return MasterGain(solved, staging, programme, passed, reused, analysis_pass, streamed,
+                      time.perf_counter() - analysed)
+
+
+def _passing(programme: Programme) -> PassedClips:
+    """The programme's mapped clips (dry or staged), for a pass to hand back (engine/export/pages.py)."""
+    return PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
 
 
 def _step_quietly(check: Callable[[], None], passed: PassedClips, at: Iterator[int], total: int) -> None:

@@ -41,7 +41,6 @@ import numpy as np
 from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.leveller import expected_gain_db
 from engine.audio.programme import Programme
-from engine.audio.staging import Stager
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
@@ -259,27 +258,28 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     rate = project.sample_rate
     # The dialogue leveller levels the lines for the master gain expected at the target
     # (engine/mixdown/dialogue.py); the solve levels them again where the measured gain is
-    # higher, with one stager, so a staged line whose curve did not change is not staged again.
+    # higher. One stager, the prefix's: a staged line is read from the clip cache's folder when
+    # it was staged before with the same curve (an unchanged production convolves nothing), and
+    # a line whose curve a new levelling did not change is not staged again.
     staging = expected_gain_db(project, gain_target(plan))
-    stager = Stager()
+    stager, identities = prefix.stager, clip_identities(project, result)
     programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
-                                                              staging, stager)
+                                                              staging, stager, identities)
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     report.master_effect = programme.master_effect
-    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
-    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
-                         for p in placements)
+    # Each pass hands back the pages of the mapped clips (dry or staged) it is past (engine/export/pages.py).
+    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     memo = MixMemo(synth.cache.directory)
-    key = programme_key(project, placements, clip_identities(project, result), programme.lane_effects,
-                        programme.master_effect, total, gain_target(plan), LIMITER_CEILING_DB, sounds)
+    key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect, total,
+                        gain_target(plan), LIMITER_CEILING_DB, sounds)
 
     def replan(staging_db: float) -> Programme:
-        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager)[0]
+        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities)[0]
 
     master = solve_master_gain(key, memo, programme, placements, sound_placements, total, options.block, plan,
                                staging, replan, passed, prefix, progress, check_cancel)
-    programme = master.programme
+    programme, passed = master.programme, master.passed
     report.gain_reused, report.analysis_pass, report.analysis_streamed = (master.reused, master.analysis_pass,
                                                                           master.streamed)
     report.analysis_wall_s, report.staging_db = master.wall_s, master.staging_db

@@ -39,8 +39,12 @@ class DialogueChain:
     """The leveller and staging of a project's lines for a master gain of
     ``staging_db`` (the gain the leveller levels for)."""
 
-    def __init__(self, project: Project, staging_db: float, stager: Stager | None = None) -> None:
+    def __init__(self, project: Project, staging_db: float, stager: Stager | None = None,
+                 clip_keys: Mapping[str, str] | None = None) -> None:
+        """``clip_keys``: the dry clips' content keys, under which a stager with a store
+        keeps the staged lines (engine/audio/staging.py ``staged_key``)."""
         self.rate = project.sample_rate
+        self._keys = clip_keys or {}
         self.staging_db = staging_db
         self.stager = stager or Stager()
         self.stages = line_stages(project)
@@ -68,8 +72,8 @@ class DialogueChain:
         stage = self.stages.get(line_id)
         if stage is None:
             return PlacedClip(lane, start, clip, envelope)
-        return PlacedClip(lane, start, self.stager.clip(line_id, clip, stage, self.rate, envelope,
-                                                        self.ceiling(role)))
+        return PlacedClip(lane, start, self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""),
+                                                        envelope=envelope, ceiling=self.ceiling(role)))
 
     def ceiling(self, role: str) -> float:
         """The largest sample a staged line of ``role`` may have: the stems' ceiling,

@@ -36,14 +36,17 @@ RESTAGE_LEAD = 0.25
 
 
 def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
-                 staging_db: float | None = None, stager: Stager | None = None) -> list[PlacedClip]:
+                 staging_db: float | None = None, stager: Stager | None = None,
+                 clip_keys: dict[str, str] | None = None) -> list[PlacedClip]:
     """The lines' clips where the mixer plays them (lane = the role's place in
     the cast), through the dialogue chain (engine/mixdown/dialogue.py): the
     leveller's curve for a master gain of ``staging_db`` (default:
     :func:`expected_gain_db` at the default target), then the staging in
     their scenes' rooms and perspectives (``stager``: one that remembers
-    what it staged, for a mix planned again)."""
-    chain = DialogueChain(project, expected_gain_db(project) if staging_db is None else staging_db, stager)
+    what it staged, for a mix planned again; ``clip_keys``: the clips'
+    content keys, under which a stager with a store keeps the staged clips)."""
+    chain = DialogueChain(project, expected_gain_db(project) if staging_db is None else staging_db, stager,
+                          clip_keys)
     lane = {r.name: i for i, r in enumerate(project.cast)}
     rate = project.sample_rate
     return [chain.placed(lane[p.role], int(round(p.start * rate)), p.line_id, p.role, clips[p.line_id])
@@ -52,8 +55,9 @@ def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: lis
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
                 max_block: int = BLOCK, staging_db: float | None = None, stager: Stager | None = None,
-                ) -> BlockMixer:
-    mixer = BlockMixer(placed_clips(project, clips, placements, staging_db, stager), len(project.cast), max_block)
+                clip_keys: dict[str, str] | None = None) -> BlockMixer:
+    mixer = BlockMixer(placed_clips(project, clips, placements, staging_db, stager, clip_keys), len(project.cast),
+                       max_block)
     audible = project.audible_roles()
     for i, role in enumerate(project.cast):
         mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
@@ -82,15 +86,16 @@ def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = B
 
 def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
              staging_db: float | None = None, stager: Stager | None = None,
+             clip_keys: dict[str, str] | None = None,
              ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
     """:func:`programme_for` with the sound clips' placements too (``stager``: share one
     between the plans of one mix, levelled again, so that a line whose curve did not
-    change is not staged again)."""
+    change is not staged again; ``clip_keys``: see :func:`placed_clips`)."""
     rate = project.sample_rate
     sounds = sounds or SoundSet()
     placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
                                               sounds.durations(rate))
-    mixer = build_mixer(project, clips, placements, block, staging_db, stager)
+    mixer = build_mixer(project, clips, placements, block, staging_db, stager, clip_keys)
     programme = build_programme(project, mixer, sounds, sound_placements, staging_db)
     end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
     return programme, placements, sound_placements, programme_frames(end, programme)

@@ -267,3 +267,17 @@ def test_live_staging_never_waits_for_a_room(tmp_path: Path) -> None:
     again = stager.clip("L1", clip, stage, RATE)
     assert again.shape[0] > clip.shape[0]  # now with the room's tail
     assert_array_equal(again, stage_clip(clip, stage, RATE, responses.response(stage.room, RATE)))
+
+
+def test_the_ducking_key_hears_a_staged_clip_as_the_mean_square_of_its_channels() -> None:
+    from engine.audio.ducking import DialogueKey
+
+    rng = np.random.default_rng(9)
+    stereo = (rng.standard_normal((9_000, 2)) * [0.1, 0.4]).astype(np.float32)
+    key = DialogueKey(RATE)
+    got = key.build([(123, stereo, 1.0)], 12_000)
+    hop = key.hop
+    power = np.zeros(12_000 + 2 * hop)
+    power[123:123 + stereo.shape[0]] = (stereo.astype(np.float64) ** 2).mean(axis=1)
+    expected = power[: got.size * hop].reshape(-1, hop).sum(axis=1) / hop
+    assert_allclose(got, expected, rtol=1e-5, atol=1e-12)
