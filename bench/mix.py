@@ -1,6 +1,6 @@
 """The mix as a re-recording engineer checks it: before and after the dialogue leveller.
 
-    python bench/mix.py [PROJECT] [--hour] [--json] [--keep DIR]
+    python bench/mix.py [PROJECT] [--hour [--minutes M]] [--json] [--keep DIR]
 
 For each project (the sample by default; ``--hour`` adds a generated
 production of about an hour, the sample's lines repeated in new scenes) the
@@ -157,6 +157,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("project", nargs="?", default=str(SAMPLE))
     parser.add_argument("--hour", action="store_true", help="also a generated production of about an hour")
+    parser.add_argument("--minutes", type=float, default=60.0,
+                        help="with --hour: how long the generated production runs (a shorter one fits a busy machine)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", default=None, help="keep the renders in this folder")
     args = parser.parse_args()
@@ -170,7 +172,8 @@ def main() -> int:
             shutil.copytree(project.parent / extra, work / extra)
     projects = [(project.stem, local)]
     if args.hour:
-        projects.append(("generated hour", hour_project(work)))
+        label = "generated hour" if args.minutes == 60.0 else f"generated {args.minutes:g} min"
+        projects.append((label, hour_project(work, args.minutes)))
     rows = []
     for name, path in projects:
         for label, levelled in (("before", False), ("after", True)):
