@@ -19,13 +19,11 @@ staged voice, tail included (docs/user/staging.md).
 
 The dialogue leveller comes first (a re-recording engineer levels the dry
 dialogue, then sends it to the room): :meth:`Stager.clip` stages the clip
-with the leveller's curve applied (engine/audio/leveller.py), and the curve is
-made for the level the staged line's direct sound reaches its stem
-(:func:`direct_peak_db`), so a close or near line is levelled for its
-staged level, not its dry one. A room's reverberant field adds to that: where
-it takes the staged line past the stems' ceiling (a reverberant cellar, a
-distant voice that is mostly room), the staged line is trimmed back by one
-gain, as an editor pulls a line's clip gain down.
+with the leveller's curve applied (engine/audio/leveller.py), made for the
+dry line's level, so the perspective's level offsets survive it. Where the
+staging takes the line past the stems' ceiling (a close position, a
+reverberant cellar, a distant voice that is mostly room), the staged line is
+trimmed back by one gain, as an editor pulls a line's clip gain down.
 
 A line is staged once when its clip arrives (live: on the session's control
 thread; export: as the mix is planned), never in the mixer's blocks, so the
@@ -143,20 +141,6 @@ def direct_gains(pan: np.ndarray, distance: np.ndarray, level_db: float) -> np.n
     near = REFERENCE_DISTANCE_M / np.maximum(distance, NEAREST_M)
     g = near * 10 ** (level_db / 20)
     return np.stack([g * np.cos(theta), g * np.sin(theta)], axis=1)
-
-
-# Points along a line's path where its direct gain is looked at for the leveller
-# (the path is linear between its keyframes: its peaks lie at or near them).
-_PEAK_POINTS = 257
-
-
-def direct_peak_db(stage: LineStage) -> float:
-    """The loudest the staged line's direct sound gets on either channel, in dB
-    against the dry clip (level, distance and pan across its path): what the
-    dialogue leveller adds to a staged line's level at its stem."""
-    pan, distance = automation(stage, _PEAK_POINTS)
-    peak = float(direct_gains(pan, distance, stage.level_db).max())
-    return 20 * math.log10(max(peak, 1e-9))
 
 
 def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.ndarray:

@@ -31,7 +31,7 @@ import numpy as np
 
 from engine.audio.leveller import DIALOGUE, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
-from engine.audio.staging import Stager, direct_peak_db, line_stages
+from engine.audio.staging import Stager, line_stages
 from engine.project.model import Project
 
 
@@ -55,11 +55,11 @@ class DialogueChain:
         self._fader_db = {r.name: r.gain_db for r in project.cast}
 
     def offset_db(self, line_id: str, role: str) -> float:
-        """How much louder than its clip the line's peaks reach its stem after the master gain."""
-        stage = self.stages.get(line_id)
-        if stage is None:
-            return self._unstaged_db[role] + self.staging_db
-        return self._fader_db[role] + direct_peak_db(stage) + self.staging_db
+        """How much louder than its clip the line's peaks reach its stem after the master
+        gain, before any staging: the leveller levels the dry dialogue, so a staged line's
+        perspective (an off-stage line's -6 dB, a close one's +3) survives it; what the
+        staging then takes past the stems' ceiling is the stager's trim."""
+        return self._unstaged_db[role] + self.staging_db
 
     def envelope(self, line_id: str, role: str, clip: np.ndarray) -> LineEnvelope:
         return line_envelope(clip, self.rate, self.offset_db(line_id, role))

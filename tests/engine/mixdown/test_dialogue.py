@@ -10,7 +10,7 @@ from numpy.testing import assert_array_equal
 from engine.audio.leveller import DIALOGUE, lane_offset_db, line_envelope
 from engine.audio.mixer import BlockMixer
 from engine.audio.rooms import RoomResponses
-from engine.audio.staging import Stager, direct_peak_db, stage_clip
+from engine.audio.staging import Stager, stage_clip
 from engine.mixdown.dialogue import DialogueChain, LevelledLines
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.staging import ROOM_PRESETS, Position
@@ -65,22 +65,24 @@ def test_the_leveller_comes_before_the_staging(responses: RoomResponses) -> None
     np.testing.assert_allclose(placed.audio, expected * np.float32(trim), rtol=1e-5, atol=1e-7)
 
 
-def test_a_staged_line_is_levelled_for_its_staged_level(responses: RoomResponses) -> None:
-    """A close line is louder than the dry clip: levelled for its dry level its direct
-    sound would pass the stems' ceiling."""
+def test_a_staged_line_is_levelled_as_a_dry_line_and_trimmed_where_its_staging_passes_the_ceiling(
+        responses: RoomResponses) -> None:
+    """The leveller levels the dry line (so the perspective's level survives it); a close
+    position takes the staged line past the stems' ceiling, and one gain brings it back."""
     project = _project()
     staging_db = 9.0
     chain = DialogueChain(project, staging_db, Stager(responses))
+    assert chain.offset_db("L2", "NEAR") == pytest.approx(lane_offset_db(2.0, 0.0) + staging_db)
     stage = chain.stages["L2"]
-    assert direct_peak_db(stage) > 3.0  # 0.5 m: nearer than the reference distance
     clip = speechlike(2.0, seed=5)
+    levelled = line_envelope(clip, RATE, lane_offset_db(2.0, 0.0) + staging_db).apply(clip)
+    untrimmed = stage_clip(levelled, stage, RATE, None)  # S1 has no room
+    ceiling = chain.ceiling("NEAR")
+    assert float(np.abs(untrimmed).max()) > ceiling * 1.3  # 0.5 m: nearer than the reference distance
     staged = chain.placed(0, 0, "L2", "NEAR", clip).audio
-    fader = 10 ** (2.0 / 20)
-    ceiling = 10 ** ((DIALOGUE.ceiling_db - staging_db) / 20)
-    assert float(np.abs(staged).max()) * fader <= ceiling * (1 + 1e-4)  # the direct sound (no room in S1)
-    dry_levelled = stage_clip(line_envelope(clip, RATE, lane_offset_db(2.0, 0.0) + staging_db).apply(clip), stage,
-                              RATE, None)
-    assert float(np.abs(dry_levelled).max()) * fader > ceiling * 1.3  # what levelling for the dry level gives
+    assert float(np.abs(staged).max()) <= ceiling * (1 + 1e-5)
+    np.testing.assert_allclose(staged, untrimmed * np.float32(ceiling / float(np.abs(untrimmed).max())),
+                               rtol=1e-5, atol=1e-7)
 
 
 def test_an_unstaged_line_keeps_its_curve_for_the_mixer_and_the_hand_off_gets_it_applied(
@@ -109,13 +111,13 @@ def test_a_stager_stages_again_only_when_the_curve_changes(responses: RoomRespon
     assert hotter is not first and float(np.abs(hotter).max()) < float(np.abs(first).max())
 
 
-def test_a_line_that_is_mostly_room_is_trimmed_under_the_ceiling(responses: RoomResponses) -> None:
-    """A distant voice in a cellar: the direct sound is 22 dB down, the reverberant field is
-    not, so the leveller (which holds the direct sound) does not hold the staged line: the
-    stager trims it by one gain."""
+def test_a_line_in_a_reverberant_room_is_trimmed_under_the_ceiling(responses: RoomResponses) -> None:
+    """A voice at 0.7 m in a cellar (the sample's): its direct sound and the room's field
+    together pass the ceiling the leveller held the dry line to: the stager trims it by
+    one gain."""
     project = _project()
     project.scenes.append(Scene("S3", "INT. CELLAR", room=ROOM_PRESETS["cellar"]))
-    project.lines.append(Line(id="L4", role="ROOM", scene="S3", text="From the far end.", perspective="distant"))
+    project.lines.append(Line(id="L4", role="ROOM", scene="S3", text="Down here.", position=Position(distance=0.7)))
     staging_db = 12.0
     stager = Stager(responses)
     chain = DialogueChain(project, staging_db, stager)
