@@ -32,7 +32,20 @@ import numpy as np
 from engine.audio.leveller import DIALOGUE, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager, line_stages
-from engine.project.model import Project
+from engine.project.direction import parse_line
+from engine.project.model import Line, Project
+
+
+def intended_db(line: Line, project: Project) -> float:
+    """How much louder than its clip's level the line's loudest phrase was directed to be
+    (a shout's +8 dB, an emphasis's +2; 0 for a plain or quieter line): the synthesis
+    levels a directed line as one line and adds each phrase's offset on top
+    (engine/synth/performance.py ``apply_gains``), so the leveller takes it off again
+    to see the line at its neutral level."""
+    directed = parse_line(line.text, line.note, project.timing)
+    if directed.is_plain:
+        return 0.0
+    return max([0.0] + [phrase.performance().design.gain for phrase in directed.phrases if phrase.words])
 
 
 class DialogueChain:
@@ -53,16 +66,37 @@ class DialogueChain:
         # one at its fader and its staging's direct sound (the staging pans it).
         self._unstaged_db = {r.name: lane_offset_db(r.gain_db, r.pan) for r in project.cast}
         self._fader_db = {r.name: r.gain_db for r in project.cast}
+        # The leveller sees each line at its neutral level; a role's lines are then trimmed
+        # together by its loudest intended offset, so a shout keeps its offset over the
+        # role's plain lines and still peaks under the stems' ceiling (one gain per role,
+        # as a re-recording engineer pulls a lane down, never the shout line by line).
+        self._intended = {line.id: intended_db(line, project) for line in project.lines}
+        self._trim_db = {r.name: 0.0 for r in project.cast}
+        for line in project.lines:
+            if line.role in self._trim_db:
+                self._trim_db[line.role] = max(self._trim_db[line.role], self._intended[line.id])
 
     def offset_db(self, line_id: str, role: str) -> float:
         """How much louder than its clip the line's peaks reach its stem after the master
         gain, before any staging: the leveller levels the dry dialogue, so a staged line's
         perspective (an off-stage line's -6 dB, a close one's +3) survives it; what the
-        staging then takes past the stems' ceiling is the stager's trim."""
-        return self._unstaged_db[role] + self.staging_db
+        staging then takes past the stems' ceiling is the stager's trim. A directed line
+        is detected without its direction's level offset (``intended_db``): the curve is
+        the neutral line's, the offset stays on top."""
+        return self._unstaged_db[role] + self.staging_db - self._intended.get(line_id, 0.0)
+
+    def trim_db(self, role: str) -> float:
+        """The role's trim (dB, >= 0 down): its loudest intended offset, so that offset,
+        kept by the leveller, still peaks under the stems' ceiling."""
+        return self._trim_db.get(role, 0.0)
 
     def envelope(self, line_id: str, role: str, clip: np.ndarray) -> LineEnvelope:
-        return line_envelope(clip, self.rate, self.offset_db(line_id, role))
+        """The line's curve: the leveller's, for its neutral level, times its role's trim."""
+        curve = line_envelope(clip, self.rate, self.offset_db(line_id, role))
+        trim = self.trim_db(role)
+        if trim <= 0.0:
+            return curve
+        return LineEnvelope(curve.gains * np.float32(10 ** (-trim / 20)), curve.cell)
 
     def placed(self, lane: int, start: int, line_id: str, role: str, clip: np.ndarray,
                envelope: LineEnvelope | None = None) -> PlacedClip:

@@ -40,7 +40,8 @@ from engine.synth.pipeline import SynthesisResult
 # Bump when the analysis, the effects or the limiter change what a gain gives.
 # 2: the sound design is part of the programme; 3: the dialogue leveller; 4: the leveller before the
 # staging, a staged line trimmed under the stems' ceiling; 5: the leveller levels a staged line as a dry one
-MEMO_VERSION = 5
+# 6: a directed line levelled at its neutral level, its role trimmed by its loudest direction
+MEMO_VERSION = 6
 KEEP = 256
 FOLDER = "loudness"
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine.audio.leveller import LineEnvelope, line_envelope
+from engine.audio.leveller import LineEnvelope
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager
@@ -47,7 +47,7 @@ class PlaybackPass:
         self._placement_of: dict[str, Placement] = {}
         # The dialogue leveller's curve of each placed clip, by (clip id, level offset), with the clip
         # (engine/mixdown/dialogue.py DialogueChain.offset_db).
-        self._envelopes: dict[tuple[int, float], tuple[np.ndarray, LineEnvelope]] = {}
+        self._envelopes: dict[tuple[int, float, float], tuple[np.ndarray, LineEnvelope]] = {}
         self.clip_views: list[ClipView] = []
         self._requested_until = -1.0  # timeline seconds the prefetch window has covered
         # Pre-render fills idle time from the moment the project opens (the
@@ -142,7 +142,7 @@ class PlaybackPass:
         # staging and curve.
         staging = self.mix.staging_db if self.mix.staging_db is not None else DEFAULT_LIVE_GAIN_DB
         chain = DialogueChain(self._project(), staging, self.stager)
-        envelopes: dict[tuple[int, float], tuple[np.ndarray, LineEnvelope]] = {}
+        envelopes: dict[tuple[int, float, float], tuple[np.ndarray, LineEnvelope]] = {}
         for p in self.placements:
             lane = self.mix.lane_of.get(p.role)
             if lane is None:
@@ -150,10 +150,10 @@ class PlaybackPass:
             start = int(round(p.start * self.rate))
             clip = clips.get(p.line_id)
             if clip is not None:
-                key = (id(clip), chain.offset_db(p.line_id, p.role))
+                key = (id(clip), chain.offset_db(p.line_id, p.role), chain.trim_db(p.role))
                 known = self._envelopes.get(key)
                 envelope = (known[1] if known is not None and known[0] is clip
-                            else line_envelope(clip, self.rate, key[1]))
+                            else chain.envelope(p.line_id, p.role, clip))
                 envelopes[key] = (clip, envelope)
                 placed.append(chain.placed(lane, start, p.line_id, p.role, clip, envelope))
             elif p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting:

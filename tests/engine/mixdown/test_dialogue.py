@@ -131,3 +131,32 @@ def test_a_line_in_a_reverberant_room_is_trimmed_under_the_ceiling(responses: Ro
     # One gain for the whole staged line: its shape (the voice and its room) is kept.
     np.testing.assert_allclose(staged, untrimmed * np.float32(ceiling / float(np.abs(untrimmed).max())),
                                rtol=1e-5, atol=1e-7)
+
+
+def test_a_shout_keeps_its_level_offset_and_its_role_is_trimmed_under_the_ceiling() -> None:
+    """Issue 27's shout through issue 29's leveller: the synthesis adds the direction's +8 dB
+    on top of the levelled clip; the leveller detects the line without it (the neutral
+    line's curve), and the role comes down by one trim so the shout still fits."""
+    project = Project(title="Shout", sample_rate=RATE, scenes=[Scene("S1", "INT. STUDIO")])
+    project.cast = [Role("TOM", voice=VoiceParams(voice="unused.onnx")), Role("ANN", voice=VoiceParams(voice="x"))]
+    project.lines = [Line(id="N", role="TOM", scene="S1", text="He has the wrong ticket."),
+                     Line(id="S", role="TOM", scene="S1", text="(shouting) He has the wrong ticket."),
+                     Line(id="A", role="ANN", scene="S1", text="So she does.")]
+    staging_db = 9.0
+    chain = DialogueChain(project, staging_db)
+    assert chain.trim_db("TOM") == pytest.approx(8.0) and chain.trim_db("ANN") == 0.0
+    neutral = speechlike(2.0, seed=7)
+    shout = neutral * np.float32(10 ** (8.0 / 20))  # what the synthesis's apply_gains makes of it
+    levelled_neutral = chain.levelled("N", neutral)
+    levelled_shout = chain.levelled("S", shout)
+    # The same curve on both: the shout stays 8 dB louder sample for sample.
+    np.testing.assert_allclose(levelled_shout, levelled_neutral * np.float32(10 ** (8.0 / 20)), rtol=1e-4, atol=1e-7)
+    reach_db = lane_offset_db(0.0, 0.0) + staging_db  # a centred line's louder channel, after the master gain
+    ceiling = 10 ** ((DIALOGUE.ceiling_db - reach_db) / 20)
+    assert float(np.abs(levelled_shout).max()) <= ceiling * (1 + 1e-4)
+    # Levelling the shout as it arrives would have squashed the offset.
+    squashed = line_envelope(shout, RATE, reach_db).apply(shout)
+    plain = line_envelope(neutral, RATE, reach_db).apply(neutral)
+    assert 20 * np.log10(np.abs(squashed).max() / np.abs(plain).max()) < 4.0
+    # ANN has no direction: levelled as before.
+    np.testing.assert_array_equal(chain.levelled("A", neutral), plain)
