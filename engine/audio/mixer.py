@@ -29,6 +29,9 @@ class PlacedClip:
     audio: np.ndarray
     # The dialogue leveller's gain curve for this clip (engine/audio/leveller.py); None: unity.
     envelope: LineEnvelope | None = None
+    # One gain on the whole clip before its lane: a staged role's trim (engine/mixdown/dialogue.py),
+    # the same for all its lines so their perspectives keep their offsets to each other.
+    gain: float = 1.0
 
     def levelled(self) -> np.ndarray:
         """The clip as the mixer plays it (a new array when it is levelled)."""
@@ -121,7 +124,8 @@ class BlockMixer:
     def audible_clips(self) -> list[tuple[int, np.ndarray, float, float]]:
         """(start frame, audio, left gain, right gain) of every clip the mix
         will hear, from the lane settings the mixer itself uses."""
-        return [(c.start, c.levelled(), float(self._gains[c.role_index, 0]), float(self._gains[c.role_index, 1]))
+        return [(c.start, c.levelled(), float(self._gains[c.role_index, 0]) * c.gain,
+                 float(self._gains[c.role_index, 1]) * c.gain)
                 for c in self.clips if self._audible[c.role_index]]
 
     def key_clips(self) -> list[tuple[int, np.ndarray, float]]:
@@ -166,6 +170,8 @@ class BlockMixer:
                     np.multiply(source[:, channel], self._levels[lane], out=scratch[:length])
                 else:
                     np.multiply(source, self._gains[lane, channel], out=scratch[:length])
+                if clip.gain != 1.0:
+                    np.multiply(scratch[:length], np.float32(clip.gain), out=scratch[:length])
                 target = stems[lane, at:at + length, channel]
                 np.add(target, scratch[:length], out=target)
         master = self._master[:n] if out is None else out

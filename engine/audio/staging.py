@@ -228,6 +228,7 @@ class Stager:
         self.room_ready = room_ready
         self.store = store
         self._memo: dict[str, _Staged] = {}
+        self._peaks: dict[str, tuple[np.ndarray, float]] = {}  # by line: the staged clip and its peak
         self._lock = threading.Lock()
 
     @property
@@ -292,7 +293,21 @@ class Stager:
             self._memo[line_id] = _Staged(audio, stage, rate, key, envelope, ceiling, staged)
         return staged
 
+    def peak(self, line_id: str, staged: np.ndarray) -> float:
+        """The largest sample of ``staged`` (the line's staged clip), remembered while
+        the line keeps that clip: a mix rebuilt after every arriving clip reads it once."""
+        with self._lock:
+            held = self._peaks.get(line_id)
+        if held is not None and held[0] is staged:
+            return held[1]
+        peak = float(np.max(np.abs(staged))) if staged.size else 0.0
+        with self._lock:
+            self._peaks[line_id] = (staged, peak)
+        return peak
+
     def forget_except(self, line_ids: set[str]) -> None:
         with self._lock:
             for gone in [k for k in self._memo if k not in line_ids]:
                 del self._memo[gone]
+            for gone in [k for k in self._peaks if k not in line_ids]:
+                del self._peaks[gone]

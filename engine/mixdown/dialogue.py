@@ -7,8 +7,8 @@ in a re-recording engineer's order, for export and live playback alike.
    brings the line's peaks under the stems' ceiling at the level it reaches
    its stem, for the master gain the mix is levelled for (``staging_db``);
 3. staging (engine/audio/staging.py): perspective, position and the scene's
-   room, stereo, on the levelled line; trimmed by one gain where the room's
-   reverberation takes it past the stems' ceiling.
+   room, stereo, on the levelled line; a role whose staged lines pass the
+   stems' ceiling has them all trimmed by one gain (the largest any needs).
 
 Then the lane (fader, pan for an unstaged line, lane effect) makes the role's
 stem, the buses (DME) and the master chain with its limiter follow
@@ -25,7 +25,7 @@ staging and curve), so the mixer plays it as any clip.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -100,19 +100,36 @@ class DialogueChain:
 
     def placed(self, lane: int, start: int, line_id: str, role: str, clip: np.ndarray,
                envelope: LineEnvelope | None = None) -> PlacedClip:
-        """The line on its lane as the mixer plays it (``envelope``: its curve, when the
-        caller has it already)."""
-        envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
-        stage = self.stages.get(line_id)
-        if stage is None:
-            return PlacedClip(lane, start, clip, envelope)
-        return PlacedClip(lane, start, self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""),
-                                                        envelope=envelope, ceiling=self.ceiling(role)))
+        """One line on its lane as the mixer plays it (``envelope``: its curve, when the
+        caller has it already), its role's staging trim from this line alone."""
+        return self.place([(lane, start, line_id, role, clip, envelope)])[0]
+
+    def place(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]]
+              ) -> list[PlacedClip]:
+        """The lines (lane, start frame, line id, role, clip, its curve or None) on their
+        lanes as the mixer plays them. A role whose staged lines pass the stems' ceiling
+        (a close position, a room's field) has all its staged lines trimmed by one gain,
+        the largest any of them needs: a perspective's level (an off-stage line 6 dB and
+        more under the close ones) is an intended offset, kept between the lines of a role,
+        never undone line by line."""
+        made: list[tuple[int, int, str, np.ndarray, LineEnvelope | None, bool]] = []
+        peaks: dict[str, float] = {}
+        for lane, start, line_id, role, clip, envelope in lines:
+            envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
+            stage = self.stages.get(line_id)
+            if stage is None:
+                made.append((lane, start, role, clip, envelope, False))
+                continue
+            staged = self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""), envelope=envelope)
+            peaks[role] = max(peaks.get(role, 0.0), self.stager.peak(line_id, staged))
+            made.append((lane, start, role, staged, None, True))
+        trims = {role: min(1.0, self.ceiling(role) / peak) for role, peak in peaks.items() if peak > 0.0}
+        return [PlacedClip(lane, start, audio, envelope, trims.get(role, 1.0) if staged else 1.0)
+                for lane, start, role, audio, envelope, staged in made]
 
     def ceiling(self, role: str) -> float:
         """The largest sample a staged line of ``role`` may have: the stems' ceiling,
-        before its fader and the master gain (a room's reverberation can pass what
-        the leveller holds the direct sound to; the stager trims it back)."""
+        before its fader and the master gain."""
         return float(10 ** ((DIALOGUE.ceiling_db - self._fader_db[role] - self.staging_db) / 20))
 
     def levelled(self, line_id: str, clip: np.ndarray) -> np.ndarray:

@@ -40,8 +40,9 @@ from engine.synth.pipeline import SynthesisResult
 # Bump when the analysis, the effects or the limiter change what a gain gives.
 # 2: the sound design is part of the programme; 3: the dialogue leveller; 4: the leveller before the
 # staging, a staged line trimmed under the stems' ceiling; 5: the leveller levels a staged line as a dry one
-# 6: a directed line levelled at its neutral level, its role trimmed by its loudest direction
-MEMO_VERSION = 6
+# 6: a directed line levelled at its neutral level, its role trimmed by its loudest direction;
+# 7: a role's staged lines trimmed together (the largest trim any needs), not line by line
+MEMO_VERSION = 7
 KEEP = 256
 FOLDER = "loudness"
 

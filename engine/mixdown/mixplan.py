@@ -49,8 +49,8 @@ def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: lis
                           clip_keys)
     lane = {r.name: i for i, r in enumerate(project.cast)}
     rate = project.sample_rate
-    return [chain.placed(lane[p.role], int(round(p.start * rate)), p.line_id, p.role, clips[p.line_id])
-            for p in placements]
+    return chain.place([(lane[p.role], int(round(p.start * rate)), p.line_id, p.role, clips[p.line_id], None)
+                        for p in placements])
 
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],

@@ -143,6 +143,7 @@ class PlaybackPass:
         staging = self.mix.staging_db if self.mix.staging_db is not None else DEFAULT_LIVE_GAIN_DB
         chain = DialogueChain(self._project(), staging, self.stager)
         envelopes: dict[tuple[int, float, float], tuple[np.ndarray, LineEnvelope]] = {}
+        lines: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]] = []
         for p in self.placements:
             lane = self.mix.lane_of.get(p.role)
             if lane is None:
@@ -155,10 +156,11 @@ class PlaybackPass:
                 envelope = (known[1] if known is not None and known[0] is clip
                             else chain.envelope(p.line_id, p.role, clip))
                 envelopes[key] = (clip, envelope)
-                placed.append(chain.placed(lane, start, p.line_id, p.role, clip, envelope))
+                lines.append((lane, start, p.line_id, p.role, clip, envelope))
             elif p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting:
                 pending.append((start, p.line_id))
         pending.sort()
+        placed += chain.place(lines)
         self._envelopes = envelopes  # only the clips placed now (a new take's old clip goes)
         self.stager.forget_except(set(clips))
         self.mix.mixer.set_clips(placed)

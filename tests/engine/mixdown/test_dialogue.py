@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from engine.audio.leveller import DIALOGUE, lane_offset_db, line_envelope
-from engine.audio.mixer import BlockMixer
+from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.rooms import RoomResponses
 from engine.audio.staging import Stager, stage_clip
 from engine.mixdown.dialogue import DialogueChain, LevelledLines
@@ -49,6 +49,11 @@ def responses(tmp_path_factory: pytest.TempPathFactory) -> RoomResponses:
     return RoomResponses(tmp_path_factory.mktemp("rooms"))
 
 
+def _as_played(placed: PlacedClip) -> np.ndarray:
+    """A staged clip as its lane hears it: with its role's trim."""
+    return placed.audio * np.float32(placed.gain)
+
+
 def test_the_leveller_comes_before_the_staging(responses: RoomResponses) -> None:
     project = _project()
     chain = DialogueChain(project, 10.0, Stager(responses))
@@ -62,7 +67,8 @@ def test_the_leveller_comes_before_the_staging(responses: RoomResponses) -> None
     expected = stage_clip(envelope.apply(clip), stage, RATE, reverb)
     peak = float(np.abs(expected).max())
     trim = min(1.0, chain.ceiling("ROOM") / peak)  # where the car's reverberation passed the ceiling
-    np.testing.assert_allclose(placed.audio, expected * np.float32(trim), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(placed.audio, expected, rtol=1e-5, atol=1e-7)
+    assert placed.gain == pytest.approx(trim)  # the role's trim, applied by the mixer
 
 
 def test_a_staged_line_is_levelled_as_a_dry_line_and_trimmed_where_its_staging_passes_the_ceiling(
@@ -79,7 +85,7 @@ def test_a_staged_line_is_levelled_as_a_dry_line_and_trimmed_where_its_staging_p
     untrimmed = stage_clip(levelled, stage, RATE, None)  # S1 has no room
     ceiling = chain.ceiling("NEAR")
     assert float(np.abs(untrimmed).max()) > ceiling * 1.3  # 0.5 m: nearer than the reference distance
-    staged = chain.placed(0, 0, "L2", "NEAR", clip).audio
+    staged = _as_played(chain.placed(0, 0, "L2", "NEAR", clip))
     assert float(np.abs(staged).max()) <= ceiling * (1 + 1e-5)
     np.testing.assert_allclose(staged, untrimmed * np.float32(ceiling / float(np.abs(untrimmed).max())),
                                rtol=1e-5, atol=1e-7)
@@ -126,7 +132,7 @@ def test_a_line_in_a_reverberant_room_is_trimmed_under_the_ceiling(responses: Ro
                            responses.response(ROOM_PRESETS["cellar"], RATE))
     ceiling = chain.ceiling("ROOM")
     assert float(np.abs(untrimmed).max()) > ceiling * 1.2  # the room alone passes the ceiling
-    staged = chain.placed(0, 0, "L4", "ROOM", clip).audio
+    staged = _as_played(chain.placed(0, 0, "L4", "ROOM", clip))
     assert float(np.abs(staged).max()) <= ceiling * (1 + 1e-5)
     # One gain for the whole staged line: its shape (the voice and its room) is kept.
     np.testing.assert_allclose(staged, untrimmed * np.float32(ceiling / float(np.abs(untrimmed).max())),
@@ -160,3 +166,30 @@ def test_a_shout_keeps_its_level_offset_and_its_role_is_trimmed_under_the_ceilin
     assert 20 * np.log10(np.abs(squashed).max() / np.abs(plain).max()) < 4.0
     # ANN has no direction: levelled as before.
     np.testing.assert_array_equal(chain.levelled("A", neutral), plain)
+
+
+def test_a_roles_staged_lines_share_one_trim_so_an_off_stage_line_keeps_its_offset(
+        responses: RoomResponses) -> None:
+    """Issue 28's O.S. line through issue 29's leveller: a close line in a reverberant room
+    needs a trim, the role's off-stage line does not; both get the same one, so the O.S.
+    line stays as far under the close line as its staging put it."""
+    project = _project()
+    project.scenes.append(Scene("S3", "INT. CELLAR", room=ROOM_PRESETS["cellar"]))
+    project.lines += [Line(id="C", role="ROOM", scene="S3", text="Down here.", position=Position(distance=0.7)),
+                      Line(id="O", role="ROOM", scene="S3", text="Up there.", perspective="off")]
+    staging_db = 12.0
+    chain = DialogueChain(project, staging_db, Stager(responses))
+    close, off = speechlike(2.0, seed=13), speechlike(2.0, seed=14)
+    alone = chain.place([(2, 0, "O", "ROOM", off, None)])[0]
+    assert alone.gain == 1.0  # the O.S. line alone fits under the ceiling
+    both = chain.place([(2, 0, "C", "ROOM", close, None), (2, 480_000, "O", "ROOM", off, None)])
+    trim = chain.ceiling("ROOM") / float(np.abs(both[0].audio).max())
+    assert trim < 0.8 and both[0].gain == pytest.approx(trim) and both[1].gain == pytest.approx(trim)
+    assert float(np.abs(_as_played(both[0])).max()) <= chain.ceiling("ROOM") * (1 + 1e-5)
+    # The off-stage line's own staging is untouched, only the role's gain moved it.
+    np.testing.assert_array_equal(both[1].audio, alone.audio)
+    # And the mixer plays that gain.
+    mixer = BlockMixer(both, 3, 4096)
+    mixer.set_lane(2, 0.0, 0.0, True)
+    played = np.concatenate([mixer.process(t, 4096)[1][2].copy() for t in range(480_000, 480_000 + 8192, 4096)])
+    np.testing.assert_allclose(played, both[1].audio[:8192] * np.float32(trim), rtol=1e-5, atol=1e-7)
