@@ -132,8 +132,8 @@ class BlockMixer:
         """(start frame, audio, power gain (left² + right²) / 2) of every audible
         clip: what the ducking side-chain hears of the dialogue bus."""
         gains, levels = self._gains, self._levels
-        return [(c.start, c.audio, float(gains[c.role_index, 0] ** 2 + gains[c.role_index, 1] ** 2) / 2
-                 if c.audio.ndim == 1 else float(levels[c.role_index]) ** 2)
+        return [(c.start, c.audio, (float(gains[c.role_index, 0] ** 2 + gains[c.role_index, 1] ** 2) / 2
+                 if c.audio.ndim == 1 else float(levels[c.role_index]) ** 2) * c.gain ** 2)
                 for c in self.clips if self._audible[c.role_index]]
 
     def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
