@@ -27,7 +27,8 @@ def _unity(audio: np.ndarray, rate: int, offset_db: float, settings: object = No
 
 
 dialogue.line_envelope = _unity  # type: ignore[assignment]
-dialogue.DialogueChain.ceiling = lambda self, role: None  # type: ignore[assignment,method-assign,misc]  # no trim
+dialogue.DialogueChain.ceiling = lambda self, role: float("inf")  # type: ignore[assignment,method-assign,misc]  # no trim
+dialogue.DialogueChain.trim_db = lambda self, role: 0.0  # type: ignore[assignment,method-assign,misc]  # no role trim
 sounds.sound_trim = lambda *args, **kwargs: 1.0  # type: ignore[assignment]
 render.MixMemo = lambda directory: MixMemo(None)  # type: ignore[assignment,misc]
 
