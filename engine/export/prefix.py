@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
 import numpy as np
 
+from engine.audio.mixer import PlacedClip
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.programme import Programme
 from engine.audio.staging import Stager
@@ -54,6 +55,7 @@ class PrefixAnalysis:
         self.rate = project.sample_rate
         # Recorded takes are loaded, not voiced: such a project takes the whole pass.
         self._off = any(line.recording is not None for line in project.lines)
+        self._trims: dict[int, float] = {}  # by lane: the staged role trims the prefix was mixed with
         # Each staged line is staged once, as it joins the prefix (kept in the clip cache's
         # folder); the render mixes with this stager too, so it stages nothing again.
         self.stager = Stager(store=synth.cache.disk)
@@ -153,9 +155,17 @@ class PrefixAnalysis:
             if self.programme.dry:  # a dry programme is analysed from its clips, without a pass
                 self._off = True
                 return
+            self._trims_hold(mixer.clips)
         else:  # the same programme (its effects carry their state), with the longer prefix
             self.programme.mixer.set_clips(placed_clips(self.project, self._clips, self._placed, self.staging_db,
                                                         self.stager, self._keys()))
+            if not self._trims_hold(self.programme.mixer.clips):
+                # A line voiced now needs a larger trim of its role than the prefix was mixed
+                # with: analyse the prefix again from the start, with the new trims.
+                self.programme, self.analysis, self.frames = None, None, 0
+                self._trims.clear()
+                self._analyse_to(frame, sounds)
+                return
             if self.programme.sounds is not None:
                 self.programme.sounds.set_sounds(place_sounds(self.project, sounds, self._sound_placed,
                                                                 self.staging_db))
@@ -172,6 +182,16 @@ class PrefixAnalysis:
         passing.release_before(frame)
         self.frames = frame
         self._let_go(frame)
+
+    def _trims_hold(self, clips: Sequence[PlacedClip]) -> bool:
+        """Whether the staged roles' trims (engine/mixdown/dialogue.py ``place``: the largest
+        any of a role's staged lines needs) are the ones the analysed prefix was mixed with:
+        a line voiced later can need a larger one, and then the prefix does not hold."""
+        trims = {c.role_index: c.gain for c in clips if c.audio.ndim == 2}
+        if any(self._trims.get(role, gain) != gain for role, gain in trims.items()):
+            return False
+        self._trims.update(trims)
+        return True
 
     def _keys(self) -> dict[str, str]:
         """The prefix's clips' content keys (no recordings here: those take the whole pass)."""
@@ -206,6 +226,8 @@ class PrefixAnalysis:
             return None
         if [s for s in sound_placements if s.start * rate < frames] != \
                 [s for s in self._sound_placed if s.start * rate < frames]:
+            return None
+        if not self._trims_hold(programme.mixer.clips):
             return None
         bus = mine.sounds
         before = [bus.duck_gains(k).copy() for k in range(bus.lanes)] if bus is not None else []
