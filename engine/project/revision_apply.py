@@ -44,7 +44,7 @@ class RevisedProduction:
 def revise(production: Project, draft: Project, *, name: str, date: str, colour: str,
            script: str = "") -> RevisedProduction:
     """The production with ``draft``'s lines (see the module docstring); ``production`` is not changed."""
-    revised = copy.deepcopy(production)
+    revised = _copy(production)
     old, new = revised.lines, draft.lines
     alignment = align([(x.role, x.text) for x in old], [(x.role, x.text) for x in new])
     report = RevisionReport(name=name, date=date, colour=colour, script=script)
@@ -60,7 +60,7 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
     def voiced_anew(before: Line, after: Line) -> Line:
         """``before`` with ``after``'s words: history keeps the old version; the lock and any
         recording of the old words go with it (a recording is flagged)."""
-        revision.earlier.append(copy.deepcopy(before))
+        revision.earlier.append(replace(before))
         if before.recording is not None:
             flagged.append(before.id)
             report.flagged.append((before.id, before.recording))
@@ -95,28 +95,39 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
             old_text = " / ".join(old[i].text for i in match.old)
             report.changes.append(Change(kind, line.role, before.id, made.id, old_text, line.text))
             for i in match.old[1:]:  # the other lines of a merge leave the script
-                revision.removed.append(copy.deepcopy(old[i]))
+                revision.removed.append(replace(old[i]))
                 report.changes.append(Change("merged", old[i].role, old[i].id, None, old[i].text,
                                              partner=before.id))
         draft_to_revised[line.id] = made.id
         lines.append(made)
 
     for i in alignment.removed:
-        revision.removed.append(copy.deepcopy(old[i]))
+        revision.removed.append(replace(old[i]))
         report.changes.append(Change("removed", old[i].role, old[i].id, None, old[i].text))
 
     revised.lines = lines
     _bring_in_roles(revised, draft, report)
     report.scenes = _scene_changes(production, draft)
-    revised.scenes = copy.deepcopy(draft.scenes)
+    revised.scenes = [replace(scene, notes=list(scene.notes)) for scene in draft.scenes]
     report.cues = _bring_in_sounds(revised, production, draft, draft_to_revised)
     revision.changed, revision.added, revision.flagged = tuple(changed), tuple(added), tuple(flagged)
     revised.revisions.append(revision)
-    report.revoice = [x.id for x in lines if x.id in set(changed) | set(added) and x.recording is None]
+    to_voice = set(changed) | set(added)
     speeds = {role.name: role.voice.speed for role in revised.cast}
-    report.revoice_seconds = sum(estimate_duration(x.text, speeds.get(x.role, 1.0))
-                                 for x in lines if x.id in set(report.revoice))
+    revoiced = [x for x in lines if x.id in to_voice and x.recording is None]
+    report.revoice = [x.id for x in revoiced]
+    report.revoice_seconds = sum(estimate_duration(x.text, speeds.get(x.role, 1.0)) for x in revoiced)
     return RevisedProduction(revised, report, alignment)
+
+
+def _copy(production: Project) -> Project:
+    """A copy whose lists and records may be changed without touching ``production`` (every
+    field inside a line, role, lane or clip is immutable or replaced whole, never edited)."""
+    return replace(production, cast=[replace(r, lexicon=dict(r.lexicon)) for r in production.cast],
+                   lines=list(production.lines), timing=replace(production.timing),
+                   scenes=[replace(s, notes=list(s.notes)) for s in production.scenes],
+                   lexicon=dict(production.lexicon), sound_lanes=[replace(x) for x in production.sound_lanes],
+                   sounds=[replace(c) for c in production.sounds], revisions=list(production.revisions))
 
 
 class _FreshIds:
