@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
+from engine.cli_revise import add_parser as add_revise_parser
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
-from engine.synth.revise_command import add_parser as add_revise_parser
 
 if TYPE_CHECKING:
     pass

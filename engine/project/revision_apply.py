@@ -113,10 +113,14 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
     revision.changed, revision.added, revision.flagged = tuple(changed), tuple(added), tuple(flagged)
     revised.revisions.append(revision)
     to_voice = set(changed) | set(added)
-    speeds = {role.name: role.voice.speed for role in revised.cast}
+    voices = {role.name: role.voice for role in revised.cast}
     revoiced = [x for x in lines if x.id in to_voice and x.recording is None]
     report.revoice = [x.id for x in revoiced]
-    report.revoice_seconds = sum(estimate_duration(x.text, speeds.get(x.role, 1.0)) for x in revoiced)
+    for x in revoiced:
+        voice = x.locked or voices[x.role]
+        seconds = estimate_duration(x.text, voice.speed)
+        report.revoice_seconds += seconds
+        report.revoice_by_backend[voice.backend] = report.revoice_by_backend.get(voice.backend, 0.0) + seconds
     return RevisedProduction(revised, report, alignment)
 
 

@@ -7,6 +7,7 @@ it as JSON (:meth:`RevisionReport.to_json`); the studio's dialog shows the same 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,9 +55,15 @@ class RevisionReport:
     flagged: list[tuple[str, str]] = field(default_factory=list)  # (line id, recording) no longer matching
     revoice: list[str] = field(default_factory=list)  # ids of the lines to synthesize
     revoice_seconds: float = 0.0  # their estimated length of speech
+    revoice_by_backend: dict[str, float] = field(default_factory=dict)  # that speech by synthesis backend
     locks_kept: int = 0
     takes_kept: int = 0  # lines that keep their chosen take
     recordings_kept: int = 0
+
+    def synthesis_seconds(self, realtime: Callable[[str], float]) -> float:
+        """How long voicing them should take: ``realtime(backend)`` is the audio seconds the
+        backend makes per second here (the scheduler's prior, or the studio's measured figure)."""
+        return sum(seconds / max(realtime(backend), 1e-6) for backend, seconds in self.revoice_by_backend.items())
 
     def count(self, kind: str) -> int:
         return sum(1 for c in self.changes if c.kind == kind and not (kind in ("split", "merged") and c.partner))

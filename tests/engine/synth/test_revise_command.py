@@ -1,5 +1,7 @@
-"""``radioplay revise`` on a real production: the real import (the bundled Piper voice),
-real renders through the clip cache, a draft with known changes."""
+"""``radioplay revise`` on a real production: the import path of ``radioplay import`` (cast on
+the bundled Piper voice: the speaker-encoder casting would synthesize every candidate voice,
+minutes on a loaded machine, and is not what is tested here), real renders through the clip
+cache, a draft with known changes."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 from engine.cli import main
 from engine.project.fileformat import load_project, save_project
 from engine.project.takes import locked, with_new_take
+from engine.synth.production_import import import_production
 from tests.support.revisions import HELD_OUT_SCRIPT, write_script
 
 ADDED = "MARA: Then we wait. Nobody walks the coast road at night."
@@ -33,8 +36,8 @@ def _draft(lines: list[str]) -> list[str]:
 def test_revise_keeps_the_unchanged_lines_and_the_next_render_voices_only_the_changes(tmp_path: Path, capsys):
     script = write_script(tmp_path / "harbour.txt", HELD_OUT_SCRIPT)
     project_path = tmp_path / "harbour.radioplay"
-    assert main(["import", str(script), "-o", str(project_path)]) == 0
-    project = load_project(project_path)
+    project = import_production(script, suggest=lambda roles, lines: {}).project  # each role its own Piper joe
+    assert {role.voice.backend for role in project.cast} == {"piper"}
     assert len(project.lines) == len(HELD_OUT_SCRIPT)
     # lock two lines' takes (one of them is the line the draft moves), on takes other than the first
     for index in (2, 6):

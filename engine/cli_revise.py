@@ -1,6 +1,8 @@
 """The ``radioplay revise`` verb: bring a revised draft into a production, report what
 changed, and write the production with every take, lock, recording and placement of
-the lines whose words stayed (engine/synth/revision_import.py does the work).
+the lines whose words stayed (engine/synth/revision_import.py does the work). Beside
+engine/cli.py, which adds it to the one parser; at the top floor because its estimate of
+the synthesis time uses the scheduler's speed priors (engine/sched/cost.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ def _error(message: str) -> int:
 def cmd_revise(args: argparse.Namespace) -> int:
     from engine.project.fileformat import ProjectFileError, load_project, save_project
     from engine.project.importers.parsed import ScriptSyntaxError
+    from engine.sched.cost import prior_realtime
     from engine.synth.revision_import import revise_from_script
 
     path, script = Path(args.project), Path(args.new_script)
@@ -36,6 +39,7 @@ def cmd_revise(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(f"cannot read {script}: {exc.strerror or exc}")
     report = revised.report
+    synthesis_s = report.synthesis_seconds(prior_realtime)
     written = None
     if not args.dry_run:
         try:
@@ -44,11 +48,15 @@ def cmd_revise(args: argparse.Namespace) -> int:
             return _error(f"cannot write {out}: {exc.strerror or exc}")
         written = str(out)
     if args.json:
-        print(json.dumps({**report.to_json(), "warnings": warnings, "written": written}, indent=2,
-                         ensure_ascii=False))
+        data = report.to_json()
+        data["revoice"]["estimated_synthesis_seconds"] = round(synthesis_s, 1)
+        print(json.dumps({**data, "warnings": warnings, "written": written}, indent=2, ensure_ascii=False))
         return 0
     for line in report.text_lines():
         print(line)
+    if report.revoice:
+        print(f"Re-voicing {len(report.revoice)} lines (about {report.revoice_seconds:.0f} s of speech) should take "
+              f"about {synthesis_s:.0f} s of synthesis here (the voices' expected speed)")
     for warning in warnings:
         print(f"warning: {warning}")
     if written is None:
