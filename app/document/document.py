@@ -172,8 +172,8 @@ class Document(QObject):
         old = Project(**{f: getattr(self.project, f) for f in REVISION_FIELDS})
         for f in REVISION_FIELDS:
             setattr(self.project, f, getattr(project, f))
+        self.linesReset.emit()  # first: the views find each line they draw for the cast's reset
         self.castReset.emit()
-        self.linesReset.emit()
         for f in ("sound_lanes", "sounds"):
             self.projectChanged.emit(f)
         return old

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from app.revisions.dialog import RevisionDialog, open_revision_dialog
@@ -63,11 +64,20 @@ def test_import_revision_shows_the_report_and_applies_as_one_undo_step(qtbot, ma
     assert project.line(before.lines[2].id).locked == before.lines[2].locked  # the lock of a kept line stays
     assert project.line(before.lines[5].id).recording is None  # the stale recording is not reused
     assert project.revisions[-1].name == "Draft 3 (blue)"
-    assert window.script.model.rowCount() == len(project.lines)
+    qtbot.wait(50)  # the views redraw from the signals (an exception there fails the test)
+    model = window.script.model
+    headers = {model.line_id_at(row): model.headerData(row, Qt.Orientation.Vertical)
+               for row in range(model.rowCount()) if model.line_id_at(row)}
+    marked = {line_id for line_id, text in headers.items() if text.endswith(" *")}
+    assert marked == {before.lines[1].id, before.lines[5].id, *project.revisions[-1].added}
+    tip = model.headerData(model.row_of_line(before.lines[1].id), Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    assert tip == f"Changed by Draft 3 (blue) ({project.revisions[-1].date})"
+    window.grab().save(str(ARTIFACTS / "revision-marks.png"))
 
     window.doc.undo.undo()  # one step takes the whole revision back
     assert [(x.id, x.text) for x in window.doc.project.lines] == [(x.id, x.text) for x in before.lines]
-    assert window.doc.project.revisions == [] and window.script.model.rowCount() == len(before.lines)
+    assert window.doc.project.revisions == []
+    qtbot.wait(50)
     window.doc.undo.redo()
     assert window.files.save()
     saved = load_project(path)
