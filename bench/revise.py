@@ -41,7 +41,10 @@ from engine.project.revision_apply import revise  # noqa: E402
 
 SCRIPTS = {"sample": REPO / "samples/the-last-broadcast.txt", "held-out five_roles": REPO / "bench/five_roles.fountain",
            "held-out night-ferry": REPO / "bench/tableread/the-night-ferry.txt"}
-OPERATIONS = ("edit", "move", "split", "merge", "insert", "delete")
+OPERATIONS = ("edit", "punctuate", "move", "move+edit", "split", "merge", "insert", "delete")
+# Short lines every script repeats: the quality runs also score scripts with these
+# sprinkled in (about one line in eight), where a line's words alone do not say which it is.
+STOCK = ("Yes.", "No.", "What?", "I know.", "Go on.", "Wait.")
 
 
 @dataclass
@@ -76,6 +79,15 @@ def generate(old: list[tuple[str, str]], rate: float, rng: random.Random) -> lis
         elif op == "move":
             draft.pop(k)
             draft.insert(rng.randrange(len(draft) + 1), line)
+        elif op == "punctuate" and line.text[-1:] in ".?!":  # the smallest change that is heard
+            other = {".": "!", "?": ".", "!": "?"}[line.text[-1]]
+            draft[k] = NewLine(line.role, line.text[:-1] + other, line.origin, False)
+        elif op == "move+edit" and len(words) >= 4:
+            words[rng.randrange(len(words))] = rng.choice(vocabulary)
+            text = " ".join(words)
+            if text != " ".join(line.text.split()):
+                draft.pop(k)
+                draft.insert(rng.randrange(len(draft) + 1), NewLine(line.role, text, line.origin, False))
         elif op == "insert":
             text = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(4, 14)))
             draft.insert(k, NewLine(rng.choice(roles), text, (), False))
@@ -109,19 +121,30 @@ def score(old: list[tuple[str, str]], draft: list[NewLine]) -> dict[str, int]:
             "changed_hit": len(said_changed & edited)}
 
 
+def with_stock_lines(old: list[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
+    roles = sorted({r for r, _ in old})
+    out: list[tuple[str, str]] = []
+    for line in old:
+        out.append(line)
+        if rng.random() < 1 / 8:
+            out.append((rng.choice(roles), rng.choice(STOCK)))
+    return out
+
+
 def quality(drafts: int, seed: int) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for name, path in SCRIPTS.items():
         project, _ = import_script(path)
-        old = [(x.role, x.text) for x in project.lines]
-        for rate in (0.1, 0.3):
+        plain = [(x.role, x.text) for x in project.lines]
+        for variant, rate in (("", 0.1), ("", 0.3), ("+stock", 0.1), ("+stock", 0.3)):
+            old = with_stock_lines(plain, random.Random(seed)) if variant else plain
             rng = random.Random(seed)
             total = dict.fromkeys(("same_true", "same_said", "same_hit", "changed_true", "changed_said",
                                    "changed_hit"), 0)
             for _ in range(drafts):
                 for key, value in score(old, generate(old, rate, rng)).items():
                     total[key] += value
-            rows.append({"script": name, "lines": len(old), "rate": rate, "drafts": drafts,
+            rows.append({"script": name + variant, "lines": len(old), "rate": rate, "drafts": drafts,
                          "unchanged_precision": total["same_hit"] / max(1, total["same_said"]),
                          "unchanged_recall": total["same_hit"] / max(1, total["same_true"]),
                          "changed_precision": total["changed_hit"] / max(1, total["changed_said"]),
@@ -195,10 +218,10 @@ def main() -> int:
         print(json.dumps(result, indent=2))
         return 0
     print(f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"{'script':<22} {'lines':>5} {'rate':>5} {'drafts':>6}  {'unchanged P':>11} {'R':>6}  {'changed P':>9} "
+    print(f"{'script':<28} {'lines':>5} {'rate':>5} {'drafts':>6}  {'unchanged P':>11} {'R':>6}  {'changed P':>9} "
           f"{'R':>6}")
     for row in result["quality"]:
-        print(f"{row['script']:<22} {row['lines']:>5} {row['rate']:>5.0%} {row['drafts']:>6}  "
+        print(f"{row['script']:<28} {row['lines']:>5} {row['rate']:>5.0%} {row['drafts']:>6}  "
               f"{row['unchanged_precision']:>11.4f} {row['unchanged_recall']:>6.4f}  "
               f"{row['changed_precision']:>9.4f} {row['changed_recall']:>6.4f}")
     print(f"{'lines':>6} {'align s':>8} {'revise s':>9} {'difflib s':>10} {'align/line us':>14}")
