@@ -25,8 +25,8 @@ from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_too
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.direction import note_directions
-from engine.project.model import Line
-from engine.project.revision import Revision, marks
+from engine.project.model import Line, Revision
+from engine.project.revision import marks
 
 
 class TimedLine(Protocol):

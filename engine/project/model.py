@@ -32,7 +32,6 @@ from engine.project.defaults import (
 )
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
-from engine.project.revision import Revision
 from engine.project.sound import SoundClip, SoundLane
 
 
@@ -160,6 +159,28 @@ class Timing:
     beat: float = DEFAULT_BEAT
     pause: float = DEFAULT_PAUSE
     long_pause: float = DEFAULT_LONG_PAUSE
+
+
+@dataclass
+class Revision:
+    """One revised draft brought into the production (engine/project/revision.py: colours, marks).
+
+    ``changed``: ids of the lines it re-voiced (words changed, split, merged) and
+    ``added`` those it brought in; ``earlier``: the changed lines as they were before
+    it; ``removed``: lines it took out, as they were; ``flagged``: ids of lines whose
+    recording a person made no longer matches the words (the recording is in
+    ``earlier``, and the line is synthesized until it is recorded again).
+    """
+
+    name: str
+    date: str  # ISO 8601 day, UTC (2026-12-01)
+    colour: str
+    script: str = ""  # the draft's file name, as the producer knows it
+    changed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    earlier: list[Line] = field(default_factory=list)
+    removed: list[Line] = field(default_factory=list)
+    flagged: tuple[str, ...] = ()
 
 
 @dataclass

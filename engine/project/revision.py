@@ -4,19 +4,16 @@ changed, and what it replaced (kept as history, never thrown away).
 Screenwriters mark each revision of a shooting script in a colour of a fixed order
 (white, then blue, pink, yellow, green, goldenrod, buff, salmon, cherry) and each
 changed line with a mark in the margin; the production keeps the same record:
-``Project.revisions`` in the order they were applied, the newest last. A line's mark
-is the newest revision that changed it (:func:`marks`); what it said before, with the
-takes, lock and recording it had then, is in that revision's ``earlier``; a line a
+``Project.revisions`` (:class:`engine.project.model.Revision`, a plain record like the
+other parts of a project) in the order they were applied, the newest last. A line's
+mark is the newest revision that changed it (:func:`marks`); what it said before, with
+the takes, lock and recording it had then, is in that revision's ``earlier``; a line a
 revision took out of the script is in its ``removed``, whole.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from engine.project.model import Line, Project
+from engine.project.model import Line, Project, Revision
 
 # The industry's order of revision colours (white is the first draft, not a revision).
 REVISION_COLOURS: tuple[tuple[str, str], ...] = (
@@ -24,28 +21,6 @@ REVISION_COLOURS: tuple[tuple[str, str], ...] = (
     ("Goldenrod", "#d4a017"), ("Buff", "#d8c49a"), ("Salmon", "#f08a6c"), ("Cherry", "#c2185b"),
     ("Tan", "#b48a60"),
 )
-
-
-@dataclass
-class Revision:
-    """One revised draft brought into the production.
-
-    ``changed``: ids of the lines it re-voiced (words changed, split, merged) and
-    ``added`` those it brought in; ``earlier``: the changed lines as they were before
-    it; ``removed``: lines it took out, as they were; ``flagged``: ids of lines whose
-    recording a person made no longer matches the words (the recording is in
-    ``earlier``, and the line is synthesized until it is recorded again).
-    """
-
-    name: str
-    date: str  # ISO 8601 day, UTC (2026-12-01)
-    colour: str
-    script: str = ""  # the draft's file name, as the producer knows it
-    changed: tuple[str, ...] = ()
-    added: tuple[str, ...] = ()
-    earlier: list[Line] = field(default_factory=list)
-    removed: list[Line] = field(default_factory=list)
-    flagged: tuple[str, ...] = ()
 
 
 def next_revision_look(project: Project) -> tuple[str, str]:

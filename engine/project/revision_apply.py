@@ -26,8 +26,7 @@ import copy
 import difflib
 from dataclasses import dataclass, replace
 
-from engine.project.model import Line, Project, next_colour
-from engine.project.revision import Revision
+from engine.project.model import Line, Project, Revision, next_colour
 from engine.project.revision_align import Alignment, Kind, align
 from engine.project.revision_report import Change, RevisionReport
 from engine.project.sound import SoundClip

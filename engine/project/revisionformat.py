@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.project.model import Line, Project
-from engine.project.revision import Revision
+from engine.project.model import Line, Project, Revision
 from engine.project.soundformat import Reader
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
