@@ -32,6 +32,8 @@ def revise_from_script(production: Project, script: Path, *, destination: Path |
     from engine.synth.production_import import import_production
 
     imported = import_production(Path(script), destination=destination, library=library)
+    if not imported.project.lines:  # a wrong or empty file would otherwise remove every line
+        raise ValueError(f"{script}: no dialogue found; a revision needs the new draft's lines")
     default_name, colour = next_revision_look(production)
     revised = revise(production, imported.project, name=(name or "").strip() or default_name,
                      date=date or today(), colour=colour, script=Path(script).name)
