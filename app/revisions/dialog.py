@@ -123,7 +123,7 @@ class RevisionDialog(QDialog):
         if report.revoice:
             seconds = report.synthesis_seconds(realtime) if realtime is not None else report.revoice_seconds
             notes.append(f"{len(report.revoice)} lines to re-voice: about {report.revoice_seconds:.0f} s of speech, "
-                         f"about {_seconds(seconds)} of synthesis here. Every other line keeps its takes and lock.")
+                         f"{_seconds(seconds)} of synthesis here. Every other line keeps its takes and lock.")
         notes += [f"New role {name}." for name in report.new_roles]
         notes += [f"{name} has no lines in this draft (kept in the cast)." for name in report.roles_without_lines]
         notes += [f"Scene {s}." for s in report.scenes]
@@ -146,7 +146,7 @@ class RevisionDialog(QDialog):
 
 
 def _seconds(seconds: float) -> str:
-    return "under a second" if seconds < 1 else f"{seconds:.0f} s"
+    return "under a second" if seconds < 1 else f"about {seconds:.0f} s"
 
 
 def _cells(change: Change, production: Project) -> list[QTableWidgetItem]:
