@@ -53,22 +53,25 @@ def say_abbreviation(m: re.Match[str], ctx: Context) -> str | None:
 
 
 SAINT_STREET = re.compile(r"(?<![\w.])(St|Dr)\.?(?!\w)")
-_SENTENCE_START = re.compile(r"(^|[.!?]\s+)$")
 
 
 def say_saint_street(m: re.Match[str], ctx: Context) -> str:
-    """A capitalized word before (not a sentence's first word): Street or
-    Drive; else a capitalized word after: Saint or Doctor."""
+    """A name after and none before ("Dr. Penrose", "St Ives"): Saint or
+    Doctor; a name before and none after ("Elm St.", "Mulholland Dr."): Street
+    or Drive; names on both sides: Street, unless the one before begins the
+    sentence ("Yesterday Dr. Penrose"); neither: Street, Doctor."""
     saint, street = ("Saint", "Street") if m.group(1) == "St" else ("Doctor", "Drive")
     before = ctx.word_before()
-    after = ctx.word_after()
-    name_before = before[:1].isupper() and not _SENTENCE_START.search(ctx.text[:ctx.start - len(before) - len(
-        ctx.gap_before())]) and ctx.gap_before() == " "
-    if name_before and not (after[:1].isupper() and not ctx.ends_sentence()):
-        return street + _stop(ctx)
-    if after[:1].isupper() and ctx.text[ctx.end:ctx.end + 1] == " ":
+    name_after = ctx.word_after()[:1].isupper() and ctx.text[ctx.end:ctx.end + 1] == " "
+    name_before = before[:1].isupper() and ctx.gap_before() == " "
+    if name_before and name_after:
+        head = ctx.text[:ctx.start - len(before) - 1].rstrip()
+        name_before = bool(head) and head[-1] not in ".!?:\"“"
+    if name_after and not name_before:
         return saint
-    return (street + _stop(ctx)) if m.group(1) == "St" else saint
+    if name_before or m.group(1) == "St":
+        return street + _stop(ctx)
+    return saint
 
 
 NUMERO = re.compile(r"(?<![\w.])(No|no|Nos|nos)\.\s?(?=\d)|#(?=\d)")

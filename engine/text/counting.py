@@ -61,7 +61,7 @@ def say_range(m: re.Match[str], _: Context) -> str | None:
 
 # After these, a number of three digits or more is an identifier, read digit by digit.
 DIGIT_CONTEXT = frozenset(
-    "room flat apartment suite gate flight cell locker extension ext unit bay cabin berth seat code pin".split())
+    "room flat apartment suite gate flight cell locker extension ext unit bay cabin berth code pin call dial ring".split())
 # Before a year: words that make a four-digit number one.
 _YEAR_BEFORE = frozenset(
     "in since from until till by of circa c before after around year summer winter spring autumn fall "
@@ -71,10 +71,12 @@ NUMBER = re.compile(r"(?<![\w.,])(-?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|[.,
 
 
 def is_year(n: int, ctx: Context) -> bool:
-    if not 1100 <= n <= 2099:
+    if not 1000 <= n <= 2099:
         return False
     if ctx.word_before().lower() in _YEAR_BEFORE:
         return True
+    if n < 1100:  # "1066" is a year only where a word before says so
+        return False
     after = ctx.word_after()
     gap = ctx.text[ctx.end:ctx.end + 2]
     # "1962 people": a count, not a year; "in 1962, she" or "1962 was": a year.

@@ -30,9 +30,11 @@ def _plural(amount: str, one: str, many: str) -> str:
     return one if amount.replace(",", "") in ("1", "1.0", "1.00") else many
 
 
-def say_money(m: re.Match[str], _: Context) -> str:
+def say_money(m: re.Match[str], ctx: Context) -> str:
     symbol, amount, upper, scale = m.group(1), m.group(2), m.group(3), m.group(4)
     one, many, small_one, small_many = _CURRENCIES[symbol]
+    if ctx.word_before().lower() in ("a", "an") and ctx.word_after().islower() and ctx.text[m.end():m.end() + 1] == " ":
+        many = one  # "a £10 note": the amount describes the noun, "a ten pound note"
     if scale:  # "$1.5m": the amount as a number, then the scale, then the currency
         low = numbers.number(amount) + (f" to {numbers.number(upper)}" if upper else "")
         return f"{low} {_SCALES[scale]} {many}"
@@ -70,7 +72,7 @@ _UNITS = {
     "km": ("kilometer", "kilometers"), "m": ("meter", "meters"), "cm": ("centimeter", "centimeters"),
     "mm": ("millimeter", "millimeters"), "ft": ("foot", "feet"), "in": ("inch", "inches"),
     "mi": ("mile", "miles"), "yd": ("yard", "yards"), "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"),
-    "oz": ("ounce", "ounces"), "st": ("stone", "stone"), "l": ("liter", "liters"), "ml": ("milliliter", "milliliters"),
+    "oz": ("ounce", "ounces"), "l": ("liter", "liters"), "ml": ("milliliter", "milliliters"),
     "mph": ("mile per hour", "miles per hour"), "km/h": ("kilometer per hour", "kilometers per hour"),
     "kph": ("kilometer per hour", "kilometers per hour"), "°C": ("degree Celsius", "degrees Celsius"),
     "°F": ("degree Fahrenheit", "degrees Fahrenheit"), "°": ("degree", "degrees"), "kW": ("kilowatt", "kilowatts"),
@@ -82,7 +84,7 @@ _UNITS = {
     "sq ft": ("square foot", "square feet"), "ha": ("hectare", "hectares"), "mpg": ("mile per gallon", "miles per gallon"),
 }
 # Units that are also words or letters: only right after the number, no space ("5m", "6in").
-_TIGHT = {"m", "in", "st", "l", "W", "V", "g", "mi", "ha", "min", "ms"}
+_TIGHT = {"m", "in", "l", "V", "ha"}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 UNIT = re.compile(rf"(?<![\w.])(-?{_AMOUNT})(?:\s?[-–]\s?({_AMOUNT}))?(\s?)({_UNIT_ALTERNATION})(?![\w/])")
 

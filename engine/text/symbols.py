@@ -50,7 +50,7 @@ def say_url(m: re.Match[str], ctx: Context) -> str:
     return _address(written)
 
 
-PHONE = re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,5}){1,3}(?![\w]|[.-]\d)"
+PHONE = re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,6}){1,3}(?![\w]|[.-]\d)"
                    r"|(?<![\w+])0\d{9,10}(?!\w)")
 _GROUPS = re.compile(r"\+?\(?\d+\)?")
 
