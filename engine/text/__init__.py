@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.text import abbreviations, counting, dates, quantities, symbols
-from engine.text.normalizer import RULES_VERSION, Normalized, Rewrite, Rule, apply, is_normalized_language, rewrites
+from engine.text.normalizer import (
+    RULES_VERSION,
+    Normalized,
+    Rewrite,
+    Rule,
+    apply,
+    is_normalized_language,
+    rewrites,
+)
 
 __all__ = ["ENGLISH", "RULES_VERSION", "Normalized", "Rewrite", "Rule", "is_normalized_language", "normalize"]
 

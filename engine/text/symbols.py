@@ -74,8 +74,8 @@ def say_phone(m: re.Match[str], ctx: Context) -> str | None:
     return ", ".join(said)
 
 
-SYMBOL = re.compile(r"(?<=\S)&(?=\S)|(?<=\s)[&+=×@](?=\s)|#(?=[A-Za-z])|(?<=\d)\s?[+×x]\s?(?=\d)|(?<=\d)\s?=\s?(?=\d)")
-_SYMBOLS = {"&": "and", "+": "plus", "=": "equals", "×": "times", "x": "times", "@": "at", "#": "hashtag"}
+SYMBOL = re.compile(r"(?<=\S)&(?=\S)|(?<=\s)[&+=×@](?=\s)|#(?=[A-Za-z])|(?<=\d)\s?[+×x*]\s?(?=\d)|(?<=\d)\s?=\s?(?=\d)")
+_SYMBOLS = {"&": "and", "+": "plus", "=": "equals", "×": "times", "x": "times", "*": "times", "@": "at", "#": "hashtag"}
 
 
 def say_symbol(m: re.Match[str], _: Context) -> str:
