@@ -67,6 +67,7 @@ _YEAR_BEFORE = frozenset(
     "in since from until till by of circa c before after around year summer winter spring autumn fall "
     "during early late mid".split())
 _NOT_PLURAL = frozenset("is was has as his this us yes its does goes".split())
+_IRREGULAR_PLURALS = frozenset("people men women children feet teeth mice geese sheep staff police crew".split())
 NUMBER = re.compile(r"(?<![\w.,])(-?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|[.,]\d)")
 
 
@@ -80,7 +81,8 @@ def is_year(n: int, ctx: Context) -> bool:
     after = ctx.word_after()
     gap = ctx.text[ctx.end:ctx.end + 2]
     # "1962 people": a count, not a year; "in 1962, she" or "1962 was": a year.
-    plural = after.islower() and after.endswith("s") and after not in _NOT_PLURAL and gap.startswith(" ")
+    plural = gap.startswith(" ") and after.islower() and (
+        (after.endswith("s") and after not in _NOT_PLURAL) or after in _IRREGULAR_PLURALS)
     return not plural
 
 
