@@ -109,7 +109,7 @@ def rewrites(text: str, rules: Sequence[Rule], language: str = "en-us",
              protected: Sequence[tuple[int, int]] = ()) -> tuple[Rewrite, ...]:
     """The rewrites the rules make in ``text``, in order, none overlapping each
     other or a protected (start, end) span."""
-    if not is_normalized_language(language) or not any(c.isdigit() or not c.isalpha() for c in text):
+    if not is_normalized_language(language):
         return ()
     candidates: list[tuple[int, int, re.Match[str], Rule]] = []
     for priority, rule in enumerate(rules):
