@@ -12,6 +12,9 @@ from engine.project.model import VoiceParams
 from engine.synth import frontend
 from engine.synth.errors import TextError
 from engine.synth.frontend import prepare, spoken_form
+from engine.synth.espeak import clauses
+from engine.synth.wordmap import word_times
+from engine.synth.wordtimes import ClipWords
 from engine.text import ENGLISH, Rule, normalize
 from engine.text.dates import CLOCK
 from engine.text.numbers import cardinal
@@ -69,3 +72,25 @@ def test_a_lone_symbol_is_nothing_speakable(text):
     """No rule reads a symbol with nothing to say it of: the line is an error, not silence."""
     with pytest.raises(TextError, match="nothing speakable"):
         prepare(text)
+
+
+def _clip_of(spoken: str) -> ClipWords:
+    """A clip's spoken words laid end to end, 0.08 s a phoneme (as espeak-ng counts them)."""
+    out, at = [], 0.0
+    for word in spoken.split():
+        n = max(1, sum(c.isalpha() for phonemes, _, _ in clauses("en-us", word) for c in phonemes))
+        out.append((round(at, 4), round(at + 0.08 * n, 4), n))
+        at += 0.08 * n + 0.05
+    return ClipWords(tuple(out), estimated=False)
+
+
+def test_word_timings_give_a_written_form_the_time_of_its_spoken_words():
+    text = "Pay £3.50 at 11:20 & go."
+    clip = _clip_of(spoken_form(text))  # Pay three pounds fifty at eleven twenty and go.
+    timed = {word: (start, end) for word, start, end in word_times(text, clip)}
+    spoken = clip.words
+    assert list(timed) == ["Pay", "3.50", "at", "11", "20", "go"]
+    assert timed["3.50"] == pytest.approx((spoken[1][0], spoken[3][1]), abs=0.02)  # three pounds fifty
+    assert timed["11"][0] == pytest.approx(spoken[5][0], abs=0.02)  # eleven
+    assert timed["20"][1] == pytest.approx(spoken[7][1], abs=0.15)  # twenty (and "and", said after it)
+    assert timed["go"] == pytest.approx((spoken[8][0], spoken[8][1]), abs=0.02)
