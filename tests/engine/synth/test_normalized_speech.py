@@ -11,8 +11,8 @@ import pytest
 from engine.project.model import VoiceParams
 from engine.synth import frontend
 from engine.synth.errors import TextError
-from engine.synth.frontend import prepare, spoken_form
 from engine.synth.espeak import clauses
+from engine.synth.frontend import prepare, spoken_form
 from engine.synth.wordmap import word_times
 from engine.synth.wordtimes import ClipWords
 from engine.text import ENGLISH, Rule, normalize
