@@ -18,6 +18,7 @@ from engine.text.normalizer import Context, Rule
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
+_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # the most a month has (a leap February)
 _SHORT = {m[:3]: m for m in MONTHS} | {"Sept": "September"}
 _MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December|" \
          r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
@@ -59,7 +60,7 @@ DAY_MONTH = re.compile(rf"(?<![\w/])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MO
 
 def say_day_month(m: re.Match[str], ctx: Context) -> str | None:
     day = int(m.group(1))
-    if not 1 <= day <= 31:
+    if not 1 <= day <= _DAYS[MONTHS.index(_month(m.group(2)))]:
         return None
     article = "" if ctx.word_before().lower() in ("the", "on the") else "the "
     year = f" {numbers.year(int(m.group(3)))}" if m.group(3) else ""
@@ -82,7 +83,13 @@ def say_month_day(m: re.Match[str], _: Context) -> str | None:
 NUMERIC_DATE = re.compile(r"(?<![\w/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\w/])")
 
 
+# Said as they are known, not as dates.
+_IDIOMS = {("24", "7"): "twenty four seven", ("9", "11"): "nine eleven", ("50", "50"): "fifty fifty"}
+
+
 def say_numeric_date(m: re.Match[str], ctx: Context) -> str | None:
+    if not m.group(3) and (m.group(1), m.group(2)) in _IDIOMS:
+        return _IDIOMS[(m.group(1), m.group(2))]
     a, b = int(m.group(1)), int(m.group(2))
     year = m.group(3)
     day_first = ctx.language.lower().replace("_", "-") != "en-us"
@@ -93,7 +100,7 @@ def say_numeric_date(m: re.Match[str], ctx: Context) -> str | None:
     elif not (1 <= a <= 12 and 1 <= b <= 12):
         return None
     day, month = (a, b) if day_first else (b, a)
-    if not 1 <= day <= 31:
+    if not 1 <= day <= _DAYS[month - 1]:
         return None
     said = (f"the {numbers.ordinal(day)} of {MONTHS[month - 1]}" if day_first
             else f"{MONTHS[month - 1]} {numbers.ordinal(day)}")

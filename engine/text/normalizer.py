@@ -120,7 +120,10 @@ def rewrites(text: str, rules: Sequence[Rule], language: str = "en-us",
     for start, _, m, rule in candidates:
         if start < pos or any(a < m.end() and start < b for a, b in protected):
             continue
-        spoken = rule.speak(m, Context(text, start, m.end(), language))
+        try:
+            spoken = rule.speak(m, Context(text, start, m.end(), language))
+        except (ArithmeticError, ValueError, LookupError):
+            spoken = None  # a form no rule of this kind can read (a 400-digit number): the next rule's
         if spoken is None:
             continue
         out.append(Rewrite(start, m.end(), m.group(), spoken, rule.category))

@@ -27,13 +27,21 @@ def to_int(written: str) -> int:
     return int(written.replace(",", ""))
 
 
+# Beyond a quadrillion nobody says the number: its digits are read.
+_LARGEST_SAID = 10**15
+
+
 def cardinal(n: int) -> str:
     if n < 0:
         return "minus " + cardinal(-n)
+    if n >= _LARGEST_SAID:
+        return digits(str(n), zero="zero")
     return _said(num2words(n, lang="en"))
 
 
 def ordinal(n: int) -> str:
+    if n >= _LARGEST_SAID:
+        raise ValueError(f"{n} is too large to say as an ordinal")
     return _said(num2words(n, lang="en", to="ordinal"))
 
 

@@ -68,3 +68,14 @@ def test_rules_are_in_an_order_where_addresses_come_before_numbers() -> None:
     categories = [rule.category for rule in ENGLISH]
     assert categories.index("url") < categories.index("money") < categories.index("cardinal")
     assert categories[-1] == "cardinal"
+
+
+@pytest.mark.parametrize(("written", "spoken"), [
+    ("9" * 400, " ".join(["nine"] * 400)),  # past what num2words says: digits, not an error
+    ("31/2", "thirty one / two"),  # no such date, no such fraction: left to espeak-ng's slash
+    ("30 February", "thirty February"),
+    ("24/7", "twenty four seven"),
+    ("9/11", "nine eleven"),
+])
+def test_forms_no_rule_can_read_are_left_for_the_next_rule(written: str, spoken: str) -> None:
+    assert normalize(written).text == spoken
