@@ -4,6 +4,8 @@ the rules' context decisions one by one."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.text import ENGLISH, normalize
 from tests.support.normalize_table import rows, score
@@ -79,3 +81,13 @@ def test_rules_are_in_an_order_where_addresses_come_before_numbers() -> None:
 ])
 def test_forms_no_rule_can_read_are_left_for_the_next_rule(written: str, spoken: str) -> None:
     assert normalize(written).text == spoken
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789 .,:/-–%£$€#&+=@xXIVCLMStDrNo()'pmkg½\n", max_size=80))
+def test_any_text_is_read_without_error_and_rewrites_are_in_order(text: str) -> None:
+    said = normalize(text)
+    end = 0
+    for rewrite in said.rewrites:
+        assert rewrite.start >= end and text[rewrite.start:rewrite.end] == rewrite.written and rewrite.spoken
+        end = rewrite.end
