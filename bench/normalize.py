@@ -66,6 +66,20 @@ def main() -> None:
         results[name] = {"lines": len(texts), "prepare_us": round(with_rules, 1),
                          "baseline_prepare_us": round(without, 1), "normalizer_us": round(with_rules - without, 1),
                          "ratio": round(with_rules / without, 2)}
+    # 40 kB lines built to make a regular expression backtrack (each once took seconds to minutes),
+    # against 40 kB of plain words: linear means the same order of time.
+    plain = "the quick brown fox " * 2000
+    started = time.perf_counter()
+    normalize(plain)
+    base = time.perf_counter() - started
+    hostile = {}
+    for name, text in (("a-a-", "a-" * 20_000), ("1-1-", "1-" * 20_000), ("a+a+", "a+" * 20_000),
+                       ("9,9,", "9," * 20_000), ("9, 9, ", "9, " * 13_000), ("1 1 ", "1 " * 20_000)):
+        started = time.perf_counter()
+        normalize(text)
+        seconds = time.perf_counter() - started
+        hostile[name] = {"s": round(seconds, 3), "ratio_to_plain_words": round(seconds / base, 1)}
+    results["hostile_40kB"] = {"plain_words_s": round(base, 3), **hostile}
     results["load"] = os.getloadavg()
     print(json.dumps(results, indent=2))
 

@@ -17,7 +17,7 @@ import re
 from engine.text import numbers
 from engine.text.normalizer import Context, Rule
 
-ORDINAL = re.compile(r"(?<![\w.])(\d[\d,]*)(st|nd|rd|th)\b")
+ORDINAL = re.compile(r"(?<![\w.,])(\d[\d,]{0,20})(st|nd|rd|th)\b")
 
 
 def say_ordinal(m: re.Match[str], _: Context) -> str:
@@ -49,7 +49,7 @@ def say_year_range(m: re.Match[str], _: Context) -> str | None:
     return f"{numbers.year(int(first))} to {tail}"
 
 
-RANGE = re.compile(r"(?<![\w.,])(\d[\d,]*)\s?[-–]\s?(\d[\d,]*)(?![\w.,]\d|[\w%])")
+RANGE = re.compile(r"(?<![\w.,])(\d[\d,]{0,20})\s?[-–]\s?(\d[\d,]{0,20})(?![\w.,]\d|[\w%])")
 
 
 def say_range(m: re.Match[str], _: Context) -> str | None:

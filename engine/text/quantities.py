@@ -14,7 +14,7 @@ import re
 from engine.text import numbers
 from engine.text.normalizer import Context, Rule
 
-_AMOUNT = r"\d[\d,]*(?:\.\d+)?"
+_AMOUNT = r"\d[\d,]{0,20}(?:\.\d+)?"
 _SCALES = {"k": "thousand", "m": "million", "bn": "billion", "tn": "trillion", "thousand": "thousand",
            "million": "million", "billion": "billion", "trillion": "trillion"}
 # symbol: (one, many, hundredth one, hundredth many)
@@ -23,7 +23,7 @@ _CURRENCIES = {"£": ("pound", "pounds", "penny", "pence"), "$": ("dollar", "dol
 
 MONEY = re.compile(rf"(?<![\w$£€¥])([£$€¥])({_AMOUNT})(?:\s?[-–]\s?[£$€¥]?({_AMOUNT}))?"
                    rf"(?:\s?(k|m|bn|tn|thousand|million|billion|trillion)\b)?")
-PENCE = re.compile(r"(?<![\w.])(\d+)p\b")
+PENCE = re.compile(r"(?<![\w.,])(\d+)p\b")
 
 
 def _plural(amount: str, one: str, many: str) -> str:
@@ -56,7 +56,7 @@ def say_pence(m: re.Match[str], _: Context) -> str:
     return f"{numbers.cardinal(n)} {'penny' if n == 1 else 'pence'}"
 
 
-PERCENT = re.compile(rf"(?<![\w.])(-?{_AMOUNT})(?:\s?[-–]\s?({_AMOUNT}))?\s?%")
+PERCENT = re.compile(rf"(?<![\w.,])(-?{_AMOUNT})(?:\s?[-–]\s?({_AMOUNT}))?\s?%")
 
 
 def say_percent(m: re.Match[str], _: Context) -> str:
@@ -86,7 +86,7 @@ _UNITS = {
 # Units that are also words or letters: only right after the number, no space ("5m", "6in").
 _TIGHT = {"m", "in", "l", "V", "ha"}
 _UNIT_ALTERNATION = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-UNIT = re.compile(rf"(?<![\w.])(-?{_AMOUNT})(?:\s?[-–]\s?({_AMOUNT}))?(\s?)({_UNIT_ALTERNATION})(?![\w/])")
+UNIT = re.compile(rf"(?<![\w.,])(-?{_AMOUNT})(?:\s?[-–]\s?({_AMOUNT}))?(\s?)({_UNIT_ALTERNATION})(?![\w/])")
 
 
 def say_unit(m: re.Match[str], ctx: Context) -> str | None:
