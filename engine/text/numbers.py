@@ -10,12 +10,22 @@ style guides and the way both backends' English voices were recorded.
 
 from __future__ import annotations
 
+import functools
 import re
-
-from num2words import num2words
+from collections.abc import Callable
 
 _NOT_SAID = re.compile(r"[-,]")
 _DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+@functools.cache
+def _num2words() -> Callable[..., str]:
+    """num2words, imported when a number is first said: importing it loads all of its 50
+    languages (30-100 ms on the busy development machine), which a line without a number,
+    or a process that says none, should not pay."""
+    from num2words import num2words
+
+    return num2words  # type: ignore[no-any-return]
 
 
 def _said(words: str) -> str:
@@ -36,13 +46,13 @@ def cardinal(n: int) -> str:
         return "minus " + cardinal(-n)
     if n >= _LARGEST_SAID:
         return digits(str(n), zero="zero")
-    return _said(num2words(n, lang="en"))
+    return _said(_num2words()(n, lang="en"))
 
 
 def ordinal(n: int) -> str:
     if n >= _LARGEST_SAID:
         raise ValueError(f"{n} is too large to say as an ordinal")
-    return _said(num2words(n, lang="en", to="ordinal"))
+    return _said(_num2words()(n, lang="en", to="ordinal"))
 
 
 def year(n: int) -> str:
