@@ -22,6 +22,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
 from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_tooltip
+from app.script.said_as import said_as
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.direction import note_directions
@@ -332,6 +333,8 @@ class ScriptModel(QAbstractTableModel):
                 return f"Placement: {how}"
             if col == Col.NOTE and line.note:
                 return note_tooltip(line.note)
+            if col == Col.TEXT and (said := said_as(self.doc.project, line)) is not None:
+                return said  # the spoken form ("£20" -> "twenty pounds"), where it differs
             return HEADER_TIPS.get(col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == Col.ROLE:
