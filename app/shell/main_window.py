@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageB
 from app.cast.get_voices import GetVoicesDialog
 from app.cast.panel import CastPanel
 from app.cast.voices import VoiceCatalog
+from app.dialogs.timing import edit_timing
 from app.document.document import Document
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
@@ -171,6 +172,7 @@ class MainWindow(QMainWindow):
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
+        a["timing"].triggered.connect(lambda: edit_timing(self.doc, self))
         a["about"].triggered.connect(self.show_about)
         doc.projectChanged.connect(self._project_changed)
         doc.roleChanged.connect(self._role_changed)
