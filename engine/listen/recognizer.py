@@ -171,4 +171,4 @@ class Recognizer:
         self._decoder.end_utt()
         self._started = False
         return [Word(seg.word.split("(")[0], seg.start_frame * FRAME_S, (seg.end_frame + 1) * FRAME_S)
-                for seg in self._decoder.seg() if not seg.word.startswith(("<", "[")) and seg.word != "<sil>"]
+                for seg in (self._decoder.seg() or ()) if not seg.word.startswith(("<", "[")) and seg.word != "<sil>"]
