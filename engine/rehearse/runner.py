@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from engine.listen.recognizer import read_dictionary_ahead
 from engine.listen.vad import VoiceDetector, make_detector
 from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
@@ -129,6 +130,7 @@ class TableRead:
 
     def run(self) -> Report:
         live = set(self.options.roles)
+        read_dictionary_ahead()  # while the first replies get ready
         self.session.update(muted_for_reading(self.project, self.options.roles))
         self.session.prefetch([line.id for line in self.lines if line.role not in live])
         self.reader.start()

@@ -7,6 +7,8 @@ from the cache, and the line states the studio shows.
 
 from __future__ import annotations
 
+import functools
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -22,6 +24,7 @@ from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord
 from engine.session.views import LineState, LineStatus
 from engine.synth.errors import TextError, VoiceError
+from engine.synth.library import VoiceInfo
 from engine.synth.pipeline import plan_line
 from engine.synth.recording import RecordingError, load_recording
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
@@ -190,15 +193,26 @@ class LineBook:
         return True
 
     def load_voices(self) -> None:
-        """Load the cast's voices now, so the first play does not wait for it."""
-        seen: set[str] = set()
+        """Make ready the inference of the voices that have lines still to voice, so the
+        first play does not wait for it. A voice whose every line is cached is never
+        loaded for inference (a table read of a voiced production starts at once); the
+        loading runs on a thread of its own (``radioplay-warm``), so the control thread
+        answers plays and status meanwhile (a few seconds per voice on a busy machine)."""
+        voices: dict[str, VoiceInfo] = {}
         for record in self.records.values():
-            if record.plan is not None and str(record.plan.voice.model_path) not in seen:
-                seen.add(str(record.plan.voice.model_path))
+            if record.plan is not None and record.clip is None:
+                voices.setdefault(str(record.plan.voice.model_path), record.plan.voice)
+        if not voices:
+            return
+
+        def warm() -> None:
+            for info in voices.values():
                 try:
-                    self.synth.warm(record.plan.voice)
+                    self.synth.warm(info)
                 except VoiceError as exc:
-                    self._report_error(str(exc))
+                    self._post(functools.partial(self._report_error, str(exc)))
+
+        threading.Thread(target=warm, name="radioplay-warm", daemon=True).start()
 
     def refresh_from_cache(self) -> None:
         changed = False
