@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         table = TableRead(session, reader, options, say)
         if args.manual or args.loop == 0 or sys.stdin.isatty():
-            threading.Thread(target=_keys, args=(table,), name="radioplay-keys", daemon=True).start()
+            threading.Thread(target=_keys, args=(table, args.loop == 0), name="radioplay-keys", daemon=True).start()
         report = table.run()
     except (RehearseError, RuntimeError) as exc:
         return _error(str(exc))
@@ -129,8 +129,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _keys(table: Any) -> None:
-    """Thread ``radioplay-keys``: a line on standard input is a key."""
+def _keys(table: Any, stop_at_end: bool) -> None:
+    """Thread ``radioplay-keys``: a line on standard input is a key. At the end of the
+    input a read looped until ``q`` ends with the pass it is in (nothing could stop it later)."""
     for line in sys.stdin:
         key = line.strip().lower()
         if key == "b":
@@ -139,3 +140,5 @@ def _keys(table: Any) -> None:
             table.stop()
         else:
             table.advance()
+    if stop_at_end:
+        table.last_pass()

@@ -109,6 +109,7 @@ class TableRead:
         self.follow = follow
         self._commands: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._stopping = threading.Event()
+        self._last_pass = threading.Event()
         self._results: dict[tuple[int, str], LineResult] = {}
         self._order: list[tuple[int, str]] = []
         self._pass = 1
@@ -126,6 +127,10 @@ class TableRead:
         self._stopping.set()
         self._commands.put("advance")
 
+    def last_pass(self) -> None:
+        """End the read when this pass through the section is over."""
+        self._last_pass.set()
+
     # --- the run (the caller's thread) -------------------------------------------------
 
     def run(self) -> Report:
@@ -138,7 +143,7 @@ class TableRead:
         self._pass = 1
         while not self._stopping.is_set():
             self._read_section(live, report)
-            if self.options.loop and self._pass >= self.options.loop:
+            if (self.options.loop and self._pass >= self.options.loop) or self._last_pass.is_set():
                 break
             self._pass += 1
             if not self._stopping.is_set():
