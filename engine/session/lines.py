@@ -7,8 +7,6 @@ from the cache, and the line states the studio shows.
 
 from __future__ import annotations
 
-import functools
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -195,24 +193,17 @@ class LineBook:
     def load_voices(self) -> None:
         """Make ready the inference of the voices that have lines still to voice, so the
         first play does not wait for it. A voice whose every line is cached is never
-        loaded for inference (a table read of a voiced production starts at once); the
-        loading runs on a thread of its own (``radioplay-warm``), so the control thread
-        answers plays and status meanwhile (a few seconds per voice on a busy machine)."""
+        loaded for inference: a table read of a voiced production starts at once, where
+        loading the cast's voices held this (the control) thread for seconds a voice."""
         voices: dict[str, VoiceInfo] = {}
         for record in self.records.values():
             if record.plan is not None and record.clip is None:
                 voices.setdefault(str(record.plan.voice.model_path), record.plan.voice)
-        if not voices:
-            return
-
-        def warm() -> None:
-            for info in voices.values():
-                try:
-                    self.synth.warm(info)
-                except VoiceError as exc:
-                    self._post(functools.partial(self._report_error, str(exc)))
-
-        threading.Thread(target=warm, name="radioplay-warm", daemon=True).start()
+        for info in voices.values():
+            try:
+                self.synth.warm(info)
+            except VoiceError as exc:
+                self._report_error(str(exc))
 
     def refresh_from_cache(self) -> None:
         changed = False
