@@ -30,7 +30,7 @@ ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect",
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.
-PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon")
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "timing")
 # What applying a script revision replaces (apply_revision), each field whole.
 REVISION_FIELDS = ("cast", "scenes", "lines", "sound_lanes", "sounds", "revisions")
 

@@ -58,6 +58,7 @@ def build_menus(w: StudioWindow) -> None:
     edit.addAction(a["audition"])
     edit.addSeparator()
     edit.addAction(a["fix_flagged"])  # app/script/check_marks.py
+    edit.addAction(a["timing"])  # app/dialogs/timing.py
 
     transport = bar.addMenu("&Transport")
     for name in ("play_pause", "stop", "from_start", "play_line", "loop"):
