@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.check.casting import REFERENCE, Candidate, EmbeddingStore, ReferenceClips, assign, measured_cast
+from engine.check.casting import (
+    REFERENCE,
+    Candidate,
+    EmbeddingStore,
+    ReferenceClips,
+    assign,
+    candidates,
+    measured_cast,
+)
 from engine.listen import speaker
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.model import Character, Role, VoiceParams
@@ -108,3 +116,14 @@ def test_assignment_finds_the_best_closest_pair_of_all_casts() -> None:
         got = max(sim[a, b] for a, b in itertools.combinations(picks, 2))
         assert got <= best + 0.005, (trial, got, best)  # within TIE of the best of all casts
         assert all(p in allowed[i] for i, p in enumerate(picks))
+
+
+def test_designs_over_a_kokoro_style_keep_its_tract_and_over_joe_move_it() -> None:
+    sources = [(Casting("en_US-joe-medium"), "male"), (Casting("jf_nezumi", backend="kokoro"), "female")]
+    pool = candidates(sources) + candidates(sources, colours=True)
+    kokoro = [c for c in pool if c.casting.backend == "kokoro"]
+    joe = [c for c in pool if c.casting.backend == "piper"]
+    assert kokoro and all(c.design.formant == 1.0 for c in kokoro)  # a warp cost most of the words
+    assert any(c.design.f0_shift != 0.0 for c in kokoro)  # the pitch still moves
+    girl = next(c for c in joe if c.label.endswith("as girl"))
+    assert girl.design.formant > 1.1  # over joe the tract moves as the preset says
