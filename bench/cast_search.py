@@ -233,6 +233,31 @@ def wer(args: argparse.Namespace) -> int:
     return 0
 
 
+def wer_grid(args: argparse.Namespace) -> int:
+    """WER of the general recognizer over a grid of designs, each rendered from one
+    WORLD analysis per sentence (as ``measure`` renders them), against the plain clips."""
+    library = VoiceLibrary()
+    synth = ClipSynthesizer(library, RATE, ClipCache())
+    recognize = Recognizer()
+    texts = SENTENCES[: args.sentences]
+    total = sum(len(words(t)) for t in texts)
+    designs = [VoiceDesign(f0_shift=float(s), formant=float(f), tilt=float(t))
+               for s, f, t in (spec.split("|") for spec in args.designs.split(","))]
+    for source in args.sources.split(","):
+        plain = [synth.synthesize(t, source_voice(source)) for t in texts]
+        analyses = [world.analyse(c.astype(np.float64), RATE) for c in plain]
+
+        def error(clips: list[np.ndarray]) -> float:
+            return sum(edit_distance(words(t), words(recognize(c, RATE)))
+                       for t, c in zip(texts, clips, strict=True)) / total
+
+        print(f"{source} plain: WER {error(plain):.3f}; load {os.getloadavg()[0]:.1f}", flush=True)
+        for d in designs:
+            clips = [render(a, c.size, d) for a, c in zip(analyses, plain, strict=True)]
+            print(f"{key(source, d)}: WER {error(clips):.3f}; load {os.getloadavg()[0]:.1f}", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -250,8 +275,12 @@ def main() -> int:
     w = sub.add_parser("wer")
     w.add_argument("designs")
     w.add_argument("--sentences", type=int, default=6)
+    g = sub.add_parser("wer-grid")
+    g.add_argument("sources")
+    g.add_argument("designs", help="shift|formant|tilt, comma separated")
+    g.add_argument("--sentences", type=int, default=6)
     args = parser.parse_args()
-    return {"measure": measure, "assign": assign, "wer": wer}[args.command](args)
+    return {"measure": measure, "assign": assign, "wer": wer, "wer-grid": wer_grid}[args.command](args)
 
 
 if __name__ == "__main__":
