@@ -24,13 +24,14 @@ from engine.project.sound import SoundClip
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
-               "take", "takes", "locked", "recording")
+               "take", "takes", "locked", "recording", "perspective", "perspective_evidence", "position")
 # Role fields outside the voice (mix settings and looks; the role's lexicon, replaced whole).
 ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon", "character")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.
-PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "timing")
+# "scenes": replaced whole (a scene's room is set by replacing the list: app/script/staging.py).
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "timing", "scenes")
 # What applying a script revision replaces (apply_revision), each field whole.
 REVISION_FIELDS = ("cast", "scenes", "lines", "sound_lanes", "sounds", "revisions")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from app.script.staging import staged_positions
 from app.sound import lanes as sound_lanes
 from app.timeline.scene import Lane
 from app.timeline.view import TimelineView
@@ -40,6 +41,7 @@ def show_clips(timeline: TimelineView, project: Project, clips: Iterable[Any], s
     clips = list(clips) + sound_lanes.timeline_clips(project, sounds)
     texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     timeline.set_clips(clips, texts)
+    timeline.scene().set_positions(staged_positions(project))  # the scene holds the clips
     timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 

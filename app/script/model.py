@@ -23,6 +23,7 @@ from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
 from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_tooltip
 from app.script.said_as import said_as
+from app.script.staging import room_label
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.direction import note_directions
@@ -123,6 +124,7 @@ class ScriptModel(QAbstractTableModel):
         doc.linesReset.connect(self.reset)
         doc.castReset.connect(self._cast_changed)
         doc.projectReplaced.connect(self._project_replaced)
+        doc.projectChanged.connect(lambda field: self._cast_changed() if field == "scenes" else None)  # a room
 
     # ---- structure --------------------------------------------------------
     def _build(self) -> None:
@@ -360,7 +362,8 @@ class ScriptModel(QAbstractTableModel):
     def _scene_data(self, scene_id: str, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and column == 0:
             heading = next((s.heading for s in self.doc.project.scenes if s.id == scene_id), "")
-            return f"{scene_id}  {heading}".strip() if heading else scene_id
+            shown = f"{scene_id}  {heading}".strip() if heading else scene_id
+            return f"{shown}    \u2014 {room_label(self.doc, scene_id)}"
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
             font.setBold(True)

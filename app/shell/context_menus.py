@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
 
 from app.document.commands import SetLineFields, SetRoleField
 from app.script.model import LINE_ID
+from app.script.staging import perspective_menu, position_menu, room_menu
 from app.shell.studio_window import StudioWindow
 from app.sound.menus import sound_clip_menu, sound_lane_menu
 from app.timeline.scene import LaneKind
@@ -71,7 +72,14 @@ def script_menu(window: StudioWindow, pos: QPoint) -> QMenu:
         play.setEnabled(window.actions_["play_line"].isEnabled())
         audition = menu.addAction("Audition line", lambda: window.audition(line.role, line.text))
         audition.setEnabled(bool(line.text.strip()) and window.engine is not None)
+        menu.addMenu(perspective_menu(window.doc, line.id, menu))
+        menu.addMenu(position_menu(window.doc, line.id, menu))
         menu.addSeparator()
+    elif index.isValid() and script.model.is_scene_row(index.row()):  # on a scene heading: its room
+        scene_id = script.model.scene_of_row(index.row())
+        if scene_id is not None:
+            menu.addMenu(room_menu(window.doc, scene_id, menu))
+            menu.addSeparator()
     menu.addAction(script.insert_action)
     if line is not None:
         menu.addAction(script.delete_action)
@@ -144,6 +152,9 @@ def clip_menu(window: StudioWindow, line_id: str) -> QMenu:
         SetLineFields(doc, line_id, changed, f"Reset timing of {line.role}'s line")))
     reset.setToolTip("Back to its natural place after the previous line: no pin, overlap or extra pause")
     reset.setEnabled(bool(changed))
+    menu.addSeparator()
+    menu.addMenu(perspective_menu(doc, line_id, menu))
+    menu.addMenu(position_menu(doc, line_id, menu))
     return menu
 
 

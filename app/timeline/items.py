@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.timeline.position import Keyframes, draw_position
 from app.timeline.ruler import LOOP_COLOUR, PLAYHEAD_COLOUR, format_time
 
 #: ``peaks(line_id, columns)`` -> float array (columns, 2) of (min, max) in [-1, 1], or None
@@ -93,6 +94,7 @@ class ClipItem(QGraphicsItem):
         self.label = label
         self.selected = False
         self.locked = False  # its line is locked (a padlock on the clip)
+        self.position: Keyframes = ()  # a staged line's pan and distance keyframes (app/timeline/position.py)
         self._colour = QColor(colour)
         self._peaks = peaks
         self._paths: OrderedDict[int, QPainterPath] = OrderedDict()
@@ -124,6 +126,11 @@ class ClipItem(QGraphicsItem):
             self._update_tooltip()
             self.update()
         return changed
+
+    def set_position(self, path: Keyframes) -> None:
+        if path != self.position:
+            self.position = path
+            self.update()
 
     def invalidate_peaks(self) -> None:
         self._paths.clear()
@@ -219,6 +226,9 @@ class ClipItem(QGraphicsItem):
                 painter.setBrush(wave)
                 painter.drawPath(path)
                 painter.restore()
+        if self.position and self._w > 20 and self._h > 16:
+            draw_position(painter, QRectF(0.0, 12.0 if self._h > 36 else 0.0, self._w, self._h - 12.0
+                                          if self._h > 36 else self._h), self.position)
         lock_w = 0.0
         if self.locked and self._w > 16 and self._h > 12:
             lock_w = 12.0

@@ -162,6 +162,11 @@ class TimelineScene(QGraphicsScene):
         end = max((item.end for item in self.clips.values()), default=0.0)
         return max(end, self.duration)
 
+    def set_positions(self, paths: Mapping[str, tuple[tuple[float, float, float], ...]]) -> None:
+        """Staged lines' pan and distance keyframes, drawn on their clips (others: none)."""
+        for line_id, item in self.clips.items():
+            item.set_position(paths.get(line_id, ()))
+
     def set_lane_height(self, px: float) -> int:
         """Every lane ``px`` high, clamped to what a lane can show; the height it got."""
         self.lane_h = round(min(MAX_LANE_HEIGHT, max(MIN_LANE_HEIGHT, px)))

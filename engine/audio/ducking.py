@@ -70,8 +70,15 @@ class DialogueKey:
         hop = self.hop
         n = phase + audio.shape[0]
         padded = np.zeros(n + (-n) % hop, dtype=np.float32)
-        padded[phase:n] = audio
-        energy: np.ndarray = np.square(padded, dtype=np.float32).reshape(-1, hop).sum(axis=1, dtype=np.float64)
+        if audio.ndim == 2:  # a staged (stereo) line: the mean square of its two channels
+            # Channel by channel, the same float32 values: numpy's mean over the 2-wide axis is ~10x slower.
+            target = padded[phase:n]
+            np.square(audio[:, 0], out=target, dtype=np.float32)
+            target += np.square(audio[:, 1], dtype=np.float32)
+            target *= np.float32(0.5)
+        else:
+            padded[phase:n] = np.square(audio, dtype=np.float32)
+        energy: np.ndarray = padded.reshape(-1, hop).sum(axis=1, dtype=np.float64)
         self._energy[key] = (audio, energy)
         return energy
 

@@ -18,7 +18,9 @@ import numpy as np
 
 @dataclass(frozen=True)
 class PlacedClip:
-    """A clip's audio (mono float32, mixer rate) starting at ``start`` frames."""
+    """A clip's audio (float32, mixer rate) starting at ``start`` frames: mono,
+    panned by its lane, or stereo ((frames, 2): a staged line, engine.audio.staging,
+    already placed left and right), scaled by its lane's gain alone."""
 
     role_index: int
     start: int
@@ -44,6 +46,7 @@ class ClipIndex:
         self.starts = [c.start for c in self.clips]
         self.longest = max((c.audio.shape[0] for c in self.clips), default=0)
         self.length = max((c.end for c in self.clips), default=0)
+        self.stereo = any(c.audio.ndim == 2 for c in self.clips)
 
 
 class BlockMixer:
@@ -61,6 +64,7 @@ class BlockMixer:
         self.lanes = lanes
         self.max_block = max_block
         self._gains = np.ones((lanes, 2), dtype=np.float32) * np.float32(math.sqrt(0.5))
+        self._levels = np.ones(lanes, dtype=np.float32)  # the lane gain alone, for stereo clips
         self._audible = np.ones(lanes, dtype=bool)
         self._stems = np.zeros((lanes, max_block, 2), dtype=np.float32)
         self._master = np.zeros((max_block, 2), dtype=np.float32)
@@ -77,6 +81,11 @@ class BlockMixer:
     def length(self) -> int:
         return self._index.length
 
+    @property
+    def stereo(self) -> bool:
+        """Some clip is stereo (staged): the mix is no longer a sum of panned mono clips."""
+        return self._index.stereo
+
     def set_clips(self, clips: Sequence[PlacedClip] | ClipIndex) -> None:
         """Replace the clips (any thread; takes effect from the next block)."""
         self._index = clips if isinstance(clips, ClipIndex) else ClipIndex(clips)
@@ -88,6 +97,7 @@ class BlockMixer:
                    or self._audible[lane] != audible)
         self._gains[lane, 0] = left
         self._gains[lane, 1] = right
+        self._levels[lane] = 10 ** (gain_db / 20)
         self._audible[lane] = audible
         if changed:
             self.version += 1
@@ -101,8 +111,9 @@ class BlockMixer:
     def key_clips(self) -> list[tuple[int, np.ndarray, float]]:
         """(start frame, audio, power gain (left² + right²) / 2) of every audible
         clip: what the ducking side-chain hears of the dialogue bus."""
-        gains = self._gains
-        return [(c.start, c.audio, float(gains[c.role_index, 0] ** 2 + gains[c.role_index, 1] ** 2) / 2)
+        gains, levels = self._gains, self._levels
+        return [(c.start, c.audio, float(gains[c.role_index, 0] ** 2 + gains[c.role_index, 1] ** 2) / 2
+                 if c.audio.ndim == 1 else float(levels[c.role_index]) ** 2)
                 for c in self.clips if self._audible[c.role_index]]
 
     def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -128,8 +139,12 @@ class BlockMixer:
             length = b - a
             source = clip.audio[a - clip.start: b - clip.start]
             at = a - t
+            stereo = source.ndim == 2
             for channel in (0, 1):
-                np.multiply(source, self._gains[lane, channel], out=scratch[:length])
+                if stereo:
+                    np.multiply(source[:, channel], self._levels[lane], out=scratch[:length])
+                else:
+                    np.multiply(source, self._gains[lane, channel], out=scratch[:length])
                 target = stems[lane, at:at + length, channel]
                 np.add(target, scratch[:length], out=target)
         master = self._master[:n] if out is None else out

@@ -115,9 +115,9 @@ class Programme:
 
     @property
     def dry(self) -> bool:
-        """Every lane ``none`` and the master ``clean``: the programme before the
+        """Every lane ``none``, the master ``clean`` and no line staged: the programme before the
         limiter is the plain mix, which the fast loudness analysis models exactly."""
-        quiet = self.sounds is None or not self.sounds.sounds
+        quiet = (self.sounds is None or not self.sounds.sounds) and not self.mixer.stereo
         return quiet and all(chain.dry for chain in self._chains) and self._master.stage.dry
 
     @property

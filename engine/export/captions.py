@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from engine.export.cuesplit import split_caption
+from engine.export.stagingsheet import line_staging, staging_summary
 from engine.project.direction import direction_spans, spoken_text
 from engine.project.model import Project
 from engine.project.sound import CUE_KINDS
@@ -98,9 +99,10 @@ def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequenc
     lines = {line.id: line for line in project.lines}
     clips = {clip.id: clip for clip in project.sounds}
     kinds = {lane.name: CUE_KINDS[lane.kind] for lane in project.sound_lanes}
+    staged = line_staging(project)
     entries: list[tuple[float, int, dict[str, object]]] = [
         (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": _cue_text(lines[p.line_id].text),
-                      "start": round(p.start, 4), "end": round(p.end, 4)})
+                      "start": round(p.start, 4), "end": round(p.end, 4), **staged.get(p.line_id, {})})
         for p in placements
     ]
     for s in sounds:
@@ -110,4 +112,5 @@ def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequenc
                                      "cue": clip.cue, "file": file, "start": round(s.start, 4),
                                      "end": round(s.end, 4)}))
     cues = [entry for _, _, entry in sorted(entries, key=lambda e: (e[0], e[1]))]
-    return json.dumps({"title": project.title, "cues": cues}, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps({"title": project.title, **staging_summary(project), "cues": cues}, indent=2,
+                      ensure_ascii=False) + "\n"

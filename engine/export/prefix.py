@@ -32,6 +32,7 @@ import numpy as np
 
 from engine.audio.normalize import ProgrammeAnalysis
 from engine.audio.programme import Programme
+from engine.audio.staging import Stager
 from engine.export.pages import PassedClips
 from engine.mixdown.mixplan import build_mixer, build_programme, placed_clips
 from engine.mixdown.sound_placement import SoundSet, place_sounds
@@ -53,6 +54,9 @@ class PrefixAnalysis:
         self.rate = project.sample_rate
         # Recorded takes are loaded, not voiced: such a project takes the whole pass.
         self._off = any(line.recording is not None for line in project.lines)
+        # Each staged line is staged once, as it joins the prefix (kept in the clip cache's
+        # folder); the render mixes with this stager too, so it stages nothing again.
+        self.stager = Stager(store=synth.cache.disk)
         self._plans: dict[str, ClipPlan] = {}
         self._pending: set[str] = set()
         self._next = 0  # the first line of the script not yet in the prefix
@@ -110,7 +114,11 @@ class PrefixAnalysis:
             self._analyse_to(self._settled(sounds), sounds)
 
     def _settled(self, sounds: SoundSet) -> int:
-        """The frame up to which the programme cannot change any more (block-aligned)."""
+        """The frame up to which the programme cannot change any more (block-aligned):
+        where the first line not voiced yet starts. A staged line's room tail rings on
+        past its end into the next seconds, but it is part of that line's own staged
+        clip, already in the prefix's mixer; a line still to come adds nothing before
+        its start."""
         rate = self.rate
         durations = {lid: clip.shape[0] / rate for lid, clip in self._clips.items()}
         placed, sound_placed = layout_all(self.project, durations, sounds.durations(rate))
@@ -137,28 +145,34 @@ class PrefixAnalysis:
         if frame <= self.frames:
             return
         if self.programme is None:
-            mixer = build_mixer(self.project, self._clips, self._placed, self.block)
+            mixer = build_mixer(self.project, self._clips, self._placed, self.block, self.stager, self._keys())
             self.programme = build_programme(self.project, mixer, sounds, self._sound_placed)
             self.analysis = ProgrammeAnalysis(self.rate)
             if self.programme.dry:  # a dry programme is analysed from its clips, without a pass
                 self._off = True
                 return
         else:  # the same programme (its effects carry their state), with the longer prefix
-            self.programme.mixer.set_clips(placed_clips(self.project, self._clips, self._placed))
+            self.programme.mixer.set_clips(placed_clips(self.project, self._clips, self._placed, self.stager,
+                                                        self._keys()))
             if self.programme.sounds is not None:
                 self.programme.sounds.set_sounds(place_sounds(self.project, sounds, self._sound_placed))
         assert self.analysis is not None
         # One advance can cover most of the programme (a line voiced late holds
         # the prefix back until it comes): hand the pages back as the pass goes,
         # not at its end (measured: 700 MB of an hour's clips mapped in at once).
-        passing = PassedClips((end, self._clips[lid]) for lid, end in self._ends().items()
-                              if lid not in self._released)
+        passing = PassedClips((clip.end, clip.audio) for clip in self.programme.mixer.clips
+                              if clip.end > self.frames)  # a staged line's clip (its tail too) or the dry one
         for t in range(self.frames, frame, self.block):
             self._check()
             passing.release_before(t)
             self.analysis.feed(self.programme.mix(t, self.block)[0])
+        passing.release_before(frame)
         self.frames = frame
         self._let_go(frame)
+
+    def _keys(self) -> dict[str, str]:
+        """The prefix's clips' content keys (no recordings here: those take the whole pass)."""
+        return {lid: self._plans[lid].key for lid in self._clips}
 
     def _ends(self) -> dict[str, int]:
         return {p.line_id: int(round(p.start * self.rate)) + self._clips[p.line_id].shape[0] for p in self._placed}

@@ -249,13 +249,15 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     _report_synthesis(report, synth, result, started)
     check_cancel = partial(_cancelled, cancel)
     rate = project.sample_rate
-    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds)
+    # Staged lines are read from the clip cache's folder when staged before (the prefix's
+    # stager has staged those voiced meanwhile): an unchanged production convolves nothing.
+    programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
+                                                              prefix.stager, clip_identities(project, result))
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     report.master_effect = programme.master_effect
-    # Each pass hands back the pages of the mapped clips it is past (engine/export/pages.py).
-    passed = PassedClips((int(round(p.start * rate)) + result.clips[p.line_id].shape[0], result.clips[p.line_id])
-                         for p in placements)
+    # Each pass hands back the pages of the mapped clips (dry or staged) it is past (engine/export/pages.py).
+    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     memo = MixMemo(synth.cache.directory)
     key = _solve_gain(project, result, sounds, programme, placements, sound_placements, total, report, plan,
                       options, memo, passed, prefix, progress, check_cancel)
@@ -266,7 +268,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
     if progress:
         progress("finishing", 0, 1)
-    _write_texts(project, synth, result, placements, sound_placements, sounds, output, options)
+    _write_texts(project, synth, result, placements, sound_placements, sounds, output, options,
+                 {role: f"stems/{path.name}" for role, path in report.stems.items()})
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
@@ -393,8 +396,9 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
 
 def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResult, placements: list[Placement],
                  sound_placements: list[SoundPlacement], sounds: SoundSet, output: OutputSet,
-                 options: RenderOptions) -> None:
-    """Captions, the cue sheet and (asked for) the DAW project."""
+                 options: RenderOptions, stems: dict[str, str]) -> None:
+    """Captions, the cue sheet and (asked for) the DAW project (``stems``: each role's stem
+    file in the set, which the hand-offs carry beside a staged role's dry lines)."""
     timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
              for line in project.lines if line.id in result.plans and line.recording is None}
     texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
@@ -403,7 +407,7 @@ def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResu
         output.path(name).write_text(text, encoding="utf-8", newline="\n")
     if options.daw:
         write_daw(options.daw, project, options.name or project.title, placements, result.clips, output,
-                  sound_placements, sounds)
+                  sound_placements, sounds, stems)
 
 
 def _deliver(project: Project, placements: list[Placement], output: OutputSet, plan: DeliveryPlan,

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import ENGINE_VERSION
+from engine.audio.staging import staging_identity
 from engine.fsutil import atomic_write_text
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.model import Project
@@ -63,6 +64,7 @@ def programme_key(project: Project, placements: list[Placement], clip_keys: dict
                   for r, effect in zip(project.cast, lane_effects, strict=True)],
         "clips": [[lanes[p.role], int(round(p.start * rate)), clip_keys[p.line_id]] for p in placements],
         "sounds": sound_identity(project, sounds),
+        "staging": staging_identity(project),
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]

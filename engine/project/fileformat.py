@@ -55,6 +55,12 @@ from engine.project.model import Character, Line, Project, Role, Scene, Timing, 
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.revisionformat import revisions_from_dict, revisions_to_dict
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
+from engine.project.stagingformat import (
+    line_staging_from_dict,
+    line_staging_to_dict,
+    scene_staging_from_dict,
+    scene_staging_to_dict,
+)
 from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
 
@@ -170,7 +176,8 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
         "timing": _timing_to_dict(project.timing),
         "master_effect": project.master_effect,
         "cast": [_role_to_dict(r) for r in project.cast],
-        "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes)} for s in project.scenes],
+        "scenes": [{"id": s.id, "heading": s.heading, "notes": list(s.notes), **scene_staging_to_dict(s)}
+                   for s in project.scenes],
         "lines": [_line_to_dict(line, folder) for line in project.lines],
         "lexicon": dict(project.lexicon),
         **sounds_to_dict(project, folder),
@@ -213,6 +220,7 @@ def _line_to_dict(line: Line, folder: Path | None = None) -> dict[str, Any]:
     d.update(takes_to_dict(line, voice_to_dict))
     if line.recording is not None:
         d["recording"] = _relative(line.recording, folder)
+    d.update(line_staging_to_dict(line))
     return d
 
 
@@ -314,7 +322,8 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
             if not isinstance(note, str):
                 raise r.fail(f"{path}.notes[{j}]", f"expected a string, got {kind_of(note)}")
             r.encodable(note, f"{path}.notes[{j}]")
-        scenes.append(Scene(id=sid, heading=r.text(sd, "heading", path, ""), notes=list(notes)))
+        scenes.append(Scene(id=sid, heading=r.text(sd, "heading", path, ""), notes=list(notes),
+                            **scene_staging_from_dict(r, sd, path)))
 
     lines: list[Line] = []
     seen_ids: set[str] = set()
@@ -373,6 +382,7 @@ def line_from_dict(r: _Reader, ld: Any, path: str, folder: Path | None) -> Line:
         with_previous=r.flag(ld, "with_previous", path, False),
         **takes_from_dict(r, ld, path, voice_from_dict),
         recording=_recording(r, ld, path, folder),
+        **line_staging_from_dict(r, ld, path),
     )
 
 

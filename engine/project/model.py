@@ -33,6 +33,7 @@ from engine.project.defaults import (
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
 from engine.project.sound import SoundClip, SoundLane
+from engine.project.staging import Position, Room
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,15 @@ class Role:
 
 @dataclass
 class Scene:
+    """A scene; ``room`` is where it happens (None: no room, lines dry), with
+    ``room_evidence`` saying why it was chosen (the heading's words, or
+    "set by hand")."""
+
     id: str
     heading: str = ""
     notes: list[str] = field(default_factory=list)
+    room: Room | None = None
+    room_evidence: str = ""
 
 
 @dataclass
@@ -132,6 +139,10 @@ class Line:
     ``recording`` is a recorded take (a WAV file; an absolute path in memory,
     stored relative to the project file): the mix and the export use it
     instead of synthesis for this line.
+
+    Staging: ``perspective`` (engine.project.staging.PERSPECTIVES: off, phone,
+    door, moving-away...) with ``perspective_evidence``, and ``position`` (pan,
+    distance, movement keyframes) set in the studio.
     """
 
     id: str
@@ -147,6 +158,11 @@ class Line:
     takes: tuple[int, ...] = ()
     locked: VoiceParams | None = None
     recording: str | None = None
+    # Staging (engine/project/staging.py): how the line is miked ("" = as its role is) and why
+    # (the script's words that said so), and where the producer placed it.
+    perspective: str = ""
+    perspective_evidence: str = ""
+    position: Position | None = None
 
 
 @dataclass

@@ -19,6 +19,7 @@ from engine.audio.meters import LevelMeters
 from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
+from engine.audio.staging import line_stages
 from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB, solve_live_gain
 from engine.mixdown.memo import GainMemo
 from engine.mixdown.sound_placement import apply_sound_lanes
@@ -141,7 +142,7 @@ class LiveMix:
         signature = (tuple((lid, r.clip_key, id(r.clip)) for lid, r in records.items()),
                      tuple((r.name, r.gain_db, r.pan, r.mute, r.solo, r.effect) for r in project.cast),
                      project.master_effect, id(sound_set), tuple(project.sound_lanes),
-                     tuple(project.sounds))
+                     tuple(project.sounds), tuple(line_stages(project).items()))
         if signature == self._loudness_signature:
             return
         self._loudness_signature = signature

@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
+from engine.audio.staging import Stager, line_stages
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout_all
 from engine.sched.request import Deadline, Origin
@@ -50,6 +51,9 @@ class PlaybackPass:
         self._play_origin = 0.0  # where the last play() started (stop returns here)
         self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
         self.pending = PendingLines.empty()
+        # Rooms are made off the control thread (engine/audio/staging.py); a line heard before
+        # its room is ready is staged again (a relayout, on the control thread) when it is.
+        self.stager = Stager(room_ready=lambda: self._post(self.relayout))
 
     @property
     def prerendering(self) -> bool:
@@ -127,6 +131,7 @@ class PlaybackPass:
         self._placement_of = {p.line_id: p for p in self.placements}
         placed: list[PlacedClip] = []
         pending: list[tuple[int, str]] = []
+        stages = line_stages(self._project())
         for p in self.placements:
             lane = self.mix.lane_of.get(p.role)
             if lane is None:
@@ -134,10 +139,13 @@ class PlaybackPass:
             start = int(round(p.start * self.rate))
             clip = clips.get(p.line_id)
             if clip is not None:
-                placed.append(PlacedClip(lane, start, clip))
+                # Staged here, on the control thread, once per clip and staging (the export's function).
+                placed.append(PlacedClip(lane, start, self.stager.clip(p.line_id, clip, stages.get(p.line_id),
+                                                                       self.rate)))
             elif p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting:
                 pending.append((start, p.line_id))
         pending.sort()
+        self.stager.forget_except(set(clips))
         self.mix.mixer.set_clips(placed)
         self.pending = PendingLines([s for s, _ in pending], [i for _, i in pending])
         self.mix.player.set_pending(self.pending)

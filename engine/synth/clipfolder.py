@@ -96,13 +96,22 @@ class ClipFolder:
         path = self.path(key)
         if not path.is_file() and not self._adopt(key):
             return None
+        return self._mapped(key, 1)
+
+    def load_staged(self, key: str) -> np.ndarray | None:
+        """A staged clip (engine/audio/staging.py: (frames, 2) float32, kept here
+        under its staged key, in the same size limit) memory-mapped, or None."""
+        return self._mapped(key, 2) if self.path(key).is_file() else None
+
+    def _mapped(self, key: str, ndim: int) -> np.ndarray | None:
+        path = self.path(key)
         try:
             mapped = np.load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError, EOFError):
             with contextlib.suppress(OSError):
                 path.unlink()
             return None
-        if mapped.dtype != np.float32 or mapped.ndim != 1:
+        if mapped.dtype != np.float32 or mapped.ndim != ndim or (ndim == 2 and mapped.shape[1] != 2):
             return None
         with self._lock:
             self._used.add(key)

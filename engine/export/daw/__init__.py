@@ -26,6 +26,6 @@ _WRITERS = {"reaper": reaper.write, "audacity": audacity.write, "otio": otio.wri
 
 def write_daw(kind: str, project: Project, name: str, placements: list[Placement],
               clips: dict[str, np.ndarray], output: OutputSet, sound_placements: Sequence[SoundPlacement] = (),
-              sounds: SoundSet | None = None) -> None:
-    handoff = build_handoff(project, placements, clips, output, sound_placements, sounds)
+              sounds: SoundSet | None = None, stems: dict[str, str] | None = None) -> None:
+    handoff = build_handoff(project, placements, clips, output, sound_placements, sounds, stems)
     _WRITERS[kind](handoff, output, name)

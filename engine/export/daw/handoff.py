@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import soundfile as sf
 
 from engine.audio.soundbus import SoundBus
+from engine.export.daw.staging import automation
 from engine.export.delivery import scene_chapters
 from engine.export.names import safe_stem, unique_file_names
 from engine.export.outputset import OutputSet
@@ -68,6 +69,10 @@ class Handoff:
     scenes: list[SceneSpan]
     length_s: float
     sounds: list[SoundFile]
+    # Staging (engine/export/daw/staging.py): role -> (seconds, pan, distance) points, and
+    # role -> its stem's file (the rendered staging) when stems were written.
+    automation: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)
+    stems: dict[str, str] = field(default_factory=dict)
 
 
 def one_line(text: str) -> str:
@@ -147,9 +152,9 @@ def _write_sounds(project: Project, placements: Sequence[SoundPlacement], sounds
 
 def build_handoff(project: Project, placements: list[Placement], clips: dict[str, np.ndarray],
                   output: OutputSet, sound_placements: Sequence[SoundPlacement] = (),
-                  sounds: SoundSet | None = None) -> Handoff:
-    """Write each line's and each sound clip's file into ``output`` and
-    describe the timeline."""
+                  sounds: SoundSet | None = None, stems: dict[str, str] | None = None) -> Handoff:
+    """Write each line's (dry) and each sound clip's file into ``output`` and
+    describe the timeline; ``stems``: role -> its stem file, the rendered staging."""
     files = line_files(project)
     texts = {line.id: line.text for line in project.lines}
     rate = project.sample_rate
@@ -166,4 +171,6 @@ def build_handoff(project: Project, placements: list[Placement], clips: dict[str
             scenes.append(SceneSpan(chapter.title, min(p.start for p in placed), max(p.end for p in placed)))
     written = _write_sounds(project, sound_placements, sounds or SoundSet(), output)
     length = max([*(p.end for p in placements), *(p.end for p in sound_placements)], default=0.0)
-    return Handoff(project, rate, lines, scenes, length, written)
+    staged = automation(project, placements)
+    return Handoff(project, rate, lines, scenes, length, written, staged,
+                   {role: file for role, file in (stems or {}).items() if role in staged})

@@ -1,13 +1,15 @@
 """OpenTimelineIO: an audio track per role and per sound lane (a second one
 where a role's own lines or a lane's clips overlap), each line and sound clip a clip with its source range on its file, gaps
 between them in frames at the project's rate (so positions are exact), and
-a marker over each scene. Written with the opentimelineio library."""
+a marker over each scene; a staged role's stem (the rendered staging) on a
+track of its own. Written with the opentimelineio library."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from engine.export.daw.handoff import Handoff, project_file
+from engine.export.daw.staging import tail_s
 from engine.export.outputset import OutputSet
 
 
@@ -49,6 +51,15 @@ def build(handoff: Handoff) -> Any:
             lanes[lane] = (track, start + frames)
         for track, _ in lanes:
             timeline.tracks.append(track)
+    length = int(round((handoff.length_s + tail_s(handoff.project)) * rate))
+    for role, stem in handoff.stems.items():  # the rendered staging, beside the dry lines
+        track = otio.schema.Track(name=f"{role} (staged)", kind=otio.schema.TrackKind.Audio,
+                                  metadata={"radioplay": {"role": role, "staged": True}})
+        available = otio.opentime.TimeRange(at(0), at(length))
+        track.append(otio.schema.Clip(name=f"{role} staged", source_range=available,
+                                      media_reference=otio.schema.ExternalReference(target_url=stem,
+                                                                                    available_range=available)))
+        timeline.tracks.append(track)
     for scene in handoff.scenes:
         span = otio.opentime.TimeRange(at(int(round(scene.start * rate))),
                                        at(int(round((scene.end - scene.start) * rate))))

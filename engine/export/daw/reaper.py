@@ -1,6 +1,9 @@
 """REAPER's ``.rpp``: one track per role and per sound lane (its gain, pan,
 mute and solo), one item per line and per sound clip at the cue sheet's
 position referencing the file written for it, a marker at each scene's start and a region over each scene.
+A staged role's track carries its lines' pan and distance as envelopes, and a
+"ROLE (staged)" track beside the cast plays its stem (the rendered staging);
+the dry track is then muted.
 
 The format is REAPER's plain-text chunk tree (``<TRACK ... >``); REAPER
 accepts a project that gives only these fields and fills in the rest.
@@ -12,6 +15,7 @@ from __future__ import annotations
 import math
 
 from engine.export.daw.handoff import Handoff, one_line, project_file
+from engine.export.daw.staging import distance_gain, tail_s
 from engine.export.outputset import OutputSet
 from engine.project.model import Role
 from engine.project.sound import SoundLane
@@ -43,15 +47,41 @@ def render(handoff: Handoff) -> str:
                        for x in handoff.sounds if x.lane == lane.name]) for lane in project.sound_lanes]
     for track, items in tracks:
         volume = math.pow(10, track.gain_db / 20)
+        points = handoff.automation.get(track.name, []) if isinstance(track, Role) else []
+        # A role with its staged stem beside it: the dry lines are muted (the stem plays, as the mix).
+        muted = track.mute or (isinstance(track, Role) and track.name in handoff.stems)
         out += ["  <TRACK", f"    NAME {quote(track.name)}", f"    VOLPAN {volume:.6f} {track.pan:.6f} -1 -1 1",
-                f"    MUTESOLO {int(track.mute)} {2 if track.solo else 0} 0", "    NCHAN 2"]
+                f"    MUTESOLO {int(muted)} {2 if track.solo else 0} 0", "    NCHAN 2"]
+        if points:
+            out += envelopes(points)
         for start, frames, label, ident, file in items:
             out += ["    <ITEM", f"      POSITION {start:.10f}", f"      LENGTH {frames / handoff.rate:.10f}",
                     f"      NAME {quote(label)}", f"      IGUID {quote('{' + ident + '}')}",
                     "      <SOURCE WAVE", f"        FILE {quote(file)}", "      >", "    >"]
         out.append("  >")
+    for role in project.cast:
+        stem = handoff.stems.get(role.name)
+        if stem is None:
+            continue
+        volume = math.pow(10, role.gain_db / 20)
+        # The stem is the staged voice, placed and panned already: the track pans it no more.
+        out += ["  <TRACK", f"    NAME {quote(role.name + ' (staged)')}", f"    VOLPAN {volume:.6f} 0 -1 -1 1",
+                f"    MUTESOLO {int(role.mute)} {2 if role.solo else 0} 0", "    NCHAN 2",
+                "    <ITEM", "      POSITION 0", f"      LENGTH {handoff.length_s + tail_s(project):.10f}", "      LOOP 0",
+                f"      NAME {quote(role.name + ' staged')}", f"      IGUID {quote('{stem:' + role.name + '}')}",
+                "      <SOURCE WAVE", f"        FILE {quote(stem)}", "      >", "    >", "  >"]
     out.append(">")
     return "\n".join(out) + "\n"
+
+
+def envelopes(points: list[tuple[float, float, float]]) -> list[str]:
+    """A role's staging as a pan envelope and a volume envelope (distance by the
+    inverse distance law). REAPER's pan envelope runs from +1 (left) to -1 (right)."""
+    pan = ["    <PANENV2", "      ACT 1 -1", "      VIS 1 1 1", "      ARM 0", "      DEFSHAPE 0 -1 -1"]
+    pan += [f"      PT {t:.10f} {-p:.6f} 0" for t, p, _ in points]
+    volume = ["    <VOLENV2", "      ACT 1 -1", "      VIS 1 1 1", "      ARM 0", "      DEFSHAPE 0 -1 -1"]
+    volume += [f"      PT {t:.10f} {distance_gain(d):.6f} 0" for t, _, d in points]
+    return [*pan, "    >", *volume, "    >"]
 
 
 def write(handoff: Handoff, output: OutputSet, name: str) -> None:

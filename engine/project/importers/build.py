@@ -45,6 +45,7 @@ from engine.project.importers.parsed import (
 )
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
 from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults
+from engine.project.staging_rules import infer_room, perspective_words
 from engine.project.timeline import MAX_PAUSE_S
 
 NARRATOR = "NARRATOR"
@@ -120,6 +121,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     def new_scene(heading: str = "") -> Scene:
         nonlocal scene
         scene = Scene(id=f"S{len(project.scenes) + 1}", heading=heading, notes=loose_notes[:])
+        choice = infer_room(heading)
+        if choice is not None:
+            scene.room, scene.room_evidence = choice.room, choice.evidence
         loose_notes.clear()
         project.scenes.append(scene)
         return scene
@@ -134,7 +138,8 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             project.cast.append(Role(name=name, colour=next_colour(index), pan=pan, voice=voice))
             report.lines_per_role[name] = 0
 
-    def add_line(role: str, text: str, note: str = "", with_previous: bool = False) -> None:
+    def add_line(role: str, text: str, note: str = "", with_previous: bool = False,
+                 extensions: tuple[str, ...] = ()) -> None:
         nonlocal pending_pause, previous
         ensure_role(role)
         interrupted = previous is not None and previous.text.rstrip().endswith(("—", "--", "–"))
@@ -143,6 +148,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             note=note, pause_before=pending_pause, with_previous=with_previous and previous is not None,
             overlap=INTERRUPTION_OVERLAP_S if interrupted and not with_previous else 0.0,
         )
+        seen = perspective_words(*extensions, note)
+        if seen is not None:
+            line.perspective, line.perspective_evidence = seen.perspective, seen.evidence
         project.lines.append(line)
         for clip, field_name in waiting:
             setattr(clip, field_name, line.id)
@@ -161,7 +169,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             if (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line,
                                         f"{element.character}'s line is {long} (split it into several lines)")
-            add_line(element.character, element.text, element.note, element.dual)
+            add_line(element.character, element.text, element.note, element.dual, element.extensions)
             report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
                                 for problem in parse_line(element.text).warnings]
         elif isinstance(element, Action):

@@ -65,8 +65,11 @@ def test_sample_delivers_to_podcast_and_acx_and_hands_off_to_reaper(tmp_path, ca
 
     cues = json.loads((acx / "cues.json").read_text())["cues"]  # dialogue, and the sound lanes' clips
     tracks = rpp.loads((acx / "the-last-broadcast.rpp").read_text()).findall("TRACK")
-    assert [t.find("NAME")[1] for t in tracks] == [r.name for r in project.cast] + [s.name for s in project.sound_lanes]
-    items = {i.find("IGUID")[1].strip("{}"): (t.find("NAME")[1], i) for t in tracks for i in t.findall("ITEM")}
+    # The cast's dry lines and the sound lanes, then (the sample is staged) each role's rendered staging.
+    assert [t.find("NAME")[1] for t in tracks] == ([r.name for r in project.cast] + [s.name for s in project.sound_lanes]
+                                                   + [f"{r.name} (staged)" for r in project.cast])
+    dry = [t for t in tracks if not t.find("NAME")[1].endswith(" (staged)")]
+    items = {i.find("IGUID")[1].strip("{}"): (t.find("NAME")[1], i) for t in dry for i in t.findall("ITEM")}
     assert len(items) == len(cues) == len(project.lines) + len(project.sounds)
     worst = 0.0
     for cue in cues:

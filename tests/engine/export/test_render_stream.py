@@ -180,3 +180,26 @@ def test_a_long_prefix_advance_hands_back_pages_as_it_goes(tmp_path: Path, tiny_
     assert prefix.frames > 4 * BLOCK
     assert resident_at_the_end and resident_at_the_end[0] < 8  # KiB: handed back during the pass
     prefix.close()
+
+
+def test_a_staged_project_is_analysed_while_its_lines_are_voiced(tmp_path: Path,
+                                                                 tiny_voices: dict[str, Path]) -> None:
+    """Rooms, perspectives and movement: a staged line's tail rings into the next
+    seconds, yet the prefix analysed as the lines came is the whole pass."""
+    from engine.project.model import Scene
+    from engine.project.staging import ROOM_PRESETS
+
+    project = tiny_project(tiny_voices["single"], lines_per_role=4)
+    project.scenes[0].room = ROOM_PRESETS["bathroom"]  # 0.9 s of tail past each line
+    project.scenes.append(Scene("S2", "EXT. STREET", room=ROOM_PRESETS["street"]))
+    for line in project.lines[6:]:
+        line.scene = "S2"
+    project.lines[1].perspective = "off"
+    project.lines[4].perspective = "moving-away"
+    project.lines[7].perspective = "phone"
+    project.master_effect = "broadcast"
+    path = tmp_path / "staged.radioplay"
+    save_project(project, path)
+    report, whole = _solved_by_one_pass(path, tmp_path / "out")
+    assert report.analysis_streamed > 0  # type: ignore[attr-defined]
+    assert (report.premix_lufs, report.gain_db, report.predicted_lufs) == whole  # type: ignore[attr-defined]

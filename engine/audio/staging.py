@@ -1,0 +1,247 @@
+"""Staging a line: its perspective's filters and level, its position and movement,
+and its scene's room, applied to its clip.
+
+A staged line is a stereo clip ((frames + the room's tail, 2) float32):
+
+* the direct sound: the clip through the perspective's band limits (a
+  telephone's 300-3400 Hz) or muffling (a door's low-pass), at the
+  perspective's level, at the line's distance (inverse distance law from the
+  reference distance) and pan (constant power), both following the line's
+  movement keyframes sample by sample;
+* the room: the same filtered clip convolved (overlap-add, blockwise FFT:
+  ``scipy.signal.oaconvolve``) with the room's reverberant response
+  (:mod:`engine.audio.rooms`), whose level does not depend on distance (a
+  diffuse field), so a far voice is wetter and a near one drier. A
+  hypercardioid microphone hears a quarter of a diffuse field (-6 dB).
+
+The room's reverberation stays in the role's stem: each role's stem is its
+staged voice, tail included (docs/user/staging.md).
+
+A line is staged once when its clip arrives (live: on the session's control
+thread; export: as the mix is planned), never in the mixer's blocks, so the
+real-time path is the block mixer's as before: it reads a staged clip as it
+reads any clip and allocates nothing. Live playback and export stage with
+this one function, so they mix the same samples.
+
+A staged clip is kept, like a voiced one, in the clip cache's folder
+(:class:`StagedStore`), named by :func:`staged_key`: the dry clip's key and
+everything staging does to it (room, perspective, position and movement,
+the rate, the room simulation's and this module's versions). An export of
+an unchanged production reads its staged lines memory-mapped from there and
+convolves nothing (scipy is imported only to stage a line).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
+from engine.project.model import Line, Project, Scene
+from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, line_stage
+
+# A hypercardioid's random-energy efficiency: it hears 1/4 of a diffuse field (-6 dB), as a
+# drama studio's mic keeps the room behind the voice (measured: with a cardioid's 1/3 and
+# lines at 1 m the recognizer's word error rate in a kitchen tripled, bench/staging.py).
+MIC_DIRECTIVITY = math.sqrt(1 / 4)
+# Nearer than this a voice gets no louder (a close mic's working limit).
+NEAREST_M = 0.3
+FILTER_ORDER_BAND = 8  # a telephone's edges: 48 dB an octave each way, 96 there and back
+FILTER_ORDER_MUFFLE = 4
+# Bumped when staging a clip gives other samples, so kept staged clips are made again.
+STAGING_VERSION = 1
+
+
+class StagedStore(Protocol):
+    """Where staged clips are kept between runs (engine/synth/clipfolder.py's ClipFolder)."""
+
+    def load_staged(self, key: str) -> np.ndarray | None:
+        """The staged clip (frames, 2) float32, memory-mapped, or None."""
+
+    def save(self, key: str, audio: np.ndarray) -> None:
+        """Keep it under ``key`` (atomically; OSError when it cannot)."""
+
+
+def staged_key(clip_key: str, stage: LineStage, rate: int) -> str:
+    """The kept staged clip's name: everything that changes it."""
+    payload = [clip_key, repr(stage), rate, ROOMS_VERSION, STAGING_VERSION]
+    return "staged-" + hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
+
+
+def line_stages(project: Project) -> dict[str, LineStage]:
+    """Each staged line's staging (lines with nothing to stage are left out)."""
+    scenes: dict[str, Scene] = {s.id: s for s in project.scenes}
+    pans = {r.name: r.pan for r in project.cast}
+    stages: dict[str, LineStage] = {}
+    for line in project.lines:
+        stage = stage_of(line, scenes, pans)
+        if stage is not None:
+            stages[line.id] = stage
+    return stages
+
+
+def staging_identity(project: Project) -> list[list[str]]:
+    """What the mix's staging depends on, for the memo of solved gains: each staged
+    line's staging and the room simulation's version (another room, perspective or
+    position is another programme)."""
+    return [[line_id, repr(stage)] for line_id, stage in sorted(line_stages(project).items())] + \
+        [["rooms", str(ROOMS_VERSION)]]
+
+
+def stage_of(line: Line, scenes: Mapping[str, Scene], pans: Mapping[str, float]) -> LineStage | None:
+    scene = scenes.get(line.scene) if line.scene is not None else None
+    return line_stage(scene.room if scene is not None else None, line.perspective, line.position,
+                      pans.get(line.role, 0.0))
+
+
+def automation(stage: LineStage, frames: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pan and distance per frame across a line of ``frames`` (linear between
+    keyframes; before the first and after the last, held)."""
+    at = np.array([key[0] for key in stage.path], dtype=np.float64) * max(frames - 1, 0)
+    pans = np.array([key[1] for key in stage.path], dtype=np.float64)
+    distances = np.array([key[2] for key in stage.path], dtype=np.float64)
+    if len(stage.path) == 1 or frames == 0:
+        return np.full(frames, pans[0]), np.full(frames, distances[0])
+    t = np.arange(frames, dtype=np.float64)
+    return np.interp(t, at, pans), np.interp(t, at, distances)
+
+
+def direct_gains(pan: np.ndarray, distance: np.ndarray, level_db: float) -> np.ndarray:
+    """(frames, 2) left and right gains of the direct sound: constant-power pan
+    (as the mixer pans an unstaged lane) times the inverse distance law."""
+    theta = (np.clip(pan, -1.0, 1.0) + 1.0) * (math.pi / 4)
+    near = REFERENCE_DISTANCE_M / np.maximum(distance, NEAREST_M)
+    g = near * 10 ** (level_db / 20)
+    return np.stack([g * np.cos(theta), g * np.sin(theta)], axis=1)
+
+
+def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.ndarray:
+    from scipy.signal import butter, sosfilt, sosfiltfilt  # here: a cached render stages nothing
+
+    nyquist = rate / 2
+    out = np.asarray(audio, dtype=np.float64)
+    if stage.band_hz is not None:
+        low, high = stage.band_hz
+        sos = butter(FILTER_ORDER_BAND, [low, min(high, nyquist * 0.95)], btype="bandpass", fs=rate, output="sos")
+        # Forwards and backwards (the whole clip is here): twice the slope, as steep as a
+        # telephone channel's mask, and no phase smear.
+        out = sosfiltfilt(sos, out)
+    if stage.lowpass_hz is not None and stage.lowpass_hz < nyquist * 0.95:
+        sos = butter(FILTER_ORDER_MUFFLE, stage.lowpass_hz, btype="lowpass", fs=rate, output="sos")
+        out = sosfilt(sos, out)
+    return out
+
+
+def stage_clip(audio: np.ndarray, stage: LineStage, rate: int, reverb: np.ndarray | None) -> np.ndarray:
+    """The staged stereo clip of a mono clip; ``reverb`` is the scene's room
+    response (None: no room)."""
+    from scipy.signal import oaconvolve
+
+    frames = int(audio.shape[0])
+    heard = perspective_filter(stage, audio, rate)
+    pan, distance = automation(stage, frames)
+    gains = direct_gains(pan, distance, stage.level_db)
+    wet = reverb is not None and stage.reverb > 0 and frames > 0
+    tail = int(reverb.shape[0]) - 1 if wet and reverb is not None else 0
+    out = np.zeros((frames + tail, 2), dtype=np.float64)
+    out[:frames] = heard[:, None] * gains
+    if wet and reverb is not None:
+        send = heard * (10 ** (stage.level_db / 20) * stage.reverb * MIC_DIRECTIVITY)
+        for channel in (0, 1):
+            out[:, channel] += oaconvolve(send, reverb[:, channel].astype(np.float64))
+    return np.ascontiguousarray(out, dtype=np.float32)
+
+
+@dataclass
+class _Staged:
+    clip: np.ndarray
+    stage: LineStage
+    rate: int
+    key: str  # staged_key ("" for a clip given no key: matched by identity)
+    staged: np.ndarray
+
+
+class Stager:
+    """Staged clips by line, made once per clip and staging: a mix rebuilt
+    after every arriving clip (live playback, the export's prefix analysis)
+    stages only what changed. One entry per line, so it holds no more than
+    the project's lines. With a ``store`` a clip given its dry key is read
+    from there when it was staged before (by any process), and kept there
+    when it is staged now."""
+
+    def __init__(self, responses: RoomResponses | None = None,
+                 room_ready: Callable[[], None] | None = None, store: StagedStore | None = None) -> None:
+        """``room_ready`` None: a room not made yet is waited for (export). Set (live
+        playback's control thread, which must not wait seconds for a cathedral): the
+        line is staged without its room for now, the room is made in the background,
+        and ``room_ready`` is called (on that thread) to stage it again."""
+        self._responses = responses
+        self.room_ready = room_ready
+        self.store = store
+        self._memo: dict[str, _Staged] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def responses(self) -> RoomResponses:
+        """The rooms' responses (the process's, at first use: a cached render needs none)."""
+        if self._responses is None:
+            self._responses = shared_responses()
+        return self._responses
+
+    def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int,
+             clip_key: str = "") -> np.ndarray:
+        """``audio`` as the mix hears it: staged (stereo) when the line has a
+        staging, else the mono clip itself. ``clip_key``: the dry clip's content
+        key (engine/synth/cache.py), which lets the staged clip be kept in the store."""
+        if stage is None:
+            return audio
+        key = staged_key(clip_key, stage, rate) if clip_key else ""
+        with self._lock:
+            held = self._memo.get(line_id)
+        if held is not None and held.key == key and held.stage == stage and held.rate == rate and \
+                (key or held.clip is audio):
+            return held.staged
+        store = self.store if key else None
+        kept = store.load_staged(key) if store is not None else None
+        if kept is not None and kept.shape[0] >= audio.shape[0]:
+            return self._remember(line_id, audio, stage, rate, key, kept)
+        room = stage.room
+        reverb = None
+        if room is not None and stage.reverb > 0:
+            if self.room_ready is None:
+                reverb = self.responses.response(room, rate)
+            else:
+                reverb = self.responses.ready(room, rate)
+                if reverb is None:
+                    self.responses.prepare(room, rate, self.room_ready)
+                    return stage_clip(audio, stage, rate, None)  # not remembered: staged again when ready
+        staged = stage_clip(audio, stage, rate, reverb)
+        if store is not None:
+            try:
+                store.save(key, staged)
+            except OSError:
+                pass  # a cache folder that cannot be written costs a staging next time, nothing more
+            else:
+                # Mapped from its file: the pages can go once a pass is past it (engine/export/pages.py).
+                mapped = store.load_staged(key)
+                staged = mapped if mapped is not None else staged
+        staged.setflags(write=False)
+        return self._remember(line_id, audio, stage, rate, key, staged)
+
+    def _remember(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, key: str,
+                  staged: np.ndarray) -> np.ndarray:
+        with self._lock:
+            self._memo[line_id] = _Staged(audio, stage, rate, key, staged)
+        return staged
+
+    def forget_except(self, line_ids: set[str]) -> None:
+        with self._lock:
+            for gone in [k for k in self._memo if k not in line_ids]:
+                del self._memo[gone]
