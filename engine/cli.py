@@ -1,4 +1,4 @@
-"""The headless verbs of ``radioplay`` (import, render, play, rehearse, check, bench, serve, probe, voices).
+"""The headless verbs of ``radioplay`` (import, revise, render, play, rehearse, check, bench, serve, probe, voices).
 
 Every verb works on the same project file through the same engine objects
 the studio uses; none keeps a private copy of engine logic. The ``radioplay``
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
+from engine.cli_revise import add_parser as add_revise_parser
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
@@ -294,6 +295,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
+    add_revise_parser(sub)
     add_render_parser(sub)
     add_lexicon_parser(sub)
 

@@ -204,6 +204,7 @@ fi
 bare "$exe" import "$bundle/_internal/samples/the-lighthouse.fountain" -o "$tmp/lighthouse.radioplay" \
     >"$tmp/import.log" 2>&1 || true
 check "radioplay import of the Fountain sample" grep -q '"format_version"' "$tmp/lighthouse.radioplay"
+grep -q '"format_version"' "$tmp/lighthouse.radioplay" 2>/dev/null || tail -n 5 "$tmp/import.log" | sed 's/^/        /'
 
 # ---- 5. install.sh ----------------------------------------------------------------------
 prefix="$tmp/prefix"

@@ -31,7 +31,9 @@ VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.
 # "scenes": replaced whole (a scene's room is set by replacing the list: app/script/staging.py).
-PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "scenes")
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "timing", "scenes")
+# What applying a script revision replaces (apply_revision), each field whole.
+REVISION_FIELDS = ("cast", "scenes", "lines", "sound_lanes", "sounds", "revisions")
 
 
 class Document(QObject):
@@ -163,6 +165,19 @@ class Document(QObject):
                 line.role = new
         self.castReset.emit()
         self.linesReset.emit()
+
+    def apply_revision(self, project: Project) -> Project:
+        """Everything a script revision changes at once (engine/project/revision_apply.py): the
+        cast, scenes, lines, sounds and revisions of ``project`` into the open production, which
+        stays the same object (the engine link keeps its session). Returns what it had, for undo."""
+        old = Project(**{f: getattr(self.project, f) for f in REVISION_FIELDS})
+        for f in REVISION_FIELDS:
+            setattr(self.project, f, getattr(project, f))
+        self.linesReset.emit()  # first: the views find each line they draw for the cast's reset
+        self.castReset.emit()
+        for f in ("sound_lanes", "sounds"):
+            self.projectChanged.emit(f)
+        return old
 
     # ---- helpers for callers ----------------------------------------------
     def sound_clip(self, clip_id: str) -> SoundClip | None:

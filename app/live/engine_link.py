@@ -70,6 +70,7 @@ class EngineLink(QObject):
         self._unclaimed_lock = threading.Lock()
         self.outputs: list[str] = []  # sound devices the Session can play through, "null" last
         self._snapshot = freeze(doc.project)  # what the Session was last handed
+        self._hand_over_as: Callable[[Project], Project] | None = None
         self._dirty_lines: set[str] | None = set()  # None: any line may have changed
         self._dirty = False
         self._typing = True  # only line edits since the last hand-over (typing is re-planned when quiet)
@@ -196,8 +197,20 @@ class EngineLink(QObject):
             return
         self._snapshot = snapshot
         if self._session is not None:
-            self._session.update(snapshot, typing=typing)
+            self._session.update(self._as_handed(snapshot), typing=typing)
         # Before the Session runs, ``opened`` hands over the newest snapshot.
+
+    def hand_over_as(self, transform: Callable[[Project], Project] | None) -> None:
+        """Hand the Session every snapshot through ``transform`` from now on (the table
+        read mutes the roles read live while it plays through this Session, edits or
+        not); None goes back to the document as it is, at once."""
+        self._hand_over_as = transform
+        if self._session is not None:
+            self.flush()
+            self._session.update(self._as_handed(self._snapshot))
+
+    def _as_handed(self, snapshot: Project) -> Project:
+        return self._hand_over_as(snapshot) if self._hand_over_as is not None else snapshot
 
     # ---- commands (each returns at once) --------------------------------------------
     def _live(self) -> Session | None:

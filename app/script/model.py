@@ -22,11 +22,13 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
 from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_tooltip
+from app.script.said_as import said_as
 from app.script.staging import room_label
 from app.widgets.delegates import TYPING_ROLE
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.direction import note_directions
-from engine.project.model import Line
+from engine.project.model import Line, Revision
+from engine.project.revision import marks
 
 
 class TimedLine(Protocol):
@@ -135,6 +137,7 @@ class ScriptModel(QAbstractTableModel):
             rows.append(("line", line.id))
         self._rows = rows
         self._row_of = {key: i for i, (kind, key) in enumerate(rows) if kind == "line"}
+        self._marks: dict[str, Revision] = marks(self.doc.project)  # a script revision changed these lines
         # data() runs for every cell the view measures; Project.line() scans the list (O(lines) a cell).
         self._line_of = {line.id: line for line in self.doc.project.lines}
         if self._playing not in self._row_of:
@@ -253,11 +256,24 @@ class ScriptModel(QAbstractTableModel):
                 return HEADERS[Col(section)]
             if role == Qt.ItemDataRole.ToolTipRole:
                 return HEADER_TIPS[Col(section)]
-        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
-            line_id = self.line_id_at(section)
-            if line_id is not None:
-                return str(self.doc.line_index(line_id) + 1)
-            return ""
+        if orientation == Qt.Orientation.Vertical:
+            return self._line_header(self.line_id_at(section), role)
+        return None
+
+    def _line_header(self, line_id: str | None, role: int) -> Any:
+        """The line's number, with a revision's mark as screenwriters put it in the margin: an
+        asterisk in the colour of the revision that last changed the line."""
+        revision = self._marks.get(line_id) if line_id is not None else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if line_id is None:
+                return ""
+            return str(self.doc.line_index(line_id) + 1) + (" *" if revision is not None else "")
+        if revision is None:
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(QColor(revision.colour))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"Changed by {revision.name} ({revision.date})"
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -319,6 +335,8 @@ class ScriptModel(QAbstractTableModel):
                 return f"Placement: {how}"
             if col == Col.NOTE and line.note:
                 return note_tooltip(line.note)
+            if col == Col.TEXT and (said := said_as(self.doc.project, line)) is not None:
+                return said  # the spoken form ("£20" -> "twenty pounds"), where it differs
             return HEADER_TIPS.get(col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == Col.ROLE:

@@ -39,6 +39,8 @@ SPECS = (
     ActionSpec("audition", "&Audition Role", ("Ctrl+Shift+A",), "Hear the selected role's voice at once", "edit"),
     ActionSpec("fix_flagged", "&Fix Flagged Lines…", (), "Make new takes of the lines the speech check flagged "
                "(never locked ones) and keep the best-scoring take of each (one undo step)", "edit"),
+    ActionSpec("timing", "Project &Timing…", (), "Gaps between lines and scenes, and the lengths of (beat), "
+               "(pause) and (long pause)", "edit"),
     ActionSpec("suggest_cast", "&Suggest Cast", (), "Give every role a voice of its own from the installed voices "
                "and speakers, leads first (one undo step)", "cast"),
     ActionSpec("design_voice", "&Design Voice…", (), "Make a character of the selected role's voice: pitch, "

@@ -11,6 +11,7 @@ as app/shell/studio_window.py's StudioWindow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageB
 from app.cast.get_voices import GetVoicesDialog
 from app.cast.panel import CastPanel
 from app.cast.voices import VoiceCatalog
+from app.dialogs.timing import edit_timing
 from app.document.document import Document
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
@@ -171,6 +173,7 @@ class MainWindow(QMainWindow):
         a["play_line"].triggered.connect(self.play_from_line)
         a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
+        a["timing"].triggered.connect(lambda: edit_timing(self.doc, self))
         a["about"].triggered.connect(self.show_about)
         doc.projectChanged.connect(self._project_changed)
         doc.roleChanged.connect(self._role_changed)
@@ -240,6 +243,14 @@ class MainWindow(QMainWindow):
     def session(self) -> Session | None:
         """The running Session, up to date with every edit (for the export worker and tests)."""
         return self.engine.session()
+
+    def lend_session(self, transform: Callable[[Project], Project] | None) -> None:
+        """The table read plays through this window's Session with ``transform`` applied."""
+        self.engine.hand_over_as(transform)
+
+    def follow_read(self, line_id: str) -> None:
+        """The table read is at this line: select it in the script (the playhead is the Session's)."""
+        self.script.select_line(line_id)
 
     def audition_line(self, line_id: str) -> None:
         """Hear a line as it now is, in its chosen take (its delivery was just picked)."""

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
 
 from app.cast.voices import master_presets
 from app.document.commands import SetProjectField
+from app.revisions.dialog import open_revision_dialog
 from app.shell import panels
 from app.shell.actions import shortcut_table
 from app.shell.studio_window import StudioWindow
@@ -35,8 +36,12 @@ def build_menus(w: StudioWindow) -> None:
     for name in ("save", "save_as"):
         file_menu.addAction(a[name])
     file_menu.addSeparator()
-    for name in ("import", "export"):
-        file_menu.addAction(a[name])
+    file_menu.addAction(a["import"])
+    revision = file_menu.addAction("Import Re&vision…")
+    revision.setObjectName("importRevisionAction")
+    revision.setStatusTip("Bring a new draft of the script in, keeping the takes of every line that did not change")
+    revision.triggered.connect(lambda: open_revision_dialog(w))
+    file_menu.addAction(a["export"])
     file_menu.addSeparator()
     file_menu.addAction(a["quit"])
 
@@ -53,6 +58,7 @@ def build_menus(w: StudioWindow) -> None:
     edit.addAction(a["audition"])
     edit.addSeparator()
     edit.addAction(a["fix_flagged"])  # app/script/check_marks.py
+    edit.addAction(a["timing"])  # app/dialogs/timing.py
 
     transport = bar.addMenu("&Transport")
     for name in ("play_pause", "stop", "from_start", "play_line", "loop"):

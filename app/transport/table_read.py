@@ -2,13 +2,20 @@
 
 The dialog picks the live roles, the input (a microphone listed by
 sounddevice, or a folder of ``<LINE_ID>.wav`` recordings read as a simulated
-reader) and whether each live line is recorded as a take. The run itself is
-engine/rehearse's :class:`TableRead`, driven on a worker thread through
-:func:`app.document.marshal.run_task` with a Session of its own (from the window's
-session factory, so it plays where the studio plays); its ``say`` lines come
-back through the Marshal to a small panel that shows the current line, the
-prompt words when the reader stops mid-line, an Advance button (the key
-Ctrl+Return) and the report at the end. Recorded takes land in the document
+reader), whether each live line is recorded as a take, the strictness, a
+section (from a line to a line, repeated) and whether the reader's own lines
+are hidden until said. The run itself is engine/rehearse's :class:`TableRead`,
+driven on a worker thread through :func:`app.document.marshal.run_task`
+through the studio's own running Session (voices loaded and clips in memory:
+the read starts at once, and the window's transport and playhead are the
+read's), with the live roles muted in what the window hands it
+(``lend_session``) until the read ends; only without a running Session does
+it open one of its own. Each line as it comes is selected in the script
+(``follow_read``). Its ``say`` lines come back through the Marshal to a small
+panel that shows the current line, the prompt words when the reader stops
+mid-line, Advance (the key Ctrl+Return), Back and Stop buttons, and the
+report at the end with the per-line accuracy table
+(app/transport/table_read_report.py). Recorded takes land in the document
 as one undo step (the line's ``recording``), so save and reopen keep them.
 
 Threads: ``radioplay-tableread`` (one per run, joined when the panel closes).
@@ -16,6 +23,7 @@ Threads: ``radioplay-tableread`` (one per run, joined when the panel closes).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +42,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -41,8 +50,11 @@ from PySide6.QtWidgets import (
 from app.document.document import Document
 from app.document.marshal import Task, run_task
 from app.transport.access import TableReadStudio
-from engine.rehearse.listener import GIVE_UP_S, NO_SPEECH_S
+from app.transport.table_read_report import AccuracyTable, report_text
+from engine.project.model import Line, Project
 from engine.rehearse.report import Report
+from engine.rehearse.strictness import STRICTNESS
+from engine.session import Session
 
 SIMULATE = "Simulate from a folder…"
 ADVANCE_KEY = "Ctrl+Return"
@@ -54,6 +66,11 @@ class TableReadChoice:
     device: str | None  # an input device's name; None: the system default
     simulate: Path | None  # a folder of <LINE_ID>.wav read as the microphone
     record: Path | None  # where the takes go; None: nothing recorded
+    strictness: str = "normal"
+    from_line: str | None = None  # the section; None: from the top / to the end
+    to_line: str | None = None
+    loop: int = 1  # passes through the section; 0: until Stop
+    hide_own: bool = False  # the reader's lines are cued without their words
 
 
 def input_devices() -> list[str]:
@@ -66,7 +83,8 @@ def input_devices() -> list[str]:
 
 
 class TableReadDialog(QDialog):
-    def __init__(self, roles: list[str], project_path: Path | None, parent: QWidget | None = None) -> None:
+    def __init__(self, roles: list[str], project_path: Path | None, parent: QWidget | None = None,
+                 lines: list[Line] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Table Read")
         self.setObjectName("tableReadDialog")
@@ -91,12 +109,39 @@ class TableReadDialog(QDialog):
         sim_row = QHBoxLayout()
         sim_row.addWidget(self.folder)
         sim_row.addWidget(browse)
+        self.strictness = QComboBox()
+        self.strictness.setObjectName("tableReadStrictness")
+        for name, level in STRICTNESS.items():
+            self.strictness.addItem(f"{name.capitalize()}: {level.summary}", name)
+        self.strictness.setCurrentIndex(self.strictness.findData("normal"))
+        self.from_line, self.to_line = QComboBox(), QComboBox()
+        spoken = [line for line in (lines or []) if line.text.strip()]
+        for combo, edge in ((self.from_line, "the first line"), (self.to_line, "the last line")):
+            combo.addItem(f"({edge})", None)
+            for n, line in enumerate(spoken, start=1):
+                text = line.text if len(line.text) <= 40 else line.text[:39] + "…"
+                combo.addItem(f"{n}  {line.role}: {text}", line.id)
+        self.loop = QSpinBox()
+        self.loop.setObjectName("tableReadLoop")
+        self.loop.setRange(0, 99)
+        self.loop.setValue(1)
+        self.loop.setSpecialValueText("until Stop")
+        self.loop.setSuffix(" time(s)")
+        self.hide_own = QCheckBox("Hide my lines until I have said them (cue only)")
+        section = QHBoxLayout()
+        section.addWidget(self.from_line, 1)
+        section.addWidget(QLabel("to"))
+        section.addWidget(self.to_line, 1)
         form = QFormLayout()
         form.addRow("Roles read live:", self.roles)
         form.addRow("Input:", self.device)
         form.addRow("Simulated reader:", sim_row)
         form.addRow(self.record)
         form.addRow("Takes folder:", self.record_dir)
+        form.addRow("Strictness:", self.strictness)
+        form.addRow("Section:", section)
+        form.addRow("Read it:", self.loop)
+        form.addRow(self.hide_own)
         self.error = QLabel()
         self.error.setStyleSheet("color: #b00020")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -108,8 +153,12 @@ class TableReadDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self.device.currentIndexChanged.connect(self._sync)
+        for combo in (self.from_line, self.to_line):
+            combo.currentIndexChanged.connect(self.error.clear)
+        # A few rows show the cast; more scroll (the options below stay in view).
+        self.roles.setMaximumHeight(self.roles.sizeHintForRow(0) * min(max(len(roles), 3), 6) + 8)
         self.record.toggled.connect(self._sync)
-        self.resize(560, self.sizeHint().height())
+        self.resize(620, self.sizeHint().height())
         self._sync()
 
     def _browse(self, edit: QLineEdit) -> None:
@@ -130,7 +179,9 @@ class TableReadDialog(QDialog):
         data = self.device.currentData()
         simulate = Path(self.folder.text()) if data == SIMULATE else None
         record = Path(self.record_dir.text()) if self.record.isChecked() else None
-        return TableReadChoice(self.checked_roles(), None if data == SIMULATE else data, simulate, record)
+        return TableReadChoice(self.checked_roles(), None if data == SIMULATE else data, simulate, record,
+                               str(self.strictness.currentData()), self.from_line.currentData(),
+                               self.to_line.currentData(), self.loop.value(), self.hide_own.isChecked())
 
     def _accept(self) -> None:
         choice = self.choice()
@@ -140,6 +191,8 @@ class TableReadDialog(QDialog):
             self.error.setText(f"Simulated reader: {self.folder.text() or 'no folder'} is not a folder.")
         elif choice.record is not None and not self.record_dir.text().strip():
             self.error.setText("Takes folder: empty.")
+        elif self.to_line.currentIndex() and self.from_line.currentIndex() > self.to_line.currentIndex():
+            self.error.setText("Section: the last line comes before the first.")
         else:
             self.accept()
 
@@ -155,6 +208,8 @@ class TableReadPanel(QDialog):
         self.table: object | None = None
         self.task: Task | None = None
         self.report: Report | None = None
+        self.started_at: float | None = None
+        self.first_line_at: float | None = None  # when the read reached its first line (GUI thread)
         self.line = QLabel("Getting the cast ready…")
         self.line.setWordWrap(True)
         self.line.setStyleSheet("font-size: 15pt")
@@ -168,18 +223,32 @@ class TableReadPanel(QDialog):
         QShortcut(QKeySequence(ADVANCE_KEY), self, activated=self.advance)
         self.back_button = QPushButton("Back a line")
         self.back_button.clicked.connect(self.back)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("End the read after this line")
+        self.stop_button.clicked.connect(self.stop)
         buttons = QHBoxLayout()
         buttons.addWidget(self.advance_button)
         buttons.addWidget(self.back_button)
+        buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        self.accuracy = AccuracyTable()
+        self.accuracy.hide()
+        mode = [f"strictness {choice.strictness}"]
+        if choice.from_line or choice.to_line:
+            mode.append(f"lines {choice.from_line or 'first'} to {choice.to_line or 'last'}")
+        if choice.loop != 1:
+            mode.append("repeated until Stop" if choice.loop == 0 else f"{choice.loop} times")
+        if choice.hide_own:
+            mode.append("your lines hidden")
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Reading live: {', '.join(choice.roles)}"))
+        layout.addWidget(QLabel(f"Reading live: {', '.join(choice.roles)} ({', '.join(mode)})"))
         layout.addWidget(self.line)
         layout.addWidget(self.prompt)
         layout.addLayout(buttons)
         layout.addWidget(self.result)
-        layout.addStretch(1)
-        self.resize(560, 340)
+        layout.addWidget(self.accuracy, 1)
+        layout.addStretch(0)
+        self.resize(640, 420)
 
     # --- the keys (GUI thread; TableRead posts them to its own thread) ---
 
@@ -191,64 +260,86 @@ class TableReadPanel(QDialog):
         if self.table is not None:
             self.table.back()  # type: ignore[attr-defined]
 
+    def stop(self) -> None:
+        if self.table is not None:
+            self.table.stop()  # type: ignore[attr-defined]
+
     def start(self) -> None:
+        from engine.rehearse.runner import muted_for_reading
+
         w = self.window_
         w.stop()  # the studio's own playback would talk over the read
         project, path = w.doc.snapshot(), w.doc.path
-        self.task = run_task("radioplay-tableread", lambda: self._run(project, path), w.marshal,
+        roles = self.choice.roles
+        session = w.session()
+        if session is not None:  # warm: the read plays through it, the live roles muted in all it is handed
+            w.lend_session(lambda snapshot: muted_for_reading(snapshot, roles))
+        self.started_at = time.monotonic()
+        self.task = run_task("radioplay-tableread", lambda: self._run(project, path, session), w.marshal,
                              self._done, self._failed)
 
     # --- the run (thread radioplay-tableread) ---
 
-    def _run(self, project: object, path: Path | None) -> Report:
+    def _run(self, project: Project, path: Path | None, lent: Session | None) -> Report:
         from engine.rehearse.reader import MicReader, Reader, SimulatedReader
         from engine.rehearse.runner import RehearseOptions, TableRead, plan_lines
         from engine.rehearse.take_names import take_file_names
 
         c = self.choice
-        options = RehearseOptions(c.roles, record=c.record)
-        lines = plan_lines(project, options)  # type: ignore[arg-type]
-        rate = project.sample_rate  # type: ignore[attr-defined]
-        names = take_file_names([ln.id for ln in project.lines])  # type: ignore[attr-defined]
+        options = RehearseOptions(c.roles, c.from_line, c.record, to_line=c.to_line, loop=c.loop,
+                                  strictness=c.strictness, hide_own=c.hide_own)
+        lines = plan_lines(project, options)
+        rate = project.sample_rate
+        names = take_file_names([ln.id for ln in project.lines])
         reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles],
                                           file_names=names)
                           if c.simulate is not None else MicReader(rate, c.device))
-        session = None
+        session = lent
+        marshal = self.window_.marshal
         try:
-            session = self.window_.session_factory(project, path)  # type: ignore[arg-type]
-            table = TableRead(session, reader, options, lambda text: self.window_.marshal.to_main(self._said, text))
+            if session is None:
+                session = self.window_.session_factory(project, path)
+            table = TableRead(session, reader, options, lambda text: marshal.to_main(self._said, text),
+                              follow=lambda line_id: marshal.to_main(self._follow, line_id))
             self.table = table
             return table.run()
         finally:
             self.table = None
-            if session is not None:
+            if session is not None and session is not lent:
                 session.close()
             reader.close()
 
     # --- back on the GUI thread ---
 
+    def _follow(self, line_id: str) -> None:
+        if self.first_line_at is None:
+            self.first_line_at = time.monotonic()
+        self.window_.follow_read(line_id)
+
     def _said(self, text: str) -> None:
         if text.startswith("  ..."):
             self.prompt.setText(f"Next: {text.strip(' .')}")
+        elif text.startswith("  = "):  # a hidden line, said (or missed): shown now
+            self.prompt.setText(f"Your line: {text[4:]}")
         elif not text.startswith("  "):
             self.line.setText(text)
             self.prompt.clear()
 
+    def _end(self) -> None:
+        self.window_.lend_session(None)  # the studio's Session hears the document as it is again
+        for button in (self.advance_button, self.back_button, self.stop_button):
+            button.setEnabled(False)
+
     def _done(self, report: Report) -> None:
         self.report = report
+        self._end()
         self.line.setText("The table read is over.")
         self.prompt.clear()
-        self.advance_button.setEnabled(False)
-        self.back_button.setEnabled(False)
-        f = report.figures()
-        gaps = (f"{f['gap_p50_ms']:.0f} ms / {f['gap_p95_ms']:.0f} ms" if f["gap_p50_ms"] is not None else "—")
         takes = {r.line_id: r.take for r in report.results if r.take}
-        missed = missed_lines(report, [line.id for line in self.window_.doc.project.lines])
-        self.result.setText(f"Lines read live: {f['live_lines']} of {f['lines']} (missed {f['missed']})\n"
-                            f"Reply gap p50 / p95: {gaps}\n"
-                            f"False starts: {f['false_starts']}   Manual advances: {f['manual_advances']}\n"
-                            f"Recorded takes: {len(takes)}"
-                            + "".join(f"\nMissed {text}" for text in missed))
+        order = [line.id for line in self.window_.doc.project.lines]
+        self.result.setText(report_text(report, order, len(takes)))
+        self.accuracy.show_report(report, order)
+        self.accuracy.setVisible(any(r.live for r in report.results))
         self._attach(takes)
 
     def _attach(self, takes: dict[str, str]) -> None:
@@ -261,10 +352,9 @@ class TableReadPanel(QDialog):
         doc.undo.push(RecordTakes(doc, todo))
 
     def _failed(self, exc: BaseException) -> None:
+        self._end()
         self.line.setText("The table read stopped.")
         self.result.setText(f"Error: {exc}")
-        self.advance_button.setEnabled(False)
-        self.back_button.setEnabled(False)
 
     def closeEvent(self, event: object) -> None:  # noqa: N802
         if self.task is not None and self.task.running():
@@ -272,21 +362,6 @@ class TableReadPanel(QDialog):
             event.ignore()  # type: ignore[attr-defined]
             return
         super().closeEvent(event)  # type: ignore[arg-type]
-
-
-def missed_lines(report: Report, order: list[str]) -> list[str]:
-    """Each live line the read gave up on, by its number in the script and why:
-    ``line 12 (MAGGIE): nothing heard for 20 s`` or ``... 3.2 s heard, its end not recognized``."""
-    number = {line_id: n for n, line_id in enumerate(order, start=1)}
-    out = []
-    for r in report.results:
-        if not r.live or r.outcome != "missed":
-            continue
-        where = f"line {number[r.line_id]}" if r.line_id in number else f"line {r.line_id}"
-        why = (f"nothing heard for {NO_SPEECH_S:.0f} s" if r.speech_s is None else
-               f"{r.speech_s:.1f} s heard, its last words not recognized (moved on after {GIVE_UP_S:.0f} s of silence)")
-        out.append(f"{where} ({r.role}): {why}")
-    return out
 
 
 class RecordTakes(QUndoCommand):
@@ -309,7 +384,7 @@ class RecordTakes(QUndoCommand):
 def open_table_read(window: TableReadStudio) -> TableReadPanel | None:
     """Transport > Table Read…: the dialog, then the running panel."""
     parent = window if isinstance(window, QWidget) else None
-    dialog = TableReadDialog(window.doc.project.role_names(), window.doc.path, parent)
+    dialog = TableReadDialog(window.doc.project.role_names(), window.doc.path, parent, window.doc.project.lines)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     panel = TableReadPanel(window, dialog.choice())

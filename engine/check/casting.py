@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +32,7 @@ from engine.project.model import Character, Role, VoiceParams
 from engine.project.voice_presets import design_for, speaker_presets
 from engine.synth.casting import Casting, castings
 from engine.synth.library import VoiceLibrary
-from engine.synth.synthesizer import ClipSynthesizer
+from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 REFERENCE = ("I never thought the old lighthouse would go dark, but tonight the lamp is out "
              "and the sea is very loud.")
@@ -76,9 +76,14 @@ class MeasuredCast:
 
 def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) -> list[Candidate]:
     """Every source as installed and under each speaker preset; with ``colours``,
-    each of those under each colour (deep, bright) instead."""
+    each of those under each colour (deep, bright) instead. Over a Kokoro style the
+    designs keep its vocal tract (formant 1): measured with the general recognizer,
+    any warp of a style's envelope costs most of its words (jf_nezumi: WER 0.18 as
+    installed, 0.58 at x1.07, 0.93 at x1.24; docs/dev/voices.md), where over joe it
+    does not."""
     result: list[Candidate] = []
     for casting, gender in sources:
+        keep_tract = casting.backend == "kokoro"
         name = casting.voice if casting.backend == "piper" else f"kokoro:{casting.voice}"
         if casting.speaker is not None:
             name += f" speaker {casting.speaker}"
@@ -87,13 +92,16 @@ def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) ->
             if p.gender == gender and p.age == "adult":
                 continue  # the source as installed already is one
             assert p.gender is not None and p.age is not None
-            speakers.append(Candidate(casting, design_for(p.name, gender), p.gender, p.age, f"{name} as {p.name}", 2))
+            design = design_for(p.name, gender)
+            speakers.append(Candidate(casting, design.with_changes(formant=1.0) if keep_tract else design,
+                                      p.gender, p.age, f"{name} as {p.name}", 2))
         if not colours:
             result.extend(speakers)
             continue
         for cand in speakers:
             for colour in COLOURS:
                 design = cand.design.then(design_for(colour, cand.gender))
+                design = design.with_changes(formant=1.0) if keep_tract else design
                 result.append(Candidate(casting, design, cand.gender, cand.age, f"{cand.label}, {colour}",
                                         cand.transformed + 1))
     return result
@@ -148,20 +156,45 @@ def default_store() -> EmbeddingStore:
     return EmbeddingStore(platformdirs.user_cache_path("radioplay", appauthor=False) / EMBEDDINGS_FILE)
 
 
-def embed_candidates(chosen: Sequence[Candidate], synth: ClipSynthesizer, store: EmbeddingStore,
+class ReferenceClips:
+    """The reference sentence as each candidate says it. A design moves WORLD's parts
+    after inference (its rate too: time scaling), so every candidate of a source
+    shares the model's raw audio: inferred once per source and settings, then shaped
+    per design. The same samples as synthesizing each alone, without running Kokoro
+    again for each of a style's designs (the dearest part of a cold cast)."""
+
+    def __init__(self, synth: ClipSynthesizer) -> None:
+        self.synth = synth
+        self._raw: dict[tuple[object, ...], RawAudio] = {}
+
+    def key(self, cand: Candidate) -> str:
+        return self.synth.plan(REFERENCE, cand.voice(VoiceParams())).key
+
+    def clip(self, cand: Candidate) -> np.ndarray:
+        plan = self.synth.plan(REFERENCE, cand.voice(VoiceParams()))
+        cached = self.synth.cache.get(plan.key)
+        if cached is not None:
+            return cached
+        source = (plan.params.backend, plan.params.voice, plan.params.speaker, plan.settings, plan.phrases)
+        raw = self._raw.get(source)
+        if raw is None:
+            raw = self._raw[source] = self.synth.infer(plan)
+        return self.synth.finish(replace(raw, plan=plan, reservation=None))
+
+
+def embed_candidates(chosen: Sequence[Candidate], clips: ReferenceClips, store: EmbeddingStore,
                      progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """One embedding per candidate, of the reference sentence as the engine voices it.
     Rounded as stored, so a measured run and a cached one decide alike."""
     encoder = speaker.encoder()
     rows = []
     for i, cand in enumerate(chosen):
-        plan = synth.plan(REFERENCE, cand.voice(VoiceParams()))
-        embedding = store.get(plan.key)
+        key = clips.key(cand)
+        embedding = store.get(key)
         if embedding is None:
-            clip = synth.synthesize(REFERENCE, cand.voice(VoiceParams()))
-            store.put(plan.key, encoder.embed(clip, synth.sample_rate))
+            store.put(key, encoder.embed(clips.clip(cand), clips.synth.sample_rate))
             store.save()  # each measurement kept at once: an interrupted first import loses none
-            embedding = store.get(plan.key)
+            embedding = store.get(key)
         assert embedding is not None
         rows.append(embedding)
         if progress:
@@ -170,15 +203,14 @@ def embed_candidates(chosen: Sequence[Candidate], synth: ClipSynthesizer, store:
     return np.stack(rows) if rows else np.zeros((0, 256), np.float32)
 
 
-def candidate_quality(cand: Candidate, synth: ClipSynthesizer, store: EmbeddingStore) -> float:
+def candidate_quality(cand: Candidate, clips: ReferenceClips, store: EmbeddingStore) -> float:
     """DNSMOS OVRL of a candidate's reference clip (stored; 5 without the quality model:
     then nothing is excluded for it)."""
-    key = "q:" + synth.plan(REFERENCE, cand.voice(VoiceParams())).key
+    key = "q:" + clips.key(cand)
     stored = store.values.get(key)
     if stored is None:
         try:
-            clip = synth.synthesize(REFERENCE, cand.voice(VoiceParams()))
-            stored = [round(quality.quality(clip, synth.sample_rate), 3)]
+            stored = [round(quality.quality(clips.clip(cand), clips.synth.sample_rate), 3)]
         except quality.QualityModelUnavailable:
             return 5.0
         store.values[key] = stored
@@ -191,60 +223,47 @@ def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candi
            similarity: np.ndarray, scores: np.ndarray | None = None) -> list[int]:
     """A candidate index per role (in ``roles`` order): every role one that fits
     its character (any when none fits) and sounds clean (DNSMOS ``scores`` at
-    least QUALITY_MIN, when any fitting one does), distinct where possible,
-    maximizing the distance of the closest pair. Leads choose first; deterministic."""
-    order = sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i))
+    least QUALITY_MIN, when any fitting one does), the closest pair as far apart
+    as any assignment allows: an exhaustive search (branch and bound), so a cast
+    is not stuck where a greedy choice of the leads put it. Among casts whose
+    closest pairs are within TIE, the least transformed wins (leads' voices
+    counting by their lines), then the lower sum of similarities. Deterministic."""
     allowed = []
     for each in roles:
         ok = [c for c, cand in enumerate(pool) if fits(cand, each.character)] or list(range(len(pool)))
         clean = [c for c in ok if scores is None or scores[c] >= QUALITY_MIN]
-        allowed.append(clean or ok)
-    chosen: dict[int, int] = {}
+        allowed.append(sorted(clean or ok, key=lambda c: (pool[c].transformed, c)))
+    # The most constrained roles first: the bound prunes sooner; then leads, then file order.
+    order = sorted(range(len(roles)), key=lambda i: (len(allowed[i]), -lines.get(roles[i].name, 0), i))
+    weight = [1 + lines.get(roles[i].name, 0) for i in order]
+    best_key: tuple[int, int, float] | None = None
+    best_picks: list[int] = []
+    budget = SEARCH_NODES
 
-    def worst(role: int, cand: int, others: Mapping[int, int]) -> float:
-        taken = [c for r, c in others.items() if r != role]
-        if cand in taken:
-            return 2.0  # the very same sound: only when nothing else is left
-        return max((float(similarity[cand, c]) for c in taken), default=-1.0)
+    def walk(depth: int, chosen: list[int], worst: float, transformed: int, total: float) -> None:
+        nonlocal best_key, best_picks, budget
+        key = (round(worst / TIE), transformed, total)
+        if best_key is not None and key[:2] > best_key[:2]:
+            return  # the closest pair and the transformation only grow deeper down
+        if depth == len(order):
+            if best_key is None or key < best_key:
+                best_key, best_picks = key, list(chosen)
+            return
+        for cand in allowed[order[depth]]:
+            if budget <= 0:
+                return  # a huge pool: the best found so far (still the same every time)
+            budget -= 1
+            values = [2.0 if cand == other else float(similarity[cand, other]) for other in chosen]
+            walk(depth + 1, chosen + [cand], max([worst, *values]),
+                 transformed + pool[cand].transformed * weight[depth], total + sum(values))
 
-    def rank(role: int, cand: int, others: Mapping[int, int]) -> tuple[int, int, int]:
-        return (round(worst(role, cand, others) / TIE), pool[cand].transformed, cand)
-
-    for index in order:
-        chosen[index] = min(allowed[index], key=lambda c: rank(index, c, chosen))
-    for _ in range(4 * len(roles)):  # improve the closest pair while a change of one of its roles helps
-        pair = _closest(chosen, similarity)
-        if pair is None:
-            break
-        current = float(similarity[chosen[pair[0]], chosen[pair[1]]])
-        best: tuple[tuple[int, int, int], int, int] | None = None
-        for index in pair:
-            for cand in allowed[index]:
-                if cand in [c for r, c in chosen.items() if r != index]:
-                    continue
-                trial = dict(chosen)
-                trial[index] = cand
-                p = _closest(trial, similarity)
-                value = float(similarity[trial[p[0]], trial[p[1]]]) if p else -1.0
-                if value < current - TIE:
-                    key = (round(value / TIE), pool[cand].transformed, cand)
-                    if best is None or key < best[0]:
-                        best = (key, index, cand)
-        if best is None:
-            break
-        chosen[best[1]] = best[2]
-    return [chosen[i] for i in range(len(roles))]
+    walk(0, [], -1.0, 0, 0.0)
+    picks = best_picks
+    by_role = dict(zip(order, picks, strict=True))
+    return [by_role[i] for i in range(len(roles))]
 
 
-def _closest(chosen: Mapping[int, int], similarity: np.ndarray) -> tuple[int, int] | None:
-    roles = sorted(chosen)
-    best: tuple[float, int, int] | None = None
-    for i, a in enumerate(roles):
-        for b in roles[i + 1:]:
-            value = float(similarity[chosen[a], chosen[b]])
-            if best is None or value > best[0]:
-                best = (value, a, b)
-    return None if best is None else (best[1], best[2])
+SEARCH_NODES = 400_000  # assignments tried at most (seven roles over the measured pool take far fewer)
 
 
 MALE_BELOW_HZ = 165.0  # median F0 of the reference sentence: men ~85-155 Hz, women ~165-255 Hz
@@ -289,15 +308,16 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
     synth = synth or _reference_synthesizer(library)
     store = store if store is not None else default_store()
     sources = sources if sources is not None else sources_of(library, synth, store)
+    clips = ReferenceClips(synth)
     pool = [c for c in candidates(sources) if any(fits(c, r.character) for r in roles)] or candidates(sources)
-    embeddings = embed_candidates(pool, synth, store, progress)
-    picks = _clean_picks(roles, lines or {}, pool, embeddings, synth, store)
+    embeddings = embed_candidates(pool, clips, store, progress)
+    picks = _clean_picks(roles, lines or {}, pool, embeddings, clips, store)
     crowded = {i for i, j in _pairs_above(picks, embeddings, GOAL) for i in (i, j)}
     if crowded:
         more = [c for c in candidates(sources, colours=True) if any(fits(c, roles[i].character) for i in crowded)]
         pool = pool + more
-        embeddings = np.concatenate([embeddings, embed_candidates(more, synth, store, progress)])
-        picks = _clean_picks(roles, lines or {}, pool, embeddings, synth, store)
+        embeddings = np.concatenate([embeddings, embed_candidates(more, clips, store, progress)])
+        picks = _clean_picks(roles, lines or {}, pool, embeddings, clips, store)
     similarity = embeddings @ embeddings.T
     result = MeasuredCast()
     for role, pick in zip(roles, picks, strict=True):
@@ -326,7 +346,7 @@ def _reference_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
 
 
 def _clean_picks(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate], embeddings: np.ndarray,
-                 synth: ClipSynthesizer, store: EmbeddingStore) -> list[int]:
+                 clips: ReferenceClips, store: EmbeddingStore) -> list[int]:
     """The assignment over candidates that sound clean: the quality of a pick is
     measured when it is first picked (not of every candidate), and a pick below
     QUALITY_MIN is excluded and the cast assigned again."""
@@ -336,7 +356,7 @@ def _clean_picks(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence
         picks = assign(roles, lines, pool, similarity, scores)
         unmeasured = [p for p in dict.fromkeys(picks) if scores[p] == np.inf]
         for p in unmeasured:
-            scores[p] = candidate_quality(pool[p], synth, store)
+            scores[p] = candidate_quality(pool[p], clips, store)
         if not any(scores[p] < QUALITY_MIN for p in unmeasured):
             return picks
 

@@ -100,7 +100,7 @@ def clip_inputs(project: Project, synth: ClipSynthesizer, line: Line, index: int
     return {"text": spoken_text(line.text), "lexicon": dict(project.lexicon_for(line.role)),
             "context": context_of(project, index),
             "predicted_s": rate * phonemes * plan.settings.length_scale + pauses if rate else None,
-            "pitch": voice_of(project, line).pitch}
+            "pitch": voice_of(project, line).pitch, "language": plan.voice.language}
 
 
 def line_result(line: Line, plan: ClipPlan, result: ClipCheck) -> LineResult:

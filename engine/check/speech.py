@@ -29,6 +29,7 @@ from engine.listen.recognizer import Recognizer, pronunciations
 from engine.listen.vad import FRAME_S, VAD_RATE, SpeechTracker, VoiceDetector, make_detector
 from engine.listen.words import spoken_words
 from engine.synth import shaping
+from engine.synth.frontend import lexicon_spans
 
 SCORE_MIN = 0.75  # below this share of the words heard, a line is flagged
 LONG_SILENCE_S = 1.2  # a pause inside a line longer than this (sentence pauses are ~0.3 s)
@@ -39,7 +40,6 @@ LENGTH_RATIO = (0.5, 1.9)  # actual / predicted length outside this: something w
 FUNCTION_WORDS = frozenset(
     "a an the of to in on at and or but is it its it's as for by be was we i you he she they that this "
     "are am m s".split())
-_ABBREVIATIONS = ((re.compile(r"\bDr\.", re.I), "Doctor"), (re.compile(r"\bSt\.(?=\s+[A-Z])"), "Saint"))
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,11 @@ class ClipCheck:
     problems: tuple[str, ...] = field(default=())
 
 
-def text_words(text: str) -> list[str]:
-    """The words a line's text should be heard as (numbers spelled, "Dr." as "doctor")."""
-    for pattern, spoken in _ABBREVIATIONS:
-        text = pattern.sub(spoken, text)
-    return spoken_words(text)
+def text_words(text: str, lexicon: Mapping[str, str] | None = None, language: str = "en-us") -> list[str]:
+    """The words a line's text should be heard as: its spoken form, as the voice
+    was given it (engine.text: "£20" is "twenty pounds", "Dr." "doctor"); a
+    word the lexicon has an entry for is expected as written (said as its entry says)."""
+    return spoken_words(text, language, lexicon_spans(text, lexicon) if lexicon else ())
 
 
 def _weight(word: str) -> float:
@@ -135,7 +135,8 @@ def clipped(audio: np.ndarray) -> bool:
 
 
 def check_clip(audio: np.ndarray, rate: int, text: str, *, lexicon: Mapping[str, str] | None = None,
-               context: Sequence[str] = (), predicted_s: float | None = None, pitch: float = 0.0) -> ClipCheck:
+               context: Sequence[str] = (), predicted_s: float | None = None, pitch: float = 0.0,
+               language: str = "en-us") -> ClipCheck:
     """Check one clip against its text (see the module docstring). ``pitch``:
     the semitones the role's voice was shifted by, undone before listening
     (the recognizer knows natural voices; a voice 5 semitones down lost it
@@ -144,13 +145,14 @@ def check_clip(audio: np.ndarray, rate: int, text: str, *, lexicon: Mapping[str,
     audio16 = _to_16k(audio, rate)
     if pitch:
         audio16 = np.asarray(shaping.pitch_shift(audio16, VAD_RATE, -pitch), dtype=np.float32)
-    expected = text_words(text)
-    extra_words = unknown_words(expected + [w for t in context for w in text_words(t)], pronunciations(),
+    expected = text_words(text, lexicon, language)
+    context_words = [text_words(t, lexicon, language) for t in context]
+    extra_words = unknown_words(expected + [w for words in context_words for w in words], pronunciations(),
                                 lexicon or {})
     heard: list[str] = []
     score, missing, garbled, extra = 1.0, list[str](), list[str](), list[str]()
     if expected:
-        recognizer = Recognizer([" ".join(expected)], [" ".join(text_words(t)) for t in context], extra_words)
+        recognizer = Recognizer([" ".join(expected)], [" ".join(words) for words in context_words], extra_words)
         heard = [re.sub(r"\(\d+\)$", "", w.text) for w in recognizer.recognize(audio16)]
         score, missing, garbled, extra = compare_words(expected, heard)
         content = [w for w in missing + garbled if w not in FUNCTION_WORDS]

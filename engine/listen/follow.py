@@ -23,6 +23,26 @@ from engine.listen.words import spoken_words
 
 END_WORDS = 2  # the line is complete once one of its last this-many words was heard...
 MIN_COVERAGE = 0.5  # ...and at least this share of its words
+STEM_LETTERS = 4  # a loose match: words alike in their first letters ("waiting" / "waited")
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How the reader's words are matched to the line. ``end_words`` and
+    ``min_coverage``: when the line counts as complete (one of its last
+    ``end_words`` heard, and that share of its words); ``stems``: a word
+    matches one alike in its first :data:`STEM_LETTERS` letters ("waited"
+    for "waiting"), not only itself."""
+
+    end_words: int = END_WORDS
+    min_coverage: float = MIN_COVERAGE
+    stems: bool = False
+
+    def key(self, word: str) -> str:
+        return word[:STEM_LETTERS] if self.stems and len(word) > STEM_LETTERS else word
+
+
+NORMAL_JUDGING = Judging()
 
 
 @dataclass(frozen=True)
@@ -31,6 +51,15 @@ class Progress:
     total: int  # the line's words the recognizer can hear
     complete: bool  # the reader has reached the end of the line
     next_words: tuple[str, ...]  # the words after the furthest one heard (a prompt)
+    expected: tuple[str, ...] = ()  # the line's words the recognizer can hear, in order
+    matched: tuple[int, ...] = ()  # indices into ``expected`` of those heard
+    said: tuple[str, ...] = ()  # what the recognizer heard
+    extra_words: tuple[str, ...] = ()  # heard, not the line's (in the order heard)
+
+    @property
+    def missed_words(self) -> tuple[str, ...]:
+        got = set(self.matched)
+        return tuple(w for i, w in enumerate(self.expected) if i not in got)
 
     @property
     def coverage(self) -> float:
@@ -44,31 +73,47 @@ class LineFollower(Protocol):
 
     def progress(self) -> Progress: ...
 
-    def close(self) -> None: ...
+    def close(self) -> Progress | None:
+        """End the utterance; the progress on a final hearing of it, if there is one."""
+        ...
 
 
-def align(expected: list[str], heard: list[str]) -> list[int]:
+def _blocks(expected: list[str], heard: list[str], judging: Judging) -> list[tuple[int, int, int]]:
+    matcher = SequenceMatcher(None, [judging.key(w) for w in expected], [judging.key(w) for w in heard],
+                              autojunk=False)
+    return [(b.a, b.b, b.size) for b in matcher.get_matching_blocks()]
+
+
+def align(expected: list[str], heard: list[str], judging: Judging = NORMAL_JUDGING) -> list[int]:
     """Indices into ``expected`` of the words ``heard`` matched, in order."""
-    matcher = SequenceMatcher(None, expected, heard, autojunk=False)
-    return [block.a + k for block in matcher.get_matching_blocks() for k in range(block.size)]
+    return [a + k for a, _b, size in _blocks(expected, heard, judging) for k in range(size)]
 
 
-def progress_of(words: list[str], known: list[int], heard: list[str]) -> Progress:
+def heard_indices(expected: list[str], heard: list[str], judging: Judging = NORMAL_JUDGING) -> list[int]:
+    """Indices into ``heard`` of the words that matched ``expected`` (the other side of :func:`align`)."""
+    return [b + k for _a, b, size in _blocks(expected, heard, judging) for k in range(size)]
+
+
+def progress_of(words: list[str], known: list[int], heard: list[str], judging: Judging = NORMAL_JUDGING) -> Progress:
     """Progress through ``words`` (the line as spoken) of which ``known``
     (indices) the recognizer can hear, given the hypothesis ``heard``."""
     expected = [words[i] for i in known]
-    matched = align(expected, heard)
+    matched = align(expected, heard, judging)
     total = len(expected)
     furthest = max(matched, default=-1)
-    complete = total == 0 or (furthest >= total - END_WORDS and len(matched) >= max(1.0, MIN_COVERAGE * total))
+    complete = total == 0 or (furthest >= total - judging.end_words
+                              and len(matched) >= max(1.0, judging.min_coverage * total))
     resume = known[furthest] + 1 if furthest >= 0 else 0
-    return Progress(len(matched), total, complete, tuple(words[resume:resume + 4]))
+    used = set(heard_indices(expected, heard, judging))
+    return Progress(len(matched), total, complete, tuple(words[resume:resume + 4]), tuple(expected),
+                    tuple(matched), tuple(heard), tuple(w for i, w in enumerate(heard) if i not in used))
 
 
 class RecognizerFollower:
     """Aligns the recognizer's running hypothesis to the line's words."""
 
-    def __init__(self, text: str, context: Iterable[str] = ()) -> None:
+    def __init__(self, text: str, context: Iterable[str] = (), judging: Judging = NORMAL_JUDGING) -> None:
+        self.judging = judging
         self.words = spoken_words(text)
         hearable = set(Recognizer.known(self.words))
         self.known = [i for i, w in enumerate(self.words) if w in hearable]
@@ -82,8 +127,13 @@ class RecognizerFollower:
 
     def progress(self) -> Progress:
         heard = self.recognizer.hypothesis() if self.recognizer is not None else []
-        return progress_of(self.words, self.known, heard)
+        return progress_of(self.words, self.known, heard, self.judging)
 
-    def close(self) -> None:
-        if self.recognizer is not None:
-            self.recognizer.finish()
+    def close(self) -> Progress | None:
+        """End the utterance: the progress on the recognizer's final pass over it (a
+        better hearing than the running hypothesis), or None without a recognizer."""
+        if self.recognizer is None:
+            return None
+        heard = [w.text for w in self.recognizer.finish()]
+        self.recognizer = None
+        return progress_of(self.words, self.known, heard, self.judging)

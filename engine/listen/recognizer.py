@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,20 @@ def alternates() -> dict[str, list[str]]:
             if word.endswith(")") and "(" in word:
                 table.setdefault(word[: word.index("(")], []).append(phones.strip())
     return table
+
+
+def read_dictionary_ahead() -> None:
+    """Read the pronunciation dictionary on a thread of its own now (a second or
+    more: 135,000 words), so the first line listened to does not wait for it."""
+
+    def read() -> None:
+        try:
+            pronunciations()
+            alternates()
+        except (RecognizerUnavailable, OSError):
+            pass  # the first Recognizer says why
+
+    threading.Thread(target=read, name="radioplay-dictionary", daemon=True).start()
 
 
 def _arpa(sentences: Sequence[list[str]]) -> str:
@@ -171,4 +186,4 @@ class Recognizer:
         self._decoder.end_utt()
         self._started = False
         return [Word(seg.word.split("(")[0], seg.start_frame * FRAME_S, (seg.end_frame + 1) * FRAME_S)
-                for seg in self._decoder.seg() if not seg.word.startswith(("<", "[")) and seg.word != "<sil>"]
+                for seg in (self._decoder.seg() or ()) if not seg.word.startswith(("<", "[")) and seg.word != "<sil>"]

@@ -96,7 +96,7 @@ VOCABULARY: tuple[Delivery, ...] = (
     _d("warm", "warmly, kindly, tender, tenderly, affectionate, affectionately, fond, fondly",
        f0_range=1.25, tilt=-2.0, rate=0.95, breathiness=0.1, f0_shift=-0.5),
     _d("sarcastic", "sarcastically, dry, drily, dryly, mocking, mockingly, wry, wryly, ironic, ironically",
-       f0_range=1.4, rate=0.8, f0_slope=1.0),
+       f0_range=1.4, rate=0.75, f0_slope=1.0),
     _d("laughing", "laughs, laughingly, chuckling, chuckles, giggling, giggles, through laughter",
        f0_shift=2.0, f0_range=1.4, breathiness=0.3, rate=1.05, noise=1.4),
     _d("amused", "amusedly, wry smile, smiling, smiles, playful, playfully, teasing, teasingly",

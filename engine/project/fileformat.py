@@ -53,6 +53,7 @@ from engine.project.fileerrors import finite, join_path, kind_of
 from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
+from engine.project.revisionformat import revisions_from_dict, revisions_to_dict
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict
 from engine.project.stagingformat import (
     line_staging_from_dict,
@@ -63,8 +64,9 @@ from engine.project.stagingformat import (
 from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
 
-# 2: sound lanes and clips (engine/project/soundformat.py); version 1 files load unchanged.
-FORMAT_VERSION = 2
+# 2: sound lanes and clips (engine/project/soundformat.py); 3: script revisions
+# (engine/project/revisionformat.py). Files of earlier versions load unchanged.
+FORMAT_VERSION = 3
 EXTENSION = ".radioplay"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # No project needs more than a few levels; deeper JSON is reported at the
@@ -179,6 +181,7 @@ def project_to_dict(project: Project, folder: Path | None = None) -> dict[str, A
         "lines": [_line_to_dict(line, folder) for line in project.lines],
         "lexicon": dict(project.lexicon),
         **sounds_to_dict(project, folder),
+        **revisions_to_dict(project, folder, _line_to_dict),
     }
 
 
@@ -326,33 +329,15 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     seen_ids: set[str] = set()
     for i, ld in enumerate(r.items(root.get("lines", []), "lines")):
         path = f"lines[{i}]"
-        ld = r.obj(ld, path)
-        lid = r.text(ld, "id", path, empty=False)
-        if lid in seen_ids:
-            raise r.fail(join_path(path, "id"), f"duplicate line id {lid!r}")
-        seen_ids.add(lid)
-        role = r.text(ld, "role", path)
-        if role not in role_names:
-            raise r.fail(join_path(path, "role"), f"unknown role {role!r}")
-        scene = ld.get("scene")
-        if scene is not None and not isinstance(scene, str):
-            raise r.fail(join_path(path, "scene"), f"expected a scene id, got {kind_of(scene)}")
-        if scene is not None and scene not in scene_ids:
-            raise r.fail(join_path(path, "scene"), f"unknown scene {scene!r}")
-        text = r.text(ld, "text", path)
-        if (long := too_long(text, MAX_LINE_CHARS)) is not None:
-            raise r.fail(join_path(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
-        lines.append(Line(
-            id=lid, role=role, scene=scene, text=text,
-            note=r.text(ld, "note", path, ""),
-            pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=MAX_PAUSE_S),
-            start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),
-            overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
-            with_previous=r.flag(ld, "with_previous", path, False),
-            **takes_from_dict(r, ld, path, voice_from_dict),
-            recording=_recording(r, ld, path, folder),
-            **line_staging_from_dict(r, ld, path),
-        ))
+        line = line_from_dict(r, ld, path, folder)
+        if line.id in seen_ids:
+            raise r.fail(join_path(path, "id"), f"duplicate line id {line.id!r}")
+        seen_ids.add(line.id)
+        if line.role not in role_names:
+            raise r.fail(join_path(path, "role"), f"unknown role {line.role!r}")
+        if line.scene is not None and line.scene not in scene_ids:
+            raise r.fail(join_path(path, "scene"), f"unknown scene {line.scene!r}")
+        lines.append(line)
 
     lexicon = lexicon_from_dict(r, root.get("lexicon", {}), "lexicon")
 
@@ -366,6 +351,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         cast=cast, scenes=scenes, lines=lines, lexicon=lexicon, timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
         sound_lanes=sound_lanes, sounds=sounds,
+        revisions=revisions_from_dict(r, root, folder, line_from_dict),
     )
     # Refused here, before any work: a start hours past the rest of the play
     # would otherwise render hours of silence before failing on disk space.
@@ -373,6 +359,31 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         index, message = problem
         raise r.fail(f"lines[{index}].start", message)
     return project
+
+
+def line_from_dict(r: _Reader, ld: Any, path: str, folder: Path | None) -> Line:
+    """One line's own fields (its role and scene are checked against the project by the caller:
+    a line in a revision's history may name a scene of an earlier draft)."""
+    ld = r.obj(ld, path)
+    lid = r.text(ld, "id", path, empty=False)
+    role = r.text(ld, "role", path)
+    scene = ld.get("scene")
+    if scene is not None and not isinstance(scene, str):
+        raise r.fail(join_path(path, "scene"), f"expected a scene id, got {kind_of(scene)}")
+    text = r.text(ld, "text", path)
+    if (long := too_long(text, MAX_LINE_CHARS)) is not None:
+        raise r.fail(join_path(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
+    return Line(
+        id=lid, role=role, scene=scene, text=text,
+        note=r.text(ld, "note", path, ""),
+        pause_before=r.num(ld, "pause_before", path, 0.0, lo=PAUSE_RANGE[0], hi=MAX_PAUSE_S),
+        start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),
+        overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
+        with_previous=r.flag(ld, "with_previous", path, False),
+        **takes_from_dict(r, ld, path, voice_from_dict),
+        recording=_recording(r, ld, path, folder),
+        **line_staging_from_dict(r, ld, path),
+    )
 
 
 def _recording(r: _Reader, d: dict[str, Any], path: str, folder: Path | None) -> str | None:

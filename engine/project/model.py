@@ -178,6 +178,28 @@ class Timing:
 
 
 @dataclass
+class Revision:
+    """One revised draft brought into the production (engine/project/revision.py: colours, marks).
+
+    ``changed``: ids of the lines it re-voiced (words changed, split, merged) and
+    ``added`` those it brought in; ``earlier``: the changed lines as they were before
+    it; ``removed``: lines it took out, as they were; ``flagged``: ids of lines whose
+    recording a person made no longer matches the words (the recording is in
+    ``earlier``, and the line is synthesized until it is recorded again).
+    """
+
+    name: str
+    date: str  # ISO 8601 day, UTC (2026-12-01)
+    colour: str
+    script: str = ""  # the draft's file name, as the producer knows it
+    changed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    earlier: list[Line] = field(default_factory=list)
+    removed: list[Line] = field(default_factory=list)
+    flagged: tuple[str, ...] = ()
+
+
+@dataclass
 class Project:
     title: str = DEFAULT_TITLE
     sample_rate: int = DEFAULT_SAMPLE_RATE
@@ -190,6 +212,8 @@ class Project:
     # Sound design (engine/project/sound.py): lanes under the cast's, and their clips.
     sound_lanes: list[SoundLane] = field(default_factory=list)
     sounds: list[SoundClip] = field(default_factory=list)
+    # Script revisions brought in, oldest first (engine/project/revision.py): marks and history.
+    revisions: list[Revision] = field(default_factory=list)
 
     def role(self, name: str) -> Role:
         for role in self.cast:

@@ -44,15 +44,22 @@ class Preset:
     age: str | None  # "child", "adult", "older"
     design: VoiceDesign
     description: str
+    # Over a female source, where taking the woman out of ``design`` falls short (see design_for).
+    over_female: VoiceDesign | None = None
 
 
 PRESETS: tuple[Preset, ...] = (
     Preset("woman", FEMALE, "adult", VoiceDesign(f0_shift=10.0, formant=1.17, f0_range=1.15, tilt=1.0),
            "an adult woman: an octave-ish higher, a shorter vocal tract"),
     Preset("man", MALE, "adult", NEUTRAL, "an adult man"),
-    # The tract stops at 1.22: at 1.28 the recognizer lost twice the words (0.22 against 0.10).
+    # The tract stops at 1.22 over a man: at 1.28 the recognizer lost twice the words (0.22
+    # against 0.10). Over a woman the same girl is a tract x1.04 only (1.22 / 1.17), which the
+    # speaker encoder hears as the woman herself (0.97 over jf_nezumi); a child's formants are
+    # 15-25 % above a woman's, and x1.24 over a Kokoro woman kept DNSMOS above 3.0 and set her
+    # apart (0.74-0.79 to the plain styles; bench/cast_search.py, docs/dev/voices.md).
     Preset("girl", FEMALE, "child", VoiceDesign(f0_shift=12.0, formant=1.22, f0_range=1.25, tilt=2.0),
-           "a girl of about ten: highest pitch, short tract"),
+           "a girl of about ten: highest pitch, short tract",
+           over_female=VoiceDesign(f0_shift=3.0, formant=1.24, f0_range=1.1)),
     Preset("boy", MALE, "child", VoiceDesign(f0_shift=9.0, formant=1.24, f0_range=1.2, tilt=1.0, rate=1.05),
            "a boy of about ten: high pitch, short tract"),
     Preset("older woman", FEMALE, "older",
@@ -112,6 +119,8 @@ def design_for(name: str, source_gender: str) -> VoiceDesign:
         raise ValueError(f"unknown source gender {source_gender!r} (known: {', '.join(GENDERS)})")
     if chosen.gender is None or source_gender == MALE:
         return chosen.design
+    if chosen.over_female is not None:
+        return chosen.over_female
     return _without_sex(chosen.design)
 
 

@@ -4,7 +4,8 @@ Kept out of engine/cli.py (which only registers it) so that module stays
 small; nothing heavy is imported until the verb runs.
 
 Keys (a line on standard input): Enter advances when recognition cannot,
-``b`` then Enter goes back a line. With ``--manual`` lines advance only so.
+``b`` then Enter goes back a line, ``q`` then Enter ends the read (a looped
+section: after this line). With ``--manual`` lines advance only so.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--role", action="append", required=True, metavar="NAME", help="a role read live (repeatable)")
     p.add_argument("--input", metavar="DEVICE", help="microphone by name (default: the system's default input)")
     p.add_argument("--from", dest="from_line", metavar="LINE_ID", help="start at this line")
+    p.add_argument("--to", dest="to_line", metavar="LINE_ID", help="end with this line (included)")
+    p.add_argument("--loop", type=int, default=1, metavar="N", help="read the section (--from .. --to) N times "
+                   "(default 1; 0: until q then Enter)")
+    p.add_argument("--strictness", choices=["loose", "normal", "strict"], default="normal",
+                   help="how much of a line must be heard, and how exactly: loose (a third, words alike count, "
+                   "paraphrase welcome), normal (default: half and its end), strict (85 %% and the last word, "
+                   "word for word)")
+    p.add_argument("--hide-own", action="store_true", help="cue your lines without their words (shown once "
+                   "said or missed): test yourself")
+    p.add_argument("--report", metavar="FILE", help="write the per-line accuracy report as JSON: each line "
+                   "read live, its words expected and heard, accuracy, missed and extra words")
     p.add_argument("--record", metavar="DIR", help="save each live line as a recorded take in DIR, used by the "
                    "mix and the export instead of synthesis (the project file is saved with them)")
     p.add_argument("--manual", action="store_true", help="advance only with the key (Enter), never by recognition")
@@ -54,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         project = load_project(path)
         options = RehearseOptions(tuple(args.role), args.from_line, Path(args.record) if args.record else None,
-                                  args.manual, args.vad)
+                                  args.manual, args.vad, to_line=args.to_line, loop=args.loop,
+                                  strictness=args.strictness, hide_own=args.hide_own)
         lines = plan_lines(project, options)
     except (ProjectFileError, RehearseError, ValueError) as exc:
         return _error(str(exc))
@@ -84,8 +97,8 @@ def run(args: argparse.Namespace) -> int:
         return _error(session.audio_error)
     try:
         table = TableRead(session, reader, options, say)
-        if args.manual or sys.stdin.isatty():
-            threading.Thread(target=_keys, args=(table,), name="radioplay-keys", daemon=True).start()
+        if args.manual or args.loop == 0 or sys.stdin.isatty():
+            threading.Thread(target=_keys, args=(table, args.loop == 0), name="radioplay-keys", daemon=True).start()
         report = table.run()
     except (RehearseError, RuntimeError) as exc:
         return _error(str(exc))
@@ -100,17 +113,32 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 return _error(f"cannot save {path} with the recorded takes: {exc.strerror or exc}")
             say(f"{len(takes)} recorded take(s) in {options.record}; {path} uses them")
+    if args.report:
+        from engine.fsutil import atomic_write_text
+
+        try:
+            atomic_write_text(Path(args.report), json.dumps({**report.figures(), "lines_read": report.accuracy_lines()},
+                                                            indent=2) + "\n")
+        except OSError as exc:
+            return _error(f"--report {args.report}: {exc.strerror or exc}")
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
         say(report.summary())
+        say(report.accuracy_table())
     return 0
 
 
-def _keys(table: Any) -> None:
-    """Thread ``radioplay-keys``: a line on standard input is a key."""
+def _keys(table: Any, stop_at_end: bool) -> None:
+    """Thread ``radioplay-keys``: a line on standard input is a key. At the end of the
+    input a read looped until ``q`` ends with the pass it is in (nothing could stop it later)."""
     for line in sys.stdin:
-        if line.strip().lower() == "b":
+        key = line.strip().lower()
+        if key == "b":
             table.back()
+        elif key == "q":
+            table.stop()
         else:
             table.advance()
+    if stop_at_end:
+        table.last_pass()

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.listen.follow import LineFollower, Progress, RecognizerFollower
+from engine.listen.recognizer import RecognizerUnavailable
 from engine.listen.vad import SpeechTracker, VoiceDetector
 from engine.rehearse.reader import Chunk
+from engine.rehearse.strictness import NORMAL, Strictness
 
 END_SILENCE_S = 0.18  # silence after the line's last words that ends it
-LOOSE_END_SILENCE_S = 0.8  # ...after most of it (a paraphrased ending)
-LOOSE_COVERAGE = 0.7
+LOOSE_END_SILENCE_S = 0.8  # ...after most of it (a paraphrased ending: the strictness says how much)
 PROMPT_AFTER_S = 1.5  # a pause mid-line this long: show the next words
 GIVE_UP_S = 8.0  # silence after speech this long: move on, the line is missed
 NO_SPEECH_S = 20.0  # nothing said at all this long: move on, missed
@@ -49,16 +50,29 @@ class Heard:
     audio: list[np.ndarray] = field(default_factory=list)  # at the project rate, from the cue
     audio_start: float | None = None  # monotonic time of the first recorded sample
     resumed_after_reply: bool = False  # speech heard again after the reply began (a false start)
+    final: Progress | None = None  # the recognizer's final hearing of the line (when it is closed)
+
+
+def _follower(text: str, context: Iterable[str], strictness: Strictness, manual: bool) -> LineFollower | None:
+    """A manual read still listens where it can (the accuracy report); only its end is the key's."""
+    try:
+        return RecognizerFollower(text, context, strictness.judging)
+    except RecognizerUnavailable:
+        if manual:
+            return None
+        raise
 
 
 class LineListener:
     def __init__(self, line_id: str, text: str, rate: int, detector: VoiceDetector, *, manual: bool = False,
-                 context: Iterable[str] = (), follower: LineFollower | None = None) -> None:
+                 context: Iterable[str] = (), follower: LineFollower | None = None,
+                 strictness: Strictness = NORMAL) -> None:
         detector.reset()
         self.rate = rate
         self.manual = manual
+        self.strictness = strictness
         self.tracker = SpeechTracker(detector, rate)
-        self.follower = follower if follower is not None else (None if manual else RecognizerFollower(text, context))
+        self.follower = follower if follower is not None else _follower(text, context, strictness, manual)
         self.heard = Heard(line_id)
         self._prompted_at: float | None = None  # the last_voice time the prompt was shown for
         self._fed_s = 0.0
@@ -97,7 +111,9 @@ class LineListener:
             return None
         progress = self.follower.progress()
         heard.progress = progress
-        if progress.complete or (silence >= LOOSE_END_SILENCE_S and progress.coverage >= LOOSE_COVERAGE):
+        paraphrase = self.strictness.paraphrase_coverage
+        if progress.complete or (silence >= LOOSE_END_SILENCE_S and paraphrase is not None
+                                 and progress.coverage >= paraphrase):
             self._decide(Outcome.RECOGNIZED, chunk.at)
         elif silence >= GIVE_UP_S:
             self._decide(Outcome.MISSED, chunk.at)
@@ -126,5 +142,5 @@ class LineListener:
         """Free the recognizer: after the reply has started (its final pass over
         the utterance takes a few hundred milliseconds: never before a reply)."""
         if self.follower is not None:
-            self.follower.close()
+            self.heard.final = self.follower.close()
             self.follower = None

@@ -22,6 +22,7 @@ from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord
 from engine.session.views import LineState, LineStatus
 from engine.synth.errors import TextError, VoiceError
+from engine.synth.library import VoiceInfo
 from engine.synth.pipeline import plan_line
 from engine.synth.recording import RecordingError, load_recording
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
@@ -190,15 +191,19 @@ class LineBook:
         return True
 
     def load_voices(self) -> None:
-        """Load the cast's voices now, so the first play does not wait for it."""
-        seen: set[str] = set()
+        """Make ready the inference of the voices that have lines still to voice, so the
+        first play does not wait for it. A voice whose every line is cached is never
+        loaded for inference: a table read of a voiced production starts at once, where
+        loading the cast's voices held this (the control) thread for seconds a voice."""
+        voices: dict[str, VoiceInfo] = {}
         for record in self.records.values():
-            if record.plan is not None and str(record.plan.voice.model_path) not in seen:
-                seen.add(str(record.plan.voice.model_path))
-                try:
-                    self.synth.warm(record.plan.voice)
-                except VoiceError as exc:
-                    self._report_error(str(exc))
+            if record.plan is not None and record.clip is None:
+                voices.setdefault(str(record.plan.voice.model_path), record.plan.voice)
+        for info in voices.values():
+            try:
+                self.synth.warm(info)
+            except VoiceError as exc:
+                self._report_error(str(exc))
 
     def refresh_from_cache(self) -> None:
         changed = False

@@ -4,7 +4,13 @@ Decisions made here, deliberately:
 - Markup is never read aloud: HTML/SSML-like tags, Fountain emphasis
   (``*``, ``_``), bracketed stage directions (``[laughs]``) and emoji are
   removed. ``[[phonemes]]`` blocks are kept for Piper.
-- Numbers and abbreviations are left to espeak-ng, which expands them well.
+- Written forms (numbers, money, dates, times, units, abbreviations, roman
+  numerals, addresses, symbols) are said as words by engine.text before
+  espeak-ng sees them: espeak-ng reads "£20" as "pound twenty". The lexicon
+  goes first and its replacements (and ``[[phoneme]]`` blocks) are left as
+  they are, so an entry for a written form ("St." -> "Saint") wins. The
+  spoken text is the units, hence the cache key: new rules re-voice only
+  the lines they read differently.
 - The lexicon replaces whole words (case-insensitive) by a respelling or a
   ``[[phoneme]]`` block; the entries actually used go into the cache key, so
   editing one entry re-synthesizes only the lines that use it. A role's
@@ -24,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.synth.errors import TextError
+from engine.text import normalize
 
 MAX_UNIT_CHARS = 240
 
@@ -151,11 +158,15 @@ def _is_word_char(ch: str) -> bool:
 _Layer = tuple[Mapping[str, str], _LexiconIndex]
 
 
-def _replace_words(text: str, layers: list[_Layer], lengths: tuple[int, ...], used: dict[str, str]) -> str:
+def _replace_words(text: str, layers: list[_Layer], lengths: tuple[int, ...], used: dict[str, str],
+                   spans: list[tuple[int, int]] | None = None, offset: int = 0,
+                   found_at: list[tuple[int, int]] | None = None) -> str:
     """Left to right, at each place a word may start, the longest entry that ends where a word
     may end (the first layer that has it); a replacement is never looked at again. Linear in the
-    text, whatever the lexicon's size."""
+    text, whatever the lexicon's size. ``spans``: gets each replacement's (start, end) in the
+    result, plus ``offset``; ``found_at``: each entry's (start, end) in ``text``, plus ``offset``."""
     out: list[str] = []
+    written = offset  # characters of the result so far
     n, p, copied = len(text), 0, 0
     while p < n:
         if p == 0 or not _is_word_char(text[p - 1]):
@@ -168,6 +179,12 @@ def _replace_words(text: str, layers: list[_Layer], lengths: tuple[int, ...], us
                     word, say = found
                     out.append(text[copied:p])
                     out.append(say)
+                    written += p - copied
+                    if spans is not None:
+                        spans.append((written, written + len(say)))
+                    if found_at is not None:
+                        found_at.append((offset + p, offset + end))
+                    written += len(say)
                     used[word] = say
                     p = copied = end
                     break
@@ -194,16 +211,52 @@ def apply_lexicon(text: str, lexicon: Mapping[str, str]) -> tuple[str, tuple[tup
     "New York" wins over "York" (longest first, across layers), and a
     replacement is never rewritten by another entry. A ChainMap's maps are
     layers: for one word, the first that has it wins."""
+    said, used, _ = lexicon_applied(text, lexicon)
+    return said, used
+
+
+def lexicon_applied(text: str, lexicon: Mapping[str, str]
+                    ) -> tuple[str, tuple[tuple[str, str], ...], list[tuple[int, int]]]:
+    """:func:`apply_lexicon`, and the (start, end) in the result of what the producer
+    decided: each replacement and each ``[[phoneme]]`` block (the normalizer leaves them)."""
+    layers, lengths = _layers(lexicon)
+    used: dict[str, str] = {}
+    spans: list[tuple[int, int]] = []
+    out: list[str] = []
+    at = 0
+    # ``[[phonemes]]`` blocks are the producer's exact pronunciation: never touched.
+    for block, part in split_phonemes(text):
+        if block:
+            spans.append((at, at + len(part)))
+        elif lengths:
+            part = _replace_words(part, layers, lengths, used, spans, at)
+        out.append(part)
+        at += len(part)
+    return "".join(out), tuple(sorted(used.items())), spans
+
+
+def lexicon_spans(text: str, lexicon: Mapping[str, str]) -> list[tuple[int, int]]:
+    """Where in ``text`` the lexicon has entries, and its ``[[phoneme]]`` blocks:
+    what the normalizer leaves as written (the speech check expects those words
+    as written, said as their entries say)."""
+    layers, lengths = _layers(lexicon)
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for block, part in split_phonemes(text):
+        if block:
+            spans.append((at, at + len(part)))
+        elif lengths:
+            _replace_words(part, layers, lengths, {}, None, at, spans)
+        at += len(part)
+    return spans
+
+
+def _layers(lexicon: Mapping[str, str]) -> tuple[list[_Layer], tuple[int, ...]]:
     maps = lexicon.maps if isinstance(lexicon, ChainMap) else [lexicon]
     layers = [(m, _index(m)) for m in maps]
     lengths = layers[0][1].lengths if len(layers) == 1 else tuple(
         sorted({n for _, index in layers for n in index.lengths}, reverse=True))
-    if not lengths:
-        return text, ()
-    used: dict[str, str] = {}
-    # ``[[phonemes]]`` blocks are the producer's exact pronunciation: never touched.
-    out = [part if block else _replace_words(part, layers, lengths, used) for block, part in split_phonemes(text)]
-    return "".join(out), tuple(sorted(used.items()))
+    return layers, lengths
 
 
 def split_units(text: str, max_chars: int = MAX_UNIT_CHARS) -> list[str]:
@@ -277,13 +330,22 @@ def caption_text(text: str) -> str:
     return _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text)).strip()
 
 
+def spoken_form(text: str, lexicon: Mapping[str, str] | None = None, language: str = "en-us") -> str:
+    """What a voice of ``language`` says for ``text``: cleaned, the lexicon
+    applied, written forms said as words (engine.text), not yet split."""
+    said, _, protected = lexicon_applied(clean(text), lexicon or {})
+    return normalize(said, language, protected).text
+
+
 def prepare(text: str, lexicon: Mapping[str, str] | None = None,
-            max_chars: int = MAX_UNIT_CHARS) -> PreparedText:
-    """Clean, apply the lexicon and split; raise TextError if nothing is left."""
+            max_chars: int = MAX_UNIT_CHARS, language: str = "en-us") -> PreparedText:
+    """Clean, apply the lexicon, say written forms as words (for ``language``,
+    the voice's espeak-ng language) and split; raise TextError if nothing is left."""
     if not text or not text.strip():
         raise TextError("text is empty")
     cleaned = clean(text)
-    spoken, used = apply_lexicon(cleaned, lexicon or {})
+    said, used, protected = lexicon_applied(cleaned, lexicon or {})
+    spoken = normalize(said, language, protected).text
     if not any(c.isalnum() for c in _without_phonemes(spoken, "x")):
         raise TextError(f"nothing speakable in {text.strip()[:60]!r} (only markup, emoji or punctuation)")
     return PreparedText(units=tuple(split_units(spoken, max_chars)), lexicon_used=used)

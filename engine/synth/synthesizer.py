@@ -147,15 +147,25 @@ class ClipSynthesizer:
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
         directed = parse_line(text, note, timing)
+        # The voice's language decides how written forms are said (engine.text); a voice
+        # that is not there is reported after the text's own problems, as it always was.
+        try:
+            info: VoiceInfo | None = self.library.resolve(params.voice, params.backend)
+            voice_error: VoiceError | None = None
+        except VoiceError as error:
+            info, voice_error = None, error
+        language = info.language if info is not None else "en-us"
         if directed.is_plain:
             # Nothing performed: one unit list, keyed as before directions existed.
-            prepared = prepare(directed.spoken if directed.directions or "\\" in text else text, lexicon)
+            prepared = prepare(directed.spoken if directed.directions or "\\" in text else text, lexicon,
+                               language=language)
             texts: list[tuple[PreparedText, int, bool]] = []
         else:
-            prepared, texts = self._prepare_phrases(directed, lexicon)
+            prepared, texts = self._prepare_phrases(directed, lexicon, language)
         if prepared.lexicon_used and (problem := used_problem(prepared.lexicon_used)) is not None:
             raise TextError(problem)  # this line only: the others still render
-        info = self.library.resolve(params.voice, params.backend)
+        if info is None:
+            raise voice_error or VoiceError(f"no voice {params.voice!r}")
         speaker_id = info.speaker_id(params.speaker)
         model = self.voice(info)
         settings = replace(model.settings(params.speed, params.variation, params.speaker, info.style), seed=seed)
@@ -172,7 +182,7 @@ class ClipSynthesizer:
         return plan
 
     @staticmethod
-    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None
+    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None, language: str
                          ) -> tuple[PreparedText, list[tuple[PreparedText, int, bool]]]:
         """Each phrase through the frontend: (its text, the phrase's index, whether
         its words end a clause); a phrase of nothing speakable ("—") is left out."""
@@ -180,7 +190,7 @@ class ClipSynthesizer:
         used: dict[str, str] = {}
         for index, phrase in enumerate(directed.phrases):
             try:
-                prepared = prepare(phrase.words, lexicon)
+                prepared = prepare(phrase.words, lexicon, language=language)
             except TextError:
                 continue
             used.update(prepared.lexicon_used)

@@ -12,6 +12,12 @@ phonemes), ties broken toward one-to-one. Most lines align one to one.
 Written words are what the script shows: markup tags, directions in
 parentheses or brackets (engine/project/direction.py) and ``[[phoneme]]``
 blocks are not words (a block's sound falls between its neighbours).
+
+A written form the normalizer says as words (engine.text: "£3.50" is "three
+pounds fifty") weighs what it is said as, shared among the written words it
+spans ("11:20" is two written words, "eleven twenty"); one that covers no
+written word ("&") adds to the word before it. So the aligner groups "3.50"
+with the three spoken words it became, and captions time the written form.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from engine.synth.cache import ClipCache
 from engine.synth.frontend import _STAGE, _TAG, split_phonemes
 from engine.synth.synthesizer import ClipPlan
 from engine.synth.wordtimes import ClipWords
+from engine.text import normalize
 
 WordTime = tuple[str, float, float]  # (word, start_s, end_s) within the clip
 
@@ -83,6 +90,32 @@ def _phonemes(text: str, language: str) -> int:
     return sum(1 for c in text if c.isalnum())
 
 
+def _written_lengths(text: str, words: tuple[tuple[str, int, int], ...], used: Mapping[str, str],
+                     language: str) -> list[float]:
+    """Each written word's weight: its phonemes as said (see the module docstring).
+    A word the lexicon replaced is weighed by its entry, never by a rewrite."""
+    lengths = [_spoken_length(w, used, language) if w.lower() in used else 0.0 for w, _, _ in words]
+    said = [False] * len(words)
+    for rewrite in normalize(text, language).rewrites:
+        spans = [(k, min(e, rewrite.end) - max(s, rewrite.start)) for k, (w, s, e) in enumerate(words)
+                 if s < rewrite.end and rewrite.start < e and w.lower() not in used]
+        if any(w.lower() in used for w, s, e in words if s < rewrite.end and rewrite.start < e):
+            continue
+        weight = float(_phonemes(rewrite.spoken, language))
+        if not spans:
+            if any(c.isalnum() for c in rewrite.written):
+                continue  # inside what is not a written word (a direction, a tag): not said
+            # "&": said between written words, weighed with the one before
+            before = [k for k, (_, s, _) in enumerate(words) if s < rewrite.start]
+            spans = [(before[-1] if before else 0, 1)]
+        total = sum(n for _, n in spans) or 1
+        for k, n in spans:
+            lengths[k] += weight * n / total
+            said[k] = True
+    return [length if said[k] or length else _spoken_length(words[k][0], used, language)
+            for k, length in enumerate(lengths)]
+
+
 def align(written: list[float], spoken: list[int]) -> list[tuple[int, int, int, int]]:
     """Groups (written from, to, spoken from, to) covering both sequences in order."""
     n, m = len(written), len(spoken)
@@ -134,7 +167,7 @@ def word_times(text: str, clip: ClipWords | None, lexicon: Mapping[str, str] | N
     if clip is None or not clip.words or not words:
         return ()
     used = {key.lower(): say for key, say in (lexicon or {}).items()}
-    lengths = [_spoken_length(w, used, language) for w, _, _ in words]
+    lengths = _written_lengths(text, words, used, language)
     spoken = clip.words
     out: list[WordTime] = []
     last_end = spoken[0][0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,8 @@ import soundfile
 
 from engine.project.fileformat import save_project
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
+from engine.rehearse.reader import MicReader
+from tests.support.audio_server import PulseServer
 
 ESPEAK = shutil.which("espeak-ng")
 needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (apt-get install espeak-ng)")
@@ -53,3 +56,32 @@ def table(tiny_voices: dict[str, Path], tmp_path: Path) -> tuple[Path, Path]:
         if line.role == "GUEST":
             espeak(line.text, reads / f"{line.id}.wav")
     return path, reads
+
+
+class ReaderAtTheMicrophone:
+    """A person at the microphone: plays their reading of a line into the
+    source's sink a reaction time after the cue, with paplay."""
+
+    def __init__(self, mic: MicReader, reads: Path, server: PulseServer) -> None:
+        self.mic, self.reads, self.server = mic, reads, server
+        self.rate, self.chunks = mic.rate, mic.chunks
+        self.players: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> None:
+        self.mic.start()
+
+    def cue(self, line_id: str) -> None:
+        def speak() -> None:
+            self.players.append(subprocess.Popen(
+                ["paplay", f"--device={self.server.sink}", str(self.reads / f"{line_id}.wav")],
+                env=self.server.child_env()))
+
+        threading.Timer(0.3, speak).start()
+
+    def truth(self, line_id: str) -> tuple[float, float] | None:
+        return None
+
+    def close(self) -> None:
+        self.mic.close()
+        for player in self.players:
+            player.wait(timeout=30)

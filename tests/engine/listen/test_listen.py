@@ -12,7 +12,7 @@ import soundfile
 
 from engine.listen.follow import RecognizerFollower, progress_of
 from engine.listen.vad import EnergyVad, SileroVad, SpeechTracker, make_detector, silero_model_path
-from engine.listen.words import number_words, spoken_words
+from engine.listen.words import spoken_words
 from engine.rehearse.reader import speech_span
 from tests.support.rehearse import espeak, needs_espeak
 
@@ -38,9 +38,8 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, float,
 def test_words_are_compared_as_spoken() -> None:
     assert spoken_words("In 1962 it cost £20, 50% more!") == [
         "in", "nineteen", "sixty", "two", "it", "cost", "twenty", "pounds", "fifty", "percent", "more"]
-    assert number_words(2005) == ["two", "thousand", "five"]
-    assert number_words(1905) == ["nineteen", "oh", "five"]
-    assert number_words(312) == ["three", "hundred", "and", "twelve"]
+    assert spoken_words("2005, 1905 and 312") == ["two", "thousand", "and", "five", "nineteen", "oh", "five", "and",
+                                                  "three", "hundred", "and", "twelve"]
 
 
 @needs_espeak

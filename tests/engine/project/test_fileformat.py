@@ -196,7 +196,7 @@ def test_saved_file_is_json_with_format_version(tmp_path: Path) -> None:
     save_project(full_project(), path)
     text = path.read_text(encoding="utf-8")
     data = json.loads(text)
-    assert data["format_version"] == 2 == FORMAT_VERSION
+    assert data["format_version"] == 3 == FORMAT_VERSION
     assert isinstance(data["format_version"], int)
     assert data["title"] == "Les Misérables — “Act 1” 🎭"
     assert "Misérables" in text  # written as UTF-8, not \u escapes
@@ -329,8 +329,8 @@ ERROR_CASES: list[tuple[str, tuple[Any, ...], Any, str, str]] = [
      re.escape("expected #rrggbb, got 'red'")),
     ("bad-colour-short", ("cast", 0, "colour"), "#fff", "cast[0].colour", re.escape("expected #rrggbb")),
     ("bad-colour-hex", ("cast", 0, "colour"), "#12345g", "cast[0].colour", re.escape("expected #rrggbb")),
-    ("newer-version", ("format_version",), 3, "format_version",
-     r"file is version 3.*reads up to 2.*update Radioplay"),
+    ("newer-version", ("format_version",), 4, "format_version",
+     r"file is version 4.*reads up to 3.*update Radioplay"),
     ("version-missing", ("format_version",), _MISSING, "format_version", "is missing or not an integer"),
     ("version-string", ("format_version",), "1", "format_version", "is missing or not an integer"),
     ("version-float", ("format_version",), 1.0, "format_version", "is missing or not an integer"),

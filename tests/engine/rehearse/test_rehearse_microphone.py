@@ -12,8 +12,6 @@ The session's own output is the null clock, so the replies never reach the
 from __future__ import annotations
 
 import shutil
-import subprocess
-import threading
 from pathlib import Path
 
 import pytest
@@ -23,36 +21,7 @@ from engine.rehearse.reader import MicReader, ReaderError
 from engine.rehearse.runner import RehearseOptions, TableRead
 from engine.session import Session
 from tests.support.audio_server import PulseServer
-from tests.support.rehearse import needs_espeak
-
-
-class ReaderAtTheMicrophone:
-    """A person at the microphone: plays their reading of a line into the
-    source's sink a reaction time after the cue, with paplay."""
-
-    def __init__(self, mic: MicReader, reads: Path, server: PulseServer) -> None:
-        self.mic, self.reads, self.server = mic, reads, server
-        self.rate, self.chunks = mic.rate, mic.chunks
-        self.players: list[subprocess.Popen[bytes]] = []
-
-    def start(self) -> None:
-        self.mic.start()
-
-    def cue(self, line_id: str) -> None:
-        def speak() -> None:
-            self.players.append(subprocess.Popen(
-                ["paplay", f"--device={self.server.sink}", str(self.reads / f"{line_id}.wav")],
-                env=self.server.child_env()))
-
-        threading.Timer(0.3, speak).start()
-
-    def truth(self, line_id: str) -> tuple[float, float] | None:
-        return None
-
-    def close(self) -> None:
-        self.mic.close()
-        for player in self.players:
-            player.wait(timeout=30)
+from tests.support.rehearse import ReaderAtTheMicrophone, needs_espeak
 
 
 @needs_espeak

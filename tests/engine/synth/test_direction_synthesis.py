@@ -78,8 +78,7 @@ def test_kokoro_performs_a_direction_with_its_speed_and_the_shaping() -> None:
     """Kokoro-82M int8 (the kokoro extra): the rate through Kokoro's speed, the rest through shaping."""
     library = VoiceLibrary()
     bundled = [v for v in library.bundled() if v.backend == "kokoro"]
-    if not bundled:
-        pytest.skip("the kokoro extra is not installed (pip install 'radioplay[kokoro]')")
+    assert bundled, "the kokoro extra (in the test extra) is not installed"
     rate = 24_000
     synth = ClipSynthesizer(library, rate, ClipCache())
     params = VoiceParams(backend="kokoro", voice=bundled[0].style)
