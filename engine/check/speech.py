@@ -34,7 +34,8 @@ from engine.synth.frontend import lexicon_spans
 SCORE_MIN = 0.75  # below this share of the words heard, a line is flagged
 LONG_SILENCE_S = 1.2  # a pause inside a line longer than this (sentence pauses are ~0.3 s)
 CLIP_LEVEL = 0.999  # a sample at full scale
-CLIP_RUN = 3  # consecutive full-scale samples: clipped, not a peak that touches the ceiling
+CLIP_RUN = 3  # consecutive full-scale samples held at one value: clipped, not a peak that touches the ceiling
+FLAT = 1e-6  # neighbours closer than this are one held value (a cut-off waveform), not a smooth crest
 LENGTH_RATIO = (0.5, 1.9)  # actual / predicted length outside this: something went wrong
 # Words the recognizer drops or mishears most, and whose loss changes no meaning.
 FUNCTION_WORDS = frozenset(
@@ -126,12 +127,19 @@ def longest_inner_silence(audio16: np.ndarray, detector: VoiceDetector | None = 
 
 
 def clipped(audio: np.ndarray) -> bool:
-    """Runs of full-scale samples: the waveform was cut off."""
-    hot = np.abs(np.asarray(audio, dtype=np.float32)) >= CLIP_LEVEL
-    if hot.sum() < CLIP_RUN:
+    """Runs of full-scale samples held at one value: the waveform was cut off.
+
+    A float clip may swing past full scale with a smooth crest (a loud line at
+    the per-line loudness can peak at 1.1): that is not clipping, the mix's gain
+    staging brings it under 0 dBFS before anything is written as PCM. What was
+    cut off (a clamped float, a clipped recording) sits flat at its ceiling."""
+    samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+    magnitude = np.abs(samples)
+    if int((magnitude >= CLIP_LEVEL).sum()) < CLIP_RUN:
         return False
-    runs = np.convolve(hot.astype(np.int8), np.ones(CLIP_RUN, dtype=np.int8), mode="valid")
-    return bool((runs >= CLIP_RUN).any())
+    held = (magnitude[1:] >= CLIP_LEVEL) & (np.abs(np.diff(samples)) <= FLAT)
+    runs = np.convolve(held.astype(np.int8), np.ones(CLIP_RUN - 1, dtype=np.int8), mode="valid")
+    return bool((runs >= CLIP_RUN - 1).any())
 
 
 def check_clip(audio: np.ndarray, rate: int, text: str, *, lexicon: Mapping[str, str] | None = None,

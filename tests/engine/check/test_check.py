@@ -47,6 +47,12 @@ def test_clipping_and_inner_silence() -> None:
     tone = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
     assert not clipped(tone)
     assert clipped(np.clip(tone * 10, -1, 1))
+    # A recording clipped at the 16-bit ceiling is cut off too.
+    pcm = np.clip(np.round(tone * 10 * 32767), -32768, 32767).astype(np.int16)
+    assert clipped(pcm.astype(np.float32) / 32768)
+    # A float line whose smooth crest swings past full scale (a loud line at the
+    # per-line loudness: the mix brings it under 0 dBFS) was not cut off.
+    assert not clipped(tone * 4)
     gap = np.concatenate([tone, np.zeros(int(1.5 * rate), np.float32), tone])
     seconds, at = longest_inner_silence(gap, EnergyVad())  # silero hears no speech in a tone
     assert 1.3 <= seconds <= 1.7 and 0.9 <= at <= 1.1
