@@ -26,6 +26,7 @@ from engine.project.defaults import (
 )
 from engine.project.model import Project
 from engine.project.sound import ANCHORS, ENDS, LANE_KINDS, Ducking, SoundClip, SoundLane, default_ducking
+from engine.project.stagingformat import placement_from_dict, placement_to_dict
 from engine.project.timeline import MAX_SILENCE_S
 
 _LONG = 86_400.0  # a day: no offset or length in a radio play is longer
@@ -95,6 +96,7 @@ def _clip_to_dict(clip: SoundClip, project_dir: Path | None) -> dict[str, Any]:
         value = getattr(clip, key)
         if value != getattr(defaults, key) or key == "end":
             d[key] = value
+    d.update(placement_to_dict(clip.perspective, clip.position))
     return d
 
 
@@ -144,7 +146,7 @@ def sounds_from_dict(r: Reader, root: dict[str, Any], line_ids: set[str]) -> tup
             fade_out=r.num(cd, "fade_out", path, 0.0, lo=FADE_RANGE[0], hi=FADE_RANGE[1]),
             loop=r.flag(cd, "loop", path, False), end=end, out_line=_line_ref(r, cd, "out_line", path, line_ids),
             length=length, overlap=r.flag(cd, "overlap", path, False),
-            lead=r.num(cd, "lead", path, 0.0, lo=0.0, hi=_LONG)))
+            lead=r.num(cd, "lead", path, 0.0, lo=0.0, hi=_LONG), **placement_from_dict(r, cd, path)))
     return lanes, clips
 
 
