@@ -10,9 +10,10 @@ without staging saves as it did. Problems name the JSON path
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.project.defaults import PAN_RANGE
+from engine.project.formatreader import Reader
 from engine.project.model import Line, Scene
 from engine.project.staging import (
     DISTANCE_RANGE,
@@ -22,9 +23,6 @@ from engine.project.staging import (
     Position,
     Room,
 )
-
-if TYPE_CHECKING:  # soundformat reads a sound clip's placement from here: no import cycle at run time
-    from engine.project.soundformat import Reader
 
 _PERSPECTIVE_CHOICES = {"": "as the role is", **{name: name for name in PERSPECTIVES}}
 
