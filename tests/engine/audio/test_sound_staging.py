@@ -5,6 +5,7 @@ what the export writes."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from numpy.testing import assert_allclose
 from engine.audio.rooms import RoomResponses
 from engine.audio.sinks import NullSink
 from engine.audio.staging import Stager, sound_stages
+from engine.export.captions import cue_sheet
 from engine.export.daw.handoff import clip_as_played
 from engine.export.session_render import render_session
 from engine.mixdown.memo import sound_identity
@@ -144,6 +146,14 @@ def test_the_placement_is_saved_and_old_files_load_unplaced(tmp_path: Path) -> N
     text = path.read_text()
     assert '"position"' not in text and '"perspective"' not in text
     assert load_project(path).sounds[0].position is None
+
+
+def test_the_cue_sheet_gives_a_placed_effect_its_room_and_position(tmp_path: Path) -> None:
+    project = _project(_click(tmp_path), perspective="distant", position=Position(pan=-0.5))
+    lines, sounds = layout_all(project, {"L1": 1.0}, {"X1": 0.2})
+    cue = next(c for c in json.loads(cue_sheet(project, lines, sounds))["cues"] if c["id"] == "X1")
+    assert cue["room"] == "living room" and cue["perspective"] == "distant"
+    assert cue["position"] == {"pan": [-0.5, -0.5], "distance": [12.0, 12.0]}  # the perspective's distance
 
 
 def test_a_bad_placement_is_named_with_its_clip_and_field(tmp_path: Path) -> None:
