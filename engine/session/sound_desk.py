@@ -83,6 +83,7 @@ class SoundDesk:
         if bus is not None:
             apply_sound_lanes(project, bus)
             bus.set_sounds(place_sounds(project, self.sound_set, placements))
+        self.stager.forget_except({p.clip_id for p in placements})  # a removed clip's staging goes
         problems = self.sound_set.problems
         self.views = [SoundView(p.clip_id, p.lane, p.start, p.end, p.clip_id not in self.sound_set.audio,
                                 self.sound_set.files.get(p.clip_id, ""), problems.get(p.clip_id))
