@@ -1,18 +1,33 @@
 """The selected sound clip's settings, in the Sounds panel: gain, pan, fades,
-loop, length, and removing it. Every change is one undoable edit
+loop, length, an effect's place in its scene's room (perspective and
+distance, staged as a line is: engine/audio/staging.py), and removing it. Every change is one undoable edit
 (app/sound/edits.py); the form follows undo and redo through the document's
 ``projectChanged``. GUI thread only.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QWidget,
+)
 
 from app.sound import edits as sound_edits
 from engine.project.sound import SoundClip
+from engine.project.staging import DISTANCE_RANGE, PERSPECTIVES, Position
 from engine.project.timeline import MAX_SILENCE_S
+
+UNPLACED = "Not placed (as recorded)"
+NOT_PLACEABLE = "An ambience or music bed is not placed in the room: an ambience is the room."
 
 if TYPE_CHECKING:
     from app.document.document import Document
@@ -38,6 +53,28 @@ class SoundClipForm(QGroupBox):
         self.loop = QCheckBox("Loop (a bed repeats its file with a crossfade)", self)
         self.loop.toggled.connect(lambda on: self._edit(loop=on))
         form.addRow(self.loop)
+        # An effect's place in its scene's room, as a line's (docs/user/staging.md).
+        self.perspective = QComboBox(self)
+        self.perspective.setObjectName("soundPerspective")
+        self.perspective.addItem(UNPLACED, "")
+        for name in PERSPECTIVES:
+            self.perspective.addItem(name, name)
+        self.perspective.currentIndexChanged.connect(
+            lambda i: self._edit(perspective=self.perspective.itemData(i)))
+        form.addRow("Perspective", self.perspective)
+        self.distance = QDoubleSpinBox(self)
+        self.distance.setObjectName("soundDistance")
+        self.distance.setRange(0.0, DISTANCE_RANGE[1])  # 0: as the perspective places it
+        self.distance.setDecimals(1)
+        self.distance.setSingleStep(0.5)
+        self.distance.setSuffix(" m")
+        self.distance.setKeyboardTracking(False)
+        self.distance.setSpecialValueText("as the perspective places it")
+        self.distance.valueChanged.connect(self._edit_distance)
+        form.addRow("Distance", self.distance)
+        self.placement_note = QLabel(NOT_PLACEABLE, self)
+        self.placement_note.setWordWrap(True)
+        form.addRow(self.placement_note)
         self.remove = QPushButton("Remove clip", self)
         self.remove.clicked.connect(self.remove_clip)
         form.addRow(self.remove)
@@ -65,6 +102,10 @@ class SoundClipForm(QGroupBox):
         try:
             for widget in (self.gain, self.pan, self.fade_in, self.fade_out, self.length, self.loop, self.remove):
                 widget.setEnabled(clip is not None)
+            placeable = clip is not None and self._kind(clip) == "effects"
+            for widget in (self.perspective, self.distance):
+                widget.setEnabled(placeable)
+            self.placement_note.setVisible(clip is not None and not placeable)
             if clip is None:
                 self.clip_id = None
                 self.cue.setText("Click a sound clip on the timeline")
@@ -77,8 +118,23 @@ class SoundClipForm(QGroupBox):
             self.fade_out.setValue(clip.fade_out)
             self.length.setValue(clip.length or 0.0)
             self.loop.setChecked(clip.loop)
+            self.perspective.setCurrentIndex(max(0, self.perspective.findData(clip.perspective)))
+            distance = clip.position.distance if clip.position is not None else None
+            self.distance.setValue(distance or 0.0)
         finally:
             self._filling = False
+
+    def _edit_distance(self, value: float) -> None:
+        """A distance of the producer's (0: the perspective's again), keeping any pan or path."""
+        clip = self.clip()
+        if clip is None:
+            return
+        distance = max(value, DISTANCE_RANGE[0]) if value else None
+        position = replace(clip.position or Position(), distance=distance)
+        self._edit(position=None if position == Position() else position)
+
+    def _kind(self, clip: SoundClip) -> str:
+        return next((lane.kind for lane in self.doc.project.sound_lanes if lane.name == clip.lane), "effects")
 
     def _edit(self, **values: Any) -> None:
         if self._filling or self.clip_id is None:
@@ -102,5 +158,4 @@ class SoundClipForm(QGroupBox):
         clip = self.clip()
         if clip is None or clip.out_line is not None:
             return "out"
-        kind = next((lane.kind for lane in self.doc.project.sound_lanes if lane.name == clip.lane), "effects")
-        return "file" if kind == "effects" else "next"
+        return "file" if self._kind(clip) == "effects" else "next"

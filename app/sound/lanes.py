@@ -19,6 +19,7 @@ from typing import Any
 
 from app.timeline.ruler import format_time
 from app.timeline.scene import Lane, LaneKind
+from engine.audio.staging import sound_stage
 from engine.project.model import Project
 from engine.project.sound import SoundClip, SoundLane
 from engine.project.timeline import SoundPlacement, layout_all
@@ -110,3 +111,11 @@ def describe_drop(project: Project, clip: SoundClip, fields: dict[str, Any], new
         role = project.line(fields["line"]).role
         return f"{clip.cue or 'sound'} starts at the {'start' if anchor == 'line_start' else 'end'} of {role}'s line"
     return f"{clip.cue or 'sound'} starts at {format_time(max(0.0, new_start), 1)}"
+
+
+def staged_positions(project: Project) -> dict[str, tuple[tuple[float, float, float], ...]]:
+    """The pan and distance keyframes the timeline draws on a placed effect's clip
+    (as on a line's: app/timeline/position.py); ambience and music have none."""
+    kinds = {lane.name: lane.kind for lane in project.sound_lanes}
+    stages = ((clip.id, sound_stage(clip, kinds.get(clip.lane, "effects"), None)) for clip in project.sounds)
+    return {clip_id: stage.path for clip_id, stage in stages if stage is not None}

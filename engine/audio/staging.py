@@ -54,6 +54,7 @@ import numpy as np
 from engine.audio.leveller import LineEnvelope
 from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
 from engine.project.model import Line, Project, Scene
+from engine.project.sound import SoundClip
 from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, line_stage
 
 # A hypercardioid's random-energy efficiency: it hears 1/4 of a diffuse field (-6 dB), as a
@@ -120,6 +121,30 @@ def stage_of(line: Line, scenes: Mapping[str, Scene], pans: Mapping[str, float])
     scene = scenes.get(line.scene) if line.scene is not None else None
     return line_stage(scene.room if scene is not None else None, line.perspective, line.position,
                       pans.get(line.role, 0.0))
+
+
+def sound_stage(clip: SoundClip, lane_kind: str, scene: Scene | None) -> LineStage | None:
+    """A sound clip's staging: an effect the producer placed (a perspective or a
+    position) is staged in its scene's room as a line is, from the clip's pan; an
+    effect left unplaced plays as it did before staging, and ambience and music
+    are never staged (an ambience is the room)."""
+    if lane_kind != "effects" or (not clip.perspective and clip.position is None):
+        return None
+    return line_stage(scene.room if scene is not None else None, clip.perspective, clip.position, clip.pan)
+
+
+def sound_stages(project: Project, scene_of: Mapping[str, str | None]) -> dict[str, LineStage]:
+    """Each staged sound clip's staging (``scene_of``: clip id -> the scene it is
+    heard in, engine/project/timeline.py SoundPlacement.scene)."""
+    scenes: dict[str, Scene] = {s.id: s for s in project.scenes}
+    kinds = {lane.name: lane.kind for lane in project.sound_lanes}
+    stages: dict[str, LineStage] = {}
+    for clip in project.sounds:
+        scene_id = scene_of.get(clip.id)
+        stage = sound_stage(clip, kinds.get(clip.lane, "effects"), scenes.get(scene_id) if scene_id else None)
+        if stage is not None:
+            stages[clip.id] = stage
+    return stages
 
 
 def automation(stage: LineStage, frames: int) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from engine.export.cuesplit import split_caption
-from engine.export.stagingsheet import line_staging, staging_summary
+from engine.export.stagingsheet import line_staging, sound_staging, staging_summary
 from engine.project.direction import direction_spans, spoken_text
 from engine.project.model import Project
 from engine.project.sound import CUE_KINDS
@@ -100,6 +100,7 @@ def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequenc
     clips = {clip.id: clip for clip in project.sounds}
     kinds = {lane.name: CUE_KINDS[lane.kind] for lane in project.sound_lanes}
     staged = line_staging(project)
+    placed = sound_staging(project, sounds)
     entries: list[tuple[float, int, dict[str, object]]] = [
         (p.start, 0, {"id": p.line_id, "kind": "line", "role": p.role, "text": _cue_text(lines[p.line_id].text),
                       "start": round(p.start, 4), "end": round(p.end, 4), **staged.get(p.line_id, {})})
@@ -110,7 +111,7 @@ def cue_sheet(project: Project, placements: Sequence[Placement], sounds: Sequenc
         file = (files or {}).get(s.clip_id, "")
         entries.append((s.start, 1, {"id": s.clip_id, "kind": kinds.get(s.lane, "sfx"), "lane": s.lane,
                                      "cue": clip.cue, "file": file, "start": round(s.start, 4),
-                                     "end": round(s.end, 4)}))
+                                     "end": round(s.end, 4), **placed.get(s.clip_id, {})}))
     cues = [entry for _, _, entry in sorted(entries, key=lambda e: (e[0], e[1]))]
     return json.dumps({"title": project.title, **staging_summary(project), "cues": cues}, indent=2,
                       ensure_ascii=False) + "\n"

@@ -87,8 +87,13 @@ def sound_identity(project: Project, sounds: SoundSet | None) -> list[object]:
     for clip_audio in audio.values():
         if id(clip_audio) not in hashes:
             hashes[id(clip_audio)] = hashlib.sha256(np.ascontiguousarray(clip_audio).tobytes()).hexdigest()[:32]
-    return [[repr(lane) for lane in project.sound_lanes],
-            [[repr(clip), hashes.get(id(audio[clip.id]), "") if clip.id in audio else ""] for clip in project.sounds]]
+    identity: list[object] = [
+        [repr(lane) for lane in project.sound_lanes],
+        [[repr(clip), hashes.get(id(audio[clip.id]), "") if clip.id in audio else ""] for clip in project.sounds]]
+    if any(clip.perspective or clip.position is not None for clip in project.sounds):
+        # A placed effect is staged in its scene's room (its perspective and position are in its repr).
+        identity.append([[scene.id, repr(scene.room)] for scene in project.scenes])
+    return identity
 
 
 def clip_identities(project: Project, result: SynthesisResult) -> dict[str, str]:

@@ -8,6 +8,12 @@ rate through the clip cache, and turned into the
 :class:`~engine.audio.soundbus.SoundBus` the Programme mixes, with each
 lane's gain, mute/solo and ducking.
 
+An effect the producer placed (a perspective or a position) is staged in
+its scene's room by the stager that stages lines
+(engine/audio/staging.py ``sound_stage``): a point source, its file heard in
+mono, panned and distanced, its room's tail after it. Ambience and music
+are not staged: an ambience is the room.
+
 A missing, unreadable or unsupported file is a problem named with its file
 and cue (``SoundSet.problems``): export refuses it unless told to render the
 rest with silence there (engine/export/sound_check.py); the studio shows the
@@ -26,11 +32,12 @@ import numpy as np
 from engine.audio.ducking import DuckSettings
 from engine.audio.leveller import expected_gain_db, sound_trim
 from engine.audio.soundbus import PlacedSound, SoundBus, balance_gains, place_sound
+from engine.audio.staging import Stager, sound_stages
 from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.project.timeline import SoundPlacement
 from engine.synth.cache import ClipCache
-from engine.synth.sound_library import SoundError, SoundLibrary, load_sound, probe_sound
+from engine.synth.sound_library import SoundError, SoundLibrary, load_sound, probe_sound, sound_key
 
 
 @dataclass
@@ -43,6 +50,21 @@ class SoundSet:
     relinked: dict[str, str] = field(default_factory=dict)  # clip id -> a note: the same-named file used
     placeholders: list[SoundClip] = field(default_factory=list)  # no sound yet: silent
     problems: dict[str, str] = field(default_factory=dict)  # clip id -> one-line reason
+    keys: dict[str, str] = field(default_factory=dict)  # clip id -> its sound's content key (staged under it)
+    # Placed effects staged once per clip and staging (live: one that does not wait for a room).
+    stager: Stager = field(default_factory=Stager)
+    _mono: dict[str, np.ndarray] = field(default_factory=dict)  # content key -> the file heard in mono
+
+    def mono(self, clip_id: str) -> np.ndarray:
+        """A clip's sound as one channel (a placed effect is a point source)."""
+        audio = self.audio[clip_id]
+        key = self.keys.get(clip_id, "")
+        held = self._mono.get(key) if key else None
+        if held is None:
+            held = audio[:, 0] if audio.shape[1] == 1 else audio.mean(axis=1, dtype=np.float32)
+            if key:
+                self._mono[key] = held
+        return held
 
     def durations(self, rate: int) -> dict[str, float]:
         return {cid: a.shape[0] / rate for cid, a in self.audio.items()}
@@ -54,11 +76,13 @@ def describe(clip: SoundClip) -> str:
 
 
 def resolve_sounds(project: Project, project_dir: Path | None, library: SoundLibrary | None = None,
-                   cache: ClipCache | None = None, load: bool = True) -> SoundSet:
+                   cache: ClipCache | None = None, load: bool = True, stager: Stager | None = None) -> SoundSet:
     """Find and load every clip's sound (problems are recorded, not raised).
     ``load=False`` only opens each file's header: the problems a render must
-    report before synthesis, without reading or resampling any audio."""
-    out = SoundSet()
+    report before synthesis, without reading or resampling any audio.
+    ``stager``: what stages placed effects (default: one that waits for a
+    room and keeps staged effects in the clip cache's folder)."""
+    out = SoundSet(stager=stager or Stager(store=cache.disk if cache is not None else None))
     loaded: dict[str, np.ndarray] = {}
     for clip in project.sounds:
         if clip.file:
@@ -90,6 +114,10 @@ def resolve_sounds(project: Project, project_dir: Path | None, library: SoundLib
             continue
         out.audio[clip.id] = loaded[key]
         out.files[clip.id] = shown
+        try:
+            out.keys[clip.id] = sound_key(path, project.sample_rate)
+        except OSError:
+            pass  # staged again each time it is placed, nothing worse
     return out
 
 
@@ -132,6 +160,7 @@ def place_sounds(project: Project, sounds: SoundSet, placements: Sequence[SoundP
     lanes = project.sound_lanes
     lane_index = {lane.name: i for i, lane in enumerate(project.sound_lanes)}
     clips = {c.id: c for c in project.sounds}
+    stages = sound_stages(project, {p.clip_id: p.scene for p in placements})
     placed = []
     for p in placements:
         clip, audio, lane = clips.get(p.clip_id), sounds.audio.get(p.clip_id), lane_index.get(p.lane)
@@ -139,12 +168,22 @@ def place_sounds(project: Project, sounds: SoundSet, placements: Sequence[SoundP
             continue
         start = int(round(p.start * rate))
         length = int(round(p.end * rate)) - start
+        pan = clip.pan
+        stage = stages.get(clip.id)
+        if stage is not None and audio.shape[0]:
+            # Staged as a line is: stereo, panned by its staging, its room's tail after the file's end.
+            dry_frames = audio.shape[0]
+            key = sounds.keys.get(clip.id, "")
+            audio = sounds.stager.clip(clip.id, sounds.mono(clip.id), stage, rate, key and f"sound:{key}")
+            pan = 0.0
+            if not clip.loop:
+                length += audio.shape[0] - dry_frames
         if id(audio) not in peaks:
             peaks[id(audio)] = float(np.max(np.abs(audio))) if audio.size else 0.0
         channels = audio.shape[1] if audio.ndim == 2 else 1
-        reach = max(balance_gains(clip.gain_db, clip.pan, channels)) * max(
+        reach = max(balance_gains(clip.gain_db, pan, channels)) * max(
             balance_gains(lanes[lane].gain_db, lanes[lane].pan, 2))
         trim_db = 20 * math.log10(sound_trim(peaks[id(audio)], reach, staging_db))
-        placed.append(place_sound(lane, start, length, audio, rate, gain_db=clip.gain_db + trim_db, pan=clip.pan,
+        placed.append(place_sound(lane, start, length, audio, rate, gain_db=clip.gain_db + trim_db, pan=pan,
                                   fade_in_s=clip.fade_in, fade_out_s=clip.fade_out, loop=clip.loop))
     return placed

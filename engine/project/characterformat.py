@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.project.formatreader import Reader
 from engine.project.model import AGES, GENDERS, Character
-from engine.project.soundformat import Reader
 
 FIELDS = ("gender", "age", "evidence", "by_producer")
 

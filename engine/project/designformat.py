@@ -6,7 +6,7 @@ from typing import Any
 
 from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
 from engine.project.fileerrors import finite, join_path, kind_of
-from engine.project.soundformat import Reader
+from engine.project.formatreader import Reader
 
 
 def design_from_dict(r: Reader, value: Any, path: str, role: str) -> VoiceDesign:

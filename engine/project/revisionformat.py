@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.project.formatreader import Reader
 from engine.project.model import Line, Project, Revision
-from engine.project.soundformat import Reader
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")

@@ -30,6 +30,7 @@ from engine.project.defaults import (
     DEFAULT_PAN,
     SOUND_LANE_NAMES,
 )
+from engine.project.staging import Position
 
 LANE_KINDS = ("effects", "ambience", "music")
 ANCHORS = ("cue", "line_start", "line_end", "time")
@@ -101,6 +102,11 @@ class SoundClip:
     length: float | None = None
     overlap: bool = False  # a one-shot at its cue: the next line does not wait for it
     lead: float = 0.0  # a bed at its cue: the next line follows this long after it starts
+    # An effect placed in its scene's room, as a line is (engine/project/staging.py): a
+    # perspective ("distant", "door"...) and the producer's position; neither: unstaged.
+    # Clips on ambience and music lanes keep them but are never staged (an ambience is the room).
+    perspective: str = ""
+    position: Position | None = None
 
     @property
     def placeholder(self) -> bool:

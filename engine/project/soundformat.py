@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from engine.project.defaults import (
     DEFAULT_GAIN_DB,
@@ -24,25 +24,15 @@ from engine.project.defaults import (
     GAIN_DB_RANGE,
     PAN_RANGE,
 )
+from engine.project.formatreader import Reader
 from engine.project.model import Project
 from engine.project.sound import ANCHORS, ENDS, LANE_KINDS, Ducking, SoundClip, SoundLane, default_ducking
+from engine.project.stagingformat import placement_from_dict, placement_to_dict
 from engine.project.timeline import MAX_SILENCE_S
 
 _LONG = 86_400.0  # a day: no offset or length in a radio play is longer
 
 
-class Reader(Protocol):
-    """What :class:`engine.project.fileformat._Reader` offers (typed access with paths)."""
-
-    def fail(self, path: str, problem: str) -> ValueError: ...
-    def obj(self, value: Any, path: str) -> dict[str, Any]: ...
-    def items(self, value: Any, path: str) -> list[Any]: ...
-    def text(self, d: dict[str, Any], key: str, path: str, default: Any = ..., *, empty: bool = True) -> str: ...
-    def num(self, d: dict[str, Any], key: str, path: str, default: Any = ..., *, lo: float = ..., hi: float = ...,
-            optional: bool = False) -> Any: ...
-    def choice(self, d: dict[str, Any], key: str, path: str, default: str, allowed: dict[str, str],
-               what: str) -> str: ...
-    def flag(self, d: dict[str, Any], key: str, path: str, default: Any = ...) -> bool: ...
 
 
 def portable_path(file: str, project_dir: Path | None) -> str:
@@ -95,6 +85,7 @@ def _clip_to_dict(clip: SoundClip, project_dir: Path | None) -> dict[str, Any]:
         value = getattr(clip, key)
         if value != getattr(defaults, key) or key == "end":
             d[key] = value
+    d.update(placement_to_dict(clip.perspective, clip.position))
     return d
 
 
@@ -144,7 +135,7 @@ def sounds_from_dict(r: Reader, root: dict[str, Any], line_ids: set[str]) -> tup
             fade_out=r.num(cd, "fade_out", path, 0.0, lo=FADE_RANGE[0], hi=FADE_RANGE[1]),
             loop=r.flag(cd, "loop", path, False), end=end, out_line=_line_ref(r, cd, "out_line", path, line_ids),
             length=length, overlap=r.flag(cd, "overlap", path, False),
-            lead=r.num(cd, "lead", path, 0.0, lo=0.0, hi=_LONG)))
+            lead=r.num(cd, "lead", path, 0.0, lo=0.0, hi=_LONG), **placement_from_dict(r, cd, path)))
     return lanes, clips
 
 

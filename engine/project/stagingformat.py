@@ -1,5 +1,5 @@
-"""Staging in the ``.radioplay`` file: a scene's ``room``, a line's
-``perspective`` and ``position``.
+"""Staging in the ``.radioplay`` file: a scene's ``room``, a line's (and an
+effect clip's) ``perspective`` and ``position``.
 
 Kept beside :mod:`engine.project.fileformat`, which calls it. Every key is
 optional and written only when set, so files from before staging load
@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.project.defaults import PAN_RANGE
+from engine.project.formatreader import Reader
 from engine.project.model import Line, Scene
-from engine.project.soundformat import Reader
 from engine.project.staging import (
     DISTANCE_RANGE,
     PERSPECTIVES,
@@ -69,13 +69,19 @@ def _side(r: Reader, value: Any, at: str) -> float:
 
 
 def line_staging_to_dict(line: Line) -> dict[str, Any]:
-    d: dict[str, Any] = {}
-    if line.perspective:
-        d["perspective"] = line.perspective
+    placed = placement_to_dict(line.perspective, line.position)
+    d = {key: placed[key] for key in ("perspective",) if key in placed}
     if line.perspective_evidence:
         d["perspective_evidence"] = line.perspective_evidence
-    if line.position is not None:
-        position = line.position
+    return d | placed
+
+
+def placement_to_dict(perspective: str, position: Position | None) -> dict[str, Any]:
+    """A line's or a sound clip's ``perspective`` and ``position`` keys (only those set)."""
+    d: dict[str, Any] = {}
+    if perspective:
+        d["perspective"] = perspective
+    if position is not None:
         pd: dict[str, Any] = {}
         if position.pan is not None:
             pd["pan"] = position.pan
@@ -89,9 +95,13 @@ def line_staging_to_dict(line: Line) -> dict[str, Any]:
 
 def line_staging_from_dict(r: Reader, d: dict[str, Any], path: str) -> dict[str, Any]:
     """The Line fields of a line object's staging keys."""
+    return {**placement_from_dict(r, d, path), "perspective_evidence": r.text(d, "perspective_evidence", path, "")}
+
+
+def placement_from_dict(r: Reader, d: dict[str, Any], path: str) -> dict[str, Any]:
+    """The ``perspective`` and ``position`` fields of a line or a sound clip object."""
     fields: dict[str, Any] = {
         "perspective": r.choice(d, "perspective", path, "", _PERSPECTIVE_CHOICES, "perspective"),
-        "perspective_evidence": r.text(d, "perspective_evidence", path, ""),
     }
     if d.get("position") is not None:
         where = f"{path}.position"

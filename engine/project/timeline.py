@@ -58,6 +58,7 @@ class SoundPlacement:
     start: float
     end: float
     placeholder: bool = False
+    scene: str | None = None  # the scene it plays in (its room stages a placed effect)
 
     @property
     def duration(self) -> float:
@@ -242,8 +243,21 @@ def _sound_placements(project: Project, lines: list[Placement], cues: _Cues) -> 
             end = start + sound_length(clip, cues.durations.get(clip.id))
         else:
             end = scene_end(clip)
-        out.append(SoundPlacement(clip.id, clip.lane, start, max(start, end), clip.placeholder))
+        out.append(SoundPlacement(clip.id, clip.lane, start, max(start, end), clip.placeholder,
+                                  _heard_in(clip, cues, lines, scene_of_line)))
     return out
+
+
+def _heard_in(clip: SoundClip, cues: _Cues, lines: list[Placement], scene_of_line: Mapping[str, str | None],
+              ) -> str | None:
+    """The scene whose room a clip is heard in: its cue's or anchor line's; else
+    (pinned to a time, a cue after the last line) the scene of the last line
+    begun by its start (its end is still worked out as before, above)."""
+    scene = cues.scene_of.get(clip.id)
+    if scene is not None:
+        return scene
+    begun = [p for p in lines if p.start <= cues.starts[clip.id]]
+    return scene_of_line.get(max(begun, key=lambda p: p.start).line_id) if begun else None
 
 
 def impossible_start(project: Project) -> tuple[int, str] | None:

@@ -6,7 +6,9 @@ playback mixes what export writes; the SoundBus is part of the live
 Programme and is laid out by the same pass as the lines
 (:func:`engine.project.timeline.layout_all`). Files are read on the control
 thread when the clips or lanes change, once per file and rate (the clip
-cache keeps them).
+cache keeps them). A placed effect is staged there too, by the export's
+function; its room is made in the background (``room_ready`` lays the
+session out again when it is), never waited for.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.soundbus import SoundBus
+from engine.audio.staging import Stager
 from engine.mixdown.sound_placement import SoundSet, apply_sound_lanes, place_sounds, resolve_sounds
 from engine.project.model import Project
 from engine.project.timeline import SoundPlacement
@@ -27,9 +30,11 @@ from engine.synth.sound_library import SoundLibrary
 
 class SoundDesk:
     def __init__(self, project: Callable[[], Project], project_path: Path | None, folders: Sequence[Path],
-                 cache: ClipCache, rate: int, reshape_lanes: Callable[[], None]) -> None:
+                 cache: ClipCache, rate: int, reshape_lanes: Callable[[], None],
+                 room_ready: Callable[[], None] | None = None) -> None:
         """``project``: the snapshot the control thread applied; ``reshape_lanes``:
-        the live mix's, when the sound lanes change shape."""
+        the live mix's, when the sound lanes change shape; ``room_ready``: called
+        (on the rooms' thread) when a room a placed effect waited for is made."""
         self._project, self.project_path, self._cache, self.rate = project, project_path, cache, rate
         self._reshape_lanes = reshape_lanes
         self.folders = [Path(f) for f in folders]  # --sounds DIR: searched after sounds/
@@ -37,6 +42,7 @@ class SoundDesk:
         self.bus: SoundBus | None = None
         self._library: SoundLibrary | None = None
         self.views: list[SoundView] = []
+        self.stager = Stager(room_ready=room_ready or (lambda: None))
 
     def renew_bus(self, max_block: int) -> SoundBus | None:
         """A SoundBus for the project's sound lanes as they are now (None without any)."""
@@ -59,7 +65,8 @@ class SoundDesk:
 
     def resolve(self) -> None:
         project_dir = self.project_path.resolve().parent if self.project_path is not None else None
-        self.sound_set = resolve_sounds(self._project(), project_dir, self._sound_library(), self._cache)
+        self.sound_set = resolve_sounds(self._project(), project_dir, self._sound_library(), self._cache,
+                                        stager=self.stager)
 
     def changed(self, old: Project) -> None:
         """Sound lanes or clips changed in the newest snapshot."""
@@ -76,6 +83,7 @@ class SoundDesk:
         if bus is not None:
             apply_sound_lanes(project, bus)
             bus.set_sounds(place_sounds(project, self.sound_set, placements))
+        self.stager.forget_except({p.clip_id for p in placements})  # a removed clip's staging goes
         problems = self.sound_set.problems
         self.views = [SoundView(p.clip_id, p.lane, p.start, p.end, p.clip_id not in self.sound_set.audio,
                                 self.sound_set.files.get(p.clip_id, ""), problems.get(p.clip_id))

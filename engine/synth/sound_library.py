@@ -5,8 +5,12 @@ with ``--sounds DIR``, the user sound folder (``RADIOPLAY_SOUND_DIR``
 overrides it) and the starter sounds shipped in resources/sounds. Every file
 libsndfile reads (WAV, FLAC, OGG, MP3, AIFF) is indexed once: its name, the
 words of its name, duration, channels, rate and loudness. The index is
-cached in the user cache folder by path, size and modification time, so a
-library of thousands of files is read once, not at every start.
+cached in the cache folder (``RADIOPLAY_CACHE_DIR``, else the user cache) by
+path, size and modification time, so a library of thousands of files is
+read once, not at every start. One index serves every library: a scan
+keeps the entries of files outside its folders, and the file is rewritten
+(atomically) only when its content changes, so processes with different
+folders (parallel renders, benchmarks) do not rewrite it in turn.
 
 A cue is matched to the file whose name shares the most words with the cue
 text (``SFX: thunder rolls`` -> ``thunder.wav``); among equals the name with
@@ -36,6 +40,7 @@ from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.model import Project
 from engine.project.sound import SoundClip
 from engine.synth.cache import ClipCache
+from engine.synth.clipfolder import CACHE_DIR_ENV
 
 SOUND_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".mp3", ".aif", ".aiff", ".w64", ".caf")
 # Words a cue or a file name carries that say nothing about which sound it is.
@@ -90,10 +95,25 @@ def starter_sound_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "resources" / "sounds"
 
 
+INDEX_FILE = "sound-index.json"
+
+
 def index_cache_path() -> Path:
+    """Where the sound index is kept: in ``RADIOPLAY_CACHE_DIR`` when it is set
+    (as the clip cache and the rooms are), else the user cache folder."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override) / INDEX_FILE
     import platformdirs
 
-    return platformdirs.user_cache_path("radioplay", appauthor=False) / "sound-index.json"
+    return platformdirs.user_cache_path("radioplay", appauthor=False) / INDEX_FILE
+
+
+def _storable(entry: dict[str, object]) -> dict[str, object]:
+    """An index entry as JSON keeps it (no loudness for a silent file: JSON has no infinity)."""
+    loudness = entry.get("loudness")
+    finite = isinstance(loudness, (int, float)) and math.isfinite(loudness)
+    return {**entry, "words": list(entry["words"]), "loudness": loudness if finite else None}  # type: ignore[call-overload]
 
 
 def library_folders(project_path: Path | None, extra: Sequence[Path] = ()) -> list[Path]:
@@ -153,9 +173,8 @@ class SoundLibrary:
         return cls(library_folders(project_path, extra), index_cache_path())
 
     def scan(self) -> None:
-        cached = self._load_index()
+        stored, cached = self._load_index()
         fresh: dict[str, dict[str, object]] = {}
-        changed = False
         self.sounds, self.problems, self._folder_of = [], [], {}
         for rank, folder in enumerate(self.folders):
             for path in _sound_files(folder):
@@ -173,40 +192,55 @@ class SoundLibrary:
                     except SoundError as exc:  # tried again at the next scan (it may be fixed)
                         self.problems.append(str(exc))
                         continue
-                    changed = True
-                fresh[key] = {**asdict(info), "loudness": info.loudness if math.isfinite(info.loudness) else None}
+                fresh[key] = asdict(info)
                 if key not in self._folder_of:
                     self._folder_of[key] = rank
                     self.sounds.append(info)
-        if changed or set(fresh) != set(cached):
-            self._save_index(fresh)
+        # Other libraries' files stay (another project's folders, another process's);
+        # those of these folders that are gone or unreadable now go.
+        kept = {key: entry for key, entry in cached.items() if key not in fresh and not self._covers(key)}
+        self._save_index(stored, {**kept, **fresh})
 
-    def _load_index(self) -> dict[str, dict[str, object]]:
+    def _covers(self, key: str) -> bool:
+        """Whether a file of the index lies in one of the folders scanned."""
+        path = Path(key)
+        return any(path.is_relative_to(folder) for folder in self.folders)
+
+    def _load_index(self) -> tuple[bytes, dict[str, dict[str, object]]]:
+        """The index file as stored (b"" without one) and its entries."""
         if self.index_path is None or not self.index_path.is_file():
-            return {}
+            return b"", {}
         try:
-            data = json.loads(read_regular_bytes(self.index_path, 64 << 20).decode("utf-8"))
+            stored = read_regular_bytes(self.index_path, 64 << 20)
+            data = json.loads(stored.decode("utf-8"))
         except (OSError, ValueError):
-            return {}  # a damaged index is rebuilt, not trusted
+            return b"", {}  # a damaged index is rebuilt, not trusted
         if not isinstance(data, dict) or data.get("version") != _INDEX_VERSION:
-            return {}
+            return stored, {}
         files = data.get("files")
         if not isinstance(files, dict):
-            return {}
+            return stored, {}
         out: dict[str, dict[str, object]] = {}
         for key, entry in files.items():
             if isinstance(entry, dict):
                 if entry.get("loudness") is None:
                     entry["loudness"] = -math.inf
                 out[key] = entry
-        return out
+        return stored, out
 
-    def _save_index(self, files: dict[str, dict[str, object]]) -> None:
+    def _save_index(self, stored: bytes, files: dict[str, dict[str, object]]) -> None:
+        """Write the index when its content differs from what was read (atomically: a
+        reader never sees half of it); an unchanged library writes nothing."""
         if self.index_path is None:
+            return
+        text = json.dumps({"version": _INDEX_VERSION,
+                           "files": {key: _storable(entry) for key, entry in sorted(files.items())}},
+                          sort_keys=True) + "\n"
+        if text.encode("utf-8") == stored:
             return
         with contextlib.suppress(OSError):
             self.index_path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.index_path, json.dumps({"version": _INDEX_VERSION, "files": files}) + "\n")
+            atomic_write_text(self.index_path, text)
 
     # --- finding -----------------------------------------------------------------------
 

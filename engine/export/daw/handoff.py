@@ -117,11 +117,12 @@ def daw_files(kind: str, project: Project, name: str) -> list[str]:
 def clip_as_played(project: Project, sounds: SoundSet, placement: SoundPlacement) -> np.ndarray:
     """(frames, 2) float32: the clip over its span as its lane plays it
     before the lane's gain and ducking (silence for a placeholder or a
-    missing file, as the mix has it)."""
+    missing file, as the mix has it; a placed effect staged, its room's tail too)."""
     rate = project.sample_rate
     frames = int(round(placement.end * rate)) - int(round(placement.start * rate))
-    out = np.zeros((max(0, frames), 2), dtype=np.float32)
     placed = place_sounds(project, sounds, [placement])
+    frames = max(frames, placed[0].length) if placed else frames
+    out = np.zeros((max(0, frames), 2), dtype=np.float32)
     if not placed or not frames:
         return out
     bus = SoundBus(["effects"], rate, _BLOCK)

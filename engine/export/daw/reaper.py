@@ -76,7 +76,9 @@ def render(handoff: Handoff) -> str:
 
 def envelopes(points: list[tuple[float, float, float]]) -> list[str]:
     """A role's staging as a pan envelope and a volume envelope (distance by the
-    inverse distance law). REAPER's pan envelope runs from +1 (left) to -1 (right)."""
+    inverse distance law). REAPER's pan envelope runs from +1 (left) to -1 (right),
+    the other way from the track's VOLPAN pan (SWS formats a positive pan envelope
+    value as "L": docs/dev/staging.md cites it)."""
     pan = ["    <PANENV2", "      ACT 1 -1", "      VIS 1 1 1", "      ARM 0", "      DEFSHAPE 0 -1 -1"]
     pan += [f"      PT {t:.10f} {-p:.6f} 0" for t, p, _ in points]
     volume = ["    <VOLENV2", "      ACT 1 -1", "      VIS 1 1 1", "      ARM 0", "      DEFSHAPE 0 -1 -1"]
