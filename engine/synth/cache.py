@@ -25,6 +25,7 @@ from engine.memory.clipstore import ClipTooLarge, PooledClipStore
 from engine.project.model import VoiceParams
 from engine.synth.clipfolder import ClipFolder
 from engine.synth.wordtimes import ClipWords
+from engine.synth.world import WHISPER_METHOD
 
 # Word timings kept in memory (a few hundred bytes each; the disk keeps them all).
 _MAX_WORDS = 20_000
@@ -57,6 +58,8 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         payload["shaping"] = "world-design-1"
     if not params.design.is_neutral:
         payload["design"] = {k: round(v, 6) for k, v in params.design.to_dict().items()}
+    if params.design.breathiness >= 1.0:
+        payload["whisper"] = WHISPER_METHOD  # only whispered clips change with the whisper's method
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

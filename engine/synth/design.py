@@ -58,6 +58,8 @@ def apply_design(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
     if design.rate != 1.0:
         _time_scale(analysis, design.rate)
         length = int(round(audio.shape[0] / design.rate))
+    if whisper:
+        return world.whisper(analysis, length, audio)
     return world.synthesize(analysis, length)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.project.design import VoiceDesign
 from engine.synth.backend import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
+from engine.synth.world import WHISPER_METHOD
 
 # Silence between two phrases that no timing direction and no punctuation parts:
 # a change of delivery mid-sentence ("Come here (quietly) and sit").
@@ -42,8 +43,12 @@ class PhrasePlan:
     def key(self) -> list[object]:
         """What of the phrase changes its audio (part of the clip key)."""
         s = self.settings
-        return [self.units, round(self.pause_before, 4), round(s.length_scale, 6), round(s.noise_scale, 6),
-                round(s.noise_w_scale, 6), self.design.to_dict(), round(self.phrase_pause, 4), self.ends_clause]
+        key: list[object] = [self.units, round(self.pause_before, 4), round(s.length_scale, 6),
+                             round(s.noise_scale, 6), round(s.noise_w_scale, 6), self.design.to_dict(),
+                             round(self.phrase_pause, 4), self.ends_clause]
+        if self.design.breathiness >= 1.0:
+            key.append(WHISPER_METHOD)  # a whispered phrase is new samples when the method changes
+        return key
 
 
 def phonemize_phrases(model: LoadedVoice, texts: Sequence[str], phrases: Sequence[PhrasePlan],

@@ -150,3 +150,40 @@ def synthesize(analysis: Analysis, length: int) -> np.ndarray:
     n = min(length, y.shape[0])
     out[:n] = y[:n]
     return out
+
+
+# What a whisper is made by, in the clip keys of whispered clips and phrases: a
+# change to :func:`whisper` changes this, so no cache serves the old samples.
+WHISPER_METHOD = "whisper-noise-ola-1"
+# A whisper's noise is drawn from this seed: the same clip whispers the same way
+# every time (the clip cache keys a performance, not a draw).
+WHISPER_SEED = 0x5EED
+
+
+def whisper(analysis: Analysis, length: int, loudness_of: np.ndarray) -> np.ndarray:
+    """The analysis' spectral envelope excited by noise alone: a whisper of
+    exactly ``length`` samples, as loud (RMS) as ``loudness_of``.
+
+    Not WORLD's own synthesis with the F0 set unvoiced: that places its noise on
+    a fixed pulse grid, and the grid is heard (Praat finds a third of such a
+    whisper voiced, at about 330 Hz). Here each frame is the envelope's
+    magnitude with random phase, overlap-added with a Hann window, so the
+    excitation has no period at all."""
+    frames, bins = analysis.envelope.shape
+    fft_size = (bins - 1) * 2
+    hop = analysis.sample_rate * analysis.settings.frame_ms / 1000.0
+    rng = np.random.default_rng(WHISPER_SEED)
+    phase = rng.uniform(0.0, 2.0 * np.pi, size=(frames, bins))
+    grains = np.fft.irfft(np.sqrt(analysis.envelope) * np.exp(1j * phase), n=fft_size, axis=1)
+    window = np.hanning(fft_size)
+    starts = np.round(np.arange(frames) * hop).astype(np.intp) - fft_size // 2
+    out = np.zeros(max(length, 1) + 2 * fft_size, dtype=np.float64)
+    weight = np.zeros_like(out)
+    for frame in range(frames):
+        at = starts[frame] + fft_size
+        out[at:at + fft_size] += grains[frame] * window
+        weight[at:at + fft_size] += window * window
+    out = out[fft_size:fft_size + length] / np.maximum(weight[fft_size:fft_size + length], 1e-3)
+    target = float(np.sqrt(np.mean(np.square(loudness_of, dtype=np.float64)))) if loudness_of.size else 0.0
+    level = float(np.sqrt(np.mean(np.square(out)))) if out.size else 0.0
+    return (out * (target / level if level > 0.0 else 0.0)).astype(np.float32)
