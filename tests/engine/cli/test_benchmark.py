@@ -42,9 +42,10 @@ def test_decision_cost_is_measured():
 
 @pytest.mark.integration
 def test_bench_json_contract(capsys):
-    # The benchmark's whole code path on a tiny workload (two of the four lines a lead's): the
-    # contract does not depend on its size, and the full run is `make bench`.
-    assert main(["bench", "--requests", "4", "--roles", "2", "--concurrency", "4", "--json"]) == 0
+    # The benchmark's code path on a tiny workload (two of the four lines a lead's) and a given
+    # batch size: the contract depends on neither, the batch measurement (BatchSizer.measure) is
+    # tested in tests/engine/sched, and the full run is `make bench`.
+    assert main(["bench", "--requests", "4", "--roles", "2", "--concurrency", "4", "--batch", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) >= {"policies", "ceiling_audio_s_per_s", "scheduler_decision_ms_10k", "unserved", "ratios"}
     assert set(result["policies"]) == {"fifo", "role-priority"}
@@ -57,6 +58,14 @@ def test_bench_json_contract(capsys):
     assert set(result["ratios"]) >= {"lead_p95_priority_over_fifo", "throughput_over_ceiling"}
     assert all(math.isfinite(v) and v > 0 for v in result["ratios"].values())
     assert result["ceiling_audio_s_per_s"] > 0 and result["scheduler_decision_ms_10k"] > 0
+    assert result["batch"] == {"chosen": 1, "measured": False, "measured_audio_s_per_s": {}}
+    assert result["workload"] == {"requests": 4, "roles": 2, "concurrency": 4, "seed": 7, "lead_requests": 2}
+
+
+def test_bench_refuses_a_batch_below_one(capsys):
+    assert main(["bench", "--batch", "0"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "--batch" in err and "at least 1" in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.integration
