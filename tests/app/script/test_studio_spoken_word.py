@@ -20,7 +20,7 @@ def test_word_at_follows_the_words_and_lets_a_pause_go_dark():
     assert word_at((), 1.0) is None
 
 
-def test_the_spoken_word_advances_through_the_playing_line(qtbot, make_window):
+def test_the_spoken_word_advances_through_the_playing_line(qtbot, make_window, warm_sample_cache):
     window = make_window(SAMPLE)
     window.resize(1600, 1000)
     wait_engine(qtbot, window)
@@ -29,8 +29,9 @@ def test_the_spoken_word_advances_through_the_playing_line(qtbot, make_window):
     assert isinstance(delegate, SpokenWordDelegate)
     line = max(window.doc.project.lines[:8], key=lambda ln: len(ln.text.split()))  # a long line early on
     script.select_line(line.id)
-    # On a loaded machine playback can reach the line before it is voiced (the test's clip cache starts
-    # empty): play until the line has its clip, then play it again from its start, voiced.
+    # The sample's clips come voiced (warm_sample_cache), but on a loaded machine playback can still
+    # reach the line before the Session has it ready: play until the line has its clip, then play it
+    # again from its start, voiced.
     window.play_from_line()
 
     def voiced() -> bool:
