@@ -89,7 +89,7 @@ def to_arena(ort_value: Any, row: int, samples: int, view: Any) -> str:
         return "host round trip"
 
 
-def run(device: str, batches: list[int]) -> dict[str, Any]:
+def run(device: str, batches: list[int], lines: int | None = None) -> dict[str, Any]:
     library = VoiceLibrary()
     project_path = REPO / "samples" / "the-last-broadcast.radioplay"
     project = load_project(project_path)
@@ -100,7 +100,8 @@ def run(device: str, batches: list[int]) -> dict[str, Any]:
     session = patched_session(info, device)
     outputs = [o.name for o in session.get_outputs()]
     hop = int(getattr(model.config, "hop_length", 256) or 256)
-    jobs = [(unit, plan.settings) for plan in plans.values() for unit in model.phonemize(list(plan.prepared.units))]
+    chosen = list(plans.values())[:lines]  # every line unless --lines (the suite's CPU twin: a few)
+    jobs = [(unit, plan.settings) for plan in chosen for unit in model.phonemize(list(plan.prepared.units))]
     by_settings: dict[Any, list[Any]] = {}
     for unit, settings in jobs:
         by_settings.setdefault(settings, []).append(unit)
@@ -215,16 +216,17 @@ def main() -> int:
     parser.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
     parser.add_argument("--batches", default="1,2,4,8,16", help="comma-separated batch sizes")
     parser.add_argument("--kokoro", action="store_true", help="the Kokoro case instead (Kokoro-82M, batch 1)")
-    parser.add_argument("--lines", type=int, default=8, help="Kokoro case: sample lines to voice")
+    parser.add_argument("--lines", type=int, default=None,
+                        help="sample lines to voice (default: every line; the Kokoro case: 8)")
     parser.add_argument("--kokoro-voice", default=None, help="Kokoro case: style name (default: the first)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     device = ("cuda" if cuda_available() else "cpu") if args.device == "auto" else args.device
     if args.kokoro:
-        kokoro = run_kokoro(device, args.lines, args.kokoro_voice)
+        kokoro = run_kokoro(device, args.lines or 8, args.kokoro_voice)
         print(json.dumps(kokoro) if args.json else "\n".join(f"{k}: {v}" for k, v in kokoro.items()))
         return 0
-    result = run(device, [int(b) for b in args.batches.split(",")])
+    result = run(device, [int(b) for b in args.batches.split(",")], args.lines)
     if args.json:
         print(json.dumps(result))
         return 0

@@ -224,10 +224,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say, check=args.check)
         print(json.dumps(result) if args.json else playback_bench.format_report(result))
         return 0
-    if args.requests < 1 or args.roles < 1 or args.concurrency < 1:
-        return _error("--requests, --roles and --concurrency must be at least 1")
+    if args.requests < 1 or args.roles < 1 or args.concurrency < 1 or (args.batch is not None and args.batch < 1):
+        return _error("--requests, --roles, --concurrency and --batch must be at least 1")
     result = benchmark.run(args.requests, args.roles, args.concurrency, args.seed,
-                           progress=None if quiet else lambda msg: print(f"... {msg}", file=sys.stderr))
+                           progress=None if quiet else lambda msg: print(f"... {msg}", file=sys.stderr),
+                           batch=args.batch)
     print(json.dumps(result) if args.json else benchmark.format_report(result))
     return 0
 
@@ -314,6 +315,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--roles", type=int, default=8, help="roles in the cast; every fourth is a lead (default 8)")
     p.add_argument("--concurrency", type=int, default=200, help="requests in flight at once (default 200)")
     p.add_argument("--seed", type=int, default=7, help="workload seed (default 7)")
+    p.add_argument("--batch", type=int, default=None,
+                   help="run batches of N lines instead of measuring the best size first (default: measured)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--playback", action="store_true",
                    help="measure live playback instead: time to first audio at 20 play positions against bare "

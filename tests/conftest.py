@@ -8,4 +8,5 @@ pytest_plugins = [
     "tests.support.rehearse",
     "tests.support.serve",
     "tests.support.session",
+    "tests.support.sample_clips",
 ]

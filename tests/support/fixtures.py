@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,18 @@ from tests.support.voices.generate_test_voice import generate_voices
 settings.register_profile("long", max_examples=20_000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Every failure reports the machine's load (1, 5, 15 min): a test that waits on real
+    time and fails on a busy machine says so, beside the wait that ran out."""
+    report = yield
+    if report.failed:
+        report.sections.append(("machine load", f"load average at the failure: {os.getloadavg()} "
+                                                f"({os.cpu_count()} CPUs)"))
+    return report
 
 
 @pytest.fixture(scope="session")

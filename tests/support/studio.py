@@ -82,14 +82,14 @@ def _studio_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS)]
 
 
-def wait_engine(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> Any:
+def wait_engine(qtbot: Any, window: MainWindow, timeout: int = 180_000) -> Any:
     """Wait for the Session, the window's "ready" and a first snapshot; returns the Session."""
     qtbot.waitUntil(lambda: window.session() is not None and window.engine.state() is not None
                     and window.engine_label.text() == "Engine: ready", timeout=timeout)
     return window.session()
 
 
-def wait_all_ready(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> None:
+def wait_all_ready(qtbot: Any, window: MainWindow, timeout: int = 180_000) -> None:
     def ready() -> bool:
         state = window.engine.state()
         return (state is not None and len(state.line_status) == len(window.doc.project.lines)
@@ -98,7 +98,7 @@ def wait_all_ready(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> Non
     qtbot.waitUntil(ready, timeout=timeout)
 
 
-def voice_everything(qtbot: Any, window: MainWindow, timeout: int = 60_000) -> None:
+def voice_everything(qtbot: Any, window: MainWindow, timeout: int = 180_000) -> None:
     """Play (the Session pre-renders the rest once playback has started), wait until every
     line is voiced, and stop."""
     window.actions_["play_pause"].trigger()

@@ -4,7 +4,9 @@ official Piper voices repository, built from the suite's tiny generated voices.
 ``CatalogueServer`` serves a folder with ``http.server`` on a thread and
 understands ``Range: bytes=N-`` (206 + Content-Range) so resumes are real. A
 test can make it misbehave the way networks do: close the connection after
-some bytes of a file (``cut_after``), or send slowly (``chunk_size`` bytes, then ``delay_per_chunk`` seconds).
+some bytes of a file (``cut_after``), send slowly (``chunk_size`` bytes, then ``delay_per_chunk`` seconds),
+or hold back the last chunk of the file whose path ends with ``hold_last_chunk`` until
+``release_last_chunk`` is set, so a client is certainly mid-download however loaded the machine is.
 Every request is logged as (path, range header).
 """
 
@@ -59,7 +61,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = body[:cut]  # then close: the client sees a short body
         step = self.server.chunk_size
         for i in range(0, len(body), step):
-            self.wfile.write(body[i:i + step])
+            if self.server.hold_last_chunk and path.endswith(self.server.hold_last_chunk) and i + step >= len(body):
+                self.wfile.flush()
+                if not self.server.release_last_chunk.wait(120):
+                    return  # never released: the client is long gone
+            try:
+                self.wfile.write(body[i:i + step])
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the client stopped reading (interrupted): nothing more to send
             self.server.sent[path] = self.server.sent.get(path, 0) + len(body[i:i + step])
             if self.server.delay_per_chunk:
                 self.wfile.flush()
@@ -76,6 +85,8 @@ class _Server(ThreadingHTTPServer):
     ignore_range: bool
     delay_per_chunk: float
     chunk_size: int
+    hold_last_chunk: str  # a path's end; empty: hold nothing
+    release_last_chunk: threading.Event
     sent: dict[str, int]  # bytes of body sent, by path
 
 
@@ -86,6 +97,7 @@ class CatalogueServer:
         self.httpd.log, self.httpd.cut_after = [], {}
         self.httpd.ignore_range, self.httpd.delay_per_chunk, self.httpd.sent = False, 0.0, {}
         self.httpd.chunk_size = 8192
+        self.httpd.hold_last_chunk, self.httpd.release_last_chunk = "", threading.Event()
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="test-catalogue-http", daemon=True)
         self.thread.start()
 
@@ -98,6 +110,7 @@ class CatalogueServer:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/voices.json"
 
     def close(self) -> None:
+        self.httpd.release_last_chunk.set()
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(5)

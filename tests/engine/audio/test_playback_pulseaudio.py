@@ -33,6 +33,7 @@ from engine.synth.synthesizer import make_synthesizer
 from tests.support.audio_server import PulseServer, level_db, locate
 from tests.support.cpu_share import ForeignLoad
 from tests.support.paths import SAMPLE
+from tests.support.sample_clips import copy_sample_clips
 
 START_S = 30.0
 SPAN_S = 8.0
@@ -40,13 +41,15 @@ BUSY_CORES = 0.5  # other processes' load (in cores) from which the audio path m
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, float]:
-    """The sample copied, rendered offline once (which also fills the clip cache the test's
-    session then reads: the shared cache folder of this module, see ``_cache``)."""
+def rendered(tmp_path_factory: pytest.TempPathFactory, sample_clips: Path) -> tuple[Path, Path, float]:
+    """The sample copied, rendered offline once from the session's voiced clips (copied into
+    the clip cache the test's session then reads: the shared cache folder of this module, see
+    ``_cache``)."""
     root = tmp_path_factory.mktemp("e2e")
     project_path = root / SAMPLE.name
     shutil.copy(SAMPLE, project_path)
     project = load_project(project_path)
+    copy_sample_clips(sample_clips, _cache_dir(tmp_path_factory))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RADIOPLAY_CACHE_DIR", str(_cache_dir(tmp_path_factory)))
         report = render_project(project, make_synthesizer(project_path, project.sample_rate), root / "out")

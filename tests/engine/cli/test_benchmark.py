@@ -42,33 +42,45 @@ def test_decision_cost_is_measured():
 
 @pytest.mark.integration
 def test_bench_json_contract(capsys):
-    assert main(["bench", "--requests", "12", "--roles", "4", "--concurrency", "12", "--json"]) == 0
+    # The benchmark's code path on a tiny workload (two of the four lines a lead's) and a given
+    # batch size: the contract depends on neither, the batch measurement (BatchSizer.measure) is
+    # tested in tests/engine/sched, and the full run is `make bench`.
+    assert main(["bench", "--requests", "4", "--roles", "2", "--concurrency", "4", "--batch", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) >= {"policies", "ceiling_audio_s_per_s", "scheduler_decision_ms_10k", "unserved", "ratios"}
     assert set(result["policies"]) == {"fifo", "role-priority"}
     for policy in result["policies"].values():
         assert set(policy) >= {"mean_ms", "p50_ms", "p95_ms", "p99_ms", "lead_p95_ms",
                                "throughput_audio_s_per_s", "completed"}
-        assert policy["completed"] == 12
+        assert policy["completed"] == 4
         assert policy["p50_ms"] <= policy["p95_ms"] <= policy["p99_ms"]
     assert result["unserved"] == 0
     assert set(result["ratios"]) >= {"lead_p95_priority_over_fifo", "throughput_over_ceiling"}
     assert all(math.isfinite(v) and v > 0 for v in result["ratios"].values())
     assert result["ceiling_audio_s_per_s"] > 0 and result["scheduler_decision_ms_10k"] > 0
+    assert result["batch"] == {"chosen": 1, "measured": False, "measured_audio_s_per_s": {}}
+    assert result["workload"] == {"requests": 4, "roles": 2, "concurrency": 4, "seed": 7, "lead_requests": 2}
+
+
+def test_bench_refuses_a_batch_below_one(capsys):
+    assert main(["bench", "--batch", "0"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "--batch" in err and "at least 1" in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.integration
 def test_gpu_check_runs_on_the_cpu_twin():
-    """bench/gpu_check.py is the prepared GPU script; its CPU twin runs here."""
+    """bench/gpu_check.py is the prepared GPU script; its CPU twin runs here, on a few lines
+    of the sample (the path is the same for every line; the whole sample is the GPU run's)."""
     import subprocess
     import sys
 
     script = BENCH / "gpu_check.py"
-    done = subprocess.run([sys.executable, str(script), "--device", "cpu", "--batches", "1,2", "--json"],
+    done = subprocess.run([sys.executable, str(script), "--device", "cpu", "--batches", "1,2", "--lines", "6", "--json"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["device"] == "cpu" and set(result["batches"]) == {"1", "2"}
+    assert result["device"] == "cpu" and set(result["batches"]) == {"1", "2"} and result["units"] >= 6
     for size in result["batches"].values():
         assert size["audio_s_per_s"] > 0 and 0.0 <= size["pool_fragmentation"] < 1.0
         assert size["pool_used_mb"] > 0

@@ -2,7 +2,8 @@
 ``--preset podcast`` and ``--preset acx`` measured by an independent meter
 (pyloudnorm and numpy on the files as libsndfile decodes them, mutagen for
 the stream facts), report.json passing, and ``--daw reaper`` parsed back
-(rpp) against the cue sheet."""
+(rpp) against the cue sheet. The sample's clips come voiced (``warm_sample_cache``): what is
+measured here is what happens after synthesis."""
 
 from __future__ import annotations
 
@@ -27,14 +28,16 @@ def _db(x: float) -> float:
 
 
 @pytest.mark.integration
-def test_sample_delivers_to_podcast_and_acx_and_hands_off_to_reaper(tmp_path, capsys):
+def test_sample_delivers_to_podcast_and_acx_and_hands_off_to_reaper(tmp_path, capsys, warm_sample_cache):
     project_path = tmp_path / SAMPLE.name
     project_path.write_bytes(SAMPLE.read_bytes())
     project = load_project(project_path)
 
     podcast = tmp_path / "podcast"
     assert main(["render", str(project_path), "-o", str(podcast), "--preset", "podcast", "--no-stems"]) == 0
-    assert "Preset podcast: every requirement passes" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Preset podcast: every requirement passes" in out
+    assert " lines (0 synthesized, " in out  # the session's clips were found: the same keys as a render's
     audio, rate = sf.read(podcast / "mix.mp3", dtype="float32")
     loudness = pyloudnorm.Meter(rate).integrated_loudness(audio)
     true_peak = _db(float(np.max(np.abs(soxr.resample(audio, rate, 4 * rate)))))

@@ -21,11 +21,13 @@ from engine.export.render import RenderOptions, render_project, stem_filename
 from engine.export.session_render import render_session
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import VoiceParams
+from engine.synth.cache import cache_dir_for
 from engine.synth.pipeline import Cancelled, LineErrors, plan_lines
 from engine.synth.synthesizer import make_synthesizer
 from tests.support.paths import SAMPLE, SAMPLES
 from tests.support.projects import tiny_project
 from tests.support.render import synth_for
+from tests.support.sample_clips import copy_sample_clips
 
 _STAMP = r"(\d\d):(\d\d):(\d\d)[.,](\d\d\d)"
 
@@ -285,12 +287,16 @@ def test_cli_render_and_errors(tmp_path, tiny_saved, capsys):
 
 
 @pytest.fixture(scope="module")
-def sample_render(tmp_path_factory):
+def sample_render(tmp_path_factory, sample_clips):
+    """The sample rendered from the session's voiced clips (what these tests check comes after
+    synthesis; the cold render's own claims are the tiny project's tests above)."""
     folder = tmp_path_factory.mktemp("sample")
     project_path = folder / SAMPLE.name
     project_path.write_bytes(SAMPLE.read_bytes())
     project = load_project(project_path)
+    copy_sample_clips(sample_clips, cache_dir_for(project_path))
     report = render_project(project, synth_for(project_path), folder / "out", RenderOptions(format="wav32f"))
+    assert report.synthesized == 0, "the session's sample clips were not found under their keys"
     return project_path, project, report
 
 

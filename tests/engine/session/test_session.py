@@ -121,8 +121,9 @@ def test_editing_a_line_during_playback_resynthesizes_only_that_line(session_fac
     assert session.synth.synth_calls == calls + 1
     after = session._lines[target.id].clip
     assert after is not None and after.shape[0] > before.shape[0]
-    # The mixer now holds the new take where the line sits.
-    assert any(c.audio is after for c in session.mixer.clips)
+    # The mixer then holds the new take where the line sits (handed over by the control thread:
+    # on a loaded machine a moment after the line reads READY).
+    wait_for(lambda: any(c.audio is after for c in session.mixer.clips), what="the mixer to hold the new take")
 
 
 def test_recasting_a_role_requeues_only_its_lines(session_factory: Callable[..., Session], project: Project) -> None:

@@ -268,19 +268,30 @@ def test_full_disk_is_one_line_and_nothing_installed(served: CatalogueServer, vo
 
 
 def test_ctrl_c_leaves_no_half_file_under_the_final_name(served: CatalogueServer, voice_dir: Path) -> None:
-    served.httpd.chunk_size, served.httpd.delay_per_chunk = 200, 0.1  # 2 kB/s: still downloading at the signal
+    # The server holds the first file's last chunk until the signal is sent: however loaded the
+    # machine, SIGINT lands mid-download (a merely slow server lost that race at load 20).
+    catalogue = load_catalogue(served.url)
+    first = catalogue.find(SINGLE_KEY).files[0]
+    part = partial_path(voice_dir, first)
+    served.httpd.chunk_size, served.httpd.hold_last_chunk = 200, first.name
     env = {**os.environ, "RADIOPLAY_VOICE_DIR": str(voice_dir), "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "voices", "--catalog", served.url,
                              "--download", SINGLE_KEY], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    catalogue = load_catalogue(served.url)
-    part = partial_path(voice_dir, catalogue.find(SINGLE_KEY).files[0])
-    deadline = time.monotonic() + 30
-    while not (part.exists() and part.stat().st_size > 0) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130
+    try:
+        deadline = time.monotonic() + 120
+        while not (part.exists() and part.stat().st_size > 0) and time.monotonic() < deadline:
+            assert proc.poll() is None, f"the CLI ended before downloading: {proc.communicate()[1]}"
+            time.sleep(0.05)
+        assert part.exists(), f"no partial file within 120 s (load {os.getloadavg()})"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        served.httpd.release_last_chunk.set()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, f"exit {proc.returncode} (load {os.getloadavg()}): {err}"
     assert f"download of {SINGLE_KEY} interrupted; nothing installed" in err
     assert _nothing_installed(voice_dir) and part.exists()
 
