@@ -15,6 +15,15 @@ system), then committed:
    one of the files, so the folder always says which set it holds;
 4. the journal is removed, then the staging folder with the old files.
 
+Files a render would write again byte for byte (its audio, when nothing it
+is made from changed) can be taken over from the set the folder holds:
+:meth:`OutputSet.keep` links them into the staging folder when each still
+has the size, modification time and inode the render that wrote them
+remembered (:func:`file_identity`; a file saved over since, e.g. by an
+editor, is written again). Links need one file system, which the staging
+folder inside the output folder gives; where none can be made the caller
+writes the files.
+
 A render killed before step 2 leaves the previous set untouched (and a
 staging folder that the next export removes); one killed during step 3 is
 rolled forward by the next export into that folder before it does anything
@@ -34,6 +43,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
@@ -141,6 +151,28 @@ class OutputSet:
         target.parent.mkdir(parents=True, exist_ok=True)
         return target
 
+    def keep(self, identities: dict[str, list[int]]) -> bool:
+        """Link each file of the folder's set named in ``identities`` into the
+        staging folder when it is still that file (:func:`file_identity`);
+        all or none: False (nothing linked) when one is not."""
+        if self.staging is None:
+            raise RuntimeError("the output set is not open")
+        linked: list[Path] = []
+        try:
+            for rel, identity in identities.items():
+                final = self.outdir / rel
+                if rel not in self.files or not _inside(self.outdir, rel) or file_identity(final) != identity:
+                    raise FileNotFoundError(rel)
+                target = self.path(rel)
+                os.link(final, target)
+                linked.append(target)
+        except OSError:  # changed, gone, or no links on this file system
+            for target in linked:
+                with contextlib.suppress(OSError):
+                    target.unlink()
+            return False
+        return True
+
     def commit(self) -> list[Path]:
         """Swap the staged set in; returns the final paths (manifest not included)."""
         staging = self.staging
@@ -231,6 +263,15 @@ def recover(outdir: Path) -> None:
                 if _STALE_PART.match(entry.name) and entry.is_file():
                     with contextlib.suppress(OSError):
                         entry.unlink()
+
+
+def file_identity(path: Path) -> list[int]:
+    """What tells a file from one saved over since: size, modification time (ns), inode.
+    Renaming keeps all three; raises OSError for anything but a plain file."""
+    found = os.lstat(path)
+    if not stat.S_ISREG(found.st_mode):  # a link or a folder is never kept
+        raise FileNotFoundError(str(path))
+    return [found.st_size, found.st_mtime_ns, found.st_ino]
 
 
 def _current_set(outdir: Path) -> list[str]:

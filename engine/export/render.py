@@ -49,9 +49,9 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.master_gain import gain_target, solve_master_gain
-from engine.export.mix_memo import MixMemo, mix_key
+from engine.export.mix_memo import MixMemo, kept_key, mix_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
-from engine.export.outputset import OutputSet, check_output
+from engine.export.outputset import OutputSet, check_output, file_identity
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
@@ -71,6 +71,7 @@ from engine.synth.wordmap import line_words
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
+LIMITER_FIELDS = ("limiter_max_db", "limiter_working_s")  # kept with the audio, for the report
 
 
 @dataclass
@@ -127,6 +128,7 @@ class RenderReport:
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
     gain_reused: bool = False  # the same programme was measured before (engine/mixdown/memo.py)
+    audio_kept: bool = False  # the folder held this audio already: kept, not written again
     analysis_wall_s: float = 0.0
     analysis_streamed: int = 0  # frames analysed while the lines were voiced (engine/export/prefix.py)
     synth_wall_s: float = 0.0
@@ -285,13 +287,25 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     report.analysis_wall_s, report.staging_db = master.wall_s, master.staging_db
     report.premix_lufs, report.gain_db, report.predicted_lufs = (master.solved.premix_lufs, master.solved.gain_db,
                                                                  master.solved.predicted_lufs)
-    # A new programme's mix is measured for the compliance report as it is
-    # written, on a third thread, instead of read back afterwards (the same
-    # numbers: FileMeter): the report's measurement no longer follows the write.
-    meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
-    _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
-    limiter = programme.limiter  # as the last block left it
-    report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
+    # The audio the folder holds already, written for the same programme, gain and files, is
+    # kept instead of written again (engine/export/mix_memo.py: ~350 MB for the sample).
+    audio = [plan.master, *(rel for rel in output.files if rel.startswith(("stems/", "dme/")))]
+    kept_as = (kept_key(key, report.gain_db, report.staging_db, (plan.master_subtype, STEM_SUBTYPE), options.block,
+                        audio, output.outdir) if plan.direct else "")
+    kept = memo.load_kept(kept_as) if kept_as else None
+    meter = None
+    if (kept is not None and sorted(kept[0]) == sorted(audio) and set(kept[1]) == set(LIMITER_FIELDS)
+            and output.keep(kept[0])):
+        report.audio_kept = True
+        report.limiter_max_db, report.limiter_working_s = (kept[1][name] for name in LIMITER_FIELDS)
+    else:
+        # A new programme's mix is measured for the compliance report as it is
+        # written, on a third thread, instead of read back afterwards (the same
+        # numbers: FileMeter): the report's measurement no longer follows the write.
+        meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
+        _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
+        limiter = programme.limiter  # as the last block left it
+        report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
         progress("finishing", 0, 1)
     _write_texts(project, synth, result, placements, sound_placements, sounds, output, options,
@@ -299,6 +313,10 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
+    if kept_as:  # for the next render into this folder (renaming kept each file's identity)
+        with contextlib.suppress(OSError):
+            memo.save_kept(kept_as, {rel: file_identity(output.outdir / rel) for rel in audio},
+                           dict(zip(LIMITER_FIELDS, (report.limiter_max_db, report.limiter_working_s), strict=True)))
     if progress:
         progress("finishing", 1, 1)
 

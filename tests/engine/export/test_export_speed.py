@@ -55,6 +55,37 @@ def test_an_unchanged_programme_reuses_its_master_gain_and_writes_the_same_mix(t
     assert second.compliance.files[0] == measure(tmp_path / "b" / "mix.wav", "mix.wav")
 
 
+def _wavs(out: Path) -> dict[Path, bytes]:
+    return {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.wav"))}
+
+
+def test_a_re_render_into_its_folder_keeps_the_same_audio_and_writes_what_changed_since(tmp_path, saved):
+    out = tmp_path / "out"
+    first = _render(saved, out)
+    written, report = _wavs(out), (out / "report.json").read_text()
+    assert not first.audio_kept and {Path("mix.wav"), Path("dme/DX.wav")} <= set(written)
+    second = _render(saved, out)
+    assert second.audio_kept and second.gain_reused
+    assert _wavs(out) == written and (out / "report.json").read_text() == report
+    assert (second.limiter_max_db, second.limiter_working_s) == (first.limiter_max_db, first.limiter_working_s)
+    # A file saved over since (an editor, another tool) is not what the render wrote: written again.
+    mix = out / "mix.wav"
+    damaged = bytearray(mix.read_bytes())
+    damaged[-1] ^= 0xFF
+    mix.write_bytes(damaged)
+    third = _render(saved, out)
+    assert not third.audio_kept and _wavs(out) == written
+    # The write pass itself (a new folder: nothing to keep) writes the same bytes.
+    fourth = _render(saved, tmp_path / "other")
+    assert not fourth.audio_kept and _wavs(tmp_path / "other") == written
+    # An edit of the programme is another key: the folder's audio is not kept.
+    project = load_project(saved)
+    project.cast[1].gain_db += 6.0
+    save_project(project, saved)
+    edited = _render(saved, out)
+    assert not edited.audio_kept and _wavs(out) != written
+
+
 @pytest.mark.parametrize("edit", ["text", "gain", "effect", "mute"])
 def test_an_edit_that_changes_the_programme_measures_it_again(tmp_path, saved, edit):
     _render(saved, tmp_path / "a")
