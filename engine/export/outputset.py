@@ -46,6 +46,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from engine.export.names import safe_stem
@@ -181,9 +182,10 @@ class OutputSet:
         new = self.files
         atomic_write_text(staging / MANIFEST, json.dumps({"format": "radioplay-export", "version": 1,
                                                           "files": new[:-1]}, indent=1) + "\n")
-        for rel in new:
-            with open(staging / rel, "rb+") as f:
-                os.fsync(f.fileno())
+        # Each file's flush waits on the disk, not the CPU: all at once, so the
+        # writes of one file queue beside another's (a render's ~350 MB of stems).
+        with ThreadPoolExecutor(max_workers=min(8, len(new)), thread_name_prefix="radioplay-fsync") as pool:
+            list(pool.map(_fsync_file, [staging / rel for rel in new]))
         for folder in {(staging / rel).parent for rel in new}:
             fsync_dir(folder)
         _check_finals(self.outdir, new)
@@ -263,6 +265,11 @@ def recover(outdir: Path) -> None:
                 if _STALE_PART.match(entry.name) and entry.is_file():
                     with contextlib.suppress(OSError):
                         entry.unlink()
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb+") as f:
+        os.fsync(f.fileno())
 
 
 def file_identity(path: Path) -> list[int]:

@@ -178,9 +178,19 @@ def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> No
     meter.feed(writer.decoded(block))
 
 
-def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
+def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray | int]) -> None:
+    """Each block into its writer (a number: that many frames of silence)."""
     for writer, block in zip(writers, blocks, strict=True):
-        writer.write(block)
+        if isinstance(block, int):
+            writer.write_silence(block)
+        else:
+            writer.write(block)
+
+
+def _held(block: np.ndarray) -> np.ndarray | int:
+    """A copy of a stem's block for a writer thread, or for a silent one (most
+    of a role's stem) its length: nothing to copy, encode or write."""
+    return block.copy() if block.any() else block.shape[0]
 
 
 def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
@@ -365,9 +375,9 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
                 limited = limited[latency:]
             # Copies: the writer thread encodes them while the next block is mixed.
-            stem_blocks = [stems[lane].copy() for lane in range(roles)]
+            stem_blocks = [_held(stems[lane]) for lane in range(roles)]
             if options.stems:  # dme/DX, FX, MX after the roles' stems, in output.files order
-                stem_blocks += list(programme.buses(stems).copy())
+                stem_blocks += [_held(bus) for bus in programme.buses(stems)]
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
