@@ -60,6 +60,21 @@ class MixMemo(GainMemo):
         self._write(key, {"files": files, "numbers": numbers})
 
 
+    def load_words(self, key: str) -> dict[str, tuple[tuple[str, float, float], ...]] | None:
+        """Remembered word timings of a render's lines (engine/export/texts.py), or None."""
+        data = self._read(key)
+        lines = data.get("lines") if data is not None else None
+        if not isinstance(lines, dict):
+            return None
+        try:
+            return {str(lid): tuple((str(w), float(a), float(b)) for w, a, b in words) for lid, words in lines.items()}
+        except (TypeError, ValueError):
+            return None
+
+    def save_words(self, key: str, lines: dict[str, tuple[tuple[str, float, float], ...]]) -> None:
+        self._write(key, {"lines": {lid: [list(w) for w in words] for lid, words in lines.items()}})
+
+
 def kept_key(programme: str, gain_db: float, staging_db: float, subtypes: tuple[str, str], block: int,
              files: list[str], outdir: Path) -> str:
     """The audio files of a render as written into ``outdir``: what their bytes depend on beyond

@@ -42,9 +42,8 @@ from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.leveller import expected_gain_db
 from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
-from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
-from engine.export.daw import DAWS, daw_files, write_daw
+from engine.export.daw import DAWS, daw_files
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
@@ -56,7 +55,7 @@ from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
 from engine.export.sound_check import project_sounds
-from engine.mixdown.dialogue import LevelledLines
+from engine.export.texts import TEXT_FILES, write_texts
 from engine.mixdown.memo import clip_identities, programme_key
 from engine.mixdown.mixplan import BLOCK, plan_mix
 from engine.mixdown.sound_placement import SoundSet
@@ -66,7 +65,6 @@ from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
-from engine.synth.wordmap import line_words
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
@@ -252,9 +250,6 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     return report
 
 
-TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
-
-
 def _cancelled(cancel: threading.Event | None) -> None:
     if cancel is not None and cancel.is_set():
         raise Cancelled("render cancelled")
@@ -318,8 +313,9 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
         progress("finishing", 0, 1)
-    _write_texts(project, synth, result, placements, sound_placements, sounds, output, options,
-                 {role: f"stems/{path.name}" for role, path in report.stems.items()}, report.staging_db)
+    write_texts(project, synth, result, placements, sound_placements, sounds, output, options.daw,
+                options.name or project.title, {role: f"stems/{path.name}" for role, path in report.stems.items()},
+                report.staging_db, memo)
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
@@ -401,23 +397,6 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
         for writer in writers:
             with contextlib.suppress(Exception):
                 writer.close()
-
-
-def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResult, placements: list[Placement],
-                 sound_placements: list[SoundPlacement], sounds: SoundSet, output: OutputSet,
-                 options: RenderOptions, stems: dict[str, str], staging_db: float) -> None:
-    """Captions, the cue sheet and (asked for) the DAW project (``stems``: each role's stem
-    file in the set, which the hand-offs carry beside a staged role's dry lines; the line
-    files are the lines as the mix levels them for ``staging_db``, before their staging)."""
-    timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
-             for line in project.lines if line.id in result.plans and line.recording is None}
-    texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
-             captions.cue_sheet(project, placements, sound_placements, sounds.files))
-    for name, text in zip(TEXT_FILES, texts, strict=True):
-        output.path(name).write_text(text, encoding="utf-8", newline="\n")
-    if options.daw:
-        write_daw(options.daw, project, options.name or project.title, placements,
-                  LevelledLines(project, result.clips, staging_db), output, sound_placements, sounds, stems)
 
 
 def _deliver(project: Project, placements: list[Placement], output: OutputSet, plan: DeliveryPlan,

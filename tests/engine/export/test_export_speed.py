@@ -17,10 +17,14 @@ import soundfile as sf
 
 from engine.audio.limiter import sliding_min
 from engine.export.compliance import measure
+from engine.export.lines import synthesize_lines
+from engine.export.mix_memo import MixMemo
 from engine.export.render import RenderOptions, render_project
+from engine.export.texts import TEXT_FILES, timed_lines
 from engine.project.fileformat import load_project, save_project
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import make_synthesizer
+from engine.synth.wordmap import line_words, written_words
 from tests.support.paths import REPO
 from tests.support.projects import tiny_project
 
@@ -63,10 +67,13 @@ def test_a_re_render_into_its_folder_keeps_the_same_audio_and_writes_what_change
     out = tmp_path / "out"
     first = _render(saved, out)
     written, report = _wavs(out), (out / "report.json").read_text()
+    texts = {name: (out / name).read_text() for name in TEXT_FILES}
     assert not first.audio_kept and {Path("mix.wav"), Path("dme/DX.wav")} <= set(written)
     second = _render(saved, out)
     assert second.audio_kept and second.gain_reused
     assert _wavs(out) == written and (out / "report.json").read_text() == report
+    # The captions' word timings came from the memo this time: the same files.
+    assert {name: (out / name).read_text() for name in TEXT_FILES} == texts
     assert (second.limiter_max_db, second.limiter_working_s) == (first.limiter_max_db, first.limiter_working_s)
     # A file saved over since (an editor, another tool) is not what the render wrote: written again.
     mix = out / "mix.wav"
@@ -84,6 +91,22 @@ def test_a_re_render_into_its_folder_keeps_the_same_audio_and_writes_what_change
     save_project(project, saved)
     edited = _render(saved, out)
     assert not edited.audio_kept and _wavs(out) != written
+
+
+def test_remembered_word_timings_are_the_timed_ones_and_a_new_text_is_timed_again(tmp_path, saved):
+    project = load_project(saved)
+    synth = make_synthesizer(saved, project.sample_rate)
+    render_project(project, synth, tmp_path / "a", RenderOptions())
+    result = synthesize_lines(project, synth)
+    fresh = {line.id: line_words(line.text, result.plans[line.id], synth.cache) for line in project.lines}
+    memo = MixMemo(synth.cache.directory)
+    assert timed_lines(project, synth, result, memo) == fresh and all(fresh.values())
+    project.lines[0].text = "Another line entirely, with other words."
+    edited = synthesize_lines(project, synth)
+    again = timed_lines(project, synth, edited, memo)
+    assert [w for w, _, _ in again[project.lines[0].id]] == [w for w, _, _ in written_words(project.lines[0].text)]
+    assert {k: v for k, v in again.items() if k != project.lines[0].id} == \
+        {k: v for k, v in fresh.items() if k != project.lines[0].id}
 
 
 @pytest.mark.parametrize("edit", ["text", "gain", "effect", "mute"])
