@@ -12,7 +12,6 @@ import hashlib
 import json
 
 from engine.export import captions
-from engine.export.daw import write_daw
 from engine.export.mix_memo import MixMemo
 from engine.export.outputset import OutputSet
 from engine.mixdown.dialogue import LevelledLines
@@ -40,6 +39,8 @@ def write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResul
     for file, text in zip(TEXT_FILES, texts, strict=True):
         output.path(file).write_text(text, encoding="utf-8", newline="\n")
     if daw:
+        from engine.export.daw import write_daw  # its modules (0.2 s of imports) only when asked for
+
         write_daw(daw, project, name, placements, LevelledLines(project, result.clips, staging_db), output,
                   sound_placements, sounds, stems)
 
