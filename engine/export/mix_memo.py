@@ -75,6 +75,24 @@ class MixMemo(GainMemo):
         self._write(key, {"lines": {lid: [list(w) for w in words] for lid, words in lines.items()}})
 
 
+    def load_staging(self, key: str) -> float | None:
+        """The levelling (master gain in dB) an export of the same clips ended with (see staging_hint_key)."""
+        data = self._read(key)
+        value = data.get("staging_db") if data is not None else None
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+    def save_staging(self, key: str, staging_db: float) -> None:
+        self._write(key, {"staging_db": staging_db})
+
+
+def staging_hint_key(clips: dict[str, str], target_lufs: float) -> str:
+    """The lines' clips (their content keys) and the loudness target: what names the levelling
+    a render plans its mix for first. Only a hint: a programme planned from it is used only when
+    its own key (engine/mixdown/memo.py) was measured with that levelling."""
+    blob = json.dumps(["staging", sorted(clips.items()), repr(target_lufs)]).encode()
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
 def kept_key(programme: str, gain_db: float, staging_db: float, subtypes: tuple[str, str], block: int,
              files: list[str], outdir: Path) -> str:
     """The audio files of a render as written into ``outdir``: what their bytes depend on beyond

@@ -47,7 +47,7 @@ from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.master_gain import gain_target, solve_master_gain
-from engine.export.mix_memo import MixMemo, kept_key, mix_key
+from engine.export.mix_memo import MixMemo, kept_key, mix_key, staging_hint_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
 from engine.export.outputset import OutputSet, check_output, file_identity
 from engine.export.pages import PassedClips
@@ -55,7 +55,7 @@ from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
 from engine.export.sound_check import project_sounds
 from engine.export.texts import TEXT_FILES, write_texts
-from engine.mixdown.memo import clip_identities, programme_key
+from engine.mixdown.memo import SolvedGain, clip_identities, programme_key
 from engine.mixdown.mixplan import BLOCK, plan_mix
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
@@ -274,22 +274,31 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     # a line whose curve a new levelling did not change is not staged again.
     staging = expected_gain_db(project, gain_target(plan))
     stager, identities = prefix.stager, clip_identities(project, result)
+    memo = MixMemo(synth.cache.directory)
+    # The levelling the last export of these clips ended with (its solve may have levelled
+    # again): planned for that first, an unchanged export plans its mix once, not twice.
+    hint = staging_hint_key(identities, gain_target(plan))
+    start = memo.load_staging(hint)
+    start = staging if start is None else start
     programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
-                                                              staging, stager, identities)
+                                                              start, stager, identities)
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     report.master_effect = programme.master_effect
     # Each pass hands back the pages of the mapped clips (dry or staged) it is past (engine/export/pages.py).
-    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
-    memo = MixMemo(synth.cache.directory)
     key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect, total,
-                        gain_target(plan), LIMITER_CEILING_DB, sounds)
+                        gain_target(plan), LIMITER_CEILING_DB, sounds)  # the same for any levelling
 
     def replan(staging_db: float) -> Programme:
         return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities)[0]
 
+    if start != staging and not math.isfinite((memo.load(key) or SolvedGain(0, 0, 0)).staging_db):
+        programme, start = replan(staging), staging  # not measured so: the solve starts from the estimate
+    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     master = solve_master_gain(key, memo, programme, placements, sound_placements, total, options.block, plan,
-                               staging, replan, passed, prefix, progress, check_cancel)
+                               start, replan, passed, prefix, progress, check_cancel)
+    if math.isfinite(master.staging_db) and master.staging_db != start:
+        memo.save_staging(hint, master.staging_db)
     programme, passed = master.programme, master.passed
     report.gain_reused, report.analysis_pass, report.analysis_streamed = (master.reused, master.analysis_pass,
                                                                           master.streamed)

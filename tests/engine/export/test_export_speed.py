@@ -18,9 +18,11 @@ import soundfile as sf
 from engine.audio.limiter import sliding_min
 from engine.export.compliance import measure
 from engine.export.lines import synthesize_lines
-from engine.export.mix_memo import MixMemo
+from engine.export.mix_memo import MixMemo, staging_hint_key
 from engine.export.render import RenderOptions, render_project
 from engine.export.texts import TEXT_FILES, timed_lines
+from engine.mixdown.memo import clip_identities
+from engine.project.defaults import DEFAULT_TARGET_LUFS
 from engine.project.fileformat import load_project, save_project
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import make_synthesizer
@@ -107,6 +109,27 @@ def test_remembered_word_timings_are_the_timed_ones_and_a_new_text_is_timed_agai
     assert [w for w, _, _ in again[project.lines[0].id]] == [w for w, _, _ in written_words(project.lines[0].text)]
     assert {k: v for k, v in again.items() if k != project.lines[0].id} == \
         {k: v for k, v in fresh.items() if k != project.lines[0].id}
+
+
+@pytest.mark.parametrize("measured", [True, False])
+def test_a_wrong_levelling_hint_changes_nothing_a_render_writes(tmp_path, saved, measured):
+    """The levelling an unchanged export plans its mix for first is a hint: wrong, or with the
+    programme's gain forgotten (measured again from the estimate), the files are the same."""
+    first = _render(saved, tmp_path / "a")
+    written = _wavs(tmp_path / "a")
+    project = load_project(saved)
+    synth = make_synthesizer(saved, project.sample_rate)
+    result = synthesize_lines(project, synth)
+    memo = MixMemo(synth.cache.directory)
+    hint = staging_hint_key(clip_identities(project, result), DEFAULT_TARGET_LUFS)
+    memo.save_staging(hint, first.staging_db + 4.0)
+    if not measured:
+        for entry in (synth.cache.directory / "loudness").glob("*.json"):
+            if "gain_db" in json.loads(entry.read_text()):
+                entry.unlink()
+    again = _render(saved, tmp_path / "b")
+    assert again.gain_reused == measured and again.staging_db == first.staging_db
+    assert _wavs(tmp_path / "b") == written
 
 
 @pytest.mark.parametrize("edit", ["text", "gain", "effect", "mute"])
