@@ -1,6 +1,6 @@
 """What a producer waits for at the command line, process start included.
 
-    python bench/cli_speed.py [PROJECT] [--runs 5] [--against CHECKOUT] [--json]
+    python bench/cli_speed.py [PROJECT] [--runs 5] [--against CHECKOUT] [--cache DIR] [--json]
 
 Every command runs as a new process (``python -m app.launch ...``, what the
 ``radioplay`` entry point runs), the way a user types it:
@@ -9,7 +9,9 @@ Every command runs as a new process (``python -m app.launch ...``, what the
 - ``radioplay render`` of the project when nothing has changed since the
   last render (every clip in the clip cache): the cached export, reported
   as wall seconds and as times real time (the mix's length over the wall
-  time).
+  time), into the folder of the last render (a re-export: the audio there
+  is kept when it is what the render would write) and into a new folder
+  each time (``render (new folder)``: the whole write pass).
 
 A bare ``python -c pass`` runs beside them: the interpreter's own start on
 this machine at this moment. With ``--against CHECKOUT`` (another checkout
@@ -19,7 +21,8 @@ shared machines are noisy, so only numbers from the same run are compared,
 and the best of ``--runs`` is used for each (noise only ever adds time).
 
 The clip cache is a temporary folder filled by one cold render first (the
-two checkouts share it when their clip keys agree). Bytecode is written as
+two checkouts share it when their clip keys agree), or ``--cache DIR``: a
+folder filled before (its first render is then a cached one too). Bytecode is written as
 an installed package has it (PYTHONDONTWRITEBYTECODE is dropped), and each
 command runs once before the timed runs.
 """
@@ -27,6 +30,7 @@ command runs once before the timed runs.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -41,10 +45,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def environment(checkout: Path, cache: Path) -> dict[str, str]:
+def environment(checkout: Path, cache: Path, work: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(checkout)
     env["RADIOPLAY_CACHE_DIR"] = str(cache)
+    # Each checkout its own user cache folder, as one installation has: the sound index
+    # there names each checkout's starter sounds by path, and two checkouts sharing one
+    # index would rewrite it in turn (every render reading every sound's loudness again).
+    env["XDG_CACHE_HOME"] = str(work / f"user-cache-{hashlib.sha256(str(checkout).encode()).hexdigest()[:8]}")
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     return env
 
@@ -68,6 +76,7 @@ def main() -> int:
     parser.add_argument("project", nargs="?", default=str(REPO / "samples" / "the-last-broadcast.radioplay"))
     parser.add_argument("--runs", type=int, default=5, help="timed runs of each command (best is kept)")
     parser.add_argument("--against", type=Path, help="another Radioplay checkout to compare with (the baseline)")
+    parser.add_argument("--cache", type=Path, help="clip cache folder to use (default: a new one, filled first)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -75,7 +84,7 @@ def main() -> int:
     try:
         project = work / Path(args.project).name
         shutil.copy(args.project, project)
-        cache = work / "clip-cache"
+        cache = args.cache.resolve() if args.cache is not None else work / "clip-cache"
         checkouts = {"this": REPO}
         if args.against is not None:
             checkouts["baseline"] = args.against.resolve()
@@ -91,16 +100,19 @@ def main() -> int:
             out = work / f"out-{name}"
             render = [py, "-m", "app.launch", "render", str(project), "-o", str(out)]
             commands[f"render (cached) [{name}]"] = render
+            commands[f"render (new folder) [{name}]"] = [*render[:-1], str(work / f"new-{name}")]
             # The first render of each fills the cache (cold for the first)
             # and remembers what an unchanged project needs.
-            cold[name] = timed(render, environment(checkout, cache), work)
+            cold[name] = timed(render, environment(checkout, cache, work), work)
         times: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.runs + 1):  # the first round writes bytecode and warms the page cache
             for command, argv in commands.items():
                 for name, checkout in checkouts.items():
                     if command.startswith("render") and not command.endswith(f"[{name}]"):
                         continue
-                    times.setdefault((command, name), []).append(timed(argv, environment(checkout, cache), work))
+                    if command.startswith("render (new folder)"):
+                        shutil.rmtree(work / f"new-{name}", ignore_errors=True)
+                    times.setdefault((command, name), []).append(timed(argv, environment(checkout, cache, work), work))
         audio_s = mix_seconds(work / "out-this")
         results = []
         for (command, name), walls in times.items():
@@ -127,7 +139,7 @@ def main() -> int:
         for r in results:
             extra = (f"  {r['x_real_time_best']:>6.1f}x real time (median {r['x_real_time_median']:.1f}x)"
                      if "x_real_time_best" in r else "")
-            print(f"  {r['command']:<18} {r['checkout']:<9} best {r['best_s']:6.3f} s  median {r['median_s']:6.3f} s"
+            print(f"  {r['command']:<26} {r['checkout']:<9} best {r['best_s']:6.3f} s  median {r['median_s']:6.3f} s"
                   f"{extra}")
         for cmd, ratio in summary.get("speedup_vs_baseline", {}).items():
             print(f"  {cmd}: {ratio:.2f}x faster than the baseline")

@@ -80,6 +80,10 @@ class BlockMixer:
         self._levels = np.ones(lanes, dtype=np.float32)  # the lane gain alone, for stereo clips
         self._audible = np.ones(lanes, dtype=bool)
         self._stems = np.zeros((lanes, max_block, 2), dtype=np.float32)
+        # How far into each lane's stem buffer the last block wrote (past it: zeros): a block
+        # clears only what the one before wrote, not every lane (most lanes are silent most
+        # of the time: a role speaks a few lines a scene).
+        self._written = [0] * lanes
         self._master = np.zeros((max_block, 2), dtype=np.float32)
         self._scratch = np.zeros(max_block, dtype=np.float32)
         # The leveller's per-frame gain of a clip's span, and its work buffers.
@@ -138,14 +142,19 @@ class BlockMixer:
 
     def process(self, t: int, n: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Mix frames [t, t+n). Returns (master (n, 2), stems (lanes, n, 2)) as
-        views into internal buffers, valid until the next call. With ``out``
+        views into internal buffers, valid until the next call and read only
+        (the next block clears only what this one wrote). With ``out``
         (an (n, 2) float32 array, e.g. a ring buffer's write region) the
         master is summed straight into it and ``out`` is returned."""
         if not 0 < n <= self.max_block:
             raise ValueError(f"block of {n} frames; the mixer handles 1..{self.max_block}")
         index = self._index
-        stems = self._stems[:, :n, :]
-        stems.fill(0.0)
+        buffers, written = self._stems, self._written
+        for lane, end in enumerate(written):
+            if end:
+                buffers[lane, :end].fill(0.0)
+                written[lane] = 0
+        stems = buffers[:, :n, :]
         scratch = self._scratch
         first = bisect.bisect_left(index.starts, t - index.longest)
         last = bisect.bisect_left(index.starts, t + n)
@@ -164,6 +173,7 @@ class BlockMixer:
                                          self._level_frac, self._level_index, self._ramp)
                 source = np.multiply(source, level, out=level)
             at = a - t
+            written[lane] = max(written[lane], at + length)
             stereo = source.ndim == 2
             for channel in (0, 1):
                 if stereo:

@@ -83,18 +83,28 @@ class SparseWavWriter:
         self._header_size = len(riff)
 
     def write(self, block: np.ndarray) -> None:
-        frames = block.shape[0]
-        if not self.rf64 and needs_rf64(self.frames + frames, self.channels, self.subtype, self.riff_limit):
-            raise OSError(f"{self.path}: a WAV file holds at most 4 GiB of audio (RF64 is chosen up front "
-                          f"from the length the writer is told)")
-        offset = self._header_size + self.frames * self.channels * self.sample_bytes
-        self.frames += frames
+        offset = self._advance(block.shape[0])
         if not block.any():
             self._dirty_end = False
             return  # a hole: the bytes read back as zeros
         self._file.seek(offset)
         self._file.write(self._encode(block))
         self._dirty_end = True
+
+    def write_silence(self, frames: int) -> None:
+        """``frames`` of silence (what ``write`` of that many zeros writes: a hole),
+        for a caller that knows its block is silent without making it."""
+        self._advance(frames)
+        self._dirty_end = False
+
+    def _advance(self, frames: int) -> int:
+        """Count ``frames`` more; returns the file offset they start at."""
+        if not self.rf64 and needs_rf64(self.frames + frames, self.channels, self.subtype, self.riff_limit):
+            raise OSError(f"{self.path}: a WAV file holds at most 4 GiB of audio (RF64 is chosen up front "
+                          f"from the length the writer is told)")
+        offset = self._header_size + self.frames * self.channels * self.sample_bytes
+        self.frames += frames
+        return offset
 
     def _encode(self, block: np.ndarray) -> bytes:
         if self.subtype == "FLOAT":
@@ -126,5 +136,12 @@ class SparseWavWriter:
 
 
 def _pcm24(block: np.ndarray) -> np.ndarray:
-    """24-bit sample values (float64 integers), rounded and clipped."""
-    return np.rint(np.clip(np.asarray(block, dtype=np.float64) * 8388608.0, -8388608.0, 8388607.0))
+    """24-bit sample values (integers in floats), rounded and clipped. A float32
+    block stays float32 (half the memory traffic), as exact as float64: scaling
+    by 2**23 is exact, both bounds are representable, and rounding an exact
+    value gives the same integer."""
+    dtype = np.float32 if block.dtype == np.float32 else np.float64
+    scaled: np.ndarray = np.multiply(block, 8388608.0, dtype=dtype)
+    np.clip(scaled, -8388608.0, 8388607.0, out=scaled)
+    np.rint(scaled, out=scaled)
+    return scaled

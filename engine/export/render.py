@@ -42,22 +42,20 @@ from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.leveller import expected_gain_db
 from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
-from engine.export import captions
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
-from engine.export.daw import DAWS, daw_files, write_daw
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.master_gain import gain_target, solve_master_gain
-from engine.export.mix_memo import MixMemo, mix_key
+from engine.export.mix_memo import MixMemo, kept_key, mix_key, staging_hint_key
 from engine.export.names import STEM_NAME_STYLES, FileName, broadcast_stem, unique_file_names
-from engine.export.outputset import OutputSet, check_output
+from engine.export.outputset import OutputSet, check_output, file_identity
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.export.presets import DeliveryPreset
 from engine.export.sound_check import project_sounds
-from engine.mixdown.dialogue import LevelledLines
-from engine.mixdown.memo import clip_identities, programme_key
+from engine.export.texts import TEXT_FILES, write_texts
+from engine.mixdown.memo import SolvedGain, clip_identities, programme_key
 from engine.mixdown.mixplan import BLOCK, plan_mix
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
@@ -66,11 +64,11 @@ from engine.project.timeline import Placement, SoundPlacement
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
-from engine.synth.wordmap import line_words
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
 DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
+LIMITER_FIELDS = ("limiter_max_db", "limiter_working_s")  # kept with the audio, for the report
 
 
 @dataclass
@@ -96,8 +94,11 @@ class RenderOptions:
             raise ValueError(f"unknown format {self.format!r} (choose {', '.join(FORMATS)})")
         if self.stem_names not in STEM_NAME_STYLES:
             raise ValueError(f"unknown stem naming {self.stem_names!r} (choose {', '.join(STEM_NAME_STYLES)})")
-        if self.daw and self.daw not in DAWS:
-            raise ValueError(f"unknown DAW {self.daw!r} (choose {', '.join(DAWS)})")
+        if self.daw:  # the hand-offs' modules (0.2 s of imports) only when one is asked for
+            from engine.export.daw import DAWS
+
+            if self.daw not in DAWS:
+                raise ValueError(f"unknown DAW {self.daw!r} (choose {', '.join(DAWS)})")
         lo, hi = TARGET_LUFS_RANGE
         if not lo <= self.target_lufs <= hi:
             raise ValueError(f"target loudness {self.target_lufs} LUFS is outside {lo:g}..{hi:g}")
@@ -127,6 +128,7 @@ class RenderReport:
     master_effect: str = ""
     analysis_pass: bool = False  # effects needed a pass through the real chain
     gain_reused: bool = False  # the same programme was measured before (engine/mixdown/memo.py)
+    audio_kept: bool = False  # the folder held this audio already: kept, not written again
     analysis_wall_s: float = 0.0
     analysis_streamed: int = 0  # frames analysed while the lines were voiced (engine/export/prefix.py)
     synth_wall_s: float = 0.0
@@ -176,9 +178,19 @@ def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> No
     meter.feed(writer.decoded(block))
 
 
-def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray]) -> None:
+def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray | int]) -> None:
+    """Each block into its writer (a number: that many frames of silence)."""
     for writer, block in zip(writers, blocks, strict=True):
-        writer.write(block)
+        if isinstance(block, int):
+            writer.write_silence(block)
+        else:
+            writer.write(block)
+
+
+def _held(block: np.ndarray) -> np.ndarray | int:
+    """A copy of a stem's block for a writer thread, or for a silent one (most
+    of a role's stem) its length: nothing to copy, encode or write."""
+    return block.copy() if block.any() else block.shape[0]
 
 
 def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
@@ -204,6 +216,8 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     dme = [f"dme/{name}" for name in dme_files(project, options.stem_names)] if options.stems else []
     files = [*plan.files, *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES, REPORT_FILE]
     if options.daw:
+        from engine.export.daw import daw_files
+
         files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
     # A missing or unreadable sound file fails the render before any synthesis
@@ -240,9 +254,6 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
     return report
 
 
-TEXT_FILES = ("captions.srt", "captions.vtt", "cues.json")
-
-
 def _cancelled(cancel: threading.Event | None) -> None:
     if cancel is not None and cancel.is_set():
         raise Cancelled("render cancelled")
@@ -263,42 +274,68 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     # a line whose curve a new levelling did not change is not staged again.
     staging = expected_gain_db(project, gain_target(plan))
     stager, identities = prefix.stager, clip_identities(project, result)
+    memo = MixMemo(synth.cache.directory)
+    # The levelling the last export of these clips ended with (its solve may have levelled
+    # again): planned for that first, an unchanged export plans its mix once, not twice.
+    hint = staging_hint_key(identities, gain_target(plan))
+    start = memo.load_staging(hint)
+    start = staging if start is None else start
     programme, placements, sound_placements, total = plan_mix(project, result.clips, options.block, sounds,
-                                                              staging, stager, identities)
+                                                              start, stager, identities)
     report.placements, report.sound_placements = placements, sound_placements
     report.duration_s = total / rate
     report.master_effect = programme.master_effect
     # Each pass hands back the pages of the mapped clips (dry or staged) it is past (engine/export/pages.py).
-    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
-    memo = MixMemo(synth.cache.directory)
     key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect, total,
-                        gain_target(plan), LIMITER_CEILING_DB, sounds)
+                        gain_target(plan), LIMITER_CEILING_DB, sounds)  # the same for any levelling
 
     def replan(staging_db: float) -> Programme:
         return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities)[0]
 
+    if start != staging and not math.isfinite((memo.load(key) or SolvedGain(0, 0, 0)).staging_db):
+        programme, start = replan(staging), staging  # not measured so: the solve starts from the estimate
+    passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     master = solve_master_gain(key, memo, programme, placements, sound_placements, total, options.block, plan,
-                               staging, replan, passed, prefix, progress, check_cancel)
+                               start, replan, passed, prefix, progress, check_cancel)
+    if math.isfinite(master.staging_db) and master.staging_db != start:
+        memo.save_staging(hint, master.staging_db)
     programme, passed = master.programme, master.passed
     report.gain_reused, report.analysis_pass, report.analysis_streamed = (master.reused, master.analysis_pass,
                                                                           master.streamed)
     report.analysis_wall_s, report.staging_db = master.wall_s, master.staging_db
     report.premix_lufs, report.gain_db, report.predicted_lufs = (master.solved.premix_lufs, master.solved.gain_db,
                                                                  master.solved.predicted_lufs)
-    # A new programme's mix is measured for the compliance report as it is
-    # written, on a third thread, instead of read back afterwards (the same
-    # numbers: FileMeter): the report's measurement no longer follows the write.
-    meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
-    _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
-    limiter = programme.limiter  # as the last block left it
-    report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
+    # The audio the folder holds already, written for the same programme, gain and files, is
+    # kept instead of written again (engine/export/mix_memo.py: ~350 MB for the sample).
+    audio = [plan.master, *(rel for rel in output.files if rel.startswith(("stems/", "dme/")))]
+    kept_as = (kept_key(key, report.gain_db, report.staging_db, (plan.master_subtype, STEM_SUBTYPE), options.block,
+                        audio, output.outdir) if plan.direct else "")
+    kept = memo.load_kept(kept_as) if kept_as else None
+    meter = None
+    if (kept is not None and sorted(kept[0]) == sorted(audio) and set(kept[1]) == set(LIMITER_FIELDS)
+            and output.keep(kept[0])):
+        report.audio_kept = True
+        report.limiter_max_db, report.limiter_working_s = (kept[1][name] for name in LIMITER_FIELDS)
+    else:
+        # A new programme's mix is measured for the compliance report as it is
+        # written, on a third thread, instead of read back afterwards (the same
+        # numbers: FileMeter): the report's measurement no longer follows the write.
+        meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
+        _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
+        limiter = programme.limiter  # as the last block left it
+        report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
         progress("finishing", 0, 1)
-    _write_texts(project, synth, result, placements, sound_placements, sounds, output, options,
-                 {role: f"stems/{path.name}" for role, path in report.stems.items()}, report.staging_db)
+    write_texts(project, synth, result, placements, sound_placements, sounds, output, options.daw,
+                options.name or project.title, {role: f"stems/{path.name}" for role, path in report.stems.items()},
+                report.staging_db, memo)
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
+    if kept_as:  # for the next render into this folder (renaming kept each file's identity)
+        with contextlib.suppress(OSError):
+            memo.save_kept(kept_as, {rel: file_identity(output.outdir / rel) for rel in audio},
+                           dict(zip(LIMITER_FIELDS, (report.limiter_max_db, report.limiter_working_s), strict=True)))
     if progress:
         progress("finishing", 1, 1)
 
@@ -347,9 +384,9 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
             if t == 0:  # drop the look-ahead delay so the mix lines up with the stems
                 limited = limited[latency:]
             # Copies: the writer thread encodes them while the next block is mixed.
-            stem_blocks = [stems[lane].copy() for lane in range(roles)]
+            stem_blocks = [_held(stems[lane]) for lane in range(roles)]
             if options.stems:  # dme/DX, FX, MX after the roles' stems, in output.files order
-                stem_blocks += list(programme.buses(stems).copy())
+                stem_blocks += [_held(bus) for bus in programme.buses(stems)]
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
@@ -373,23 +410,6 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
         for writer in writers:
             with contextlib.suppress(Exception):
                 writer.close()
-
-
-def _write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResult, placements: list[Placement],
-                 sound_placements: list[SoundPlacement], sounds: SoundSet, output: OutputSet,
-                 options: RenderOptions, stems: dict[str, str], staging_db: float) -> None:
-    """Captions, the cue sheet and (asked for) the DAW project (``stems``: each role's stem
-    file in the set, which the hand-offs carry beside a staged role's dry lines; the line
-    files are the lines as the mix levels them for ``staging_db``, before their staging)."""
-    timed = {line.id: line_words(line.text, result.plans[line.id], synth.cache)  # a recording: no timings
-             for line in project.lines if line.id in result.plans and line.recording is None}
-    texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
-             captions.cue_sheet(project, placements, sound_placements, sounds.files))
-    for name, text in zip(TEXT_FILES, texts, strict=True):
-        output.path(name).write_text(text, encoding="utf-8", newline="\n")
-    if options.daw:
-        write_daw(options.daw, project, options.name or project.title, placements,
-                  LevelledLines(project, result.clips, staging_db), output, sound_placements, sounds, stems)
 
 
 def _deliver(project: Project, placements: list[Placement], output: OutputSet, plan: DeliveryPlan,

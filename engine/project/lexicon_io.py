@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
-from xml.sax.saxutils import escape, quoteattr
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.defaults import lexicon_entry_too_long
@@ -78,6 +77,9 @@ def lexicon_from_dict(r: Reader, value: Any, path: str) -> dict[str, str]:
 def write_pls(path: Path, entries: Iterable[Entry], language: str = "en-US") -> int:
     """Write the entries as PLS 1.0 (atomically); returns how many. A respelling
     is an ``<alias>``, ``[[...]]`` a ``<phoneme>``."""
+    # Here, not at the top: saxutils imports urllib.request (0.1 s), which every project load paid.
+    from xml.sax.saxutils import escape, quoteattr
+
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<lexicon version="1.0" xmlns="{PLS_NS}" alphabet="{PLS_ALPHABET}" xml:lang={quoteattr(language)}>']
     count = 0

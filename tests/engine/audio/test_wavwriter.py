@@ -53,3 +53,23 @@ def test_without_a_length_passing_the_limit_is_an_error_not_a_torn_file(tmp_path
         writer.write(np.zeros((100, 2), dtype=np.float32))
         with pytest.raises(OSError, match="4 GiB"):
             writer.write(np.zeros((100, 2), dtype=np.float32))
+
+
+@pytest.mark.parametrize("subtype", ["PCM_24", "FLOAT"])
+def test_silence_told_by_its_length_writes_the_bytes_of_written_zeros(tmp_path, subtype) -> None:
+    rng = np.random.default_rng(9)
+    loud = (rng.random((500, 2), dtype=np.float32) - 0.5) * 3.0  # past full scale: 24-bit clips
+    zeros = np.zeros((700, 2), dtype=np.float32)
+    with SparseWavWriter(tmp_path / "a.wav", 48_000, 2, subtype) as a, \
+            SparseWavWriter(tmp_path / "b.wav", 48_000, 2, subtype) as b:
+        for block in (loud, zeros, loud, zeros):  # a hole between and one at the end
+            a.write(block)
+            if block.any():
+                b.write(block)
+            else:
+                b.write_silence(block.shape[0])
+    assert (tmp_path / "a.wav").read_bytes() == (tmp_path / "b.wav").read_bytes()
+    back, _ = sf.read(tmp_path / "b.wav", dtype="float32")
+    assert back.shape == (2400, 2) and not back[500:1200].any() and not back[1700:].any()
+    expected = np.clip(loud, -1.0, 8388607 / 8388608) if subtype == "PCM_24" else loud
+    np.testing.assert_allclose(back[:500], expected, atol=1.0 / 8388608 if subtype == "PCM_24" else 0)

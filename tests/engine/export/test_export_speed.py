@@ -17,10 +17,16 @@ import soundfile as sf
 
 from engine.audio.limiter import sliding_min
 from engine.export.compliance import measure
+from engine.export.lines import synthesize_lines
+from engine.export.mix_memo import MixMemo, staging_hint_key
 from engine.export.render import RenderOptions, render_project
+from engine.export.texts import TEXT_FILES, timed_lines
+from engine.mixdown.memo import clip_identities
+from engine.project.defaults import DEFAULT_TARGET_LUFS
 from engine.project.fileformat import load_project, save_project
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import make_synthesizer
+from engine.synth.wordmap import line_words, written_words
 from tests.support.paths import REPO
 from tests.support.projects import tiny_project
 
@@ -53,6 +59,77 @@ def test_an_unchanged_programme_reuses_its_master_gain_and_writes_the_same_mix(t
     assert (tmp_path / "a" / "report.json").read_text() == (tmp_path / "b" / "report.json").read_text()
     assert second.compliance is not None
     assert second.compliance.files[0] == measure(tmp_path / "b" / "mix.wav", "mix.wav")
+
+
+def _wavs(out: Path) -> dict[Path, bytes]:
+    return {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.wav"))}
+
+
+def test_a_re_render_into_its_folder_keeps_the_same_audio_and_writes_what_changed_since(tmp_path, saved):
+    out = tmp_path / "out"
+    first = _render(saved, out)
+    written, report = _wavs(out), (out / "report.json").read_text()
+    texts = {name: (out / name).read_text() for name in TEXT_FILES}
+    assert not first.audio_kept and {Path("mix.wav"), Path("dme/DX.wav")} <= set(written)
+    second = _render(saved, out)
+    assert second.audio_kept and second.gain_reused
+    assert _wavs(out) == written and (out / "report.json").read_text() == report
+    # The captions' word timings came from the memo this time: the same files.
+    assert {name: (out / name).read_text() for name in TEXT_FILES} == texts
+    assert (second.limiter_max_db, second.limiter_working_s) == (first.limiter_max_db, first.limiter_working_s)
+    # A file saved over since (an editor, another tool) is not what the render wrote: written again.
+    mix = out / "mix.wav"
+    damaged = bytearray(mix.read_bytes())
+    damaged[-1] ^= 0xFF
+    mix.write_bytes(damaged)
+    third = _render(saved, out)
+    assert not third.audio_kept and _wavs(out) == written
+    # The write pass itself (a new folder: nothing to keep) writes the same bytes.
+    fourth = _render(saved, tmp_path / "other")
+    assert not fourth.audio_kept and _wavs(tmp_path / "other") == written
+    # An edit of the programme is another key: the folder's audio is not kept.
+    project = load_project(saved)
+    project.cast[1].gain_db += 6.0
+    save_project(project, saved)
+    edited = _render(saved, out)
+    assert not edited.audio_kept and _wavs(out) != written
+
+
+def test_remembered_word_timings_are_the_timed_ones_and_a_new_text_is_timed_again(tmp_path, saved):
+    project = load_project(saved)
+    synth = make_synthesizer(saved, project.sample_rate)
+    render_project(project, synth, tmp_path / "a", RenderOptions())
+    result = synthesize_lines(project, synth)
+    fresh = {line.id: line_words(line.text, result.plans[line.id], synth.cache) for line in project.lines}
+    memo = MixMemo(synth.cache.directory)
+    assert timed_lines(project, synth, result, memo) == fresh and all(fresh.values())
+    project.lines[0].text = "Another line entirely, with other words."
+    edited = synthesize_lines(project, synth)
+    again = timed_lines(project, synth, edited, memo)
+    assert [w for w, _, _ in again[project.lines[0].id]] == [w for w, _, _ in written_words(project.lines[0].text)]
+    assert {k: v for k, v in again.items() if k != project.lines[0].id} == \
+        {k: v for k, v in fresh.items() if k != project.lines[0].id}
+
+
+@pytest.mark.parametrize("measured", [True, False])
+def test_a_wrong_levelling_hint_changes_nothing_a_render_writes(tmp_path, saved, measured):
+    """The levelling an unchanged export plans its mix for first is a hint: wrong, or with the
+    programme's gain forgotten (measured again from the estimate), the files are the same."""
+    first = _render(saved, tmp_path / "a")
+    written = _wavs(tmp_path / "a")
+    project = load_project(saved)
+    synth = make_synthesizer(saved, project.sample_rate)
+    result = synthesize_lines(project, synth)
+    memo = MixMemo(synth.cache.directory)
+    hint = staging_hint_key(clip_identities(project, result), DEFAULT_TARGET_LUFS)
+    memo.save_staging(hint, first.staging_db + 4.0)
+    if not measured:
+        for entry in (synth.cache.directory / "loudness").glob("*.json"):
+            if "gain_db" in json.loads(entry.read_text()):
+                entry.unlink()
+    again = _render(saved, tmp_path / "b")
+    assert again.gain_reused == measured and again.staging_db == first.staging_db
+    assert _wavs(tmp_path / "b") == written
 
 
 @pytest.mark.parametrize("edit", ["text", "gain", "effect", "mute"])
