@@ -43,6 +43,25 @@ def tiny_voices(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return generate_voices(tmp_path_factory.mktemp("voices"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_caches_for_every_scope(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The developer's caches are never read, not even by module- and session-scoped
+    fixtures (which run before the per-test isolation below): a clip left in the user
+    cache by older code under an unchanged key once made a test pass that fails cold."""
+    base = tmp_path_factory.mktemp("session-user")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RADIOPLAY_CACHE_DIR", str(base / "cache"))
+        # The same folders the per-test isolation uses (the measured voices' embeddings are
+        # paid once a session, whichever scope asks first).
+        shared = tmp_path_factory.getbasetemp()
+        patch.setenv("XDG_CACHE_HOME", str(shared / "user-cache-home"))
+        if "RADIOPLAY_VOICE_DIR" not in os.environ:
+            patch.setenv("RADIOPLAY_VOICE_DIR", str(shared / "user-voices"))
+        if "RADIOPLAY_SOUND_DIR" not in os.environ:
+            patch.setenv("RADIOPLAY_SOUND_DIR", str(shared / "user-sounds"))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_user_voices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never read or write the developer's real voice folder."""
