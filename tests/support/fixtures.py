@@ -44,16 +44,15 @@ def tiny_voices(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _isolated_caches_for_every_scope(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The developer's caches are never read, not even by module- and session-scoped
-    fixtures (which run before the per-test isolation below): a clip left in the user
-    cache by older code under an unchanged key once made a test pass that fails cold."""
-    base = tmp_path_factory.mktemp("session-user")
+def _isolated_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The developer's caches, voice folder, sound folder and sound index are never read
+    or written, not even by module- and session-scoped fixtures (which run before any
+    per-test fixture): a clip left in the user cache by older code under an unchanged key
+    once made a test pass that fails cold. The user cache (the measured voices'
+    embeddings, the rooms) is shared by the session, so it is paid once."""
+    shared = tmp_path_factory.getbasetemp()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RADIOPLAY_CACHE_DIR", str(base / "cache"))
-        # The same folders the per-test isolation uses (the measured voices' embeddings are
-        # paid once a session, whichever scope asks first).
-        shared = tmp_path_factory.getbasetemp()
+        patch.setenv("RADIOPLAY_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
         patch.setenv("XDG_CACHE_HOME", str(shared / "user-cache-home"))
         if "RADIOPLAY_VOICE_DIR" not in os.environ:
             patch.setenv("RADIOPLAY_VOICE_DIR", str(shared / "user-voices"))
@@ -63,29 +62,11 @@ def _isolated_caches_for_every_scope(tmp_path_factory: pytest.TempPathFactory) -
 
 
 @pytest.fixture(autouse=True)
-def _isolated_user_voices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never read or write the developer's real voice folder."""
-    if "RADIOPLAY_VOICE_DIR" not in os.environ:
-        monkeypatch.setenv("RADIOPLAY_VOICE_DIR", str(tmp_path_factory.getbasetemp() / "user-voices"))
-
-
-@pytest.fixture(autouse=True)
 def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Never read or write the developer's clip cache; each test starts cold."""
     folder = tmp_path_factory.mktemp("user-cache")
     monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
     return folder
-
-
-@pytest.fixture(autouse=True)
-def _isolated_user_sounds(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never read the developer's sound folder or write their sound index."""
-    base = tmp_path_factory.getbasetemp()
-    if "RADIOPLAY_SOUND_DIR" not in os.environ:
-        monkeypatch.setenv("RADIOPLAY_SOUND_DIR", str(base / "user-sounds"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "user-cache-home"))
-
-
 
 
 @pytest.fixture
