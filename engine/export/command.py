@@ -24,6 +24,23 @@ def _error(message: str) -> int:
     return 1
 
 
+def render_os_error(exc: OSError, project: Path, output: Path) -> str:
+    """One line for an OSError out of a render, blaming the output folder only when the file is in it.
+
+    A file the render reads (a library's data, a sound) or the clip cache it writes is not the
+    output folder's fault: saying so sent a user to check a folder that was fine.
+    """
+    reason = exc.strerror or str(exc)
+    if not exc.filename:
+        return f"cannot write the export to {output}: {reason}"
+    name = Path(str(exc.filename))
+    try:
+        name.resolve().relative_to(output.resolve())
+    except ValueError:
+        return f"{project}: cannot render: {reason}: {name}"
+    return f"cannot write the export to {output}: {reason} ({name})"
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     from engine.export.outputset import ExportError
     from engine.export.render import RenderOptions, render_project
@@ -66,10 +83,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost
         progress.close()
         return _error(str(exc))
-    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render
+    except OSError as exc:  # a disk that fills up, a folder that vanishes mid-render, a file it reads
         progress.close()
-        where = f" ({exc.filename})" if exc.filename else ""
-        return _error(f"cannot write the export to {args.output}: {exc.strerror or exc}{where}")
+        return _error(render_os_error(exc, path, Path(args.output)))
     progress.close()
     for warning in report.warnings:
         print(f"warning: {warning}")
