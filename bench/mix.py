@@ -47,63 +47,128 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
 
 
-def peak_db(audio: np.ndarray) -> float:
-    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
-    return 20 * math.log10(peak) if peak > 0 else -math.inf
+BLOCK_S = 10.0  # seconds read at a time: an hour's stems are ~15 GB as float, so nothing is read whole
 
 
-def true_peak_db(audio: np.ndarray, rate: int) -> float:
-    import soxr
+class StreamingPeak:
+    """True peak of a signal fed in blocks: 4x oversampled through soxr's streaming resampler."""
 
-    return peak_db(np.asarray(soxr.resample(audio, rate, rate * 4, quality="VHQ")))
+    def __init__(self, rate: int, channels: int) -> None:
+        import soxr
+
+        self._stream = soxr.ResampleStream(rate, rate * 4, channels, dtype="float32", quality="VHQ")
+        self.peak = 0.0
+
+    def feed(self, block: np.ndarray, last: bool = False) -> None:
+        out = self._stream.resample_chunk(np.ascontiguousarray(block, dtype=np.float32), last=last)
+        if out.size:
+            self.peak = max(self.peak, float(np.max(np.abs(out))))
 
 
-def loudness_range(audio: np.ndarray, rate: int) -> float:
-    """EBU Tech 3342: 3 s windows every 100 ms over pyloudnorm's K-weighting, gated -70 / -20, 95th - 10th."""
-    import pyloudnorm
-    from scipy.signal import lfilter
+class ShortTermLevels:
+    """K-weighted power per 100 ms, fed in blocks (pyloudnorm's filters, their state carried across blocks)."""
 
-    meter = pyloudnorm.Meter(rate)
-    window, hop = int(3 * rate), int(0.1 * rate)
-    weighted = audio.astype(np.float64)
-    for stage in meter._filters.values():  # pyloudnorm's K-weighting (high shelf, high pass)
-        weighted = lfilter(stage.b, stage.a, weighted, axis=0)
-    power = np.sum(weighted.astype(np.float64) ** 2, axis=1)
-    csum = np.concatenate([[0.0], np.cumsum(power)])
-    starts = np.arange(0, max(1, audio.shape[0] - window + 1), hop)
-    ms = (csum[starts + window] - csum[starts]) / window
-    with np.errstate(divide="ignore"):
-        level = -0.691 + 10 * np.log10(np.maximum(ms, 1e-20))
-    kept = level[level >= -70]
-    if kept.size == 0:
-        return 0.0
-    relative = -0.691 + 10 * math.log10(float(np.mean(ms[level >= -70]))) - 20
-    gated = level[(level >= -70) & (level >= relative)]
-    return float(np.percentile(gated, 95) - np.percentile(gated, 10)) if gated.size else 0.0
+    def __init__(self, rate: int, channels: int) -> None:
+        import pyloudnorm
+
+        self._stages = [(st.b, st.a) for st in pyloudnorm.Meter(rate)._filters.values()]
+        self._zi = [np.zeros((len(a) - 1, channels)) for b, a in self._stages]
+        self.hop = int(0.1 * rate)
+        self._carry = np.zeros((0, channels))
+        self.powers: list[float] = []  # summed over channels (BS.1770's gain 1 for L and R)
+
+    def feed(self, block: np.ndarray) -> None:
+        from scipy.signal import lfilter
+
+        weighted = block.astype(np.float64)
+        for k, (b, a) in enumerate(self._stages):
+            weighted, self._zi[k] = lfilter(b, a, weighted, axis=0, zi=self._zi[k])
+        weighted = np.concatenate([self._carry, weighted])
+        whole = (weighted.shape[0] // self.hop) * self.hop
+        frames = weighted[:whole].reshape(-1, self.hop, weighted.shape[1])
+        self.powers.extend(np.sum(np.mean(frames**2, axis=1), axis=1).tolist())
+        self._carry = weighted[whole:]
+
+    def loudness_range(self) -> float:
+        """EBU Tech 3342: 3 s windows every 100 ms, gated -70 / -20 LU, 95th - 10th percentile."""
+        power = np.asarray(self.powers)
+        if power.size < 30:
+            return 0.0
+        csum = np.concatenate([[0.0], np.cumsum(power)])
+        ms = (csum[30:] - csum[:-30]) / 30
+        with np.errstate(divide="ignore"):
+            level = -0.691 + 10 * np.log10(np.maximum(ms, 1e-20))
+        if not np.any(level >= -70):
+            return 0.0
+        relative = -0.691 + 10 * math.log10(float(np.mean(ms[level >= -70]))) - 20
+        gated = level[(level >= -70) & (level >= relative)]
+        return float(np.percentile(gated, 95) - np.percentile(gated, 10)) if gated.size else 0.0
+
+
+def _db(linear: float) -> float:
+    return 20 * math.log10(linear) if linear > 0 else -math.inf
 
 
 def measure(outdir: Path) -> dict[str, Any]:
-    """Everything the table shows of one render's folder."""
+    """Everything the table shows of one render's folder, read in blocks of BLOCK_S seconds.
+
+    Integrated loudness is pyloudnorm's own on the whole mix (the independent meter; an hour's
+    stereo mix is ~1.4 GB as float32, which it handles); everything else streams.
+    """
     import pyloudnorm
 
-    mix, rate = sf.read(outdir / "mix.wav", dtype="float32", always_2d=True)
-    stems = {p.stem: sf.read(p, dtype="float32", always_2d=True)[0] for p in sorted((outdir / "stems").glob("*.wav"))}
-    dme = {p.stem: sf.read(p, dtype="float32", always_2d=True)[0] for p in sorted((outdir / "dme").glob("*.wav"))}
-    lufs = pyloudnorm.Meter(rate).integrated_loudness(mix.astype(np.float64))
-    tp = true_peak_db(mix, rate)
-    total = sum(dme.values()) if dme else sum(stems.values())
-    n = min(total.shape[0], mix.shape[0])
-    corr = float(np.corrcoef(total[:n].ravel(), mix[:n].ravel())[0, 1])
+    stem_paths = sorted((outdir / "stems").glob("*.wav"))
+    dme_paths = sorted((outdir / "dme").glob("*.wav"))
+    summed = dme_paths or stem_paths  # the DME stems sum to the master before the limiter
+    with sf.SoundFile(outdir / "mix.wav") as mix_file:
+        rate, channels, frames = mix_file.samplerate, mix_file.channels, mix_file.frames
+    files = {p: sf.SoundFile(p) for p in {*stem_paths, *dme_paths}}
+    peaks = dict.fromkeys(files, 0.0)
+    block = int(BLOCK_S * rate)
+    sum_peak = 0.0
+    moments = np.zeros(5)  # sum of xy, xx, yy, x, y for the correlation of the stems' sum (x) with the mix (y)
+    count = 0
+    true_peak = StreamingPeak(rate, channels)
+    levels = ShortTermLevels(rate, channels)
+    try:
+        with sf.SoundFile(outdir / "mix.wav") as mix_file:
+            for start in range(0, frames, block):
+                mix = mix_file.read(block, dtype="float32", always_2d=True)
+                n = mix.shape[0]
+                total = np.zeros((n, channels), dtype=np.float64)
+                for path, handle in files.items():
+                    part = handle.read(n, dtype="float32", always_2d=True)
+                    if part.size:
+                        peaks[path] = max(peaks[path], float(np.max(np.abs(part))))
+                    if path in summed:
+                        rows = min(n, part.shape[0])
+                        total[:rows] += part[:rows]  # a mono stem broadcasts over the mix's channels
+                sum_peak = max(sum_peak, float(np.max(np.abs(total))) if total.size else 0.0)
+                x, y = total.ravel(), mix.astype(np.float64).ravel()
+                moments += (x @ y, x @ x, y @ y, x.sum(), y.sum())
+                count += x.size
+                true_peak.feed(mix, last=start + block >= frames)
+                levels.feed(mix)
+    finally:
+        for handle in files.values():
+            handle.close()
+    xy, xx, yy, sx, sy = moments.tolist()
+    cov = xy - sx * sy / count
+    corr = cov / math.sqrt((xx - sx * sx / count) * (yy - sy * sy / count))
+    whole_mix, _ = sf.read(outdir / "mix.wav", dtype="float32", always_2d=True)
+    lufs = pyloudnorm.Meter(rate).integrated_loudness(whole_mix)
+    del whole_mix
+    tp = _db(true_peak.peak)
     report = json.loads((outdir / "report.json").read_text())
     master = next((w for w in report.get("levelling", []) if w["stage"] == "master"), None)
     return {
-        "lufs": lufs, "true_peak": tp, "lra": loudness_range(mix, rate), "plr": tp - lufs,
-        "stem_peaks": {k: peak_db(v) for k, v in stems.items()},
-        "dme_peaks": {k: peak_db(v) for k, v in dme.items()},
-        "sum_peak": peak_db(total), "sum_corr": corr,
+        "lufs": lufs, "true_peak": tp, "lra": levels.loudness_range(), "plr": tp - lufs,
+        "stem_peaks": {p.stem: _db(peaks[p]) for p in stem_paths},
+        "dme_peaks": {p.stem: _db(peaks[p]) for p in dme_paths},
+        "sum_peak": _db(sum_peak), "sum_corr": corr,
         "limiter_max_db": master["max_reduction_db"] if master else float("nan"),
         "limiter_over_1db_s": master["time_above_1db_s"] if master else float("nan"),
-        "duration_s": mix.shape[0] / rate,
+        "duration_s": frames / rate,
     }
 
 
