@@ -9,6 +9,9 @@ from PySide6.QtGui import QColor, QPainter, QPen
 
 Keyframes = tuple[tuple[float, float, float], ...]  # (fraction of the line, pan, distance)
 COLOUR = QColor("#ffd166")
+# A dark edge under the gold: the line stays readable on every lane's colour (on the FX lane's
+# amber the gold alone was hard to see).
+HALO = QColor(20, 20, 28, 190)
 
 
 def keyframe_points(rect: QRectF, path: Keyframes) -> list[tuple[QPointF, float]]:
@@ -29,12 +32,15 @@ def draw_position(painter: QPainter, rect: QRectF, path: Keyframes) -> None:
         return
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    pen = QPen(COLOUR, 1.2, Qt.PenStyle.SolidLine if len(path) > 1 else Qt.PenStyle.DotLine)
-    pen.setCosmetic(True)
-    painter.setPen(pen)
-    for (a, _), (b, _) in zip(points, points[1:], strict=False):
-        painter.drawLine(a, b)
-    painter.setBrush(COLOUR)
-    for point, radius in points if len(path) > 1 else points[:1]:
-        painter.drawEllipse(point, radius, radius)
+    style = Qt.PenStyle.SolidLine if len(path) > 1 else Qt.PenStyle.DotLine
+    dots = points if len(path) > 1 else points[:1]
+    for colour, width, grow in ((HALO, 3.4, 1.0), (COLOUR, 1.6, 0.0)):
+        pen = QPen(colour, width, style)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        for (a, _), (b, _) in zip(points, points[1:], strict=False):
+            painter.drawLine(a, b)
+        painter.setBrush(colour)
+        for point, radius in dots:
+            painter.drawEllipse(point, radius + grow, radius + grow)
     painter.restore()
