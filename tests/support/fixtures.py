@@ -16,6 +16,7 @@ from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.audio_server import PulseServer, PulseServerError
 from tests.support.audio_server import missing_requirements as missing_audio_server_requirements
+from tests.support.shared_run import run_root
 from tests.support.voices.generate_test_voice import generate_voices
 
 # HYPOTHESIS_PROFILE=long (``make fuzz``) runs the fuzz targets (tests/contracts/test_fuzz_inputs.py)
@@ -49,11 +50,13 @@ def _isolated_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator
     or written, not even by module- and session-scoped fixtures (which run before any
     per-test fixture): a clip left in the user cache by older code under an unchanged key
     once made a test pass that fails cold. The user cache (the measured voices'
-    embeddings, the rooms) is shared by the session, so it is paid once."""
+    embeddings, the rooms) is shared by the run, every xdist worker included, so it is paid
+    once (its stores are written atomically: two workers measuring at once lose at most a
+    measurement, never a file). The voice and sound folders stay each worker's own."""
     shared = tmp_path_factory.getbasetemp()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RADIOPLAY_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
-        patch.setenv("XDG_CACHE_HOME", str(shared / "user-cache-home"))
+        patch.setenv("XDG_CACHE_HOME", str(run_root(tmp_path_factory) / "user-cache-home"))
         if "RADIOPLAY_VOICE_DIR" not in os.environ:
             patch.setenv("RADIOPLAY_VOICE_DIR", str(shared / "user-voices"))
         if "RADIOPLAY_SOUND_DIR" not in os.environ:

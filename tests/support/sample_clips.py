@@ -22,12 +22,18 @@ from engine.export.lines import synthesize_lines
 from engine.project.fileformat import load_project
 from engine.synth.synthesizer import make_synthesizer
 from tests.support.paths import SAMPLE
+from tests.support.shared_run import made_once
 
 
 @pytest.fixture(scope="session")
 def sample_clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder of every clip of the bundled sample as `radioplay render` voices them; read only."""
-    root = tmp_path_factory.mktemp("sample-clips")
+    """A folder of every clip of the bundled sample as `radioplay render` voices them; read only.
+    Voiced once per run: the first xdist worker that asks voices them, the others wait and
+    read the same folder (tests/support/shared_run.py)."""
+    return made_once(tmp_path_factory, "sample-clips", _voice_the_sample) / "clips"
+
+
+def _voice_the_sample(root: Path) -> None:
     project_path = root / SAMPLE.name
     shutil.copy(SAMPLE, project_path)
     project = load_project(project_path)
@@ -37,7 +43,6 @@ def sample_clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
         synth = make_synthesizer(project_path, project.sample_rate)
         synthesize_lines(project, synth)
     assert any(folder.glob("*.npy")), f"voicing the sample left no clips in {folder}"
-    return folder
 
 
 def copy_sample_clips(clips: Path, folder: Path) -> Path:
