@@ -23,8 +23,11 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(VENV)/bin/radioplay studio $(SAMPLE)
 
+# PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 2"` runs the suite on both cores
+# (pytest-xdist; docs/dev/testing.md says what a test needs to run beside another).
+PYTEST_ARGS ?=
 test: $(VENV)/.installed-test
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest --durations=15
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest --durations=15 $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory lint
 
 # The engine stays Qt-free (import-linter), lint-clean (ruff) and strictly typed (mypy).

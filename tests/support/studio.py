@@ -8,6 +8,7 @@ leaves an engine, export or playback thread behind fails.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ RATE = 48_000
 # Python threads the studio and its Session start; none may outlive its window.
 STUDIO_THREADS = ("radioplay-engine", "radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post",
                   "radioplay-check")
+THREADS_END_S = 120.0
 
 
 @pytest.fixture
@@ -72,10 +74,13 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
             window.close()
         if window.engine.running():  # close was refused or never happened
             window.shutdown()
-    deadline = time.monotonic() + 10
+    # A thread left behind never ends; one that is ending may take long on a busy machine
+    # (at a load of 10, a window's close took 17 s): a generous limit, the load in the failure.
+    started, deadline = os.getloadavg(), time.monotonic() + THREADS_END_S
     while time.monotonic() < deadline and _studio_threads():
         time.sleep(0.05)
-    assert not _studio_threads(), f"threads left running: {_studio_threads()}"
+    assert not _studio_threads(), (f"threads left running {THREADS_END_S:g} s after the windows closed: "
+                                   f"{_studio_threads()} (load {started} at the close, {os.getloadavg()} now)")
 
 
 def _studio_threads() -> list[str]:
