@@ -22,7 +22,7 @@ from engine.export.lines import synthesize_lines
 from engine.project.fileformat import load_project
 from engine.synth.synthesizer import make_synthesizer
 from tests.support.paths import SAMPLE
-from tests.support.shared_run import made_once
+from tests.support.shared_run import made_once, run_root
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +30,7 @@ def sample_clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of every clip of the bundled sample as `radioplay render` voices them; read only.
     Voiced once per run: the first xdist worker that asks voices them, the others wait and
     read the same folder (tests/support/shared_run.py)."""
-    return made_once(tmp_path_factory, "sample-clips", _voice_the_sample) / "clips"
+    return made_once(run_root(tmp_path_factory), "sample-clips", _voice_the_sample) / "clips"
 
 
 def _voice_the_sample(root: Path) -> None:

@@ -27,10 +27,11 @@ def run_root(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def made_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
-    """``run_root/name``, made by ``make(folder)`` in the first worker that asks and read by
-    the others; a folder left half made by a worker that died is made again."""
-    folder = run_root(factory) / name
+def made_once(root: Path, name: str, make: Callable[[Path], None]) -> Path:
+    """``root/name`` (``root``: the :func:`run_root`), made by ``make(folder)`` in the first
+    worker that asks and read by the others; a folder left half made by a worker that died
+    is made again."""
+    folder = root / name
     done = folder.with_name(f"{name}.done")
     with FileLock(str(folder.with_name(f"{name}.lock")), timeout=LOCK_TIMEOUT_S):
         if not done.exists():
