@@ -25,15 +25,21 @@ staging and curve), so the mixer plays it as any clip.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from engine.audio.leveller import DIALOGUE, LineEnvelope, lane_offset_db, line_envelope
+from engine.audio.leveller import DIALOGUE, STAGED_WALL, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager, line_stages
 from engine.project.direction import parse_line
 from engine.project.model import Line, Project
+
+# How much a staged line's wall (after its room: the leveller's curve as a brick wall on
+# its loudest syllables) may take off its peaks: the role's trim takes the rest, one gain
+# for all its staged lines, so their perspectives keep their offsets to within this.
+STAGED_WALL_DB = 6.0
 
 
 def intended_db(line: Line, project: Project) -> float:
@@ -112,20 +118,38 @@ class DialogueChain:
         the largest any of them needs: a perspective's level (an off-stage line 6 dB and
         more under the close ones) is an intended offset, kept between the lines of a role,
         never undone line by line."""
-        made: list[tuple[int, int, str, np.ndarray, LineEnvelope | None, bool]] = []
+        made: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None, bool]] = []
         peaks: dict[str, float] = {}
         for lane, start, line_id, role, clip, envelope in lines:
             envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
             stage = self.stages.get(line_id)
             if stage is None:
-                made.append((lane, start, role, clip, envelope, False))
+                made.append((lane, start, line_id, role, clip, envelope, False))
                 continue
             staged = self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""), envelope=envelope)
             peaks[role] = max(peaks.get(role, 0.0), self.stager.peak(line_id, staged))
-            made.append((lane, start, role, staged, None, True))
-        trims = {role: min(1.0, self.ceiling(role) / peak) for role, peak in peaks.items() if peak > 0.0}
-        return [PlacedClip(lane, start, audio, envelope, trims.get(role, 1.0) if staged else 1.0)
-                for lane, start, role, audio, envelope, staged in made]
+            made.append((lane, start, line_id, role, staged, None, True))
+        trims = {role: self.staged_trim(role, peak) for role, peak in peaks.items()}
+        placed = []
+        for lane, start, line_id, role, audio, envelope, is_staged in made:
+            trim = trims.get(role, 1.0) if is_staged else 1.0
+            if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role):
+                envelope = line_envelope(audio, self.rate, DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role)),
+                                         STAGED_WALL)
+            placed.append(PlacedClip(lane, start, audio, envelope, trim))
+        return placed
+
+    def staged_trim(self, role: str, peak: float) -> float:
+        """The gain on all of ``role``'s staged lines, whose loudest sample is ``peak``:
+        what takes that line under the stems' ceiling, less what the staged wall may take
+        (STAGED_WALL_DB). One gain for the role's loudest line alone pulls all its lines
+        down by what one close line in a reverberant room needs (5-6 dB over the role's
+        median line on the sample), and the master gain cannot bring that back under the
+        ceiling: the mix then meets its target only by the master limiter."""
+        if peak <= 0.0:
+            return 1.0
+        need_db = 20 * math.log10(peak / self.ceiling(role))
+        return float(10 ** (-max(0.0, need_db - STAGED_WALL_DB) / 20))
 
     def ceiling(self, role: str) -> float:
         """The largest sample a staged line of ``role`` may have: the stems' ceiling,
