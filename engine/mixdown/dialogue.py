@@ -114,12 +114,14 @@ class DialogueChain:
               ) -> list[PlacedClip]:
         """The lines (lane, start frame, line id, role, clip, its curve or None) on their
         lanes as the mixer plays them. A role whose staged lines pass the stems' ceiling
-        (a close position, a room's field) has all its staged lines trimmed by one gain,
-        the largest any of them needs: a perspective's level (an off-stage line 6 dB and
-        more under the close ones) is an intended offset, kept between the lines of a role,
-        never undone line by line."""
+        (a close position, a room's field) has all its staged lines trimmed by one gain
+        (``staged_trim``): a perspective's level (an off-stage line 6 dB and more under the
+        close ones) is an intended offset, kept between the lines of a role, never undone
+        line by line. What still passes the ceiling, a role's loudest lines in their room,
+        is taken off by the staged wall (the leveller's curve as a brick wall on the staged
+        line, after its room: at most STAGED_WALL_DB, on their loudest syllables)."""
         made: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None, bool]] = []
-        peaks: dict[str, float] = {}
+        peaks: dict[str, list[float]] = {}
         for lane, start, line_id, role, clip, envelope in lines:
             envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
             stage = self.stages.get(line_id)
@@ -127,9 +129,9 @@ class DialogueChain:
                 made.append((lane, start, line_id, role, clip, envelope, False))
                 continue
             staged = self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""), envelope=envelope)
-            peaks[role] = max(peaks.get(role, 0.0), self.stager.peak(line_id, staged))
+            peaks.setdefault(role, []).append(self.stager.peak(line_id, staged))
             made.append((lane, start, line_id, role, staged, None, True))
-        trims = {role: self.staged_trim(role, peak) for role, peak in peaks.items()}
+        trims = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
         placed = []
         for lane, start, line_id, role, audio, envelope, is_staged in made:
             trim = trims.get(role, 1.0) if is_staged else 1.0
@@ -139,17 +141,22 @@ class DialogueChain:
             placed.append(PlacedClip(lane, start, audio, envelope, trim))
         return placed
 
-    def staged_trim(self, role: str, peak: float) -> float:
-        """The gain on all of ``role``'s staged lines, whose loudest sample is ``peak``:
-        what takes that line under the stems' ceiling, less what the staged wall may take
-        (STAGED_WALL_DB). One gain for the role's loudest line alone pulls all its lines
-        down by what one close line in a reverberant room needs (5-6 dB over the role's
-        median line on the sample), and the master gain cannot bring that back under the
-        ceiling: the mix then meets its target only by the master limiter."""
-        if peak <= 0.0:
+    def staged_trim(self, role: str, peaks: Sequence[float]) -> float:
+        """The gain on all of ``role``'s staged lines (``peaks``: each one's loudest
+        sample): what takes its median line to the stems' ceiling, or more where its
+        loudest line would need more than STAGED_WALL_DB of the staged wall; the wall
+        takes the rest off the lines over the ceiling. A gain for the loudest line alone
+        pulls every line down by what one close line in a reverberant room needs (5 dB
+        over the role's median line on the sample), which the master gain cannot bring
+        back under the ceiling: the mix then met its target only by the master limiter,
+        and levelling for a higher gain only squashed the lines (issue 29)."""
+        audible = sorted(peak for peak in peaks if peak > 0.0)
+        if not audible:
             return 1.0
-        need_db = 20 * math.log10(peak / self.ceiling(role))
-        return float(10 ** (-max(0.0, need_db - STAGED_WALL_DB) / 20))
+        ceiling = self.ceiling(role)
+        median_db = 20 * math.log10(audible[(len(audible) - 1) // 2] / ceiling)
+        loudest_db = 20 * math.log10(audible[-1] / ceiling)
+        return float(10 ** (-max(0.0, median_db, loudest_db - STAGED_WALL_DB) / 20))
 
     def ceiling(self, role: str) -> float:
         """The largest sample a staged line of ``role`` may have: the stems' ceiling,
