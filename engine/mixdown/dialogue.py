@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -136,8 +137,9 @@ class DialogueChain:
         for lane, start, line_id, role, audio, envelope, is_staged in made:
             trim = trims.get(role, 1.0) if is_staged else 1.0
             if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role):
-                envelope = line_envelope(audio, self.rate, DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role)),
-                                         STAGED_WALL)
+                level_db = DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role))
+                envelope = self.stager.wall(line_id, audio, level_db,
+                                            partial(line_envelope, audio, self.rate, level_db, STAGED_WALL))
             placed.append(PlacedClip(lane, start, audio, envelope, trim))
         return placed
 
