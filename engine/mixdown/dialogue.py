@@ -34,6 +34,7 @@ import numpy as np
 from engine.audio.leveller import DIALOGUE, STAGED_WALL, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager, line_stages
+from engine.mixdown.overlaps import wall_overlaps
 from engine.project.direction import parse_line
 from engine.project.model import Line, Project
 
@@ -73,6 +74,8 @@ class DialogueChain:
         # one at its fader and its staging's direct sound (the staging pans it).
         self._unstaged_db = {r.name: lane_offset_db(r.gain_db, r.pan) for r in project.cast}
         self._fader_db = {r.name: r.gain_db for r in project.cast}
+        self._lane_settings = {r.name: (r.gain_db, r.pan) for r in project.cast}
+        self._audible = project.audible_roles()
         # The leveller sees each line at its neutral level; a role's lines are then trimmed
         # together by its loudest intended offset, so a shout keeps its offset over the
         # role's plain lines and still peaks under the stems' ceiling (one gain per role,
@@ -141,7 +144,12 @@ class DialogueChain:
                 envelope = self.stager.wall(line_id, audio, level_db,
                                             partial(line_envelope, audio, self.rate, level_db, STAGED_WALL))
             placed.append(PlacedClip(lane, start, audio, envelope, trim))
-        return placed
+        return wall_overlaps(placed, self._lanes(lines), self.rate, self.staging_db)
+
+    def _lanes(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]]
+               ) -> dict[int, tuple[float, float]]:
+        """Each audible lane of ``lines``: its role's (fader dB, pan)."""
+        return {lane: self._lane_settings[role] for lane, _, _, role, _, _ in lines if role in self._audible}
 
     def staged_trim(self, role: str, peaks: Sequence[float]) -> float:
         """The gain on all of ``role``'s staged lines (``peaks``: each one's loudest
