@@ -139,7 +139,8 @@ class DialogueChain:
         placed = []
         for lane, start, line_id, role, audio, envelope, is_staged in made:
             trim = trims.get(role, 1.0) if is_staged else 1.0
-            if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role):
+            # (a line the trim takes exactly to the ceiling needs no wall: not for a rounding)
+            if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role) * (1 + 1e-6):
                 level_db = DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role))
                 envelope = self.stager.wall(line_id, audio, level_db,
                                             partial(line_envelope, audio, self.rate, level_db, STAGED_WALL))
