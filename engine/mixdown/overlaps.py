@@ -108,7 +108,9 @@ def _with_wall(clip: PlacedClip, wall_frames: np.ndarray, wall_gains: np.ndarray
     wall = np.interp(at, wall_frames, wall_gains.astype(np.float64), left=1.0, right=1.0)
     # A boundary takes the lower gain of its wall neighbours: the interpolation between
     # two cells of the line must stay under both cells' wall.
-    low = np.minimum(wall, np.minimum(np.roll(wall, 1), np.roll(wall, -1)))
+    low = wall.copy()
+    low[1:] = np.minimum(low[1:], wall[:-1])
+    low[:-1] = np.minimum(low[:-1], wall[1:])
     return PlacedClip(clip.role_index, clip.start, clip.audio, LineEnvelope(gains * low, cell), clip.gain)
 
 
