@@ -8,7 +8,10 @@ in a re-recording engineer's order, for export and live playback alike.
    its stem, for the master gain the mix is levelled for (``staging_db``);
 3. staging (engine/audio/staging.py): perspective, position and the scene's
    room, stereo, on the levelled line; a role whose staged lines pass the
-   stems' ceiling has them all trimmed by one gain (the largest any needs).
+   stems' ceiling has them all trimmed by one gain (``staged_trim``: its median
+   line to the ceiling), its lines still over it walled after their room, and
+   where roles overlap past it, one wall for all of them
+   (engine/mixdown/overlaps.py).
 
 Then the lane (fader, pan for an unstaged line, lane effect) makes the role's
 stem, the buses (DME) and the master chain with its limiter follow
