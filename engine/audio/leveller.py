@@ -74,6 +74,9 @@ class LevellerSettings:
 
 
 DIALOGUE = LevellerSettings()
+# The staged wall (engine/mixdown/dialogue.py): a brick wall only, no compression (ratio 1:1
+# under the ceiling), on a staged line's loudest syllables, after its room.
+STAGED_WALL = LevellerSettings(ratio=1.0)
 
 
 def lane_offset_db(gain_db: float, pan: float) -> float:
@@ -147,20 +150,23 @@ class LineEnvelope:
             return np.asarray(audio, dtype=np.float32)
         pos = np.arange(n, dtype=np.float64) / self.cell
         gain = np.interp(pos, np.arange(self.gains.size, dtype=np.float64), self.gains.astype(np.float64))
-        return np.asarray(audio * gain.astype(np.float32), dtype=np.float32)
+        gain32 = gain.astype(np.float32)
+        # A staged line (stereo) has one curve for both channels, as a linked stereo limiter.
+        return np.asarray(audio * (gain32[:, None] if audio.ndim == 2 else gain32), dtype=np.float32)
 
 
 def line_envelope(audio: np.ndarray, rate: int, offset_db: float,
                   settings: LevellerSettings = DIALOGUE) -> LineEnvelope:
-    """The leveller's curve for a mono clip that will reach the output
-    ``offset_db`` louder than it is (fader, pan, expected master gain)."""
+    """The leveller's curve for a clip that will reach the output ``offset_db``
+    louder than it is (fader, pan, expected master gain): mono, or stereo (a
+    staged line: one curve from the louder channel, both channels follow it)."""
     cell = cell_frames(rate)
     n = audio.shape[0]
     cells = -(-n // cell)
     if cells == 0:
         return LineEnvelope(np.ones(1, dtype=np.float32), cell)
     padded = np.zeros(cells * cell, dtype=np.float32)
-    padded[:n] = np.abs(audio)
+    padded[:n] = np.abs(audio) if audio.ndim == 1 else np.max(np.abs(audio), axis=1)
     peak = padded.reshape(cells, cell).max(axis=1).astype(np.float64)
     # A cell's samples are interpolated between its own gain and the next
     # boundary's: both must respect the cell's peak.

@@ -91,6 +91,7 @@ class BlockMixer:
         self._level_step = np.zeros(max_block, dtype=np.float32)
         self._level_frac = np.zeros(max_block, dtype=np.float32)
         self._level_index = np.zeros(max_block, dtype=np.int64)
+        self._level_stereo = np.zeros((max_block, 2), dtype=np.float32)  # a staged clip's span, levelled
         self._ramp = np.arange(max_block, dtype=np.int64)
         # Bumped by every change of clips or lane settings: what the ducking
         # side-chain (engine.audio.soundbus) was built from is then stale.
@@ -171,7 +172,10 @@ class BlockMixer:
             if envelope is not None and envelope.active:
                 level = envelope.gain_at(a - clip.start, length, self._level, self._level_step,
                                          self._level_frac, self._level_index, self._ramp)
-                source = np.multiply(source, level, out=level)
+                if source.ndim == 2:  # a staged line's wall: one curve on both channels
+                    source = np.multiply(source, level[:, None], out=self._level_stereo[:length])
+                else:
+                    source = np.multiply(source, level, out=level)
             at = a - t
             written[lane] = max(written[lane], at + length)
             stereo = source.ndim == 2

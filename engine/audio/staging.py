@@ -254,6 +254,8 @@ class Stager:
         self.store = store
         self._memo: dict[str, _Staged] = {}
         self._peaks: dict[str, tuple[np.ndarray, float]] = {}  # by line: the staged clip and its peak
+        # by line: the staged clip, the level its wall was made for and the wall
+        self._walls: dict[str, tuple[np.ndarray, float, LineEnvelope]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -341,8 +343,24 @@ class Stager:
             self._peaks[line_id] = (staged, peak)
         return peak
 
+    def wall(self, line_id: str, staged: np.ndarray, offset_db: float,
+             make: Callable[[], LineEnvelope]) -> LineEnvelope:
+        """The staged wall of ``staged`` (the line's staged clip) for a level of
+        ``offset_db`` (engine/mixdown/dialogue.py), ``make()`` when it is not the one
+        remembered: a live mix placed again on every arriving clip makes each once."""
+        with self._lock:
+            held = self._walls.get(line_id)
+        if held is not None and held[0] is staged and held[1] == offset_db:
+            return held[2]
+        wall = make()
+        with self._lock:
+            self._walls[line_id] = (staged, offset_db, wall)
+        return wall
+
     def forget_except(self, line_ids: set[str]) -> None:
         with self._lock:
+            for gone in [k for k in self._walls if k not in line_ids]:
+                del self._walls[gone]
             for gone in [k for k in self._memo if k not in line_ids]:
                 del self._memo[gone]
             for gone in [k for k in self._peaks if k not in line_ids]:

@@ -24,7 +24,7 @@ from engine.export.mix_memo import MixMemo
 from engine.export.pages import PassedClips
 from engine.export.prefix import PrefixAnalysis
 from engine.mixdown.memo import SolvedGain
-from engine.mixdown.mixplan import RESTAGE_DB, RESTAGE_LEAD, RESTAGES
+from engine.mixdown.mixplan import RESTAGES, restage_for
 from engine.project.timeline import Placement, SoundPlacement
 from engine.synth.pipeline import Progress
 
@@ -83,11 +83,12 @@ def solve_master_gain(key: str, memo: MixMemo, programme: Programme, placements:
         passed.rewind()
         target = gain_target(plan)
         solved = SolvedGain(analysis.loudness(), *analysis.solve_gain(target, LIMITER_CEILING_DB), staging)
+        excess: float | None = None
         for _ in range(RESTAGES):  # louder than expected: level the lines for this gain
-            if solved.gain_db <= staging + RESTAGE_DB:
+            restage = restage_for(staging, solved.gain_db, excess)
+            if restage is None:
                 break
-            # Levelling harder takes a little loudness, which the next gain puts back: aim past it.
-            staging = solved.gain_db + (solved.gain_db - staging) * RESTAGE_LEAD
+            excess, staging = solved.gain_db - staging, restage
             programme = replan(staging)
             passed = _passing(programme)
             analysis_pass = analysis_pass or not programme.dry

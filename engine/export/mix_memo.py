@@ -22,7 +22,7 @@ from engine.mixdown.memo import GainMemo
 
 # Bump when the write pass changes the bytes it writes for the same programme and gain:
 # audio an earlier render left in an output folder is then written again, not kept.
-AUDIO_VERSION = 1
+AUDIO_VERSION = 2
 
 
 class MixMemo(GainMemo):

@@ -8,7 +8,10 @@ in a re-recording engineer's order, for export and live playback alike.
    its stem, for the master gain the mix is levelled for (``staging_db``);
 3. staging (engine/audio/staging.py): perspective, position and the scene's
    room, stereo, on the levelled line; a role whose staged lines pass the
-   stems' ceiling has them all trimmed by one gain (the largest any needs).
+   stems' ceiling has them all trimmed by one gain (``staged_trim``: its median
+   line to the ceiling), its lines still over it walled after their room, and
+   where roles overlap past it, one wall for all of them
+   (engine/mixdown/overlaps.py).
 
 Then the lane (fader, pan for an unstaged line, lane effect) makes the role's
 stem, the buses (DME) and the master chain with its limiter follow
@@ -25,15 +28,23 @@ staging and curve), so the mixer plays it as any clip.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 
-from engine.audio.leveller import DIALOGUE, LineEnvelope, lane_offset_db, line_envelope
+from engine.audio.leveller import DIALOGUE, STAGED_WALL, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager, line_stages
+from engine.mixdown.overlaps import wall_overlaps
 from engine.project.direction import parse_line
 from engine.project.model import Line, Project
+
+# How much a staged line's wall (after its room: the leveller's curve as a brick wall on
+# its loudest syllables) may take off its peaks: the role's trim takes the rest, one gain
+# for all its staged lines, so their perspectives keep their offsets to within this.
+STAGED_WALL_DB = 6.0
 
 
 def intended_db(line: Line, project: Project) -> float:
@@ -66,6 +77,8 @@ class DialogueChain:
         # one at its fader and its staging's direct sound (the staging pans it).
         self._unstaged_db = {r.name: lane_offset_db(r.gain_db, r.pan) for r in project.cast}
         self._fader_db = {r.name: r.gain_db for r in project.cast}
+        self._lane_settings = {r.name: (r.gain_db, r.pan) for r in project.cast}
+        self._audible = project.audible_roles()
         # The leveller sees each line at its neutral level; a role's lines are then trimmed
         # together by its loudest intended offset, so a shout keeps its offset over the
         # role's plain lines and still peaks under the stems' ceiling (one gain per role,
@@ -108,24 +121,56 @@ class DialogueChain:
               ) -> list[PlacedClip]:
         """The lines (lane, start frame, line id, role, clip, its curve or None) on their
         lanes as the mixer plays them. A role whose staged lines pass the stems' ceiling
-        (a close position, a room's field) has all its staged lines trimmed by one gain,
-        the largest any of them needs: a perspective's level (an off-stage line 6 dB and
-        more under the close ones) is an intended offset, kept between the lines of a role,
-        never undone line by line."""
-        made: list[tuple[int, int, str, np.ndarray, LineEnvelope | None, bool]] = []
-        peaks: dict[str, float] = {}
+        (a close position, a room's field) has all its staged lines trimmed by one gain
+        (``staged_trim``): a perspective's level (an off-stage line 6 dB and more under the
+        close ones) is an intended offset, kept between the lines of a role, never undone
+        line by line. What still passes the ceiling, a role's loudest lines in their room,
+        is taken off by the staged wall (the leveller's curve as a brick wall on the staged
+        line, after its room: at most STAGED_WALL_DB, on their loudest syllables)."""
+        made: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None, bool]] = []
+        peaks: dict[str, list[float]] = {}
         for lane, start, line_id, role, clip, envelope in lines:
             envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
             stage = self.stages.get(line_id)
             if stage is None:
-                made.append((lane, start, role, clip, envelope, False))
+                made.append((lane, start, line_id, role, clip, envelope, False))
                 continue
             staged = self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""), envelope=envelope)
-            peaks[role] = max(peaks.get(role, 0.0), self.stager.peak(line_id, staged))
-            made.append((lane, start, role, staged, None, True))
-        trims = {role: min(1.0, self.ceiling(role) / peak) for role, peak in peaks.items() if peak > 0.0}
-        return [PlacedClip(lane, start, audio, envelope, trims.get(role, 1.0) if staged else 1.0)
-                for lane, start, role, audio, envelope, staged in made]
+            peaks.setdefault(role, []).append(self.stager.peak(line_id, staged))
+            made.append((lane, start, line_id, role, staged, None, True))
+        trims = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
+        placed = []
+        for lane, start, line_id, role, audio, envelope, is_staged in made:
+            trim = trims.get(role, 1.0) if is_staged else 1.0
+            # (a line the trim takes exactly to the ceiling needs no wall: not for a rounding)
+            if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role) * (1 + 1e-6):
+                level_db = DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role))
+                envelope = self.stager.wall(line_id, audio, level_db,
+                                            partial(line_envelope, audio, self.rate, level_db, STAGED_WALL))
+            placed.append(PlacedClip(lane, start, audio, envelope, trim))
+        return wall_overlaps(placed, self._lanes(lines), self.rate, self.staging_db)
+
+    def _lanes(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]]
+               ) -> dict[int, tuple[float, float]]:
+        """Each audible lane of ``lines``: its role's (fader dB, pan)."""
+        return {lane: self._lane_settings[role] for lane, _, _, role, _, _ in lines if role in self._audible}
+
+    def staged_trim(self, role: str, peaks: Sequence[float]) -> float:
+        """The gain on all of ``role``'s staged lines (``peaks``: each one's loudest
+        sample): what takes its median line to the stems' ceiling, or more where its
+        loudest line would need more than STAGED_WALL_DB of the staged wall; the wall
+        takes the rest off the lines over the ceiling. A gain for the loudest line alone
+        pulls every line down by what one close line in a reverberant room needs (5 dB
+        over the role's median line on the sample), which the master gain cannot bring
+        back under the ceiling: the mix then met its target only by the master limiter,
+        and levelling for a higher gain only squashed the lines (issue 29)."""
+        audible = sorted(peak for peak in peaks if peak > 0.0)
+        if not audible:
+            return 1.0
+        ceiling = self.ceiling(role)
+        median_db = 20 * math.log10(audible[(len(audible) - 1) // 2] / ceiling)
+        loudest_db = 20 * math.log10(audible[-1] / ceiling)
+        return float(10 ** (-max(0.0, median_db, loudest_db - STAGED_WALL_DB) / 20))
 
     def ceiling(self, role: str) -> float:
         """The largest sample a staged line of ``role`` may have: the stems' ceiling,

@@ -19,7 +19,7 @@ from engine.audio.effects import LIMITER_CEILING_DB
 from engine.audio.leveller import expected_gain_db
 from engine.audio.staging import Stager
 from engine.mixdown.memo import GainMemo, SolvedGain, programme_key
-from engine.mixdown.mixplan import RESTAGE_DB, RESTAGE_LEAD, RESTAGES, programme_for
+from engine.mixdown.mixplan import RESTAGES, programme_for, restage_for
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.defaults import DEFAULT_TARGET_LUFS
 from engine.project.model import Project
@@ -65,6 +65,7 @@ def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
 
     # As the render does (engine/export/render.py): the lines levelled again
     # while the measured gain is above the one they were levelled for.
+    excess: float | None = None
     for restage in range(1 + RESTAGES):
         if restage:
             programme, placements, total = programme_for(project, clips, sounds=sounds, staging_db=staging,
@@ -72,9 +73,10 @@ def solve_live_gain(project: Project, clips: dict[str, np.ndarray], rate: int,
         analysis = programme.analyse(total, check=check)
         gain_db, predicted = analysis.solve_gain(target_lufs, LIMITER_CEILING_DB)
         solved = SolvedGain(analysis.loudness(), gain_db, predicted, staging)
-        if gain_db <= staging + RESTAGE_DB:
+        next_staging = restage_for(staging, gain_db, excess)
+        if next_staging is None:
             break
-        staging = gain_db + (gain_db - staging) * RESTAGE_LEAD
+        excess, staging = gain_db - staging, next_staging
     if memo is not None and key is not None:
         memo.save(key, solved)
     return solved

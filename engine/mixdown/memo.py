@@ -42,7 +42,7 @@ from engine.synth.pipeline import SynthesisResult
 # staging, a staged line trimmed under the stems' ceiling; 5: the leveller levels a staged line as a dry one
 # 6: a directed line levelled at its neutral level, its role trimmed by its loudest direction;
 # 7: a role's staged lines trimmed together (the largest trim any needs), not line by line
-MEMO_VERSION = 7
+MEMO_VERSION = 8
 KEEP = 256
 FOLDER = "loudness"
 

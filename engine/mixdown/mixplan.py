@@ -26,13 +26,34 @@ TAIL_S = 0.5
 # programme is measured; where the measured gain is higher by more than this,
 # the lines are levelled again for it (a second analysis), so the stems keep
 # their headroom (engine/audio/leveller.py STEM_CEILING_DB). The render
-# (engine/export/render.py) and the live gain (engine/mixdown/live_gain.py) both do.
+# (engine/export/render.py) and the live gain (engine/mixdown/live_gain.py) both
+# do, through :func:`restage_for`.
 RESTAGE_DB = 0.5
 RESTAGES = 3
 # Levelling for a gain g2 after a first estimate g1 takes loudness, so the gain
 # then measured lands past g2 by about a quarter of (g2 - g1) (measured on the
 # sample and the mix tests' held-out script); aiming that far past converges in one pass.
 RESTAGE_LEAD = 0.25
+# A pass must at least halve how far the measured gain lands above the levelling,
+# or the lines are at the leveller's wall: levelling harder only squashes them
+# (the measured gain walks away with the levelling, pass after pass), and the
+# solve keeps the programme it has.
+RESTAGE_SHRINK = 0.5
+
+
+def restage_for(staging_db: float, gain_db: float, excess_before: float | None) -> float | None:
+    """The master gain to level the lines for next, after a pass levelled for
+    ``staging_db`` measured ``gain_db`` (``excess_before``: how far the pass
+    before landed above its levelling, None for the first), or None: done,
+    because the gain is within RESTAGE_DB of the levelling, or because the
+    excess did not shrink (the wall). The caller bounds the passes (RESTAGES)."""
+    excess = gain_db - staging_db
+    if excess <= RESTAGE_DB:
+        return None
+    if excess_before is not None and excess > excess_before * RESTAGE_SHRINK:
+        return None
+    # Levelling harder takes a little loudness, which the next gain puts back: aim past it.
+    return gain_db + excess * RESTAGE_LEAD
 
 
 def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],

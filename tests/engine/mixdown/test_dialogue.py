@@ -11,7 +11,7 @@ from engine.audio.leveller import DIALOGUE, lane_offset_db, line_envelope
 from engine.audio.mixer import BlockMixer, PlacedClip
 from engine.audio.rooms import RoomResponses
 from engine.audio.staging import Stager, stage_clip
-from engine.mixdown.dialogue import DialogueChain, LevelledLines
+from engine.mixdown.dialogue import STAGED_WALL_DB, DialogueChain, LevelledLines
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.staging import ROOM_PRESETS, Position
 
@@ -50,8 +50,8 @@ def responses(tmp_path_factory: pytest.TempPathFactory) -> RoomResponses:
 
 
 def _as_played(placed: PlacedClip) -> np.ndarray:
-    """A staged clip as its lane hears it: with its role's trim."""
-    return placed.audio * np.float32(placed.gain)
+    """A staged clip as its lane hears it: with its staged wall, if any, and its role's trim."""
+    return placed.levelled() * np.float32(placed.gain)
 
 
 def test_the_leveller_comes_before_the_staging(responses: RoomResponses) -> None:
@@ -183,8 +183,15 @@ def test_a_roles_staged_lines_share_one_trim_so_an_off_stage_line_keeps_its_offs
     alone = chain.place([(2, 0, "O", "ROOM", off, None)])[0]
     assert alone.gain == 1.0  # the O.S. line alone fits under the ceiling
     both = chain.place([(2, 0, "C", "ROOM", close, None), (2, 480_000, "O", "ROOM", off, None)])
-    trim = chain.ceiling("ROOM") / float(np.abs(both[0].audio).max())
-    assert trim < 0.8 and both[0].gain == pytest.approx(trim) and both[1].gain == pytest.approx(trim)
+    over = float(np.abs(both[0].audio).max()) / chain.ceiling("ROOM")
+    # The role's median line (of two, the quieter: the O.S. line) fits, so the trim is what
+    # the close line needs less what the staged wall may take off it.
+    trim = min(1.0, 10 ** (STAGED_WALL_DB / 20) / over)
+    assert over > 1.25 and trim < 1.0
+    assert both[0].gain == pytest.approx(trim) and both[1].gain == pytest.approx(trim)
+    # The wall takes the close line's loudest syllables the rest of the way, after its room.
+    assert both[0].envelope is not None and both[1].envelope is None
+    assert both[0].envelope.max_reduction_db == pytest.approx(STAGED_WALL_DB, abs=0.05)
     assert float(np.abs(_as_played(both[0])).max()) <= chain.ceiling("ROOM") * (1 + 1e-5)
     # The off-stage line's own staging is untouched, only the role's gain moved it.
     np.testing.assert_array_equal(both[1].audio, alone.audio)
