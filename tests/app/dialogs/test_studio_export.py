@@ -60,6 +60,10 @@ def test_progress_shows_each_stage_when_every_line_is_cached(qtbot, make_window,
 def test_moving_a_clip_changes_the_exported_timing(qtbot, make_window, tiny_file, tmp_path):
     window = make_window(tiny_file)
     wait_engine(qtbot, window)
+    # A move lands relative to the previous line as the timeline shows it: with its real length,
+    # not the estimate it had before it was voiced (the export's voicing reaches the timeline
+    # later; without this the move was measured from an estimated end and landed 3.3 s off).
+    voice_everything(qtbot, window)
     before = {c["id"]: c for c in json.loads(
         (export_through_dialog(qtbot, window, tmp_path / "a").outdir / "cues.json").read_text())["cues"]}
     moved = window.doc.project.lines[3].id
