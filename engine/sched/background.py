@@ -1,7 +1,6 @@
 """Work that may run only while the scheduler has nothing more urgent: the
 speech check (engine/session/checking.py), and pre-render while nothing plays
-(:meth:`BackgroundGate.keeps_one_free`, and :meth:`BackgroundGate.together`
-for the Play that opens the gate).
+(:meth:`BackgroundGate.keeps_one_free`).
 
 Such work is not a synthesis job, so it never enters the pending table and
 never takes an inference worker; instead it asks here, before each piece,
@@ -19,8 +18,7 @@ nothing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 
 from engine.sched.job import Job
 from engine.sched.policy import Playhead
@@ -44,18 +42,6 @@ class BackgroundGate:
         sample, 2 cores: bench/studio_play.py). Lock held (the scheduler's next_jobs)."""
         return (not playhead.playing and workers > 1 and job.origin == Origin.PRERENDER
                 and any(other.running for other in self._jobs.values()))
-
-    @contextmanager
-    def together(self) -> Iterator[None]:
-        """No worker takes a job until the block ends: a playhead move and the
-        requests submitted inside it are ranked as one change. A Play moves the
-        playhead (which opens the gate) and then asks for the lines under it; a
-        worker kept free woken in between took the most urgent job queued then, a
-        pre-render line, and the played line waited for that inference, which
-        cannot be stopped (bench/studio_play.py: 0.9-1.6 s, 2 of 3 Plays profiled).
-        The scheduler's lock, reentrant: submit, cancel and set_playhead take it too."""
-        with self._lock:
-            yield
 
     def quiet_below(self, origin: Origin) -> bool:
         """No job more urgent than ``origin`` is pending or running."""

@@ -191,7 +191,7 @@ class PlaybackPass:
                 self.pass_state.waiting.add(p.line_id)  # starts from its beginning once ready
         self.relayout()
         self._requested_until = -1.0
-        with self.scheduler.background.together():  # the lines under the playhead are ranked before a worker wakes
+        with self.scheduler.together():  # the lines under the playhead are ranked before a worker wakes
             self.scheduler.set_playhead(position_s, playing=True)
             self.request_window(position_s)
         self.prerender_rest(position_s)

@@ -57,7 +57,7 @@ def test_a_worker_kept_free_takes_the_played_line_not_the_next_prerender() -> No
         scheduler.submit(waiting)
         time.sleep(0.2)
         assert started == ["BUSY"], "pre-render ran a second line at once while nothing played"
-        with scheduler.background.together():
+        with scheduler.together():
             scheduler.set_playhead(12.0, playing=True)
             time.sleep(0.3)  # a worker woken by the move alone takes the pre-render line meanwhile
             played = request_for(synth, "The line under the playhead.", "PLAYED", role.voice,
