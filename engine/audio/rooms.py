@@ -19,14 +19,9 @@ only the ground and nearby facades reflect, a few image sources and no
 ray tracing, so there is no reverberant field.
 
 Responses are cached as ``.npy`` files in ``rooms/`` of the cache folder
-(``RADIOPLAY_CACHE_DIR`` or the user cache), keyed by the room (its name and
-every parameter), the rate and ROOMS_VERSION: a cathedral takes seconds to
-simulate, and the same room is used for every line of its scenes. A stored
-file that is not a finite stereo float32 response (cut short, emptied,
-overwritten) is simulated again and replaced, never used. Live playback
-makes a project's rooms on the ``radioplay-rooms`` thread as the project
-opens (:meth:`RoomResponses.prepare_ahead`), so the first lines played are
-staged in their room and no simulation runs beside their synthesis.
+(``RADIOPLAY_CACHE_DIR`` or the user cache), keyed by the room and the rate:
+a cathedral takes seconds to simulate, and the same room is used for every
+line of its scenes.
 """
 
 from __future__ import annotations
@@ -38,7 +33,7 @@ import math
 import os
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -173,12 +168,6 @@ def _simulate(room: Room, rate: int, absorption: float) -> np.ndarray:
     return np.ascontiguousarray(reverb, dtype=np.float32)
 
 
-def usable_response(response: np.ndarray) -> bool:
-    """A stored response that can be trusted: stereo float32 frames, all finite."""
-    return bool(response.dtype == np.float32 and response.ndim == 2 and response.shape[1] == 2
-                and response.shape[0] > 0 and np.isfinite(response).all())
-
-
 class RoomResponses:
     """Reverberant responses by room and rate: memory, then the disk cache, then
     a simulation (one per room at a time; other rooms simulate meanwhile).
@@ -240,30 +229,14 @@ class RoomResponses:
 
         threading.Thread(target=make, name="radioplay-rooms", daemon=True).start()
 
-    def prepare_ahead(self, rooms: Sequence[Room], rate: int) -> None:
-        """Make ``rooms`` in turn on one ``radioplay-rooms`` thread (from the disk
-        cache or simulated), the first first, before any line needs them; never
-        waits. A room asked for meanwhile (:meth:`prepare`, :meth:`response`)
-        waits for the one simulation of it, never makes a second."""
-        with self._lock:
-            missing = [room for room in rooms if _key(room, rate) not in self._memory]
-        if not missing:
-            return
-
-        def make() -> None:
-            for room in missing:
-                self.response(room, rate)
-
-        threading.Thread(target=make, name="radioplay-rooms", daemon=True).start()
-
     def _load_or_make(self, key: str, room: Room, rate: int) -> np.ndarray:
         folder = self.directory or rooms_cache_dir()
         path = folder / f"{key}.npy"
         try:
             loaded: np.ndarray = np.load(path, allow_pickle=False)
-            if usable_response(loaded):
+            if loaded.dtype == np.float32 and loaded.ndim == 2 and loaded.shape[1] == 2:
                 return loaded
-        except (OSError, ValueError, EOFError):  # missing, cut short, emptied, not an array file
+        except (OSError, ValueError):
             pass
         made = simulate(room, rate)
         try:

@@ -45,7 +45,7 @@ import hashlib
 import json
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -55,7 +55,7 @@ from engine.audio.leveller import LineEnvelope
 from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
 from engine.project.model import Line, Project, Scene
 from engine.project.sound import SoundClip
-from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, Room, line_stage
+from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, line_stage
 
 # A hypercardioid's random-energy efficiency: it hears 1/4 of a diffuse field (-6 dB), as a
 # drama studio's mic keeps the room behind the voice (measured: with a cardioid's 1/3 and
@@ -264,17 +264,6 @@ class Stager:
         if self._responses is None:
             self._responses = shared_responses()
         return self._responses
-
-    def prepare_rooms(self, stages: Iterable[LineStage], rate: int) -> None:
-        """Make the rooms of ``stages`` (a project's, in script order) in the background
-        now, before a line is played in them: a project opening, so the first lines
-        heard are staged in their room and no simulation runs beside their synthesis."""
-        rooms: dict[Room, None] = {}
-        for stage in stages:
-            if stage.room is not None and stage.reverb > 0:
-                rooms.setdefault(stage.room)
-        if rooms:
-            self.responses.prepare_ahead(list(rooms), rate)
 
     def clip(self, line_id: str, audio: np.ndarray, stage: LineStage | None, rate: int,
              clip_key: str = "", *, envelope: LineEnvelope | None = None,

@@ -5,15 +5,10 @@ for DSP. Clips of one voice and pitch are handed to the synthesizer
 together: whatever is waiting is taken at once, and clips nobody is waiting
 on urgently (export, pre-render) are parked until their group has
 BATCH_SECONDS of audio, no more of that group is on its way, or PARK_MAX_S
-has passed. A playback, audition or service clip is shaped immediately and
-handed over before anything parked beside it is shaped: the groups were made
-to share one Rubber Band run, but each clip is now shaped alone through its
-voice design (its samples never depend on its group: see
-ClipSynthesizer.finish_many), and a pre-render clip of the same voice shaped
-first held the line a listener waited for by its WORLD analysis (a long
-narration: over a second on a busy machine, bench/studio_play.py). What was
-parked beside it is shaped after the queue has been looked at again (at
-most PARK_MAX_S after it was parked: a stream of urgent clips never starves it).
+has passed. A playback, audition or service clip is shaped immediately, with
+anything parked beside it. (The groups were made to share one Rubber Band
+run; each clip is now shaped alone through its voice design, so its samples
+never depend on its group: see ClipSynthesizer.finish_many.)
 """
 
 from __future__ import annotations
@@ -100,29 +95,10 @@ class PostStage:
             # one that could wait.
             for key in sorted(self._parked, key=self._urgency):
                 if closing or self._ready(key):
-                    self._shape_parked(key, everything=closing)
+                    self._shape(self._parked.pop(key))
+                    self._parked_at.pop(key, None)
             if closing:
                 return
-
-    def _shape_parked(self, key: ShapeKey, everything: bool) -> None:
-        """Shape a ready group: its urgent clips first, each handed over as soon as
-        it is shaped; the rest parked again until the queue has been looked at
-        (unless ``everything``, or the group has been parked PARK_MAX_S)."""
-        group = self._parked.pop(key)
-        parked_at = self._parked_at.pop(key, None)
-        urgent = [item for item in group if item.job.origin < Origin.EXPORT]
-        later = [item for item in group if item.job.origin >= Origin.EXPORT]
-        if everything or not urgent:
-            self._shape(group)
-            return
-        for item in sorted(urgent, key=lambda i: (int(i.job.origin), i.job.started)):
-            self._shape([item])
-        if not later:
-            return
-        if parked_at is not None and self.clock() - parked_at < PARK_MAX_S:
-            self._parked[key], self._parked_at[key] = later, parked_at
-        else:  # parked long enough: urgent clips arriving all the time never starve it
-            self._shape(later)
 
     def _urgency(self, key: ShapeKey) -> tuple[int, float]:
         group = self._parked[key]

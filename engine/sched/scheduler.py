@@ -25,9 +25,8 @@ import math
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -229,19 +228,6 @@ class Scheduler:
             if self._table.set_role_weight(role, weight):
                 self._dirty = True
                 self._cond.notify_all()
-
-    @contextmanager
-    def together(self) -> Iterator[None]:
-        """No worker takes a job until the block ends: a playhead move and the
-        requests submitted inside it are ranked as one change. A Play moves the
-        playhead and then asks for the lines under it; a worker woken in between
-        (the one kept free while stopped) would take the most urgent job queued
-        then, a pre-render line, and the played line would wait for its inference,
-        which cannot be stopped (bench/studio_play.py: the played line started
-        0.9-1.6 s late in 2 of 3 Plays). Reentrant: submit, cancel and
-        set_playhead take the same lock."""
-        with self._cond:
-            yield
 
     def set_playhead(self, position_s: float, playing: bool, rate: float = 1.0,
                      cancel_behind: bool = True) -> int:

@@ -129,7 +129,6 @@ class Session:
         self._post(self.sound_desk.resolve)
         self._post(self.book.replan_all)
         self._post(self.book.load_voices)
-        self._post(self.playback.prepare_rooms)
         if self.playback.prerendering:
             self._post(lambda: self.playback.prerender_rest(0.0))
         self._thread.start()
@@ -437,6 +436,4 @@ class Session:
             self.live_mix.master_changed()
         if new.sounds is not old.sounds or new.sound_lanes is not old.sound_lanes:
             self.sound_desk.changed(old)
-        if new.scenes is not old.scenes:
-            self.playback.prepare_rooms()
         self.playback.relayout()

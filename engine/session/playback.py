@@ -16,7 +16,7 @@ import numpy as np
 from engine.audio.leveller import LineEnvelope
 from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
-from engine.audio.staging import Stager, line_stages
+from engine.audio.staging import Stager
 from engine.mixdown.dialogue import DialogueChain
 from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB
 from engine.project.model import Project
@@ -60,12 +60,6 @@ class PlaybackPass:
         # Rooms are made off the control thread (engine/audio/staging.py); a line heard before
         # its room is ready is staged again (a relayout, on the control thread) when it is.
         self.stager = Stager(room_ready=lambda: self._post(self.relayout))
-
-    def prepare_rooms(self) -> None:
-        """Make the project's rooms in the background now (as it opens, or a scene's room
-        changed), so a line played first is staged in its room at once, and no room is
-        simulated beside the synthesis of the lines a Play waits for."""
-        self.stager.prepare_rooms(line_stages(self._project()).values(), self.rate)
 
     @property
     def prerendering(self) -> bool:
@@ -191,9 +185,8 @@ class PlaybackPass:
                 self.pass_state.waiting.add(p.line_id)  # starts from its beginning once ready
         self.relayout()
         self._requested_until = -1.0
-        with self.scheduler.together():  # the lines under the playhead are ranked before a worker wakes
-            self.scheduler.set_playhead(position_s, playing=True)
-            self.request_window(position_s)
+        self.scheduler.set_playhead(position_s, playing=True)
+        self.request_window(position_s)
         self.prerender_rest(position_s)
 
     def play(self, from_s: float | None, until_s: float | None = None) -> None:
