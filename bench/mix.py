@@ -120,8 +120,8 @@ def measure(outdir: Path) -> dict[str, Any]:
     stem_paths = sorted((outdir / "stems").glob("*.wav"))
     dme_paths = sorted((outdir / "dme").glob("*.wav"))
     summed = dme_paths or stem_paths  # the DME stems sum to the master before the limiter
-    with sf.SoundFile(outdir / "mix.wav") as mix_file:
-        rate, channels, frames = mix_file.samplerate, mix_file.channels, mix_file.frames
+    header = sf.info(str(outdir / "mix.wav"))
+    rate, channels, frames = header.samplerate, header.channels, header.frames
     files = {p: sf.SoundFile(p) for p in {*stem_paths, *dme_paths}}
     peaks = dict.fromkeys(files, 0.0)
     block = int(BLOCK_S * rate)

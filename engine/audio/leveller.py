@@ -143,12 +143,13 @@ class LineEnvelope:
         g += nxt
         return g
 
-    def apply(self, audio: np.ndarray) -> np.ndarray:
-        """The levelled clip as a new array (analysis and hand-off files)."""
+    def apply(self, audio: np.ndarray, offset: int = 0) -> np.ndarray:
+        """The levelled clip as a new array (analysis and hand-off files); ``audio``
+        may be the clip's frames from ``offset`` on (a span of it)."""
         n = audio.shape[0]
         if n == 0 or not self.active:
             return np.asarray(audio, dtype=np.float32)
-        pos = np.arange(n, dtype=np.float64) / self.cell
+        pos = np.arange(offset, offset + n, dtype=np.float64) / self.cell
         gain = np.interp(pos, np.arange(self.gains.size, dtype=np.float64), self.gains.astype(np.float64))
         gain32 = gain.astype(np.float32)
         # A staged line (stereo) has one curve for both channels, as a linked stereo limiter.

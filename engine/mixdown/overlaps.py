@@ -46,7 +46,7 @@ def wall_overlaps(placed: Sequence[PlacedClip], lanes: Mapping[int, tuple[float,
         wall_frames = lo + np.arange(wall.gains.size, dtype=np.float64) * wall.cell
         for clip in members:
             current = out[id(clip)]
-            out[id(clip)] = _with_wall(current, wall_frames, wall.gains)
+            out[id(clip)] = _with_wall(current, wall_frames, wall.gains, wall.cell)
     return [out[id(c)] for c in placed]
 
 
@@ -84,11 +84,8 @@ def _first_shared(spans: Sequence[tuple[int, int, int]]) -> int:
 def _heard(clip: PlacedClip, a: int, b: int, lane: tuple[float, float]) -> np.ndarray:
     """Frames [a, b) of ``clip`` as they reach its stem (its curve, trim, fader and pan), stereo."""
     source = clip.audio[a - clip.start:b - clip.start]
-    if clip.envelope is not None and clip.envelope.active:
-        env = clip.envelope
-        at = (np.arange(a - clip.start, b - clip.start, dtype=np.float64)) / env.cell
-        gain = np.interp(at, np.arange(env.gains.size, dtype=np.float64), env.gains.astype(np.float64))
-        source = source * (gain[:, None] if source.ndim == 2 else gain).astype(np.float32)
+    if clip.envelope is not None:
+        source = clip.envelope.apply(source, offset=a - clip.start)
     fader, pan = lane
     if source.ndim == 2:
         return np.asarray(source * np.float32(10 ** (fader / 20) * clip.gain), dtype=np.float32)
@@ -96,13 +93,13 @@ def _heard(clip: PlacedClip, a: int, b: int, lane: tuple[float, float]) -> np.nd
     return np.stack([source * np.float32(left * clip.gain), source * np.float32(right * clip.gain)], axis=1)
 
 
-def _with_wall(clip: PlacedClip, wall_frames: np.ndarray, wall_gains: np.ndarray) -> PlacedClip:
-    """``clip`` with the wall (gains at absolute frames; 1 outside them) in its curve."""
+def _with_wall(clip: PlacedClip, wall_frames: np.ndarray, wall_gains: np.ndarray, wall_cell: int) -> PlacedClip:
+    """``clip`` with the wall (gains at absolute frames, ``wall_cell`` apart; 1 outside them) in its curve."""
     frames = clip.audio.shape[0]
     if clip.envelope is not None:
         cell, gains = clip.envelope.cell, clip.envelope.gains.astype(np.float64)
     else:
-        cell = max(1, rate_cell(wall_frames))
+        cell = wall_cell
         gains = np.ones(-(-frames // cell) + 1, dtype=np.float64)
     at = clip.start + np.arange(gains.size, dtype=np.float64) * cell
     wall = np.interp(at, wall_frames, wall_gains.astype(np.float64), left=1.0, right=1.0)
@@ -113,7 +110,3 @@ def _with_wall(clip: PlacedClip, wall_frames: np.ndarray, wall_gains: np.ndarray
     low[:-1] = np.minimum(low[:-1], wall[1:])
     return PlacedClip(clip.role_index, clip.start, clip.audio, LineEnvelope(gains * low, cell), clip.gain)
 
-
-def rate_cell(wall_frames: np.ndarray) -> int:
-    """The wall's cell (frames per cell), from its boundaries' frames."""
-    return int(round(float(wall_frames[1] - wall_frames[0]))) if wall_frames.size > 1 else 1
