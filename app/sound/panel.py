@@ -75,6 +75,10 @@ class SoundPanel(QWidget):
         self.library: SoundLibrary | None = None
         self.selected_clip: str | None = None
         self._task: Any = None
+        # Scans run on their own threads and may finish in any order: only the latest one's
+        # library is shown (the window's first scan, made before its file is opened, knows
+        # no project folder and must not land after the one made once it is).
+        self._scans = 0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.lanes = QTableWidget(0, len(_COLUMNS), self)
@@ -202,16 +206,24 @@ class SoundPanel(QWidget):
         self.status.setText("; ".join(filter(None, [note, "indexing sounds…"])))
 
         self._watch(path)
+        self._scans += 1
+        scan_number = self._scans
 
         def done(library: SoundLibrary) -> None:
+            if scan_number != self._scans:  # a later scan is under way: its result is the one shown
+                return
             self.library = library
             self._fill()
             problems = f"; {len(library.problems)} unreadable: {library.problems[0]}" if library.problems else ""
             self.status.setText("; ".join(filter(None, [note, f"{len(library.sounds)} sounds{problems}"])))
             self.show_missing()
 
+        def failed(exc: BaseException) -> None:
+            if scan_number == self._scans:
+                self.status.setText(str(exc))
+
         self._task = run_task("radioplay-sound-index", lambda: SoundLibrary.for_project(path),
-                              self.studio.marshal, done, lambda exc: self.status.setText(str(exc)))
+                              self.studio.marshal, done, failed)
 
     def _watch(self, project_path: Path | None) -> None:
         """Watch the library's folders and their subfolders (and the project's folder, so a
