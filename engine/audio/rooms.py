@@ -206,17 +206,22 @@ class RoomResponses:
     def prepare(self, room: Room, rate: int, done: Callable[[], None]) -> None:
         """Make the response on a ``radioplay-rooms`` thread (the disk cache or a
         simulation, seconds for a big room) and call ``done`` there when it is
-        ready; once per room and rate however often it is asked. A daemon thread:
+        ready; once per room and rate however often it is asked, and ``done`` called once
+        however often it was passed. A daemon thread:
         quitting does not wait for a cathedral (the cache file is written
         atomically, so an interrupted simulation leaves nothing half made)."""
         key = _key(room, rate)
         with self._lock:
             if key in self._memory:
                 return
-            waiting = self._waiting.setdefault(key, [])
-            waiting.append(done)
-            if len(waiting) > 1:
+            waiting = self._waiting.get(key)
+            if waiting is not None:
+                # Every line staged in a room not made yet asks again at every relayout: one
+                # answer per listener, not one per ask (a flood of relayouts once it is made).
+                if done not in waiting:
+                    waiting.append(done)
                 return
+            self._waiting[key] = [done]
 
         def make() -> None:
             try:

@@ -214,6 +214,9 @@ class _Staged:
     envelope: LineEnvelope | None
     ceiling: float | None
     staged: np.ndarray
+    # Staged without its room (live playback, the room still being made): made again
+    # once the room is ready, remembered until then (each relayout must not redo it).
+    roomless: bool = False
 
 
 def same_curve(a: LineEnvelope | None, b: LineEnvelope | None) -> bool:
@@ -279,16 +282,11 @@ class Stager:
         ceiling in it)."""
         if stage is None:
             return audio
+        made = self.staged(line_id, audio, stage, rate, clip_key, envelope=envelope, ceiling=ceiling)
+        if made is not None:
+            return made
         key = staged_key(clip_key, stage, rate, envelope, ceiling) if clip_key else ""
-        with self._lock:
-            held = self._memo.get(line_id)
-        if held is not None and held.key == key and held.stage == stage and held.rate == rate and \
-                (key or (held.clip is audio and same_curve(held.envelope, envelope) and held.ceiling == ceiling)):
-            return held.staged
         store = self.store if key else None
-        kept = store.load_staged(key) if store is not None else None
-        if kept is not None and kept.shape[0] >= audio.shape[0]:
-            return self._remember(line_id, audio, stage, rate, key, envelope, ceiling, kept)
         levelled = envelope.apply(audio) if envelope is not None and envelope.active else audio
         room = stage.room
         reverb = None
@@ -299,8 +297,10 @@ class Stager:
                 reverb = self.responses.ready(room, rate)
                 if reverb is None:
                     self.responses.prepare(room, rate, self.room_ready)
-                    # Not remembered: staged again when the room is ready.
-                    return _trimmed(stage_clip(levelled, stage, rate, None), ceiling)
+                    roomless = _trimmed(stage_clip(levelled, stage, rate, None), ceiling)
+                    roomless.setflags(write=False)
+                    return self._remember(line_id, audio, stage, rate, key, envelope, ceiling, roomless,
+                                          roomless=True)
         staged = _trimmed(stage_clip(levelled, stage, rate, reverb), ceiling)
         if store is not None:
             try:
@@ -314,10 +314,29 @@ class Stager:
         staged.setflags(write=False)
         return self._remember(line_id, audio, stage, rate, key, envelope, ceiling, staged)
 
-    def _remember(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, key: str,
-                  envelope: LineEnvelope | None, ceiling: float | None, staged: np.ndarray) -> np.ndarray:
+    def staged(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, clip_key: str = "", *,
+               envelope: LineEnvelope | None = None, ceiling: float | None = None) -> np.ndarray | None:
+        """The line's staged clip if it is made already (remembered, or in the store), else
+        None: never stages (live playback stages what it has time for and asks again)."""
+        key = staged_key(clip_key, stage, rate, envelope, ceiling) if clip_key else ""
         with self._lock:
-            self._memo[line_id] = _Staged(audio, stage, rate, key, envelope, ceiling, staged)
+            held = self._memo.get(line_id)
+        if held is not None and held.key == key and held.stage == stage and held.rate == rate and \
+                (key or (held.clip is audio and same_curve(held.envelope, envelope) and held.ceiling == ceiling)):
+            room = stage.room
+            if not held.roomless or room is None or self.responses.ready(room, rate) is None:
+                return held.staged
+            return None  # its room is ready now: staged again, with it
+        kept = self.store.load_staged(key) if self.store is not None and key else None
+        if kept is not None and kept.shape[0] >= audio.shape[0]:
+            return self._remember(line_id, audio, stage, rate, key, envelope, ceiling, kept)
+        return None
+
+    def _remember(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, key: str,
+                  envelope: LineEnvelope | None, ceiling: float | None, staged: np.ndarray, *,
+                  roomless: bool = False) -> np.ndarray:
+        with self._lock:
+            self._memo[line_id] = _Staged(audio, stage, rate, key, envelope, ceiling, staged, roomless)
         return staged
 
     def peak(self, line_id: str, staged: np.ndarray) -> float:

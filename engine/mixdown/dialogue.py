@@ -29,6 +29,7 @@ staging and curve), so the mixer plays it as any clip.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 
@@ -84,6 +85,7 @@ class DialogueChain:
         # role's plain lines and still peaks under the stems' ceiling (one gain per role,
         # as a re-recording engineer pulls a lane down, never the shout line by line).
         self._intended = {line.id: intended_db(line, project) for line in project.lines}
+        self.deferred: list[str] = []  # the lines the last place() left for later (its ``until``)
         self._trim_db = {r.name: 0.0 for r in project.cast}
         for line in project.lines:
             if line.role in self._trim_db:
@@ -117,8 +119,8 @@ class DialogueChain:
         caller has it already), its role's staging trim from this line alone."""
         return self.place([(lane, start, line_id, role, clip, envelope)])[0]
 
-    def place(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]]
-              ) -> list[PlacedClip]:
+    def place(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]],
+              until: float | None = None) -> list[PlacedClip]:
         """The lines (lane, start frame, line id, role, clip, its curve or None) on their
         lanes as the mixer plays them. A role whose staged lines pass the stems' ceiling
         (a close position, a room's field) has all its staged lines trimmed by one gain
@@ -126,16 +128,28 @@ class DialogueChain:
         close ones) is an intended offset, kept between the lines of a role, never undone
         line by line. What still passes the ceiling, a role's loudest lines in their room,
         is taken off by the staged wall (the leveller's curve as a brick wall on the staged
-        line, after its room: at most STAGED_WALL_DB, on their loudest syllables)."""
+        line, after its room: at most STAGED_WALL_DB, on their loudest syllables).
+
+        ``until`` (a time.monotonic() deadline; live playback): lines are staged until then
+        and a line whose staging is not made yet is left out after it, named in
+        ``deferred``: the caller, which must answer Stop and Play meanwhile, places them
+        at a later call (staging the sample's 48 lines takes seconds)."""
         made: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None, bool]] = []
         peaks: dict[str, list[float]] = {}
+        self.deferred = []
         for lane, start, line_id, role, clip, envelope in lines:
             envelope = envelope if envelope is not None else self.envelope(line_id, role, clip)
             stage = self.stages.get(line_id)
             if stage is None:
                 made.append((lane, start, line_id, role, clip, envelope, False))
                 continue
-            staged = self.stager.clip(line_id, clip, stage, self.rate, self._keys.get(line_id, ""), envelope=envelope)
+            key = self._keys.get(line_id, "")
+            if until is not None and time.monotonic() >= until:
+                known = self.stager.staged(line_id, clip, stage, self.rate, key, envelope=envelope)
+                if known is None:
+                    self.deferred.append(line_id)
+                    continue
+            staged = self.stager.clip(line_id, clip, stage, self.rate, key, envelope=envelope)
             peaks.setdefault(role, []).append(self.stager.peak(line_id, staged))
             made.append((lane, start, line_id, role, staged, None, True))
         trims = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}

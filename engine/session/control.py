@@ -110,7 +110,7 @@ class Session:
         applied = self._applied
         self.sound_desk = SoundDesk(applied, project_path, sound_folders, self.synth.cache, self.rate,
                                     reshape_lanes=lambda: self.live_mix.reshape_lanes(),
-                                    room_ready=lambda: self._post(self.playback.relayout))
+                                    room_ready=lambda: self.playback.request_relayout())
         self.live_mix = LiveMix(applied, self.rate, self.synth, self.scheduler, self.sound_desk, sink, block,
                                 records=lambda: self.book.records, pending=lambda: self.playback.pending,
                                 on_late=lambda line_id, frame: self.playback.on_late(line_id, frame),

@@ -8,6 +8,7 @@ it has passed, so nothing already heard moves.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -29,6 +30,11 @@ from engine.session.mix import LiveMix
 from engine.session.sound_desk import SoundDesk
 from engine.session.views import ClipView
 from engine.synth.cache import ClipCache
+
+
+# How long one relayout may spend staging lines (rooms, perspectives) before it leaves
+# the rest to the next: a Stop or Play queued behind it waits no longer than this.
+STAGING_SLICE_S = 0.15
 
 
 class PlaybackPass:
@@ -59,7 +65,24 @@ class PlaybackPass:
         self.pending = PendingLines.empty()
         # Rooms are made off the control thread (engine/audio/staging.py); a line heard before
         # its room is ready is staged again (a relayout, on the control thread) when it is.
-        self.stager = Stager(room_ready=lambda: self._post(self.relayout))
+        self.stager = Stager(room_ready=self.request_relayout)
+        self._relayout_lock = threading.Lock()
+        self._relayout_posted = False
+
+    def request_relayout(self) -> None:
+        """Lay the timeline out again on the control thread, from any thread: asks made
+        before it runs make one relayout (rooms made in the background answer together,
+        and a Stop queued behind a relayout per ask waited seconds on the sample)."""
+        with self._relayout_lock:
+            if self._relayout_posted:
+                return
+            self._relayout_posted = True
+        self._post(self._posted_relayout)
+
+    def _posted_relayout(self) -> None:
+        with self._relayout_lock:
+            self._relayout_posted = False
+        self.relayout()
 
     @property
     def prerendering(self) -> bool:
@@ -160,7 +183,16 @@ class PlaybackPass:
             elif p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting:
                 pending.append((start, p.line_id))
         pending.sort()
-        placed += chain.place(lines)
+        # Staged nearest the playhead first, for a slice of the control thread at a time: the
+        # rest are pending (the mixer treats them as lines not voiced yet) and the next
+        # relayout, after whatever the producer asked meanwhile, stages more.
+        here = int(round(self.mix.player.snapshot().mixed_s * self.rate))
+        lines.sort(key=lambda line: abs(line[1] - here))
+        placed += chain.place(lines, until=time.monotonic() + STAGING_SLICE_S)
+        if chain.deferred:
+            starts = {line[2]: line[1] for line in lines}
+            pending = sorted([*pending, *((starts[line_id], line_id) for line_id in chain.deferred)])
+            self.request_relayout()
         self._envelopes = envelopes  # only the clips placed now (a new take's old clip goes)
         self.stager.forget_except(set(clips))
         self.mix.mixer.set_clips(placed)

@@ -34,14 +34,17 @@ def test_the_spoken_word_advances_through_the_playing_line(qtbot, make_window, w
     # again from its start, voiced.
     window.play_from_line()
 
-    def voiced() -> bool:
+    def voiced_and_playing() -> bool:
         state = window.engine.state()
-        return state is not None and any(c.line_id == line.id and not c.estimated for c in state.clips)
+        return state is not None and state.transport.playing and \
+            any(c.line_id == line.id and not c.estimated for c in state.clips)
 
-    qtbot.waitUntil(voiced, timeout=300_000)
+    qtbot.waitUntil(voiced_and_playing, timeout=300_000)
     window.engine.stop_playback()
-    # The first play's word and row must be gone before the second play is watched.
-    qtbot.waitUntil(lambda: presenter.spoken.word is None and script.model.playing_line() is None, timeout=30_000)
+    # The first play (its transport, word and row) must be gone before the second play is watched:
+    # a word still lit from it would pass for the second's.
+    qtbot.waitUntil(lambda: not window.engine.state().transport.playing and presenter.spoken.word is None
+                    and script.model.playing_line() is None, timeout=30_000)
     script.select_line(line.id)
     window.play_from_line()
     qtbot.waitUntil(lambda: presenter.spoken.word is not None and script.model.playing_line() == line.id,

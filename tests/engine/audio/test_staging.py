@@ -269,6 +269,45 @@ def test_live_staging_never_waits_for_a_room(tmp_path: Path) -> None:
     assert_array_equal(again, stage_clip(clip, stage, RATE, responses.response(stage.room, RATE)))
 
 
+def test_a_room_asked_for_by_every_line_answers_each_listener_once(tmp_path: Path) -> None:
+    # Every line staged in a room not made yet asks again at each relayout; one answer per asks
+    # made a flood of relayouts that kept a Stop waiting seconds behind them on the sample.
+    responses = RoomResponses(tmp_path)
+    answers: list[str] = []
+    lock = threading.Lock()
+    made = threading.Event()
+
+    def relayout() -> None:
+        with lock:
+            answers.append("relayout")
+        made.set()
+
+    stager = Stager(responses, room_ready=relayout)
+    stage = LineStage(room=ROOM_PRESETS["car"])
+    for i in range(20):  # twenty lines in the car, each staged before its room is made
+        stager.clip(f"L{i}", _noise(0.1, seed=i), stage, RATE)
+    assert made.wait(60.0)
+    for thread in threading.enumerate():  # every answer is given on the rooms thread, before it ends
+        if thread.name == "radioplay-rooms":
+            thread.join(60.0)
+    assert answers == ["relayout"]
+
+
+def test_a_line_staged_without_its_room_is_kept_until_the_room_is_ready(tmp_path: Path) -> None:
+    responses = RoomResponses(tmp_path)
+    ready = threading.Event()
+    stager = Stager(responses, room_ready=ready.set)
+    stage = LineStage(room=ROOM_PRESETS["car"])
+    clip = _noise(0.2)
+    roomless = stager.clip("L1", clip, stage, RATE)
+    if not ready.is_set():  # (a fast machine can make the car's room before the question)
+        assert stager.staged("L1", clip, stage, RATE) is roomless  # remembered: not staged again
+    assert ready.wait(60.0)
+    assert stager.staged("L1", clip, stage, RATE) is None  # the room is ready: to be staged with it
+    with_room = stager.clip("L1", clip, stage, RATE)
+    assert with_room.shape[0] > clip.shape[0] and stager.staged("L1", clip, stage, RATE) is with_room
+
+
 def test_the_ducking_key_hears_a_staged_clip_as_the_mean_square_of_its_channels() -> None:
     from engine.audio.ducking import DialogueKey
 

@@ -117,6 +117,28 @@ def test_a_stager_stages_again_only_when_the_curve_changes(responses: RoomRespon
     assert hotter is not first and float(np.abs(hotter).max()) < float(np.abs(first).max())
 
 
+def test_a_deadline_leaves_the_lines_not_staged_yet_for_a_later_place(responses: RoomResponses) -> None:
+    """Live playback stages for a slice of its control thread at a time: past ``until`` a
+    staged line made before is placed, one not made yet is left out and named, and the
+    next call places it; the unstaged line needs no staging and is always placed."""
+    project = _project()
+    stager = Stager(responses)
+    clips = {line_id: speechlike(1.0, seed=i) for i, line_id in enumerate(("L1", "L2", "L3"))}
+    lines = [(i, i * RATE, line_id, role, clips[line_id], None)
+             for i, (line_id, role) in enumerate((("L1", "DRY"), ("L2", "NEAR"), ("L3", "ROOM")))]
+    everything = DialogueChain(project, 10.0, Stager(responses)).place(lines)
+    DialogueChain(project, 10.0, stager).placed(1, RATE, "L2", "NEAR", clips["L2"])  # L2 staged before
+    chain = DialogueChain(project, 10.0, stager)
+    placed = chain.place(lines, until=0.0)  # the deadline has passed at the first line
+    assert chain.deferred == ["L3"]
+    assert [c.start for c in placed] == [0, RATE]
+    later = DialogueChain(project, 10.0, stager)
+    again = later.place(lines, until=float("inf"))
+    assert later.deferred == [] and len(again) == 3
+    for got, expected in zip(again, everything, strict=True):
+        np.testing.assert_array_equal(got.audio, expected.audio)
+
+
 def test_a_line_in_a_reverberant_room_is_trimmed_under_the_ceiling(responses: RoomResponses) -> None:
     """A voice at 0.7 m in a cellar (the sample's): its direct sound and the room's field
     together pass the ceiling the leveller held the dry line to: the stager trims it by
