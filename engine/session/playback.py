@@ -31,7 +31,6 @@ from engine.session.sound_desk import SoundDesk
 from engine.session.views import ClipView
 from engine.synth.cache import ClipCache
 
-
 # How long one relayout may spend staging lines (rooms, perspectives) before it leaves
 # the rest to the next: a Stop or Play queued behind it waits no longer than this.
 STAGING_SLICE_S = 0.15
