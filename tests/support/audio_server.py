@@ -90,7 +90,7 @@ def missing_requirements() -> str | None:
 
 def _parent_death_signal() -> Callable[[], None] | None:
     """A preexec_fn that makes the child get SIGTERM when this process dies,
-    so a killed test run leaves no daemon behind (Linux only)."""
+    so a killed test run leaves no daemon behind (Linux only), and SIGINT interrupt it."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -102,6 +102,9 @@ def _parent_death_signal() -> Callable[[], None] | None:
 
     def preexec() -> None:
         prctl(pr_set_pdeathsig, sigterm, 0, 0, 0)
+        # A suite started in the background (`make test &`, nohup) has SIGINT ignored, and a
+        # child inherits that: parec, stopped by SIGINT, would run on until it is killed.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     return preexec
 

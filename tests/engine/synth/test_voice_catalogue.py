@@ -267,6 +267,14 @@ def test_full_disk_is_one_line_and_nothing_installed(served: CatalogueServer, vo
     assert _nothing_installed(voice_dir)
 
 
+def _interruptible() -> None:
+    """Ctrl-C as a terminal gives it: a suite started in the background (`make test &`, nohup)
+    has SIGINT ignored, a child inherits that, and Python then raises no KeyboardInterrupt
+    (the CLI waited out its 30 s socket timeout and failed with exit 1, or, once the held
+    chunk was released, finished the download with exit 0: two fresh-clone failures)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_leaves_no_half_file_under_the_final_name(served: CatalogueServer, voice_dir: Path) -> None:
     # The server holds the first file's last chunk until the signal is sent: however loaded the
     # machine, SIGINT lands mid-download (a merely slow server lost that race at load 20).
@@ -277,7 +285,7 @@ def test_ctrl_c_leaves_no_half_file_under_the_final_name(served: CatalogueServer
     env = {**os.environ, "RADIOPLAY_VOICE_DIR": str(voice_dir), "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "voices", "--catalog", served.url,
                              "--download", SINGLE_KEY], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_interruptible)
     try:
         # Mid-download is what the server sees: every chunk but the held last one sent (the
         # part file's size is no sign: the client's writes are buffered, and it once grew
