@@ -19,9 +19,6 @@ from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.listening import features, heard_words, longest_inner_silence
 
-pytest.importorskip("parselmouth")
-pytest.importorskip("pocketsphinx")
-
 SAME = "He has the wrong ticket, and he knows it."
 SCRIPT = f"""TOM: Tickets, please. (beat) Both of you.
 TOM: Come here, Lucy. (quietly) She has been waiting.

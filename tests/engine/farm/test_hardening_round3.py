@@ -9,11 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.support.hostile import descendants, end_survivors, kill_and_count_survivors, project_file
 
-pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra: pip install 'radioplay[cluster]'")
 REPO = Path(__file__).resolve().parents[3]
 
 

@@ -20,7 +20,6 @@ def test_scores_match_speechmos_and_noise_scores_below_clean_speech() -> None:
     clean = synth.synthesize("The radio was on all night, and nobody was listening to it.", VoiceParams())
     noisy = np.clip(clean + np.random.default_rng(3).normal(0, 0.08, clean.shape).astype(np.float32), -1, 1)
     mine = quality.dnsmos(clean, 16000)
-    pytest.importorskip("librosa")
     from speechmos import dnsmos
 
     theirs = dnsmos.run(clean.astype(np.float32), 16000)

@@ -28,14 +28,16 @@ def joe() -> list[np.ndarray]:
 
 
 def test_the_mel_spectrogram_is_librosas() -> None:
-    librosa = pytest.importorskip("librosa")
+    import librosa
+
     wav = np.random.default_rng(1).standard_normal(16000).astype(np.float32) * 0.1
     theirs = librosa.feature.melspectrogram(y=wav, sr=16000, n_fft=400, hop_length=160, n_mels=40).T
     np.testing.assert_allclose(speaker.mel_frames(wav), theirs, rtol=2e-4, atol=1e-6)
 
 
 def test_numpy_embeddings_match_the_network_run_by_torch(joe: list[np.ndarray]) -> None:
-    torch = pytest.importorskip("torch")
+    import torch
+
     checkpoint = torch.load(speaker.weights_path(), map_location="cpu", weights_only=False)["model_state"]
     lstm = torch.nn.LSTM(40, 256, 3, batch_first=True)
     linear = torch.nn.Linear(256, 256)

@@ -89,7 +89,6 @@ I'll wait.
 
 
 def test_a_first_name_from_the_name_dataset_gives_gender(tmp_path: Path) -> None:
-    pytest.importorskip("gender_guesser")
     cast = _import(tmp_path, "MARGARET: Hello.\nEDMUND: Good evening.\nBLORP: Beep.\n", ".txt")
     assert cast["MARGARET"].gender == "female" and cast["EDMUND"].gender == "male"
     assert "gender-guesser" in cast["MARGARET"].evidence

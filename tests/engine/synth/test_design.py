@@ -19,8 +19,6 @@ from tests.support.vowels import (
     vowel,
 )
 
-pytest.importorskip("parselmouth")
-
 RATE = 22050
 
 

@@ -17,9 +17,6 @@ from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.vowels import f0_median
 
-pytest.importorskip("parselmouth")
-pytest.importorskip("pocketsphinx")
-
 PLAIN = VoiceParams(variation=0.0)  # no noise: the same line every run, so only the design differs
 
 

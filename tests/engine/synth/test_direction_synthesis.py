@@ -13,7 +13,6 @@ from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.listening import features, longest_inner_silence
 
-pytest.importorskip("parselmouth")
 LINE = "She has been waiting here for an hour."
 
 
