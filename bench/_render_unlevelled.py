@@ -29,6 +29,7 @@ def _unity(audio: np.ndarray, rate: int, offset_db: float, settings: object = No
 dialogue.line_envelope = _unity  # type: ignore[assignment]
 dialogue.DialogueChain.ceiling = lambda self, role: float("inf")  # type: ignore[assignment,method-assign,misc]  # no trim
 dialogue.DialogueChain.trim_db = lambda self, role: 0.0  # type: ignore[assignment,method-assign,misc]  # no role trim
+dialogue.DialogueChain.staged_trim = lambda self, role, peaks: 1.0  # type: ignore[assignment,method-assign,misc]  # no staged trim
 sounds.sound_trim = lambda *args, **kwargs: 1.0  # type: ignore[assignment]
 render.MixMemo = lambda directory: MixMemo(None)  # type: ignore[assignment,misc]
 
