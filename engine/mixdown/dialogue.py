@@ -38,7 +38,7 @@ import numpy as np
 from engine.audio.leveller import DIALOGUE, STAGED_WALL, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager, line_stages
-from engine.mixdown.overlaps import wall_overlaps
+from engine.mixdown.overlaps import OverlapWalls
 from engine.project.direction import parse_line
 from engine.project.model import Line, Project
 
@@ -65,9 +65,11 @@ class DialogueChain:
     ``staging_db`` (the gain the leveller levels for)."""
 
     def __init__(self, project: Project, staging_db: float, stager: Stager | None = None,
-                 clip_keys: Mapping[str, str] | None = None) -> None:
+                 clip_keys: Mapping[str, str] | None = None, walls: OverlapWalls | None = None) -> None:
         """``clip_keys``: the dry clips' content keys, under which a stager with a store
-        keeps the staged lines (engine/audio/staging.py ``staged_key``)."""
+        keeps the staged lines (engine/audio/staging.py ``staged_key``). ``walls``: the
+        overlaps' walls made before (live playback keeps one across its relayouts)."""
+        self.walls = walls or OverlapWalls()
         self.rate = project.sample_rate
         self._keys = clip_keys or {}
         self.staging_db = staging_db
@@ -162,7 +164,7 @@ class DialogueChain:
                 envelope = self.stager.wall(line_id, audio, level_db,
                                             partial(line_envelope, audio, self.rate, level_db, STAGED_WALL))
             placed.append(PlacedClip(lane, start, audio, envelope, trim))
-        return wall_overlaps(placed, self._lanes(lines), self.rate, self.staging_db)
+        return self.walls.wall(placed, self._lanes(lines), self.rate, self.staging_db)
 
     def _lanes(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]]
                ) -> dict[int, tuple[float, float]]:

@@ -27,27 +27,62 @@ from engine.audio.mixer import PlacedClip, pan_gains
 OVERLAP_MARGIN_DB = 0.3
 
 
+# An overlap's wall: its gains at absolute frames and their cell, or None (no wall needed).
+_Wall = tuple[np.ndarray, np.ndarray, int] | None
+
+
+class OverlapWalls:
+    """The walls of the overlaps met at the last call, by what makes them (the clips'
+    places, audio, curves, gains and lanes): live playback lays its timeline out again
+    on every arriving clip and every Stop, and must not sum each overlap again each time
+    (a quarter of a second of its control thread on the sample). The entries hold their
+    clips, so the identities in the keys stay theirs."""
+
+    def __init__(self) -> None:
+        self._walls: dict[tuple[object, ...], tuple[list[PlacedClip], _Wall]] = {}
+
+    def wall(self, placed: Sequence[PlacedClip], lanes: Mapping[int, tuple[float, float]], rate: int,
+             staging_db: float) -> list[PlacedClip]:
+        """``placed`` with the overlaps' wall in their curves (``wall_overlaps``)."""
+        clips = [c for c in placed if c.role_index in lanes]
+        out = {id(c): c for c in placed}
+        used: dict[tuple[object, ...], tuple[list[PlacedClip], _Wall]] = {}
+        for lo, hi, members in _overlaps(clips):
+            key = (lo, hi, rate, staging_db, *((c.role_index, c.start, id(c.audio), id(c.envelope), c.gain,
+                                                lanes[c.role_index]) for c in members))
+            known = self._walls.get(key)
+            made = known[1] if known is not None else _overlap_wall(lo, hi, members, lanes, rate, staging_db)
+            used[key] = (members, made)
+            if made is None:
+                continue
+            wall_frames, wall_gains, cell = made
+            for clip in members:
+                out[id(clip)] = _with_wall(out[id(clip)], wall_frames, wall_gains, cell)
+        self._walls = used
+        return [out[id(c)] for c in placed]
+
+
 def wall_overlaps(placed: Sequence[PlacedClip], lanes: Mapping[int, tuple[float, float]], rate: int,
                   staging_db: float) -> list[PlacedClip]:
     """``placed`` with the overlaps' wall in their curves. ``lanes``: each audible lane's
     (fader dB, pan); ``staging_db``: the master gain the lines are levelled for."""
-    clips = [c for c in placed if c.role_index in lanes]
-    out = {id(c): c for c in placed}
-    for lo, hi, members in _overlaps(clips):
-        total = np.zeros((hi - lo, 2), dtype=np.float32)
-        for clip in members:
-            a, b = max(lo, clip.start), min(hi, clip.end)
-            total[a - lo:b - lo] += _heard(clip, a, b, lanes[clip.role_index])
-        peak = float(np.max(np.abs(total))) if total.size else 0.0
-        level_db = staging_db + 20 * np.log10(max(peak, 1e-12))
-        if level_db <= DIALOGUE.ceiling_db - OVERLAP_MARGIN_DB:
-            continue
-        wall = line_envelope(total, rate, staging_db + OVERLAP_MARGIN_DB, STAGED_WALL)
-        wall_frames = lo + np.arange(wall.gains.size, dtype=np.float64) * wall.cell
-        for clip in members:
-            current = out[id(clip)]
-            out[id(clip)] = _with_wall(current, wall_frames, wall.gains, wall.cell)
-    return [out[id(c)] for c in placed]
+    return OverlapWalls().wall(placed, lanes, rate, staging_db)
+
+
+def _overlap_wall(lo: int, hi: int, members: Sequence[PlacedClip], lanes: Mapping[int, tuple[float, float]],
+                  rate: int, staging_db: float) -> _Wall:
+    """The wall of frames [lo, hi) where ``members`` sound together, None where their sum
+    stays under the stems' ceiling."""
+    total = np.zeros((hi - lo, 2), dtype=np.float32)
+    for clip in members:
+        a, b = max(lo, clip.start), min(hi, clip.end)
+        total[a - lo:b - lo] += _heard(clip, a, b, lanes[clip.role_index])
+    peak = float(np.max(np.abs(total))) if total.size else 0.0
+    level_db = staging_db + 20 * np.log10(max(peak, 1e-12))
+    if level_db <= DIALOGUE.ceiling_db - OVERLAP_MARGIN_DB:
+        return None
+    wall = line_envelope(total, rate, staging_db + OVERLAP_MARGIN_DB, STAGED_WALL)
+    return lo + np.arange(wall.gains.size, dtype=np.float64) * wall.cell, wall.gains, wall.cell
 
 
 def _overlaps(clips: Sequence[PlacedClip]) -> list[tuple[int, int, list[PlacedClip]]]:

@@ -20,6 +20,7 @@ from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager
 from engine.mixdown.dialogue import DialogueChain
 from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB
+from engine.mixdown.overlaps import OverlapWalls
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout_all
 from engine.sched.request import Deadline, Origin
@@ -65,6 +66,7 @@ class PlaybackPass:
         # Rooms are made off the control thread (engine/audio/staging.py); a line heard before
         # its room is ready is staged again (a relayout, on the control thread) when it is.
         self.stager = Stager(room_ready=self.request_relayout)
+        self._walls = OverlapWalls()  # the overlaps' walls, made again only where their clips change
         self._relayout_lock = threading.Lock()
         self._relayout_posted = False
 
@@ -163,7 +165,7 @@ class PlaybackPass:
         # master's solve levelled for, then staged, here on the control thread, once per clip,
         # staging and curve.
         staging = self.mix.staging_db if self.mix.staging_db is not None else DEFAULT_LIVE_GAIN_DB
-        chain = DialogueChain(self._project(), staging, self.stager)
+        chain = DialogueChain(self._project(), staging, self.stager, walls=self._walls)
         envelopes: dict[tuple[int, float, float], tuple[np.ndarray, LineEnvelope]] = {}
         lines: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]] = []
         for p in self.placements:

@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.audio.leveller import DIALOGUE
 from engine.audio.mixer import BlockMixer, PlacedClip
-from engine.mixdown.overlaps import wall_overlaps
+from engine.mixdown.overlaps import OverlapWalls, wall_overlaps
 
 RATE = 48_000
 BLOCK = 4096
@@ -61,3 +61,28 @@ def test_lines_that_do_not_overlap_are_left_alone() -> None:
     later = PlacedClip(1, 2 * RATE, _voice(1.0, 4, 0.3))
     walled = wall_overlaps([quiet, later], {0: (0.0, 0.0), 1: (0.0, 0.0)}, RATE, 0.0)
     assert walled[0] is quiet and walled[1] is later
+
+
+def test_walls_kept_across_layouts_match_a_fresh_wall_and_follow_a_change() -> None:
+    """Live playback keeps the overlaps' walls across its relayouts: the same clips get the
+    wall a fresh one makes, and a clip that changes (its trim) gets a new one, not the kept."""
+    staging_db = 6.0
+    alone = 10 ** ((DIALOGUE.ceiling_db - 1.0 - staging_db) / 20) / np.sqrt(0.5)
+    first_audio, second_audio = _voice(2.0, 1, alone), _voice(2.0, 2, alone)
+    lanes = {0: (0.0, 0.0), 1: (0.0, 0.0)}
+    walls = OverlapWalls()
+
+    def layout(gain: float) -> list[PlacedClip]:  # a relayout makes new PlacedClips of the same audio
+        return [PlacedClip(0, 0, first_audio, None, gain), PlacedClip(1, RATE, second_audio)]
+
+    for gain in (1.0, 1.0, 0.5, 0.5, 1.0):
+        kept = walls.wall(layout(gain), lanes, RATE, staging_db)
+        fresh = wall_overlaps(layout(gain), lanes, RATE, staging_db)
+        for got, expected in zip(kept, fresh, strict=True):
+            assert (got.envelope is None) == (expected.envelope is None)
+            if got.envelope is not None and expected.envelope is not None:
+                np.testing.assert_array_equal(got.envelope.gains, expected.envelope.gains)
+    # The trim decides the wall (so a stale kept one would have failed above): together at
+    # full level they pass the ceiling, with the first 6 dB down they do not.
+    loud, quiet = (wall_overlaps(layout(g), lanes, RATE, staging_db)[1].envelope for g in (1.0, 0.5))
+    assert loud is not None and quiet is None
