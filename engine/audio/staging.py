@@ -282,10 +282,10 @@ class Stager:
         ceiling in it)."""
         if stage is None:
             return audio
-        made = self.staged(line_id, audio, stage, rate, clip_key, envelope=envelope, ceiling=ceiling)
+        key = staged_key(clip_key, stage, rate, envelope, ceiling) if clip_key else ""
+        made = self._known(line_id, audio, stage, rate, key, envelope, ceiling)
         if made is not None:
             return made
-        key = staged_key(clip_key, stage, rate, envelope, ceiling) if clip_key else ""
         store = self.store if key else None
         levelled = envelope.apply(audio) if envelope is not None and envelope.active else audio
         room = stage.room
@@ -319,6 +319,11 @@ class Stager:
         """The line's staged clip if it is made already (remembered, or in the store), else
         None: never stages (live playback stages what it has time for and asks again)."""
         key = staged_key(clip_key, stage, rate, envelope, ceiling) if clip_key else ""
+        return self._known(line_id, audio, stage, rate, key, envelope, ceiling)
+
+    def _known(self, line_id: str, audio: np.ndarray, stage: LineStage, rate: int, key: str,
+               envelope: LineEnvelope | None, ceiling: float | None) -> np.ndarray | None:
+        """``staged`` for the staged key ``key`` ("": a clip given no key)."""
         with self._lock:
             held = self._memo.get(line_id)
         if held is not None and held.key == key and held.stage == stage and held.rate == rate and \

@@ -151,7 +151,9 @@ class DialogueChain:
                 if known is None:
                     self.deferred.append(line_id)
                     continue
-            staged = self.stager.clip(line_id, clip, stage, self.rate, key, envelope=envelope)
+                staged = known
+            else:
+                staged = self.stager.clip(line_id, clip, stage, self.rate, key, envelope=envelope)
             peaks.setdefault(role, []).append(self.stager.peak(line_id, staged))
             made.append((lane, start, line_id, role, staged, None, True))
         trims = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
