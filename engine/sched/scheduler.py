@@ -125,7 +125,11 @@ class Scheduler:
             self.start()
 
     def start(self) -> None:
-        """Start the threads (tests and benchmarks may queue work first)."""
+        """Start the threads (tests and benchmarks may queue work first). A closed
+        scheduler stays stopped: threads started after close() would wait forever."""
+        with self._cond:
+            if self._closed:
+                return
         if not self._started:
             self._started = True
             for thread in self._threads:

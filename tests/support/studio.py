@@ -52,6 +52,9 @@ def settings_path(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Callable[..., MainWindow]]:
     windows: list[MainWindow] = []
+    # Threads of this name already running belong to an earlier test of this worker (an
+    # engine test's scheduler, say): they are that test's leak, not this window's.
+    earlier = {t.ident for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS)}
 
     def make(path: Path | None = None, *, prerender: bool = False, show: bool = True,
              project: Project | None = None, check: bool = False) -> MainWindow:
@@ -77,14 +80,26 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
     # A thread left behind never ends; one that is ending may take long on a busy machine
     # (at a load of 10, a window's close took 17 s): a generous limit, the load in the failure.
     started, deadline = os.getloadavg(), time.monotonic() + THREADS_END_S
-    while time.monotonic() < deadline and _studio_threads():
+    while time.monotonic() < deadline and _studio_threads(earlier):
         time.sleep(0.05)
-    assert not _studio_threads(), (f"threads left running {THREADS_END_S:g} s after the windows closed: "
-                                   f"{_studio_threads()} (load {started} at the close, {os.getloadavg()} now)")
+    left = _studio_threads(earlier)
+    assert not left, (f"threads left running {THREADS_END_S:g} s after the windows closed: "
+                      f"{[t.name for t in left]} (load {started} at the close, {os.getloadavg()} now); "
+                      f"where they are:\n{_stacks(left)}")
 
 
-def _studio_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS)]
+def _studio_threads(earlier: set[int | None]) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS) and t.ident not in earlier]
+
+
+def _stacks(threads: list[threading.Thread]) -> str:
+    """Each thread's stack as it is now, so a failure says what the thread waits on."""
+    import sys
+    import traceback
+
+    frames = sys._current_frames()
+    return "\n".join(f"{t.name}:\n" + "".join(traceback.format_stack(frames[t.ident]))
+                     for t in threads if t.ident in frames)
 
 
 def wait_engine(qtbot: Any, window: MainWindow, timeout: int = 180_000) -> Any:

@@ -197,7 +197,7 @@ def test_a_roles_staged_lines_share_one_trim_so_an_off_stage_line_keeps_its_offs
     line stays as far under the close line as its staging put it."""
     project = _project()
     project.scenes.append(Scene("S3", "INT. CELLAR", room=ROOM_PRESETS["cellar"]))
-    project.lines += [Line(id="C", role="ROOM", scene="S3", text="Down here.", position=Position(distance=0.7)),
+    project.lines += [Line(id="C", role="ROOM", scene="S3", text="Down here.", position=Position(distance=0.5)),
                       Line(id="O", role="ROOM", scene="S3", text="Up there.", perspective="off")]
     staging_db = 12.0
     chain = DialogueChain(project, staging_db, Stager(responses))

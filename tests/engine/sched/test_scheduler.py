@@ -381,3 +381,13 @@ def test_a_line_the_listener_waits_for_has_the_workers_to_itself(tiny_voices):
         for request in [overdue, *later]:
             request.future.result(timeout=60)
     assert min(started[f"R{i}"] for i in range(3)) >= done_at["LEAD"] - 0.005
+
+
+def test_a_scheduler_closed_before_it_started_never_starts_its_threads(synth):
+    # A service stopped before its scheduler ran (serve's shutdown timeout) and started
+    # afterwards left radioplay-post waiting for work forever.
+    before = set(threading.enumerate())
+    scheduler = Scheduler(synth, FifoPolicy(), start=False)
+    scheduler.close()
+    scheduler.start()
+    assert [t.name for t in set(threading.enumerate()) - before] == []
