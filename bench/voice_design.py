@@ -1,18 +1,22 @@
-"""What a voice design costs: CPU per audio-second and word error rate, per WORLD setting.
+"""What a voice design costs: CPU per audio-second, word error rate and where the
+pitch lands, per method (PSOLA, or WORLD with a setting).
 
     python bench/voice_design.py [--sentences 12] [--presets woman,older man,deep|all]
                                  [--design formant=0.9,f0_shift=-4 ...]
-                                 [--settings dio:5:0,dio:10:0,harvest:5:0,...] [--json]
+                                 [--settings psola,praat:5:0,dio:5:0,harvest:5:0,...] [--json]
     python bench/voice_design.py --pitch-cost   # +1.5 st alone: WORLD now against Rubber Band before
     python bench/voice_design.py --similarity --presets all   # speaker similarity between presets (Resemblyzer)
 
 The bundled joe voice speaks held-out sentences (bench/shaping_wer.py's,
-none in the sample), and each WORLD setting (F0 estimator, frame period in
-ms, FFT size; 0 = WORLD's default for the rate, 1024 at 22.05 kHz) applies
-each preset's design to the same synthesized lines. pocketsphinx's bundled
+none in the sample), and each method applies each preset's design to the
+same synthesized lines: ``psola`` (engine.synth.psola, what a design without
+breath takes) or a WORLD setting (F0 estimator, frame period in ms, FFT size;
+0 = WORLD's default for the rate, 1024 at 22.05 kHz; engine.synth.design's
+apply_world, what a breathy design takes). Praat's median F0 of the result
+says where the pitch landed. pocketsphinx's bundled
 US English model (it has never heard this voice) writes down what it hears;
 the word error rate is against the text. The first row is the plain voice,
-the baseline of the same run. Cost is the CPU time of apply_design (one
+the baseline of the same run. Cost is the CPU time of the method (one
 thread: WORLD is single-threaded) over the seconds of audio it made, and
 its ratio to real time. Every setting shapes the same lines, so the columns
 compare settings and not renditions.
@@ -26,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -35,16 +41,27 @@ from engine.project.model import VoiceParams  # noqa: E402
 from engine.project.voice_presets import PRESET_NAMES, design_for  # noqa: E402
 from engine.synth import world  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
-from engine.synth.design import apply_design  # noqa: E402
+from engine.synth.design import apply_design, apply_world, tilted  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
+from engine.synth.psola import apply_psola  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
-DEFAULT_SETTINGS = "dio:5:0,dio:10:0,dio:5:2048,harvest:5:0,harvest:10:0"
+DEFAULT_SETTINGS = "psola,praat:5:0,dio:5:0"
 
 
 def parse_setting(text: str) -> world.WorldSettings:
     estimator, frame_ms, fft = text.split(":")
     return world.WorldSettings(estimator, float(frame_ms), int(fft))
+
+
+def f0_median(audio: np.ndarray, rate: int) -> float:
+    """Praat's median pitch of the voiced frames (praat-parselmouth), Hz."""
+    import parselmouth
+
+    pitch = parselmouth.Sound(np.asarray(audio, dtype=np.float64), rate).to_pitch_ac(pitch_floor=60.0,
+                                                                                     pitch_ceiling=700.0)
+    hz = pitch.selected_array["frequency"]
+    return float(np.median(hz[hz > 0])) if np.any(hz > 0) else 0.0
 
 
 def parse_design(spec: str) -> VoiceDesign:
@@ -149,32 +166,43 @@ def main() -> int:
     def wer(clips: list) -> float:  # type: ignore[type-arg]
         return sum(edit_distance(r, words(recognize(c, rate))) for r, c in zip(refs, clips, strict=True)) / total_words
 
-    rows: list[dict[str, object]] = [{"setting": "plain", "preset": "-", "wer": wer(plain)}]
-    print(f"{len(sentences)} sentences, {audio_s:.1f} s of audio; plain WER {rows[0]['wer']:.3f}", file=sys.stderr)
+    def shape(method: str, clip: object, design: VoiceDesign) -> object:
+        if design.with_changes(gain=0.0).is_neutral:
+            return clip
+        if method == "psola":
+            moved = apply_psola(clip, rate, design.with_changes(breathiness=0.0))  # type: ignore[arg-type]
+            return tilted(moved, rate, design.tilt) if design.tilt else moved
+        return apply_world(clip, rate, design, parse_setting(method))  # type: ignore[arg-type]
+
+    rows: list[dict[str, object]] = [{"setting": "plain", "preset": "-", "wer": wer(plain),
+                                      "f0_hz": f0_median(np.concatenate(plain), rate)}]
+    print(f"{len(sentences)} sentences, {audio_s:.1f} s of audio; plain WER {rows[0]['wer']:.3f}, "
+          f"F0 {rows[0]['f0_hz']:.0f} Hz", file=sys.stderr)
     for text in args.settings.split(","):
-        settings = parse_setting(text)
         named = [(n, design_for(n, "male")) for n in (PRESET_NAMES if args.presets == "all"
                                                       else [p for p in args.presets.split(",") if p])]
         named += [(spec, parse_design(spec)) for spec in args.design]
         for name, design in named:
             started = time.process_time()
-            shaped = [apply_design(c, rate, design, settings) for c in plain]
+            shaped = [shape(text, c, design) for c in plain]
             cpu = time.process_time() - started
-            made = sum(c.size for c in shaped) / rate
+            made = sum(c.size for c in shaped) / rate  # type: ignore[attr-defined]
             row = {"setting": text, "preset": name, "wer": wer(shaped), "cpu_per_audio_s": cpu / made,
-                   "x_real_time": made / cpu if cpu > 1e-3 else float("inf")}  # neutral: no analysis
+                   "x_real_time": made / cpu if cpu > 1e-3 else float("inf"),  # neutral: no analysis
+                   "f0_hz": f0_median(np.concatenate(shaped), rate)}  # type: ignore[arg-type]
             rows.append(row)
-            print(f"  {text:14s} {name:16s} WER {row['wer']:.3f}  {row['cpu_per_audio_s'] * 1000:6.1f} ms CPU per "
-                  f"audio-s ({row['x_real_time']:.0f}x real time)", file=sys.stderr, flush=True)
+            print(f"  {text:14s} {name:16s} WER {row['wer']:.3f}  F0 {row['f0_hz']:4.0f} Hz  "
+                  f"{row['cpu_per_audio_s'] * 1000:6.1f} ms CPU per audio-s ({row['x_real_time']:.0f}x real time)",
+                  file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print("| setting | preset | WER | CPU ms per audio-s | x real time |")
-        print("|---|---|---|---|---|")
+        print("| method | preset | WER | F0 Hz | CPU ms per audio-s | x real time |")
+        print("|---|---|---|---|---|---|")
         for row in rows:
             cost = (f"{row['cpu_per_audio_s'] * 1000:.1f} | {row['x_real_time']:.0f}"  # type: ignore[operator]
                     if "cpu_per_audio_s" in row else "- | -")
-            print(f"| {row['setting']} | {row['preset']} | {row['wer']:.3f} | {cost} |")
+            print(f"| {row['setting']} | {row['preset']} | {row['wer']:.3f} | {row['f0_hz']:.0f} | {cost} |")
     return 0
 
 

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, fields, replace
 
 # Bounds a producer cannot push past: beyond them the vocoder's output stops
 # being a voice (measured when the shaping stage was built; see docs/dev).
-F0_SHIFT_LIMIT_ST = 12.0
+F0_SHIFT_LIMIT_ST = 18.0  # a girl over a man's voice is +16 (88 -> 223 Hz; engine/project/voice_presets.py)
+F0_SLOPE_LIMIT_ST = 12.0
 F0_RANGE_LIMITS = (0.0, 3.0)
 FORMANT_LIMITS = (0.7, 1.4)
 BREATHINESS_LIMITS = (0.0, 1.0)
@@ -31,7 +32,7 @@ GAIN_LIMIT_DB = 18.0
 FIELD_LIMITS: dict[str, tuple[float, float]] = {
     "f0_shift": (-F0_SHIFT_LIMIT_ST, F0_SHIFT_LIMIT_ST),
     "f0_range": F0_RANGE_LIMITS,
-    "f0_slope": (-F0_SHIFT_LIMIT_ST, F0_SHIFT_LIMIT_ST),
+    "f0_slope": (-F0_SLOPE_LIMIT_ST, F0_SLOPE_LIMIT_ST),
     "formant": FORMANT_LIMITS,
     "breathiness": BREATHINESS_LIMITS,
     "tilt": (-TILT_LIMIT_DB, TILT_LIMIT_DB),
@@ -111,7 +112,7 @@ class VoiceDesign:
         return VoiceDesign(
             f0_shift=clip(self.f0_shift, -F0_SHIFT_LIMIT_ST, F0_SHIFT_LIMIT_ST),
             f0_range=clip(self.f0_range, *F0_RANGE_LIMITS),
-            f0_slope=clip(self.f0_slope, -F0_SHIFT_LIMIT_ST, F0_SHIFT_LIMIT_ST),
+            f0_slope=clip(self.f0_slope, -F0_SLOPE_LIMIT_ST, F0_SLOPE_LIMIT_ST),
             formant=clip(self.formant, *FORMANT_LIMITS),
             breathiness=clip(self.breathiness, *BREATHINESS_LIMITS),
             tilt=clip(self.tilt, -TILT_LIMIT_DB, TILT_LIMIT_DB),

@@ -24,6 +24,7 @@ from engine.memory.arena import Allocation, ArenaFull
 from engine.memory.clipstore import ClipTooLarge, PooledClipStore
 from engine.project.model import VoiceParams
 from engine.synth.clipfolder import ClipFolder
+from engine.synth.design import shaping_method
 from engine.synth.wordtimes import ClipWords
 from engine.synth.world import WHISPER_METHOD
 
@@ -52,10 +53,11 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
     if performance is not None:
         payload["performance"] = performance
     # A clip shaped by the voice design (engine.synth.design: pitch folded into its
-    # F0 level, levelled after it) is new samples; the neutral design at pitch 0
-    # keys exactly as before designs existed, so those caches stay valid.
+    # F0 level, levelled after it) is new samples, and its method says how they were
+    # made; the neutral design at pitch 0 keys exactly as before designs existed, so
+    # those caches stay valid.
     if params.pitch or not params.design.is_neutral:
-        payload["shaping"] = "world-design-1"
+        payload["shaping"] = shaping_method(params.effective_design) or "level-1"
     if not params.design.is_neutral:
         payload["design"] = {k: round(v, 6) for k, v in params.design.to_dict().items()}
     if params.design.breathiness >= 1.0:

@@ -1,21 +1,23 @@
-"""Applying a voice design (engine.project.design) to a clip, through WORLD.
+"""Applying a voice design (engine.project.design) to a clip.
 
-A clip is analysed once (engine.synth.world) and every field of the design
-moves one of WORLD's parts before the one synthesis:
+Two methods make a design, and :func:`apply_design` picks by what it asks:
 
-- F0 level, range and slope move the F0 track, in semitones around the
-  line's own median (the envelope stays: formants do not follow the pitch).
-- ``formant`` warps the spectral envelope's frequency axis: the envelope
-  at f comes from f / formant, so every formant moves by the factor while
-  the F0 stays where it is (a shorter or longer vocal tract).
-- ``breathiness`` mixes the aperiodicity toward 1 (all noise); at 1 the F0
-  is set unvoiced, so the excitation is noise alone: a whisper.
-- ``tilt`` tilts the envelope above 1 kHz by that many dB per octave.
-- ``rate`` time-scales WORLD's frames, so the pitch and formants stay.
+- A design without breath goes through PSOLA (engine.synth.psola): the
+  voice's own periods re-laid at the designed pitch and duration, formants
+  moved by resampling. Cheaper than the vocoder and kinder to the words
+  (measured: docs/dev/voice-design.md).
+- A breathy design or a whisper goes through WORLD (engine.synth.world),
+  analysed once, every field moving one of its parts before the one
+  synthesis: F0 level, range and slope move the F0 track (around the line's
+  median, engine.synth.pitch_contour); ``formant`` warps the spectral
+  envelope's frequency axis (the envelope at f comes from f / formant);
+  ``breathiness`` mixes the aperiodicity toward 1 (all noise; at 1 the
+  excitation is noise alone: a whisper); ``rate`` time-scales the frames.
 
+``tilt`` tilts the spectrum above 1 kHz by that many dB per octave in both.
 ``gain`` is not applied here: it is a level offset the shaping stage adds
-after loudness levelling (engine.synth.synthesizer), or it would be undone.
-The neutral design returns the clip itself, with no analysis at all.
+after loudness levelling (engine.synth.shaping), or it would be undone. The
+neutral design returns the clip itself, with no analysis at all.
 """
 
 from __future__ import annotations
@@ -23,24 +25,43 @@ from __future__ import annotations
 import numpy as np
 
 from engine.project.design import VoiceDesign
-from engine.synth import world
+from engine.synth import psola, world
+from engine.synth.pitch_contour import designed_contour
 
-# Above this the envelope is tilted; below it the fundamental and the first
+# Above this the spectrum is tilted; below it the fundamental and the first
 # formant, which carry the voice's weight, keep their level.
 TILT_CORNER_HZ = 1000.0
-# A designed F0 is kept inside what WORLD synthesizes cleanly.
-F0_MIN_HZ = 40.0
-F0_MAX_HZ = 1000.0
+# What a design made through WORLD is, in the clip keys (Praat's F0 since DIO's
+# octave error on the bundled voice, engine.synth.world.SETTINGS).
+WORLD_METHOD = "world-design-2"
+
+
+def shaping_method(design: VoiceDesign) -> str | None:
+    """What makes ``design``'s samples, for the clip keys; None for a design
+    that shapes nothing."""
+    if _shapes_nothing(design):
+        return None
+    return psola.PSOLA_METHOD if psola.takes(design) else WORLD_METHOD
 
 
 def apply_design(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
                  settings: world.WorldSettings = world.SETTINGS) -> np.ndarray:
-    """``audio`` (mono float) transformed by ``design`` (its gain aside).
+    """``audio`` (mono float) transformed by ``design`` (its gain aside);
+    ``settings``: the WORLD analysis, for a design that takes that path.
 
     The result has the input's length divided by ``design.rate``; the
     neutral design (or an empty clip) returns ``audio`` itself."""
     if audio.size == 0 or _shapes_nothing(design):
         return audio
+    if psola.takes(design):
+        moved = psola.apply_psola(audio, sample_rate, design)
+        return tilted(moved, sample_rate, design.tilt) if design.tilt != 0.0 else moved
+    return apply_world(audio, sample_rate, design, settings)
+
+
+def apply_world(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
+                settings: world.WorldSettings = world.SETTINGS) -> np.ndarray:
+    """``design`` made through WORLD, whatever it asks (the breathy designs' path)."""
     whisper = design.breathiness >= 1.0
     analysis = world.analyse(audio, sample_rate, settings, aperiodicity=not whisper)
     analysis.f0 = designed_f0(analysis.f0, design)
@@ -63,6 +84,15 @@ def apply_design(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
     return world.synthesize(analysis, length)
 
 
+def tilted(audio: np.ndarray, sample_rate: int, tilt_db_per_octave: float) -> np.ndarray:
+    """``audio`` with its spectrum tilted above the corner, zero-phase (one FFT of the clip)."""
+    size = audio.shape[0]
+    if size < 2:
+        return audio
+    gains = np.sqrt(tilt_gains(tilt_db_per_octave, sample_rate, size))
+    return np.asarray(np.fft.irfft(np.fft.rfft(audio.astype(np.float64)) * gains, n=size), dtype=np.float32)
+
+
 def _shapes_nothing(design: VoiceDesign) -> bool:
     """Neutral but for the gain (which the caller applies)."""
     return design.with_changes(gain=0.0).is_neutral
@@ -70,20 +100,12 @@ def _shapes_nothing(design: VoiceDesign) -> bool:
 
 def designed_f0(f0: np.ndarray, design: VoiceDesign) -> np.ndarray:
     """The F0 track (Hz, 0 = unvoiced) with the design's level, range and
-    slope: semitones around the median of the voiced frames, the slope
-    running from -slope/2 at the first voiced frame to +slope/2 at the last
-    (so it bends the contour without moving its level)."""
+    slope (engine.synth.pitch_contour), over the voiced frames."""
     voiced = np.flatnonzero(f0 > 0)
     if voiced.size == 0 or (design.f0_shift == 0.0 and design.f0_range == 1.0 and design.f0_slope == 0.0):
         return f0
-    semitones = 12.0 * np.log2(f0[voiced])
-    median = float(np.median(semitones))
-    moved = median + design.f0_range * (semitones - median) + design.f0_shift
-    if design.f0_slope != 0.0:
-        span = max(1, int(voiced[-1] - voiced[0]))
-        moved += design.f0_slope * ((voiced - voiced[0]) / span - 0.5)
     out = np.zeros_like(f0)
-    out[voiced] = np.clip(2.0 ** (moved / 12.0), F0_MIN_HZ, F0_MAX_HZ)
+    out[voiced] = designed_contour(voiced.astype(np.float64), f0[voiced], design)
     return out
 
 

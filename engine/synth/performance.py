@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.project.design import VoiceDesign
 from engine.synth.backend import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
+from engine.synth.design import shaping_method
 from engine.synth.world import WHISPER_METHOD
 
 # Silence between two phrases that no timing direction and no punctuation parts:
@@ -46,8 +47,11 @@ class PhrasePlan:
         key: list[object] = [self.units, round(self.pause_before, 4), round(s.length_scale, 6),
                              round(s.noise_scale, 6), round(s.noise_w_scale, 6), self.design.to_dict(),
                              round(self.phrase_pause, 4), self.ends_clause]
+        method = shaping_method(self.design)
+        if method is not None:
+            key.append(method)  # a shaped phrase is new samples when its method changes
         if self.design.breathiness >= 1.0:
-            key.append(WHISPER_METHOD)  # a whispered phrase is new samples when the method changes
+            key.append(WHISPER_METHOD)
         return key
 
 

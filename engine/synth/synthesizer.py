@@ -39,10 +39,6 @@ from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
 from engine.synth.piper_backend import PiperBackend
 from engine.synth.wordtimes import UnitWords, clip_words
-from engine.synth.world import WorldSettings
-
-# How a directed phrase is analysed for its design (see ClipSynthesizer._perform).
-DIRECTION_WORLD = WorldSettings(estimator="praat")
 
 
 @dataclass(frozen=True)
@@ -287,11 +283,9 @@ class ClipSynthesizer:
         levelled as one line, each phrase then moved by its own level offset."""
         phrases = raw.plan.phrases
         phrase_of = raw.phrase_of or [0] * len(pieces)
-        # One WORLD analysis per sentence of a performed phrase (its rate is the model's already,
-        # so lengths, and the words' timings, stay). Praat's F0, not DIO's or Harvest's: on the
-        # bundled voice those read the octave above, and a design applied on that F0 sings an
-        # octave high (measured: docs/dev/direction.md).
-        pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design, DIRECTION_WORLD)
+        # Each sentence of a performed phrase through its design (its rate is the model's
+        # already, so lengths, and the words' timings, stay).
+        pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design)
                   for i, piece in enumerate(pieces)]
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
         performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)

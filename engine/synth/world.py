@@ -10,7 +10,9 @@ sentences, scaling only the F0 keeps lines intelligible where the Rubber
 Band shift did not (bench/shaping_wer.py; the figures are in docs/dev/voice-design.md).
 
 :data:`SETTINGS` (estimator, frame period, FFT size) was chosen by
-measuring speed and word error rate side by side (bench/voice_design.py).
+measuring speed and word error rate side by side (bench/voice_design.py),
+then the estimator by where the pitch lands. Only breathy designs and
+whispers come here; the rest are PSOLA's (engine.synth.design).
 """
 
 from __future__ import annotations
@@ -69,7 +71,11 @@ class WorldSettings:
     fft_size: int = 0
 
 
-SETTINGS = WorldSettings()
+# Praat's F0, not DIO's: on the bundled voice (about 88 Hz) DIO reads the octave
+# above, and a design made on it sounded an octave above the one asked for (a
+# role at -3 st came out at 144 Hz instead of 74; measured with Praat,
+# docs/dev/voice-design.md). Directions found it first (docs/dev/direction.md).
+SETTINGS = WorldSettings(estimator="praat")
 
 # The F0 search range. The floor is WORLD's own (it also sets CheapTrick's
 # window, and so the FFT size: 1024 at 22.05 and 24 kHz); the ceiling is
@@ -130,6 +136,8 @@ def _praat_f0(x: np.ndarray, sample_rate: int, frame_ms: float) -> tuple[np.ndar
     import parselmouth
 
     times = np.arange(int(x.shape[0] / sample_rate * 1000 / frame_ms) + 1) * frame_ms / 1000
+    if x.shape[0] < 3.0 / F0_FLOOR_HZ * sample_rate:
+        return np.zeros_like(times), times  # shorter than three of the lowest periods: Praat finds none
     pitch = parselmouth.Sound(x, sample_rate).to_pitch_ac(time_step=frame_ms / 1000, pitch_floor=F0_FLOOR_HZ,
                                                          pitch_ceiling=F0_CEIL_HZ)
     frequency = pitch.selected_array["frequency"]  # 0 where unvoiced

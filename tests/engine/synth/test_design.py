@@ -1,4 +1,4 @@
-"""Voice design through WORLD, measured with Praat (praat-parselmouth) on
+"""Voice design through PSOLA and WORLD, measured with Praat (praat-parselmouth) on
 synthetic vowels whose F0 and formants are known exactly."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from engine.project.design import NEUTRAL, VoiceDesign
-from engine.synth.design import apply_design
+from engine.synth.design import apply_design, apply_world, shaping_method
+from engine.synth.psola import PSOLA_METHOD
 from tests.support.vowels import (
     FORMANTS_E,
     f0_median,
@@ -37,15 +38,27 @@ def test_neutral_design_is_the_clip_itself(source: np.ndarray) -> None:
     assert apply_design(source, RATE, VoiceDesign(gain=6.0)) is source
 
 
+# apply_design takes PSOLA for a design without breath; apply_world is the breathy designs' path.
+METHODS = pytest.mark.parametrize("apply", [apply_design, apply_world], ids=["psola", "world"])
+
+
+def test_a_design_without_breath_takes_psola_and_a_breathy_one_world() -> None:
+    assert shaping_method(VoiceDesign(f0_shift=3.0, formant=1.1, tilt=2.0, rate=1.1)) == PSOLA_METHOD
+    assert shaping_method(VoiceDesign(f0_shift=3.0, breathiness=0.2)) not in (None, PSOLA_METHOD)
+    assert shaping_method(VoiceDesign(gain=4.0)) is None
+
+
+@METHODS
 @pytest.mark.parametrize("shift", [-5.0, 4.0, 10.0])
-def test_f0_shift_moves_the_pitch_by_that_many_semitones(source: np.ndarray, shift: float) -> None:
-    out = apply_design(source, RATE, VoiceDesign(f0_shift=shift))
+def test_f0_shift_moves_the_pitch_by_that_many_semitones(source: np.ndarray, shift: float, apply) -> None:
+    out = apply(source, RATE, VoiceDesign(f0_shift=shift))
     assert out.shape == source.shape
     assert semitones(f0_median(out, RATE), f0_median(source, RATE)) == pytest.approx(shift, abs=0.3)
 
 
-def test_f0_shift_leaves_the_formants(source: np.ndarray) -> None:
-    out = apply_design(source, RATE, VoiceDesign(f0_shift=7.0))
+@METHODS
+def test_f0_shift_leaves_the_formants(source: np.ndarray, apply) -> None:
+    out = apply(source, RATE, VoiceDesign(f0_shift=7.0))
     measured = formant_medians(out, RATE)
     for freq, _ in FORMANTS_E[:2]:
         assert nearest(measured, freq) < 0.06, (freq, measured)
@@ -69,9 +82,11 @@ def test_f0_slope_makes_the_end_higher_than_the_start(source: np.ndarray) -> Non
     assert rise == pytest.approx(4.0, abs=1.0)  # two thirds of the 6 st run between the thirds' centres
 
 
+@METHODS
 @pytest.mark.parametrize("factor", [0.85, 1.2])
-def test_formant_warp_moves_the_formants_by_the_factor_and_not_the_pitch(source: np.ndarray, factor: float) -> None:
-    out = apply_design(source, RATE, VoiceDesign(formant=factor))
+def test_formant_warp_moves_the_formants_by_the_factor_and_not_the_pitch(source: np.ndarray, factor: float,
+                                                                          apply) -> None:
+    out = apply(source, RATE, VoiceDesign(formant=factor))
     measured = formant_medians(out, RATE)
     for freq, _ in FORMANTS_E[:2]:
         assert nearest(measured, freq * factor) < 0.05, (freq * factor, measured)
@@ -95,35 +110,39 @@ def test_breathiness_adds_noise_and_one_is_a_whisper(source: np.ndarray) -> None
     assert np.array_equal(whisper, apply_design(source, RATE, VoiceDesign(breathiness=1.0)))
 
 
-def test_tilt_changes_the_level_above_the_corner_only(source: np.ndarray) -> None:
+@METHODS
+def test_tilt_changes_the_level_above_the_corner_only(source: np.ndarray, apply) -> None:
     def band_db(audio: np.ndarray, lo: float, hi: float) -> float:
         spectrum = np.abs(np.fft.rfft(audio)) ** 2
         freqs = np.fft.rfftfreq(audio.size, 1 / RATE)
         return float(10 * np.log10(np.sum(spectrum[(freqs >= lo) & (freqs < hi)])))
 
-    dark = apply_design(source, RATE, VoiceDesign(tilt=-6.0))
+    dark = apply(source, RATE, VoiceDesign(tilt=-6.0))
     # 1.84 kHz and 2.48 kHz sit about 0.9-1.3 octaves above the 1 kHz corner
     assert band_db(dark, 1700, 2700) - band_db(source, 1700, 2700) == pytest.approx(-6.5, abs=2.0)
     assert band_db(dark, 300, 800) - band_db(source, 300, 800) == pytest.approx(0.0, abs=1.0)
 
 
+@METHODS
 @pytest.mark.parametrize("rate", [0.8, 1.25])
-def test_rate_time_scales_and_keeps_the_pitch(source: np.ndarray, rate: float) -> None:
-    out = apply_design(source, RATE, VoiceDesign(rate=rate))
+def test_rate_time_scales_and_keeps_the_pitch(source: np.ndarray, rate: float, apply) -> None:
+    out = apply(source, RATE, VoiceDesign(rate=rate))
     assert out.size == round(source.size / rate)
     assert semitones(f0_median(out, RATE), f0_median(source, RATE)) == pytest.approx(0.0, abs=0.3)
     measured = formant_medians(out, RATE)
     assert nearest(measured, FORMANTS_E[1][0]) < 0.05
 
 
-def test_the_same_clip_and_design_give_the_same_samples(source: np.ndarray) -> None:
-    design = VoiceDesign(f0_shift=3.0, formant=1.1, breathiness=0.2, tilt=2.0, rate=1.1)
+@pytest.mark.parametrize("breath", [0.0, 0.2], ids=["psola", "world"])
+def test_the_same_clip_and_design_give_the_same_samples(source: np.ndarray, breath: float) -> None:
+    design = VoiceDesign(f0_shift=3.0, formant=1.1, breathiness=breath, tilt=2.0, rate=1.1)
     np.testing.assert_array_equal(apply_design(source, RATE, design), apply_design(source.copy(), RATE, design))
 
 
-@pytest.mark.parametrize("length", [1, 10, 1000])
-def test_short_and_silent_clips_come_back_finite_at_the_rate_s_length(length: int) -> None:
-    design = VoiceDesign(f0_shift=3.0, formant=1.2, breathiness=0.3, tilt=2.0, rate=1.3)
+@pytest.mark.parametrize("breath", [0.0, 0.3], ids=["psola", "world"])
+@pytest.mark.parametrize("length", [1, 10, 1000, 30_000])
+def test_short_and_silent_clips_come_back_finite_at_the_rate_s_length(length: int, breath: float) -> None:
+    design = VoiceDesign(f0_shift=3.0, formant=1.2, breathiness=breath, tilt=2.0, rate=1.3)
     for clip in (np.zeros(length, dtype=np.float32),
                  (0.1 * np.random.default_rng(length).standard_normal(length)).astype(np.float32)):
         out = apply_design(clip, RATE, design)

@@ -75,3 +75,19 @@ def test_a_faster_design_shortens_the_clip_and_its_word_timings(synth: tuple[Cli
     assert len(fast_words.words) == len(plain_words.words)
     for (s0, e0, _), (s1, e1, _) in zip(plain_words.words, fast_words.words, strict=True):
         assert s1 == pytest.approx(s0 / 1.25, abs=0.02) and e1 == pytest.approx(e0 / 1.25, abs=0.02)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("design", [VoiceDesign(f0_shift=-3.0), VoiceDesign(f0_shift=4.0, formant=1.15),
+                                    VoiceDesign(f0_shift=-3.0, breathiness=0.2)],
+                         ids=["psola-down", "psola-up-shorter-tract", "world-breathy-down"])
+def test_a_designed_pitch_lands_where_it_is_asked_on_the_bundled_voice(
+        synth: tuple[ClipSynthesizer, int], design: VoiceDesign) -> None:
+    # The bundled voice speaks at about 88 Hz, where WORLD's DIO reads the octave above:
+    # a design made on DIO's track came out 8-11 semitones above the one asked for.
+    engine, rate = synth
+    texts = SENTENCES[2:4]
+    plain = np.concatenate([np.array(engine.synthesize(t, PLAIN)) for t in texts])
+    designed = np.concatenate([np.array(engine.synthesize(t, PLAIN.with_changes(design=design))) for t in texts])
+    moved = 12 * np.log2(f0_median(designed, rate) / f0_median(plain, rate))
+    assert moved == pytest.approx(design.f0_shift, abs=1.0)
