@@ -125,15 +125,13 @@ class Scheduler:
             self.start()
 
     def start(self) -> None:
-        """Start the threads (tests and benchmarks may queue work first). A closed
-        scheduler stays stopped: threads started after close() would wait forever."""
+        """Start the threads (tests and benchmarks may queue work first); never once
+        closed (threads started after close() would wait forever)."""
         with self._cond:
-            if self._closed:
-                return
-        if not self._started:
-            self._started = True
-            for thread in self._threads:
-                thread.start()
+            starting = not self._started and not self._closed
+            self._started = self._started or starting
+        for thread in self._threads if starting else ():
+            thread.start()
 
     @property
     def workers(self) -> int:

@@ -72,8 +72,12 @@ def test_every_stem_and_dme_stem_peaks_under_full_scale(held_out: dict[str, Path
     assert len(handoff) == 9 + 1  # every line, the one sound clip
     loud = {p.name: round(peak_dbfs(read(p)), 2) for p in handoff if peak_dbfs(read(p)) >= 0.0}
     assert not loud, f"hand-off files at or over full scale: {loud}"
-    roles = [p for name, p in peaks.items() if name.startswith("stems/")]
-    assert STEM_CEILING_DB - 1.5 <= max(roles) <= STEM_CEILING_DB + 0.6
+    # The leveller's ceiling holds before a lane's effect: the two plain roles sit at it, the
+    # telephone lane (HARBOUR) may pass it by the effect's make-up, inside the 2.5 dB the
+    # ceiling leaves under full scale (measured: 0.55 dB over the others on the PSOLA voices).
+    plain = [p for name, p in peaks.items() if name in ("stems/CAPTAIN.wav", "stems/ROSA.wav")]
+    assert STEM_CEILING_DB - 1.5 <= max(plain) <= STEM_CEILING_DB + 0.6
+    assert peaks["stems/HARBOUR.wav"] <= max(plain) + 1.5
 
 
 @pytest.mark.integration
