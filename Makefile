@@ -23,11 +23,13 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(VENV)/bin/radioplay studio $(SAMPLE)
 
-# PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 2"` runs the suite on both cores
-# (pytest-xdist; docs/dev/testing.md says what a test needs to run beside another).
+# The suite runs on both cores (pytest-xdist; `--dist loadfile` keeps a module's tests, and
+# so its module-scoped fixtures, on one worker; docs/dev/testing.md says what a test needs
+# to run beside another). PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 0"` runs
+# it serially, `PYTEST_ARGS="tests/engine/audio"` one folder.
 PYTEST_ARGS ?=
 test: $(VENV)/.installed-test
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest --durations=15 $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2 --dist loadfile --durations=15 $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory lint
 
 # The engine stays Qt-free (import-linter), lint-clean (ruff) and strictly typed (mypy).
