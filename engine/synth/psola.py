@@ -25,11 +25,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine.project.design import VoiceDesign
-from engine.synth.pitch_contour import designed_contour
+from engine.synth.pitch_contour import contour_formula
 
 # What a design made here is, in the clip keys: a change to the samples this
 # module makes changes this, so no cache serves the old ones.
-PSOLA_METHOD = "psola-design-1"
+PSOLA_METHOD = "psola-design-2"  # 2: the pitch tier moved by one Formula
 # Praat's pulse search range; the ceiling sits above a child's speaking pitch
 # (the formant trick raises the pitch it analyses by the factor, and the range with it).
 PITCH_FLOOR_HZ = 60.0
@@ -85,17 +85,20 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
 
     factor = design.formant
     sound = parselmouth.Sound(x, sampling_frequency=sample_rate)
-    manipulation = call(sound, "To Manipulation", TIME_STEP_S, PITCH_FLOOR_HZ * min(1.0, factor),
-                        PITCH_CEILING_HZ * max(1.0, factor))
+    floor, ceiling = PITCH_FLOOR_HZ * min(1.0, factor), PITCH_CEILING_HZ * max(1.0, factor)
+    manipulation = call(sound, "To Manipulation", TIME_STEP_S, floor, ceiling)
     tier = call(manipulation, "Extract pitch tier")
     count = int(call(tier, "Get number of points"))
     if count and (factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope):
-        times = np.array([call(tier, "Get time from index", i + 1) for i in range(count)])
-        hertz = np.array([call(tier, "Get value at index", i + 1) for i in range(count)])
-        designed = call("Create PitchTier", "designed", sound.xmin, sound.xmax)
-        for t, f0 in zip(times, designed_contour(times, hertz / factor, design), strict=True):
-            call(designed, "Add point", float(t), float(f0))
-        call([manipulation, designed], "Replace pitch tier")
+        # The tier's points are the voiced frames of this analysis: their median and span
+        # are read from it at once, and one Formula moves them all.
+        pitch = sound.to_pitch_ac(time_step=TIME_STEP_S, pitch_floor=floor, pitch_ceiling=ceiling)
+        hertz = np.asarray(pitch.selected_array["frequency"], dtype=np.float64)
+        voiced = hertz > 0
+        if voiced.any():
+            formula = contour_formula(np.asarray(pitch.xs())[voiced], hertz[voiced] / factor, design, factor)
+            call(tier, "Formula", formula)
+            call([manipulation, tier], "Replace pitch tier")
     stretch = factor / design.rate
     if stretch != 1.0:
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)

@@ -147,3 +147,22 @@ def test_short_and_silent_clips_come_back_finite_at_the_rate_s_length(length: in
                  (0.1 * np.random.default_rng(length).standard_normal(length)).astype(np.float32)):
         out = apply_design(clip, RATE, design)
         assert out.shape == (round(length / 1.3),) and np.all(np.isfinite(out))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.2])
+def test_the_praat_formula_moves_a_pitch_tier_as_the_contour_rule_does(scale: float) -> None:
+    # PSOLA moves its pitch tier by one Praat Formula; WORLD its frames by designed_contour.
+    import parselmouth  # noqa: F401  (Praat's objects come from here)
+    from parselmouth.praat import call
+
+    from engine.synth.pitch_contour import contour_formula, designed_contour
+
+    times = np.linspace(0.05, 2.0, 40)
+    hertz = 110.0 * 2 ** (np.sin(times * 3.0) / 6.0)
+    design = VoiceDesign(f0_shift=5.0, f0_range=1.4, f0_slope=-3.0)
+    tier = call("Create PitchTier", "t", 0.0, 2.1)
+    for t, f in zip(times, hertz * scale, strict=True):
+        call(tier, "Add point", float(t), float(f))
+    call(tier, "Formula", contour_formula(times, hertz, design, scale))
+    moved = np.array([call(tier, "Get value at index", i + 1) for i in range(times.size)])
+    np.testing.assert_allclose(moved, designed_contour(times, hertz, design), rtol=1e-9)
