@@ -6,7 +6,7 @@ and duration, so the voice keeps its own excitation instead of a vocoder's
 (engine.synth.world rebuilds it from an F0 track, an envelope and an
 aperiodicity). Measured on the bundled voice (12 held-out sentences,
 pocketsphinx, docs/dev/voice-design.md): the same designs cost no more words
-than WORLD's, often fewer, at a third of the CPU time, and the pitch lands
+than WORLD's, often fewer, at a fifth of the CPU time, and the pitch lands
 where it is asked (DIO, WORLD's default estimator, reads that voice an
 octave high, so its designs sang an octave above the preset).
 
