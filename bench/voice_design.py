@@ -41,9 +41,8 @@ from engine.project.model import VoiceParams  # noqa: E402
 from engine.project.voice_presets import PRESET_NAMES, design_for  # noqa: E402
 from engine.synth import world  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
-from engine.synth.design import apply_design, apply_world, tilted  # noqa: E402
+from engine.synth.design import apply_design, apply_overlap_add, apply_world  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
-from engine.synth.psola import apply_psola  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
 DEFAULT_SETTINGS = "psola,praat:5:0,dio:5:0"
@@ -170,8 +169,7 @@ def main() -> int:
         if design.with_changes(gain=0.0).is_neutral:
             return clip
         if method == "psola":
-            moved = apply_psola(clip, rate, design.with_changes(breathiness=0.0))  # type: ignore[arg-type]
-            return tilted(moved, rate, design.tilt) if design.tilt else moved
+            return apply_overlap_add(clip, rate, design)  # type: ignore[arg-type]
         return apply_world(clip, rate, design, parse_setting(method))  # type: ignore[arg-type]
 
     rows: list[dict[str, object]] = [{"setting": "plain", "preset": "-", "wer": wer(plain),

@@ -54,9 +54,15 @@ def apply_design(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
     if audio.size == 0 or _shapes_nothing(design):
         return audio
     if psola.takes(design):
-        moved = psola.apply_psola(audio, sample_rate, design)
-        return tilted(moved, sample_rate, design.tilt) if design.tilt != 0.0 else moved
+        return apply_overlap_add(audio, sample_rate, design)
     return apply_world(audio, sample_rate, design, settings)
+
+
+def apply_overlap_add(audio: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.ndarray:
+    """``design`` made through PSOLA, its tilt after it (the path of designs without
+    breath; a breath it asks for is not made)."""
+    moved = psola.apply_psola(audio, sample_rate, design)
+    return tilted(moved, sample_rate, design.tilt) if design.tilt != 0.0 else moved
 
 
 def apply_world(audio: np.ndarray, sample_rate: int, design: VoiceDesign,

@@ -23,12 +23,10 @@ def designed_contour(positions: np.ndarray, hertz: np.ndarray, design: VoiceDesi
     at the last (so it bends the contour without moving its level)."""
     if hertz.size == 0:
         return hertz
-    semitones = 12.0 * np.log2(np.maximum(hertz, 1e-6))
-    median = float(np.median(semitones))
+    semitones, median, start, span = _centred(positions, hertz)
     moved = median + design.f0_range * (semitones - median) + design.f0_shift
     if design.f0_slope != 0.0:
-        span = max(1e-9, float(positions[-1] - positions[0]))
-        moved = moved + design.f0_slope * ((positions - positions[0]) / span - 0.5)
+        moved = moved + design.f0_slope * ((positions - start) / span - 0.5)
     contour: np.ndarray = np.clip(2.0 ** (moved / 12.0), F0_MIN_HZ, F0_MAX_HZ)
     return contour
 
@@ -38,10 +36,15 @@ def contour_formula(positions: np.ndarray, hertz: np.ndarray, design: VoiceDesig
     ``scale`` times ``hertz`` at ``positions`` (seconds): ``self`` a point's Hz, ``x`` its
     time. The median and the span are the voiced contour's, computed here, so one Formula
     call moves every point (the PSOLA path: two Praat calls a point were 60 % of its time)."""
-    semitones = 12.0 * np.log2(np.maximum(hertz, 1e-6))
-    median = float(np.median(semitones))
-    start = float(positions[0])
-    span = max(1e-9, float(positions[-1] - positions[0]))
+    _, median, start, span = _centred(positions, hertz)
     moved = (f"{median!r} + {design.f0_range!r} * (12 * log2(self / {scale!r}) - {median!r}) + {design.f0_shift!r}"
              f" + {design.f0_slope!r} * ((x - {start!r}) / {span!r} - 0.5)")
     return f"max({F0_MIN_HZ!r}, min({F0_MAX_HZ!r}, 2 ^ (({moved}) / 12)))"
+
+
+def _centred(positions: np.ndarray, hertz: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    """What the rule is relative to: the contour in semitones, their median, and
+    where the contour starts and how long it runs (for the slope)."""
+    semitones = 12.0 * np.log2(np.maximum(hertz, 1e-6))
+    start = float(positions[0])
+    return semitones, float(np.median(semitones)), start, max(1e-9, float(positions[-1]) - start)

@@ -90,8 +90,10 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
     tier = call(manipulation, "Extract pitch tier")
     count = int(call(tier, "Get number of points"))
     if count and (factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope):
-        # The tier's points are the voiced frames of this analysis: their median and span
-        # are read from it at once, and one Formula moves them all.
+        # Praat's pitch analysis with the Manipulation's own step and range finds the tier's
+        # points (the Manipulation keeps its Pitch to itself): their median and span read
+        # at once, one Formula moves them all. The analysis is run twice for that (~11 ms
+        # on a 4.7 s line, against 61 ms for reading and writing the points one by one).
         pitch = sound.to_pitch_ac(time_step=TIME_STEP_S, pitch_floor=floor, pitch_ceiling=ceiling)
         hertz = np.asarray(pitch.selected_array["frequency"], dtype=np.float64)
         voiced = hertz > 0
