@@ -4,10 +4,12 @@
 
 Reads samples/the-last-broadcast.txt, casts it as ``radioplay import`` does
 (engine/check/casting.py ``cast_roles``: characters from the script, voices
-and designs measured apart) and writes those voices and characters into
-samples/the-last-broadcast.radioplay, everything else kept. Run it when the
-casting or the installed default voices change (tests/test_casting.py checks
-that the sample is still cast so).
+and designs measured apart) and writes those voices and characters, and the
+script's lines and scenes (their directions, perspectives and rooms), into
+samples/the-last-broadcast.radioplay; its sounds, lexicon and mix are kept.
+Run it when the script, the casting or the installed default voices change
+(tests/engine/check/test_measured_casting.py checks that the sample is still
+cast so).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def main() -> int:
 
     fresh, _ = import_script(SAMPLE.with_suffix(".txt"), suggest=suggest)
     sample = load_project(SAMPLE)
+    if [line.id for line in fresh.lines] != [line.id for line in sample.lines]:
+        raise SystemExit("the script's lines no longer match the sample's: its sounds are anchored to line ids")
+    sample.lines, sample.scenes = fresh.lines, fresh.scenes
     by_name = {r.name: r for r in fresh.cast}
     for role in sample.cast:
         role.voice, role.character = by_name[role.name].voice, by_name[role.name].character

@@ -37,9 +37,21 @@ from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 REFERENCE = ("I never thought the old lighthouse would go dark, but tonight the lamp is out "
              "and the sea is very loud.")
 REFERENCE_RATE = 24000
-COLOURS = ("deep", "bright")  # more voices of each kind, when the plain ones are too alike
+COLOURS = ("deep", "bright", "full")  # more voices of each kind, when the plain ones are too alike
 GOAL = 0.75  # the closest pair's similarity a cast aims below (two people usually are)
+# Below this the closest pair counts as told apart, and among such casts the least transformed
+# wins: every design step costs some words (bench/voices.py: the sample's closest pair 0.72 on
+# the lines with a tract x0.83 narrator at +0.065 WER, where a plainer cast was as far apart).
+APART = 0.75
 QUALITY_MIN = 3.0  # DNSMOS OVRL of a candidate's reference clip: a harsher design is not cast
+# A colour over a Kokoro style's design does not take its pitch past this: the man over
+# jf_gongitsune (-12 st) kept the narrator's words (WER 0.444, plain 0.454, the sample's six
+# narrator lines), deep over him (-16 st) lost seven more of 108 (0.519), at tract x0.83 or x0.85.
+KOKORO_COLOUR_F0_LIMIT_ST = 13.0
+KOKORO_TRACT_FLOOR = 0.85  # nor its tract past the man's over a woman (x0.855, measured above)
+# Over joe a longer tract costs words fast (x0.9: WER 0.54 against 0.13 plain, docs/dev/voice-design.md):
+# a colour leaves his tract at most this much longer than his own.
+PIPER_TRACT_FLOOR = 0.97
 TIE = 0.005  # similarities this close count as equal: then the less transformed voice wins
 EMBEDDINGS_FILE = "speaker-embeddings.json"
 
@@ -76,14 +88,14 @@ class MeasuredCast:
 
 def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) -> list[Candidate]:
     """Every source as installed and under each speaker preset; with ``colours``,
-    each of those under each colour (deep, bright) instead. Over a Kokoro style the
-    designs keep its vocal tract (formant 1): measured with the general recognizer,
-    any warp of a style's envelope costs most of its words (jf_nezumi: WER 0.18 as
-    installed, 0.58 at x1.07, 0.93 at x1.24; docs/dev/voices.md), where over joe it
-    does not."""
+    each of those under each colour (deep, bright, full) instead. Over a Kokoro style a
+    design never shortens the vocal tract (formant at most 1): measured with the general
+    recognizer, a shorter envelope costs most of a style's words (jf_nezumi: WER 0.18 as
+    installed, 0.58 at x1.07, 0.93 at x1.24) where a longer one keeps them (x0.9: 0.05;
+    the man over jf_gongitsune, x0.855: 0.00 against 0.17 with the tract kept; docs/dev/voices.md)."""
     result: list[Candidate] = []
     for casting, gender in sources:
-        keep_tract = casting.backend == "kokoro"
+        never_shorter = casting.backend == "kokoro"
         name = casting.voice if casting.backend == "piper" else f"kokoro:{casting.voice}"
         if casting.speaker is not None:
             name += f" speaker {casting.speaker}"
@@ -93,7 +105,7 @@ def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) ->
                 continue  # the source as installed already is one
             assert p.gender is not None and p.age is not None
             design = design_for(p.name, gender)
-            speakers.append(Candidate(casting, design.with_changes(formant=1.0) if keep_tract else design,
+            speakers.append(Candidate(casting, _no_shorter(design) if never_shorter else design,
                                       p.gender, p.age, f"{name} as {p.name}", 2))
         if not colours:
             result.extend(speakers)
@@ -101,10 +113,19 @@ def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) ->
         for cand in speakers:
             for colour in COLOURS:
                 design = cand.design.then(design_for(colour, cand.gender))
-                design = design.with_changes(formant=1.0) if keep_tract else design
+                if never_shorter:
+                    design = _no_shorter(design)
+                    if abs(design.f0_shift) > KOKORO_COLOUR_F0_LIMIT_ST or design.formant < KOKORO_TRACT_FLOOR:
+                        continue  # deep over the man over a woman's style: the words go (see the constants)
+                elif design.formant < PIPER_TRACT_FLOOR:
+                    continue
                 result.append(Candidate(casting, design, cand.gender, cand.age, f"{cand.label}, {colour}",
                                         cand.transformed + 1))
     return result
+
+
+def _no_shorter(design: VoiceDesign) -> VoiceDesign:
+    return design.with_changes(formant=min(design.formant, 1.0))
 
 
 def fits(candidate: Candidate, character: Character) -> bool:
@@ -226,8 +247,9 @@ def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candi
     least QUALITY_MIN, when any fitting one does), the closest pair as far apart
     as any assignment allows: an exhaustive search (branch and bound), so a cast
     is not stuck where a greedy choice of the leads put it. Among casts whose
-    closest pairs are within TIE, the least transformed wins (leads' voices
-    counting by their lines), then the lower sum of similarities. Deterministic."""
+    closest pairs are within TIE, or all below APART, the least transformed wins
+    (leads' voices counting by their lines), then the lower sum of similarities.
+    Deterministic."""
     allowed = []
     for each in roles:
         ok = [c for c, cand in enumerate(pool) if fits(cand, each.character)] or list(range(len(pool)))
@@ -239,10 +261,11 @@ def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candi
     best_key: tuple[int, int, float] | None = None
     best_picks: list[int] = []
     budget = SEARCH_NODES
+    apart = round(APART / TIE)
 
     def walk(depth: int, chosen: list[int], worst: float, transformed: int, total: float) -> None:
         nonlocal best_key, best_picks, budget
-        key = (round(worst / TIE), transformed, total)
+        key = (max(round(worst / TIE), apart), transformed, total)
         if best_key is not None and key[:2] > best_key[:2]:
             return  # the closest pair and the transformation only grow deeper down
         if depth == len(order):

@@ -258,6 +258,7 @@ def infer_characters(project: Project) -> dict[str, Character]:
         _titles(reading, role.name)
         if pattern and mentioned:
             _kinship_and_pronouns(reading, pattern, mentioned, own_lines.get(role.name, set()))
+        _entrance(reading, role.name, project)
         words = [w for w in _name_words(role.name) if w not in _FEMALE_TITLES | _MALE_TITLES | _OLDER_TITLES]
         if words and words[0].lower() in names:
             reading.add(names[words[0].lower()], "", f"first name {words[0].title()} ({names[words[0].lower()]} "
@@ -298,6 +299,37 @@ def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]
                               "child" if noun in ("child", "kid") or "little" in adjs else kin_age)
             if gender or age:
                 reading.add(gender, age, f"introduced in {where}: {_quote(text, m.start(), m.end())[:60]!r}")
+
+
+_NARRATING = re.compile(r"^NARRAT(?:OR|ION|RIX|RESS)\b", re.IGNORECASE)
+_UNNAMED = re.compile(rf"(?:^|(?<=[.!?])\s+)(?P<who>an?\s+(?P<adjs>(?:[\w-]+,?\s+){{0,3}}?){_AGE_NOUN}\b"
+                      rf"(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?)", re.IGNORECASE)
+
+
+def _entrance(reading: _Reading, name: str, project: Project) -> None:
+    """An unnamed person brought on just before a role first speaks is that role: "A woman
+    in a dripping coat stood in the torchlight." (the narrator's line right before, or the
+    first line's own direction; a sentence that begins with "a woman", "an old man", ...)."""
+    first = next((i for i, line in enumerate(project.lines) if line.role == name), None)
+    if first is None:
+        return
+    told = [(f"line {project.lines[first].id} direction", project.lines[first].note)]
+    if first > 0 and _NARRATING.match(project.lines[first - 1].role):
+        told.append((f"line {project.lines[first - 1].id}", project.lines[first - 1].text))
+    for where, text in told:
+        found = list(_UNNAMED.finditer(text or ""))
+        if not found:
+            continue
+        m = found[-1]  # the person brought on last is the one who speaks next
+        noun, adjs = m.group("noun").lower(), set(re.findall(r"[\w-]+", m.group("adjs").lower()))
+        gender, age = _KIN.get(noun, ("", ""))
+        if m.group("n"):
+            age = _age_of(_years(m.group("n")))
+        age = age or ("older" if adjs & {"old", "elderly", "aged"} else
+                      "child" if noun in ("child", "kid") or "little" in adjs else "")
+        if gender or age:
+            reading.add(gender, age, f"brought on just before the first line, {where}: {m.group('who').strip()!r}")
+            return
 
 
 def _titles(reading: _Reading, name: str) -> None:

@@ -88,6 +88,24 @@ I'll wait.
     assert "pronouns after the name" in cast["VOSSMER"].evidence
 
 
+def test_an_unnamed_person_brought_on_just_before_a_first_line_is_that_role(tmp_path: Path) -> None:
+    # Neither name says who: the narrator's line just before each first line does.
+    cast = _import(tmp_path, "NARRATOR: The door banged open. A woman in a dripping coat stood there.\n"
+                             "DR. QUILLEN: Don't switch off!\n"
+                             "NARRATOR: Behind her, an old man leaned on a stick.\n"
+                             "DR. QUILLEN: Come in, come in.\n"
+                             "VOSK: Thank you.\n"
+                             "TARRANT: (a girl of nine, breathless) Wait for me!\n"
+                             "NARRATOR: A man walked past outside.\n"
+                             "DR. QUILLEN: Who was that?\n", ".txt")
+    assert cast["DR. QUILLEN"].gender == "female"
+    assert "brought on just before the first line" in cast["DR. QUILLEN"].evidence
+    assert "'A woman'" in cast["DR. QUILLEN"].evidence
+    # VOSK first speaks after a line of DR. QUILLEN's, not the narrator's: the old man is not his.
+    assert cast["VOSK"] == Character()
+    assert (cast["TARRANT"].gender, cast["TARRANT"].age) == ("female", "child")
+
+
 def test_a_first_name_from_the_name_dataset_gives_gender(tmp_path: Path) -> None:
     cast = _import(tmp_path, "MARGARET: Hello.\nEDMUND: Good evening.\nBLORP: Beep.\n", ".txt")
     assert cast["MARGARET"].gender == "female" and cast["EDMUND"].gender == "male"
