@@ -40,8 +40,8 @@ REFERENCE_RATE = 24000
 COLOURS = ("deep", "bright", "full")  # more voices of each kind, when the plain ones are too alike
 GOAL = 0.75  # the closest pair's similarity a cast aims below (two people usually are)
 # Below this the closest pair counts as told apart, and among such casts the least transformed
-# wins: every design step costs some words (bench/voices.py: the sample's closest pair 0.72 on
-# the lines with a tract x0.83 narrator at +0.065 WER, where a plainer cast was as far apart).
+# wins: every design step costs some words (bench/voices.py, the five-role script: MRS. HALE went
+# from jf_gongitsune to her bright colour, +0.125 WER, for a closest pair 0.01 further apart).
 APART = 0.75
 QUALITY_MIN = 3.0  # DNSMOS OVRL of a candidate's reference clip: a harsher design is not cast
 # A colour over a Kokoro style's design does not take its pitch past this: the man over

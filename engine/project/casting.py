@@ -242,8 +242,10 @@ def infer_characters(project: Project) -> dict[str, Character]:
         for word in set(_WORD.findall(text.lower())):
             index.setdefault(word, []).append(i)
     own_lines: dict[str, set[str]] = {}
-    for line in project.lines:
+    first_line: dict[str, int] = {}
+    for i, line in enumerate(project.lines):
         own_lines.setdefault(line.role, set()).add(line.id)
+        first_line.setdefault(line.role, i)
     result: dict[str, Character] = {}
     for role in project.cast:
         if role.character.by_producer:
@@ -258,7 +260,8 @@ def infer_characters(project: Project) -> dict[str, Character]:
         _titles(reading, role.name)
         if pattern and mentioned:
             _kinship_and_pronouns(reading, pattern, mentioned, own_lines.get(role.name, set()))
-        _entrance(reading, role.name, project)
+        if role.name in first_line:
+            _entrance(reading, first_line[role.name], project)
         words = [w for w in _name_words(role.name) if w not in _FEMALE_TITLES | _MALE_TITLES | _OLDER_TITLES]
         if words and words[0].lower() in names:
             reading.add(names[words[0].lower()], "", f"first name {words[0].title()} ({names[words[0].lower()]} "
@@ -306,13 +309,11 @@ _UNNAMED = re.compile(rf"(?:^|(?<=[.!?])\s+)(?P<who>an?\s+(?P<adjs>(?:[\w-]+,?\s
                       rf"(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?)", re.IGNORECASE)
 
 
-def _entrance(reading: _Reading, name: str, project: Project) -> None:
+def _entrance(reading: _Reading, first: int, project: Project) -> None:
     """An unnamed person brought on just before a role first speaks is that role: "A woman
     in a dripping coat stood in the torchlight." (the narrator's line right before, or the
-    first line's own direction; a sentence that begins with "a woman", "an old man", ...)."""
-    first = next((i for i, line in enumerate(project.lines) if line.role == name), None)
-    if first is None:
-        return
+    first line's own direction; a sentence that begins with "a woman", "an old man", ...).
+    ``first``: the position of the role's first line."""
     told = [(f"line {project.lines[first].id} direction", project.lines[first].note)]
     if first > 0 and _NARRATING.match(project.lines[first - 1].role):
         told.append((f"line {project.lines[first - 1].id}", project.lines[first - 1].text))
