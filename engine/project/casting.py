@@ -146,12 +146,27 @@ _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "sev
             "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _AGE_NOUN = r"(?P<noun>woman|man|girl|boy|lady|gentleman|child|kid|teenager|widow|widower)"
 _AGE_NUMBER = r"(?P<n>\d{1,3}|" + "|".join(_NUMBERS) + r")"
+# A person described: up to three words before the noun, then maybe an age ("a wiry man",
+# "a girl of nine"); read by _person.
+_PERSON = rf"(?P<adjs>(?:[\w-]+,?\s+){{0,3}}?){_AGE_NOUN}\b(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?"
 CHILD_BELOW = 16  # an introduced age under this is a child's voice
 OLDER_FROM = 60
 
 
 def _age_of(years: int) -> str:
     return "child" if years < CHILD_BELOW else "older" if years >= OLDER_FROM else "adult"
+
+
+def _person(described: re.Match[str]) -> tuple[str, str]:
+    """Gender and age of a match of _PERSON: the stated age, else the words before the
+    noun (old, little), else the noun's own (widow: older; girl: child)."""
+    noun = described.group("noun").lower()
+    gender, kin_age = _KIN.get(noun, ("", ""))
+    if described.group("n"):
+        return gender, _age_of(_years(described.group("n")))
+    adjs = set(re.findall(r"[\w-]+", described.group("adjs").lower()))
+    return gender, ("older" if adjs & {"old", "elderly", "aged"} else
+                    "child" if noun in ("child", "kid") or "little" in adjs else kin_age)
 
 
 def _years(word: str) -> int:
@@ -275,8 +290,7 @@ def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]
     "McCrae (70s), a wiry man" in the action."""
     introduced = re.compile(
         rf"\b(?:{pattern})\b(?:\s*\((?P<paren>[^)]*)\))?(?:\s*,\s*(?P<after>[^.;:!?]{{0,80}}))?", re.IGNORECASE)
-    noun_age = re.compile(rf"^(?:an?\s+)?(?P<adjs>(?:[\w-]+,?\s+){{0,3}}?){_AGE_NOUN}\b"
-                          rf"(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?", re.IGNORECASE)
+    noun_age = re.compile(rf"^(?:an?\s+)?{_PERSON}", re.IGNORECASE)
     for where, text in texts:
         if not where.startswith("scene") and "direction" not in where:
             continue  # introductions are the writer's prose, not a character's words
@@ -292,21 +306,14 @@ def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]
                 rest = paren[age_m.end():].lstrip(" ,") if age_m else paren
                 desc = noun_age.match(rest)
             if desc is not None:
-                g, kin_age = _KIN.get(desc.group("noun").lower(), ("", ""))
-                gender = g
-                if desc.group("n"):
-                    age = age or _age_of(_years(desc.group("n")))
-                adjs = set(re.findall(r"[\w-]+", desc.group("adjs").lower()))
-                noun = desc.group("noun").lower()
-                age = age or ("older" if adjs & {"old", "elderly", "aged"} else
-                              "child" if noun in ("child", "kid") or "little" in adjs else kin_age)
+                gender, described_age = _person(desc)
+                age = age or described_age
             if gender or age:
                 reading.add(gender, age, f"introduced in {where}: {_quote(text, m.start(), m.end())[:60]!r}")
 
 
 _NARRATING = re.compile(r"^NARRAT(?:OR|ION|RIX|RESS)\b", re.IGNORECASE)
-_UNNAMED = re.compile(rf"(?:^|(?<=[.!?])\s+)(?P<who>an?\s+(?P<adjs>(?:[\w-]+,?\s+){{0,3}}?){_AGE_NOUN}\b"
-                      rf"(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?)", re.IGNORECASE)
+_UNNAMED = re.compile(rf"(?:^|(?<=[.!?])\s+)(?P<who>an?\s+{_PERSON})", re.IGNORECASE)
 
 
 def _entrance(reading: _Reading, first: int, project: Project) -> None:
@@ -322,12 +329,7 @@ def _entrance(reading: _Reading, first: int, project: Project) -> None:
         if not found:
             continue
         m = found[-1]  # the person brought on last is the one who speaks next
-        noun, adjs = m.group("noun").lower(), set(re.findall(r"[\w-]+", m.group("adjs").lower()))
-        gender, age = _KIN.get(noun, ("", ""))
-        if m.group("n"):
-            age = _age_of(_years(m.group("n")))
-        age = age or ("older" if adjs & {"old", "elderly", "aged"} else
-                      "child" if noun in ("child", "kid") or "little" in adjs else "")
+        gender, age = _person(m)
         if gender or age:
             reading.add(gender, age, f"brought on just before the first line, {where}: {m.group('who').strip()!r}")
             return
