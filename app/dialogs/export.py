@@ -203,6 +203,9 @@ class ExportJob(QObject):
         self._exporter = exporter
         self.task: Task | None = None
         self.stage = ""
+        # The outcome is delivered (on the GUI thread) a moment before the worker thread
+        # exits: from then on the export is over, whatever the thread is still doing.
+        self._settled = False
 
     def start(self) -> None:
         self.progress.show()
@@ -227,13 +230,14 @@ class ExportJob(QObject):
         self.progress.setLabelText("Cancelling…")
 
     def running(self) -> bool:
-        return self.task is not None and self.task.running()
+        return self.task is not None and not self._settled and self.task.running()
 
     def wait(self, timeout: float | None = None) -> None:
         if self.task is not None:
             self.task.join(timeout)
 
     def _close_progress(self) -> None:
+        self._settled = True
         self.progress.canceled.disconnect(self.cancel)  # closing the dialog emits canceled()
         self.progress.close()
 
