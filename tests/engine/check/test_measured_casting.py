@@ -10,11 +10,17 @@ import pytest
 
 from engine.check.casting import (
     APART,
+    LISTENING,
+    QUALITY_MIN,
     REFERENCE,
+    WORDS_COST_MAX,
     Candidate,
     EmbeddingStore,
+    Listener,
     ReferenceClips,
+    _clean_picks,
     assign,
+    candidate_quality,
     candidates,
     measured_cast,
 )
@@ -89,6 +95,38 @@ def test_reference_clips_infer_once_per_source_and_match_the_synthesized_clip(tm
         expected = alone.synthesize(REFERENCE, cand.voice(VoiceParams()))
         assert clip.shape == expected.shape and np.array_equal(clip, expected), cand.label
     assert shared[1].size < shared[0].size  # the design (its rate too) shaped the shared audio
+    # Another sentence is another inference: the shared audio is per text (it once was per voice
+    # only, so every sentence after the first was the first one again).
+    other = clips.clip(cands[1], LISTENING[1])
+    assert synth.synth_calls == 2
+    expected = alone.synthesize(LISTENING[1], cands[1].voice(VoiceParams()))
+    assert np.array_equal(other, expected)
+
+
+@pytest.mark.integration
+def test_a_design_that_loses_words_is_not_cast_when_a_fitting_one_keeps_them(tmp_path: Path) -> None:
+    """The listener hears joe an octave up through a long tract (+12 st, tract x0.8) lose
+    most of his words (WER 0.92 against 0.20 plain) while his quality still passes; a pick
+    that costs more than WORDS_COST_MAX is excluded and the role gets a fitting one."""
+    library = VoiceLibrary(user_dir=tmp_path / "voices")
+    joe = Casting(library.bundled()[0].id)
+    synth = ClipSynthesizer(library, 24000, ClipCache())
+    store = EmbeddingStore(tmp_path / "embeddings.json")
+    listener = Listener(ReferenceClips(synth), store)
+    plain = Candidate(joe, NEUTRAL, "male", "adult", "joe", 0)
+    mangled = Candidate(joe, VoiceDesign(f0_shift=12.0, formant=0.8), "male", "adult", "joe mangled", 2)
+    assert listener.cost(plain) == 0.0
+    assert listener.cost(mangled) > WORDS_COST_MAX  # a long tract at a high pitch: the words go
+    assert candidate_quality(mangled, ReferenceClips(synth), store) >= QUALITY_MIN  # words alone exclude it
+    assert any(k.startswith("w:") for k in store.values)  # kept, as the embeddings are
+    # In the cast: two fitting candidates, the mangled one farther from the other role.
+    lighter = Candidate(joe, VoiceDesign(f0_shift=3.0, formant=1.05), "male", "adult", "joe lighter", 1)
+    pool = [plain, mangled, lighter]
+    roles = [Role("A", character=Character("male", "adult")), Role("B", character=Character("male", "adult"))]
+    embeddings = np.eye(3, dtype=np.float32)
+    embeddings[2] = (embeddings[0] + embeddings[2]) / np.sqrt(2)  # "joe lighter" 0.71 to joe; mangled 0
+    picks = _clean_picks(roles, {"A": 2}, pool, embeddings, ReferenceClips(synth), store)
+    assert 1 not in picks and sorted(picks) == [0, 2]
 
 
 def test_assignment_finds_the_best_closest_pair_of_all_casts() -> None:
