@@ -32,8 +32,8 @@ def main() -> int:
     library = VoiceLibrary()
     summary = []
 
-    def suggest(roles, lines):  # type: ignore[no-untyped-def]
-        measured = cast_roles(roles, library, lines)
+    def suggest(roles, lines, spoken):  # type: ignore[no-untyped-def]
+        measured = cast_roles(roles, library, lines, spoken=spoken)
         summary.append(measured.summary())
         return measured.voices
 

@@ -63,7 +63,7 @@ def cast(path: Path, library: VoiceLibrary) -> tuple[Project, str]:
     else:
         project, _ = import_script(path)
     counts = lines_per_role(project.cast, [line.role for line in project.lines])
-    measured = cast_roles(project.cast, library, counts)
+    measured = cast_roles(project.cast, library, counts, spoken=project.spoken_by_role())
     for role in project.cast:
         role.voice = measured.voices[role.name]
     return project, measured.summary()

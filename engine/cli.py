@@ -50,10 +50,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     library = VoiceLibrary()
     measured = MeasuredCast()
 
-    def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
+    def suggest(roles: list[Role], lines: dict[str, int], spoken: dict[str, list[str]]) -> dict[str, VoiceParams]:
         nonlocal measured
         measured = cast_roles(roles, library, lines, progress=lambda done, total: print(
-            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None)
+            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None,
+            spoken=spoken)
         return measured.voices
 
     try:

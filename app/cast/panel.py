@@ -302,13 +302,14 @@ class CastPanel(QWidget):
                                      for role in project.cast if characters[role.name] != role.character]
         roles = [replace(role, character=characters[role.name]) for role in project.cast]
         lines = lines_per_role(roles, [line.role for line in project.lines])
+        spoken = project.spoken_by_role()
         library = self.catalog.library
         self.status.emit("Suggest Cast: measuring the voices…")
 
         def measure() -> Any:
             from engine.check.casting import cast_roles
 
-            return cast_roles(roles, library, lines)
+            return cast_roles(roles, library, lines, spoken=spoken)
 
         self._cast_task = run_task("radioplay-casting", measure, self.marshal,
                                    lambda result: self._apply_cast(steps, result), self._cast_failed)

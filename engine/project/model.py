@@ -231,6 +231,13 @@ class Project:
     def role_names(self) -> list[str]:
         return [r.name for r in self.cast]
 
+    def spoken_by_role(self) -> dict[str, list[str]]:
+        """Each role's line texts in script order (every role of the cast, with or without lines)."""
+        spoken: dict[str, list[str]] = {r.name: [] for r in self.cast}
+        for line in self.lines:
+            spoken.setdefault(line.role, []).append(line.text)
+        return spoken
+
     def line(self, line_id: str) -> Line:
         for line in self.lines:
             if line.id == line_id:

@@ -84,7 +84,7 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
     if suggest is None:
         voices = library if library is not None else VoiceLibrary()
 
-        def suggest(roles: list[Role], lines: dict[str, int]) -> dict[str, VoiceParams]:
+        def suggest(roles: list[Role], lines: dict[str, int], spoken: dict[str, list[str]]) -> dict[str, VoiceParams]:
             return suggest_cast(roles, voices, lines)
 
     project, report = import_script(script, narrate_action=narrate_action, suggest=suggest)

@@ -50,11 +50,11 @@ from engine.project.timeline import MAX_PAUSE_S
 
 NARRATOR = "NARRATOR"
 INTERRUPTION_OVERLAP_S = 0.25
-# Chooses the voices once the cast is known: (roles, lines per role) -> voice by role
-# name. The importer knows no installed voices (engine.synth sits above it), so its
+# Chooses the voices once the cast is known: (roles, lines per role, each role's lines
+# in script order) -> voice by role name. The importer knows no installed voices (engine.synth sits above it), so its
 # callers pass engine.synth.casting.suggest_cast bound to their voice library;
 # without one every role gets its own settings of one voice (starting_voice).
-CastSuggester = Callable[[list[Role], dict[str, int]], dict[str, VoiceParams]]
+CastSuggester = Callable[[list[Role], dict[str, int], dict[str, list[str]]], dict[str, VoiceParams]]
 _TITLES = {"MR", "MRS", "MS", "MISS", "DR", "SIR", "LADY", "LORD", "PROF", "PROFESSOR",
            "CAPT", "CAPTAIN", "REV", "FATHER", "SISTER", "AUNT", "UNCLE", "OLD", "YOUNG"}
 
@@ -200,7 +200,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     for role in project.cast:
         role.character = characters[role.name]
     if suggest is not None:
-        chosen = suggest(project.cast, dict(report.lines_per_role))
+        chosen = suggest(project.cast, dict(report.lines_per_role), project.spoken_by_role())
         for role in project.cast:
             role.voice = chosen.get(role.name, role.voice)
         report.casting = cast_summary(project.cast)

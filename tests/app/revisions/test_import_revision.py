@@ -17,7 +17,7 @@ from tests.support.revisions import HELD_OUT_SCRIPT, write_script
 
 def _production(tmp_path: Path) -> Path:
     script = write_script(tmp_path / "harbour.txt", HELD_OUT_SCRIPT)
-    project = import_production(script, suggest=lambda roles, lines: {}).project
+    project = import_production(script, suggest=lambda roles, lines, spoken: {}).project
     project.lines[2] = locked(project, with_new_take(project.lines[2]))
     project.lines[5].recording = str(tmp_path / "table-read-L0006.wav")  # a person's take of words that change
     path = tmp_path / "harbour.radioplay"

@@ -14,7 +14,7 @@ from tests.support.revisions import HELD_OUT_SCRIPT, write_script
 def _saved(tmp_path: Path) -> Path:
     script = write_script(tmp_path / "harbour.txt", HELD_OUT_SCRIPT)
     path = tmp_path / "harbour.radioplay"
-    save_project(import_production(script, suggest=lambda roles, lines: {}).project, path)
+    save_project(import_production(script, suggest=lambda roles, lines, spoken: {}).project, path)
     return path
 
 

@@ -371,7 +371,9 @@ def test_cli_import_writes_project_and_prints_cast(tmp_path: Path, capsys: pytes
     # What was written is the import as `radioplay import` casts it: measured, deterministic given
     # the installed voices (the embeddings the CLI stored are read back, not measured again).
     library = VoiceLibrary()
-    assert project == import_script(script, suggest=lambda roles, lines: cast_roles(roles, library, lines).voices)[0]
+    recast = import_script(script, suggest=lambda roles, lines, spoken: cast_roles(roles, library, lines,
+                                                                                  spoken=spoken).voices)[0]
+    assert project == recast
     stdout = capsys.readouterr().out
     assert str(out) in stdout
     assert "The Lighthouse" in stdout

@@ -36,7 +36,7 @@ def _draft(lines: list[str]) -> list[str]:
 def test_revise_keeps_the_unchanged_lines_and_the_next_render_voices_only_the_changes(tmp_path: Path, capsys):
     script = write_script(tmp_path / "harbour.txt", HELD_OUT_SCRIPT)
     project_path = tmp_path / "harbour.radioplay"
-    project = import_production(script, suggest=lambda roles, lines: {}).project  # each role its own Piper joe
+    project = import_production(script, suggest=lambda roles, lines, spoken: {}).project  # each role its own Piper joe
     assert {role.voice.backend for role in project.cast} == {"piper"}
     assert len(project.lines) == len(HELD_OUT_SCRIPT)
     # lock two lines' takes (one of them is the line the draft moves), on takes other than the first
