@@ -22,6 +22,8 @@ octave high, so its designs sang an octave above the preset).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from engine.project.design import VoiceDesign
@@ -29,13 +31,20 @@ from engine.synth.pitch_contour import contour_formula
 
 # What a design made here is, in the clip keys: a change to the samples this
 # module makes changes this, so no cache serves the old ones.
-PSOLA_METHOD = "psola-design-2"  # 2: the pitch tier moved by one Formula
+PSOLA_METHOD = "psola-design-3"  # 2: the pitch tier moved by one Formula; 3: reproducible
 # Praat's pulse search range; the ceiling sits above a child's speaking pitch
 # (the formant trick raises the pitch it analyses by the factor, and the range with it).
 PITCH_FLOOR_HZ = 60.0
 PITCH_CEILING_HZ = 700.0
 # The pitch analysis' step (Praat's default for a Manipulation).
 TIME_STEP_S = 0.01
+# Praat's overlap-add draws from Praat's one random generator where it stretches (a duration
+# tier, which the formant trick and the rate make): unseeded, the same clip came out different
+# on every run (0.13 of full scale apart), so a clip key did not name its samples and the
+# recognizer heard a word more or less each time. Seeded before each resynthesis, under one
+# lock, since the generator is shared by every thread.
+_RANDOM_SEED = 1
+_RESYNTHESIS = threading.Lock()
 # Below one analysis window Praat finds no period: such a clip is only stretched.
 _MIN_SECONDS = 3.0 / PITCH_FLOOR_HZ + 0.01
 
@@ -106,4 +115,9 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)
         call(durations, "Add point", sound.xmin, stretch)
         call([manipulation, durations], "Replace duration tier")
-    return np.asarray(call(manipulation, "Get resynthesis (overlap-add)").values[0], dtype=np.float64)
+    from parselmouth.praat import run
+
+    with _RESYNTHESIS:
+        run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
+        resynthesis = call(manipulation, "Get resynthesis (overlap-add)")
+    return np.asarray(resynthesis.values[0], dtype=np.float64)
