@@ -41,6 +41,7 @@ from engine.check.casting import cast_roles  # noqa: E402
 from engine.listen import quality, speaker  # noqa: E402
 from engine.project.casting import infer_characters  # noqa: E402
 from engine.project.design import NEUTRAL  # noqa: E402
+from engine.project.direction import spoken_text  # noqa: E402
 from engine.project.fileformat import load_project  # noqa: E402
 from engine.project.importers.build import import_script  # noqa: E402
 from engine.project.model import Project  # noqa: E402
@@ -74,7 +75,10 @@ def measure(project: Project, synth: ClipSynthesizer, recognize: Recognizer, per
     roles: dict[str, dict[str, object]] = {}
     embeddings: dict[str, np.ndarray] = {}
     for role in project.cast:
-        texts = [line.text for line in project.lines if line.role == role.name and line.text.strip()][:per_role]
+        # The lines as written (mid-line directions performed), heard against their words alone,
+        # as the casting hears a design (engine/check/casting.py Listener).
+        texts = [line.text for line in project.lines if line.role == role.name and words(spoken_text(line.text))]
+        texts = texts[:per_role]
         if not texts:
             continue
         row: dict[str, float | str] = {}
@@ -84,8 +88,9 @@ def measure(project: Project, synth: ClipSynthesizer, recognize: Recognizer, per
             clips = [synth.synthesize(t, voice) for t in texts]
             wall = time.perf_counter() - started
             seconds = sum(c.size for c in clips) / RATE
-            errors = sum(edit_distance(words(t), words(recognize(c, RATE))) for t, c in zip(texts, clips, strict=True))
-            row[f"wer_{label}"] = round(errors / sum(len(words(t)) for t in texts), 3)
+            errors = sum(edit_distance(words(spoken_text(t)), words(recognize(c, RATE)))
+                         for t, c in zip(texts, clips, strict=True))
+            row[f"wer_{label}"] = round(errors / sum(len(words(spoken_text(t))) for t in texts), 3)
             row[f"cost_{label}"] = round(wall / seconds, 3)
             if label == "cast":
                 row["dnsmos"] = round(float(np.mean([quality.quality(c, RATE) for c in clips])), 3)

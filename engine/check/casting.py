@@ -31,6 +31,7 @@ from engine.listen import quality, speaker
 from engine.listen.heard import GeneralRecognizer, words
 from engine.listen.recognizer import RecognizerUnavailable
 from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.direction import spoken_text
 from engine.project.model import Character, Role, VoiceParams
 from engine.project.voice_presets import design_for, speaker_presets
 from engine.synth.casting import Casting, castings
@@ -279,7 +280,8 @@ class Listener:
                     self._recognizer = GeneralRecognizer()
             except RecognizerUnavailable:
                 return None
-            heard = self._recognizer.word_error_rate(texts, [self.clips.clip(cand, t, base) for t in texts],
+            heard = self._recognizer.word_error_rate([spoken_text(t) for t in texts],  # directions unsaid
+                                                     [self.clips.clip(cand, t, base) for t in texts],
                                                      synth.sample_rate)
             stored = self.store.values[key] = [round(heard, 4)]
             self.store.changed = True
@@ -291,7 +293,7 @@ class Listener:
         (the first WORD_CHECK_LINES that have words); 0 for the source itself."""
         if cand.design.is_neutral:
             return 0.0
-        texts = [t for t in spoken if words(t)][:WORD_CHECK_LINES] or list(LISTENING)
+        texts = [t for t in spoken if words(spoken_text(t))][:WORD_CHECK_LINES] or list(LISTENING)
         own = self.word_error_rate(cand, texts, role.voice)
         plain = self.word_error_rate(replace(cand, design=NEUTRAL, transformed=0), texts, role.voice)
         return 0.0 if own is None or plain is None else own - plain
