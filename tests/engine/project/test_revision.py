@@ -173,8 +173,10 @@ def test_revision_colours_follow_the_screenwriters_order():
 
 def test_a_version_2_file_opens_and_a_bad_revision_names_its_field(tmp_path: Path):
     sample = json.loads(SAMPLE.read_text())
-    assert sample["format_version"] == 2
-    project = load_project(SAMPLE)
+    sample["format_version"] = 2  # before revisions: the sample has none, so it is a version 2 file as well
+    older = tmp_path / "older.radioplay"
+    older.write_text(json.dumps(sample), encoding="utf-8")
+    project = load_project(older)
     assert project.revisions == []
     assert "revisions" not in project_to_dict(project)
     data = project_to_dict(project)
