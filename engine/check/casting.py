@@ -270,33 +270,36 @@ class Listener:
         self.clips, self.store = clips, store
         self._recognizer: GeneralRecognizer | None = None
 
-    def word_error_rate(self, cand: Candidate, texts: Sequence[str], base: VoiceParams) -> float | None:
-        synth = self.clips.synth
-        key = "w:" + hashlib.sha1(" ".join(synth.plan(t, cand.voice(base)).key for t in texts).encode()).hexdigest()
-        stored = self.store.values.get(key)
-        if stored is None:
-            try:
-                if self._recognizer is None:
-                    self._recognizer = GeneralRecognizer()
-            except RecognizerUnavailable:
-                return None
-            heard = self._recognizer.word_error_rate([spoken_text(t) for t in texts],  # directions unsaid
-                                                     [self.clips.clip(cand, t, base) for t in texts],
-                                                     synth.sample_rate)
-            stored = self.store.values[key] = [round(heard, 4)]
-            self.store.changed = True
-            self.store.save()
-        return float(stored[0])
-
     def cost(self, cand: Candidate, role: Role, spoken: Sequence[str] = ()) -> float:
         """Word error rate over the source's as installed on the role's lines ``spoken``
         (the first WORD_CHECK_LINES that have words); 0 for the source itself."""
         if cand.design.is_neutral:
             return 0.0
         texts = [t for t in spoken if words(spoken_text(t))][:WORD_CHECK_LINES] or list(LISTENING)
-        own = self.word_error_rate(cand, texts, role.voice)
-        plain = self.word_error_rate(replace(cand, design=NEUTRAL, transformed=0), texts, role.voice)
+        own, plain = self.word_error_rates((cand, replace(cand, design=NEUTRAL, transformed=0)), texts, role.voice)
         return 0.0 if own is None or plain is None else own - plain
+
+    def word_error_rates(self, voices: Sequence[Candidate], texts: Sequence[str],
+                         base: VoiceParams) -> list[float | None]:
+        """Each candidate's word error rate on ``texts`` over the role's settings ``base``
+        (None without the recognizer), measured once and stored."""
+        synth = self.clips.synth
+        keys = ["w:" + hashlib.sha1(" ".join(synth.plan(t, v.voice(base)).key for t in texts).encode()).hexdigest()
+                for v in voices]
+        missing = [i for i, key in enumerate(keys) if key not in self.store.values]
+        if missing:
+            try:
+                if self._recognizer is None:
+                    self._recognizer = GeneralRecognizer()
+            except RecognizerUnavailable:
+                return [None] * len(voices)
+            said = [spoken_text(t) for t in texts]  # directions are performed, never said
+            for i in missing:
+                clips = [self.clips.clip(voices[i], t, base) for t in texts]
+                self.store.values[keys[i]] = [round(self._recognizer.word_error_rate(said, clips, synth.sample_rate), 4)]
+            self.store.changed = True
+            self.store.save()
+        return [float(self.store.values[key][0]) for key in keys]
 
 
 def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate],
