@@ -10,7 +10,9 @@ The embeddings are kept on disk by the key of the reference clip, which names
 the voice, speaker, design and engine version, so a second import measures
 nothing again. Roles take candidates leads first, each the one farthest from
 the roles already cast, then the closest pair is improved while a swap helps.
-The result depends only on the roles and the installed voices.
+Each pick is then heard: a harsh one (DNSMOS) or a design that loses the role's
+words on its own lines (Listener) is excluded and the cast assigned again.
+The result depends only on the roles, their lines and the installed voices.
 
 Without the speaker encoder (the ``voices`` extra) the measured part is
 skipped: engine/synth/casting.py's cast, no closest pair.
@@ -59,6 +61,9 @@ LISTENING = (REFERENCE,
              "We have three hours before the tide comes in, so listen to me carefully.",
              "My father built this boat with his own hands, and he never let anyone sail her.")
 WORD_CHECK_LINES = 6
+# A role whose picks keep losing words is not checked without end (a check is about 25 s of
+# voicing and hearing on two cores): after this many it takes the checked pick that lost fewest.
+WORD_CHECKS_PER_ROLE = 4
 # A design may cost at most this much more word error rate than its source as installed on
 # the same lines (the bar of bench/voices.py and of the issue that asked for designs).
 WORDS_COST_MAX = 0.05
@@ -442,6 +447,7 @@ def _clean_picks(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence
     assigned again."""
     usable = np.ones((len(roles), len(pool)), dtype=bool)
     measured: set[tuple[int, int]] = set()
+    costs: list[dict[int, float]] = [{} for _ in roles]  # words lost by each clean pick checked, per role
     listener = Listener(clips, store)
     similarity = embeddings @ embeddings.T
     while True:
@@ -449,8 +455,14 @@ def _clean_picks(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence
         unmeasured = [(r, p) for r, p in enumerate(picks) if (r, p) not in measured]
         for r, p in unmeasured:
             measured.add((r, p))
-            usable[r, p] = (candidate_quality(pool[p], clips, store) >= QUALITY_MIN
-                            and listener.cost(pool[p], roles[r], (spoken or {}).get(roles[r].name, ())) <= WORDS_COST_MAX)
+            if candidate_quality(pool[p], clips, store) < QUALITY_MIN:
+                usable[:, p] = False  # harsh for every role
+                continue
+            costs[r][p] = listener.cost(pool[p], roles[r], (spoken or {}).get(roles[r].name, ()))
+            usable[r, p] = costs[r][p] <= WORDS_COST_MAX
+            if not usable[r, p] and len(costs[r]) >= WORD_CHECKS_PER_ROLE:
+                usable[r, :] = False
+                usable[r, min(costs[r], key=lambda c: (costs[r][c], c))] = True  # the least lost, checked
         if all(usable[r, p] for r, p in unmeasured):
             return picks  # (a role with no usable fitting candidate keeps its unusable pick)
 

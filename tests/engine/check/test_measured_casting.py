@@ -13,6 +13,7 @@ from engine.check.casting import (
     LISTENING,
     QUALITY_MIN,
     REFERENCE,
+    WORD_CHECKS_PER_ROLE,
     WORDS_COST_MAX,
     Candidate,
     EmbeddingStore,
@@ -131,6 +132,29 @@ def test_a_design_that_loses_a_roles_words_is_not_cast_when_a_fitting_one_keeps_
     embeddings[2] = (embeddings[0] + embeddings[2]) / np.sqrt(2)  # "joe lighter" 0.71 to joe; mangled 0
     picks = _clean_picks(roles, {"A": 2}, pool, embeddings, clips, store, spoken)
     assert 1 not in picks and sorted(picks) == [0, 2]
+
+
+@pytest.mark.integration
+def test_a_role_whose_picks_all_lose_words_takes_the_checked_one_that_lost_fewest(tmp_path: Path) -> None:
+    """Five fitting designs that each lose most of the role's words: the casting checks
+    WORD_CHECKS_PER_ROLE of them, not all, and the role takes the one that lost fewest."""
+    library = VoiceLibrary(user_dir=tmp_path / "voices")
+    joe = Casting(library.bundled()[0].id)
+    synth = ClipSynthesizer(library, 24000, ClipCache())
+    store = EmbeddingStore(tmp_path / "embeddings.json")
+    clips = ReferenceClips(synth)
+    pool = [Candidate(joe, VoiceDesign(f0_shift=10.0 + i, formant=0.78 + 0.01 * i), "female", "adult",
+                      f"joe mangled {i}", 2) for i in range(WORD_CHECKS_PER_ROLE + 1)]
+    roles = [Role("ANN", character=Character("female", "adult"))]
+    spoken = {"ANN": ["I left the lantern by the door of the boat house."]}
+    embeddings = np.eye(len(pool), dtype=np.float32)
+    picks = _clean_picks(roles, {"ANN": 1}, pool, embeddings, clips, store, spoken)
+    listener = Listener(clips, store)
+    checked = {c: listener.cost(pool[c], roles[0], spoken["ANN"]) for c in range(WORD_CHECKS_PER_ROLE)}
+    assert all(cost > WORDS_COST_MAX for cost in checked.values())
+    assert picks == [min(checked, key=lambda c: (checked[c], c))]
+    # The last design was never voiced: its figure is not in the store (own + the plain source's).
+    assert sum(k.startswith("w:") for k in store.values) == WORD_CHECKS_PER_ROLE + 1
 
 
 def test_assignment_finds_the_best_closest_pair_of_all_casts() -> None:
