@@ -9,8 +9,9 @@ included) and is embedded by the GE2E speaker encoder (engine/listen/speaker.py)
 The embeddings are kept on disk by the key of the reference clip, which names
 the voice, speaker, design and engine version, so a second import measures
 nothing again. The roles take the assignment whose closest pair is farthest
-apart (an exhaustive search, ``assign``). Each pick is then heard: a harsh one (DNSMOS) or a design that loses the role's
-words on its own lines (Listener) is excluded and the cast assigned again.
+apart (an exhaustive search, ``assign``). Each pick is then heard: a harsh one
+(DNSMOS) or a design that loses the role's words on its own lines (Listener) is
+excluded and the cast assigned again.
 The result depends only on the roles, their lines and the installed voices.
 
 Without the speaker encoder (the ``voices`` extra) the measured part is
