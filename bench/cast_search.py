@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.shaping_wer import SENTENCES, Recognizer, edit_distance, words  # noqa: E402
-from engine.check.casting import REFERENCE  # noqa: E402
+from engine.check.candidate_measures import REFERENCE  # noqa: E402
 from engine.listen import quality, speaker  # noqa: E402
 from engine.project.design import VoiceDesign  # noqa: E402
 from engine.project.model import VoiceParams  # noqa: E402

@@ -76,7 +76,7 @@ def measure(project: Project, synth: ClipSynthesizer, recognize: Recognizer, per
     embeddings: dict[str, np.ndarray] = {}
     for role in project.cast:
         # The lines as written (mid-line directions performed), heard against their words alone,
-        # as the casting hears a design (engine/check/casting.py Listener).
+        # as the casting hears a design (engine/check/candidate_measures.py Listener).
         texts = [line.text for line in project.lines if line.role == role.name and words(spoken_text(line.text))]
         texts = texts[:per_role]
         if not texts:

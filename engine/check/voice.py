@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
-from engine.check.casting import REFERENCE, EmbeddingStore, default_store
+from engine.check.candidate_measures import REFERENCE, EmbeddingStore, default_store
 from engine.listen import quality, speaker
 from engine.project.model import VoiceParams
 

@@ -8,20 +8,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.check.casting import (
-    APART,
+from engine.check.candidate_measures import (
     LISTENING,
-    QUALITY_MIN,
     REFERENCE,
-    WORD_CHECKS_PER_ROLE,
-    WORDS_COST_MAX,
     Candidate,
     EmbeddingStore,
     Listener,
     ReferenceClips,
+    candidate_quality,
+)
+from engine.check.casting import (
+    APART,
+    QUALITY_MIN,
+    WORD_CHECKS_PER_ROLE,
+    WORDS_COST_MAX,
     _clean_picks,
     assign,
-    candidate_quality,
     candidates,
     measured_cast,
 )

@@ -1,0 +1,222 @@
+"""What is measured of a casting candidate, and kept: how it sounds to a speaker
+encoder (its embedding), how clean it sounds (DNSMOS) and which words a listener
+who has not read the script hears it say on a role's lines (Listener). Each is
+measured once per machine, on clips voiced through the real synthesis path, and
+stored by the clips' keys (engine/check/casting.py decides with them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from engine.fsutil import atomic_write_text
+from engine.listen import quality, speaker
+from engine.listen.heard import GeneralRecognizer, words
+from engine.listen.recognizer import RecognizerUnavailable
+from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.direction import spoken_text
+from engine.project.model import Role, VoiceParams
+from engine.synth.casting import Casting
+from engine.synth.library import VoiceLibrary
+from engine.synth.synthesizer import ClipSynthesizer, RawAudio
+
+REFERENCE = ("I never thought the old lighthouse would go dark, but tonight the lamp is out "
+             "and the sea is very loud.")
+REFERENCE_RATE = 24000
+
+# What a pick is heard to say by a listener who has not read it (engine/listen/heard.py): the
+# first WORD_CHECK_LINES of the role's own lines, or, for a role with none, the reference and
+# three more sentences (held out: in neither the sample nor bench/five_roles). Four held-out
+# sentences were tried as the test of every role: jm_kumo as the older man cost 2 words of 65
+# on them and 5 of 38 on CAPTAIN MORROW's six lines (bench/five_roles.fountain): what a design
+# costs depends on the words, so it is heard on the words the role says.
+LISTENING = (REFERENCE,
+             "She left the letter on the kitchen table and walked out into the rain.",
+             "We have three hours before the tide comes in, so listen to me carefully.",
+             "My father built this boat with his own hands, and he never let anyone sail her.")
+WORD_CHECK_LINES = 6
+
+EMBEDDINGS_FILE = "speaker-embeddings.json"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sound a role can take: a source voice under a design (neutral: as installed)."""
+
+    casting: Casting
+    design: VoiceDesign
+    gender: str
+    age: str
+    label: str  # for a person: "kokoro:jf_alpha as girl"
+    transformed: int  # 0 as installed, 1 a colour, 2 a speaker preset: ties go to the least
+
+    def voice(self, base: VoiceParams) -> VoiceParams:
+        return base.with_changes(backend=self.casting.backend, voice=self.casting.voice,
+                                 speaker=self.casting.speaker, design=self.design, pitch=0.0, speed=1.0)
+
+
+class EmbeddingStore:
+    """Embeddings of reference clips by clip key, in one JSON file (atomic writes)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.values: dict[str, list[float]] = {}
+        self.changed = False
+        if path is not None and path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                self.values = {k: v for k, v in data.items() if isinstance(v, list)}
+            except (OSError, ValueError, AttributeError):
+                self.values = {}  # a damaged cache only means measuring again
+
+    def get(self, key: str) -> np.ndarray | None:
+        value = self.values.get(key)
+        return None if value is None else np.asarray(value, dtype=np.float32)
+
+    def put(self, key: str, embedding: np.ndarray) -> None:
+        self.values[key] = [round(float(x), 6) for x in embedding]
+        self.changed = True
+
+    def save(self) -> None:
+        if self.path is not None and self.changed:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(self.path, json.dumps(self.values))
+                self.changed = False
+            except OSError:
+                pass  # best effort, as the clip cache
+
+
+def default_store() -> EmbeddingStore:
+    """What the installed voices sound like, measured once per machine. Not in the clip folder:
+    it is no clip, and a clip folder may be emptied, shared or pointed elsewhere per project
+    (the tests give each test a cold one) without the voices changing."""
+    import platformdirs
+
+    return EmbeddingStore(platformdirs.user_cache_path("radioplay", appauthor=False) / EMBEDDINGS_FILE)
+
+
+class ReferenceClips:
+    """The reference sentence as each candidate says it. A design moves WORLD's parts
+    after inference (its rate too: time scaling), so every candidate of a source
+    shares the model's raw audio: inferred once per source and settings, then shaped
+    per design. The same samples as synthesizing each alone, without running Kokoro
+    again for each of a style's designs (the dearest part of a cold cast)."""
+
+    def __init__(self, synth: ClipSynthesizer) -> None:
+        self.synth = synth
+        self._raw: dict[tuple[object, ...], RawAudio] = {}
+
+    def key(self, cand: Candidate) -> str:
+        return self.synth.plan(REFERENCE, cand.voice(VoiceParams())).key
+
+    def clip(self, cand: Candidate, text: str = REFERENCE, base: VoiceParams | None = None) -> np.ndarray:
+        """``text`` as ``cand`` says it, over the role's other settings ``base`` (default: none)."""
+        plan = self.synth.plan(text, cand.voice(base or VoiceParams()))
+        cached = self.synth.cache.get(plan.key)
+        if cached is not None:
+            return cached
+        source = (plan.prepared, plan.params.backend, plan.params.voice, plan.params.speaker, plan.settings,
+                  plan.phrases)
+        raw = self._raw.get(source)
+        if raw is None:
+            raw = self._raw[source] = self.synth.infer(plan)
+        return self.synth.finish(replace(raw, plan=plan, reservation=None))
+
+
+def embed_candidates(chosen: Sequence[Candidate], clips: ReferenceClips, store: EmbeddingStore,
+                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """One embedding per candidate, of the reference sentence as the engine voices it.
+    Rounded as stored, so a measured run and a cached one decide alike."""
+    encoder = speaker.encoder()
+    rows = []
+    for i, cand in enumerate(chosen):
+        key = clips.key(cand)
+        embedding = store.get(key)
+        if embedding is None:
+            store.put(key, encoder.embed(clips.clip(cand), clips.synth.sample_rate))
+            store.save()  # each measurement kept at once: an interrupted first import loses none
+            embedding = store.get(key)
+        assert embedding is not None
+        rows.append(embedding)
+        if progress:
+            progress(i + 1, len(chosen))
+    store.save()
+    return np.stack(rows) if rows else np.zeros((0, 256), np.float32)
+
+
+def candidate_quality(cand: Candidate, clips: ReferenceClips, store: EmbeddingStore) -> float:
+    """DNSMOS OVRL of a candidate's reference clip (stored; 5 without the quality model:
+    then nothing is excluded for it)."""
+    key = "q:" + clips.key(cand)
+    stored = store.values.get(key)
+    if stored is None:
+        try:
+            stored = [round(quality.quality(clips.clip(cand), clips.synth.sample_rate), 3)]
+        except quality.QualityModelUnavailable:
+            return 5.0
+        store.values[key] = stored
+        store.changed = True
+        store.save()
+    return float(stored[0])
+
+
+class Listener:
+    """What a candidate costs a role in words: engine/listen/heard.py's general recognizer
+    on the role's lines (LISTENING for a role with none), said by the candidate and by its
+    source as installed; stored beside the embeddings by the clips' keys. Without
+    pocketsphinx nothing is excluded for its words."""
+
+    def __init__(self, clips: ReferenceClips, store: EmbeddingStore) -> None:
+        self.clips, self.store = clips, store
+        self._recognizer: GeneralRecognizer | None = None
+
+    def cost(self, cand: Candidate, role: Role, spoken: Sequence[str] = ()) -> float:
+        """Word error rate over the source's as installed on the role's lines ``spoken``
+        (the first WORD_CHECK_LINES that have words); 0 for the source itself."""
+        if cand.design.is_neutral:
+            return 0.0
+        texts = [t for t in spoken if words(spoken_text(t))][:WORD_CHECK_LINES] or list(LISTENING)
+        own, plain = self.word_error_rates((cand, replace(cand, design=NEUTRAL, transformed=0)), texts, role.voice)
+        return 0.0 if own is None or plain is None else own - plain
+
+    def word_error_rates(self, voices: Sequence[Candidate], texts: Sequence[str],
+                         base: VoiceParams) -> list[float | None]:
+        """Each candidate's word error rate on ``texts`` over the role's settings ``base``
+        (None without the recognizer), measured once and stored."""
+        synth = self.clips.synth
+        keys = ["w:" + hashlib.sha1(" ".join(synth.plan(t, v.voice(base)).key for t in texts).encode()).hexdigest()
+                for v in voices]
+        missing = [i for i, key in enumerate(keys) if key not in self.store.values]
+        if missing:
+            try:
+                if self._recognizer is None:
+                    self._recognizer = GeneralRecognizer()
+            except RecognizerUnavailable:
+                return [None] * len(voices)
+            said = [spoken_text(t) for t in texts]  # directions are performed, never said
+            for i in missing:
+                clips = [self.clips.clip(voices[i], t, base) for t in texts]
+                self.store.values[keys[i]] = [round(self._recognizer.word_error_rate(said, clips, synth.sample_rate), 4)]
+            self.store.changed = True
+            self.store.save()
+        return [float(self.store.values[key][0]) for key in keys]
+
+
+def reference_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
+    """Reference clips kept in the user's clip cache (a candidate's quality is measured
+    later than its embedding), in memory where that folder is unusable."""
+    from engine.synth.cache import ClipCache
+    from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
+
+    try:
+        cache = ClipCache(user_cache_dir(), disk_limit_bytes=cache_limit_bytes())
+    except Exception:  # CacheFolderError and OS errors: measuring still works, only slower next time
+        cache = ClipCache()
+    return ClipSynthesizer(library, REFERENCE_RATE, cache)
