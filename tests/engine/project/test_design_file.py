@@ -40,9 +40,13 @@ def test_a_locked_take_keeps_its_design(tmp_path: Path) -> None:
     assert load_project(path).lines[0].locked == VoiceParams(design=DESIGN)
 
 
-def test_files_without_designs_load_neutral() -> None:
-    sample = next(SAMPLES.glob("*.radioplay"))
-    loaded = load_project(sample)
+def test_files_without_designs_load_neutral(tmp_path: Path) -> None:
+    data = json.loads(next(SAMPLES.glob("*.radioplay")).read_text(encoding="utf-8"))
+    for role in data["cast"]:
+        role["voice"].pop("design", None)  # as a file written before voice design
+    older = tmp_path / "older.radioplay"
+    older.write_text(json.dumps(data), encoding="utf-8")
+    loaded = load_project(older)
     assert loaded.cast and all(r.voice.design == NEUTRAL for r in loaded.cast)
 
 
