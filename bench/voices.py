@@ -36,7 +36,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.shaping_wer import Recognizer, edit_distance, words  # noqa: E402
+from bench.shaping_wer import Recognizer, words  # noqa: E402
 from engine.check.casting import cast_roles  # noqa: E402
 from engine.listen import quality, speaker  # noqa: E402
 from engine.project.casting import infer_characters  # noqa: E402
@@ -81,6 +81,7 @@ def measure(project: Project, synth: ClipSynthesizer, recognize: Recognizer, per
         texts = texts[:per_role]
         if not texts:
             continue
+        said = [spoken_text(t) for t in texts]
         row: dict[str, float | str] = {}
         plain_voice = role.voice.with_changes(design=NEUTRAL, pitch=0.0)
         for label, voice in (("cast", role.voice), ("plain", plain_voice)):
@@ -88,9 +89,7 @@ def measure(project: Project, synth: ClipSynthesizer, recognize: Recognizer, per
             clips = [synth.synthesize(t, voice) for t in texts]
             wall = time.perf_counter() - started
             seconds = sum(c.size for c in clips) / RATE
-            errors = sum(edit_distance(words(spoken_text(t)), words(recognize(c, RATE)))
-                         for t, c in zip(texts, clips, strict=True))
-            row[f"wer_{label}"] = round(errors / sum(len(words(spoken_text(t))) for t in texts), 3)
+            row[f"wer_{label}"] = round(recognize.word_error_rate(said, clips, RATE), 3)
             row[f"cost_{label}"] = round(wall / seconds, 3)
             if label == "cast":
                 row["dnsmos"] = round(float(np.mean([quality.quality(c, RATE) for c in clips])), 3)
