@@ -103,10 +103,10 @@ def default_store() -> EmbeddingStore:
 
 
 class ReferenceClips:
-    """The reference sentence as each candidate says it. A design moves WORLD's parts
-    after inference (its rate too: time scaling), so every candidate of a source
-    shares the model's raw audio: inferred once per source and settings, then shaped
-    per design. The same samples as synthesizing each alone, without running Kokoro
+    """A sentence (the reference, or a role's line) as each candidate says it. A design
+    shapes the model's output after inference (its rate too: time scaling), so every
+    candidate of a source shares the model's raw audio of a text: inferred once per text,
+    source and settings, then shaped per design. The same samples as synthesizing each alone, without running Kokoro
     again for each of a style's designs (the dearest part of a cold cast)."""
 
     def __init__(self, synth: ClipSynthesizer) -> None:
