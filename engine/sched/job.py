@@ -29,8 +29,3 @@ class Job:
         """Jobs that can share one inference batch: same voice, same settings (a
         directed line's phrases each have their own: it is inferred alone)."""
         return str(self.plan.voice.model_path), self.plan.key if self.plan.phrases else self.plan.settings
-
-    @property
-    def shape_key(self) -> tuple[str, float]:
-        """Jobs whose clips can be shaped together: same voice, same pitch."""
-        return str(self.plan.voice.model_path), self.plan.params.pitch

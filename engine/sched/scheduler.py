@@ -40,7 +40,7 @@ from engine.sched.inference import LocalInference
 from engine.sched.job import Job
 from engine.sched.outside import OutsideWorkers
 from engine.sched.policy import Playhead, Policy
-from engine.sched.post import Inferred, PostStage, ShapeKey
+from engine.sched.post import Inferred, PostStage
 from engine.sched.request import LineRequest, Origin, QueueFull
 from engine.sched.table import PendingTable
 from engine.sched.tick import SchedulerTick
@@ -98,10 +98,8 @@ class Scheduler:
         self._closed = False
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
-        self._shape_groups: defaultdict[ShapeKey, int] = defaultdict(int)  # jobs not yet shaped
         self._focus: dict[int, float] = {}  # id(job) -> start, for overdue jobs in inference
-        self._post = PostStage(synth, done=self._complete, failed=self.fail_jobs, outstanding=self._outstanding,
-                               clock=clock)
+        self._post = PostStage(synth, done=self._complete, failed=self.fail_jobs, clock=clock)
         self.outside = OutsideWorkers(self, self._cond, synth, self.cost, metrics, clock,
                                       add_busy=lambda worker, seconds: self.tick.add_busy(worker, seconds),
                                       local=local)
@@ -184,7 +182,6 @@ class Scheduler:
             if job is None:
                 job = self._table.add(request, self.cost.work(request.plan))
                 self._jobs[request.key] = job
-                self._shape_groups[job.shape_key] += 1
             else:
                 self._counts["deduplicated"] += 1
                 job.origin = min(job.origin, request.origin)
@@ -210,7 +207,6 @@ class Scheduler:
 
     def _drop(self, job: Job) -> None:
         del self._jobs[job.plan.key]
-        self._shape_groups[job.shape_key] -= 1
         self._release_slot(job)
         self._dirty = True
 
@@ -367,8 +363,7 @@ class Scheduler:
         with self._cond:
             waiters = []
             for job in batch:
-                if self._jobs.pop(job.plan.key, None) is not None:
-                    self._shape_groups[job.shape_key] -= 1
+                self._jobs.pop(job.plan.key, None)
                 waiters += job.waiters
             self._counts["failed"] += len(batch)
         for request in waiters:
@@ -386,7 +381,6 @@ class Scheduler:
                 continue
             if not job.waiters:  # every caller gave up while it ran
                 del self._jobs[job.plan.key]
-                self._shape_groups[job.shape_key] -= 1
             elif not workers_left or not self._table.has_room():
                 lost.append(job)
             else:
@@ -408,18 +402,13 @@ class Scheduler:
 
     # --- post-processing (PostStage callbacks, on radioplay-post) -------------------------
 
-    def _outstanding(self, key: ShapeKey) -> int:
-        with self._cond:
-            return self._shape_groups[key]
-
     def _complete(self, item: Inferred, clip: np.ndarray, done: float) -> None:
         self.resolve(item.job, clip, item.raw.seconds, item.finished, done)
 
     def resolve(self, job: Job, clip: np.ndarray, model_seconds: float, finished: float, done: float) -> None:
         """A job's clip is made (shaped and cached): every waiter gets it."""
         with self._cond:
-            if self._jobs.pop(job.plan.key, None) is not None:
-                self._shape_groups[job.shape_key] -= 1
+            self._jobs.pop(job.plan.key, None)
             waiters = list(job.waiters)
             self._counts["completed"] += 1
             self._model_seconds += model_seconds
