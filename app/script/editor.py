@@ -114,13 +114,21 @@ class ScriptEditor(QWidget):
         header.setSectionResizeMode(Col.TEXT, QHeaderView.ResizeMode.Stretch)
         for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 112), (Col.ROLE, 110), (Col.NOTE, 120)):
             self.view.setColumnWidth(col, width)
-        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        # Rows wrap their text: when a column changes width, the heights must follow.
+        # Rows wrap their text, so each row is as tall as its text needs; measured here when what
+        # it shows changes, not by the header's ResizeToContents: that re-measures every cell of
+        # every row on any dataChanged, and the engine's status and timing updates (several a second
+        # while a production is voiced) then kept the GUI thread busy: 150 lines with a large
+        # lexicon took 160 s to voice, the GUI thread 88 % of it in row measuring (py-spy).
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self._rows_timer = QTimer(self)
         self._rows_timer.setSingleShot(True)
         self._rows_timer.setInterval(50)
         self._rows_timer.timeout.connect(self.view.resizeRowsToContents)
         header.sectionResized.connect(self._column_resized)
+        self.model.modelReset.connect(self._rows_timer.start)
+        self.model.rowsInserted.connect(lambda _parent, first, last: self._fit_rows(first, last))
+        self.model.dataChanged.connect(self._cells_changed)
+        self.view.resizeRowsToContents()
 
         self.role_delegate = RoleDelegate(self.doc.project.role_names, self.view)
         self.role_delegate.rejected.connect(self.status)
@@ -185,6 +193,20 @@ class ScriptEditor(QWidget):
 
     def _column_resized(self, _index: int, _old: int, _new: int) -> None:
         self._rows_timer.start()
+
+    # The columns whose text can wrap onto a second line; status and time never do.
+    _WRAPPING = frozenset((Col.PAUSE, Col.ROLE, Col.NOTE, Col.TEXT))
+
+    def _cells_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, _roles: object = None) -> None:
+        if any(col in self._WRAPPING for col in range(top_left.column(), bottom_right.column() + 1)):
+            self._fit_rows(top_left.row(), bottom_right.row())
+
+    def _fit_rows(self, first: int, last: int) -> None:
+        if last - first > 64:  # a cast change or a paste: one pass over every row, once
+            self._rows_timer.start()
+            return
+        for row in range(first, last + 1):
+            self.view.resizeRowToContents(row)
 
     def _rebind_roles(self) -> None:
         self.role_delegate.names = self.doc.project.role_names
