@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from engine.audio.sinks import NullSink
 from engine.project.fileformat import load_project
+from engine.project.model import VoiceParams
 from engine.session import LineState, Session
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
@@ -24,7 +25,10 @@ from tests.support.paths import SAMPLE
 
 def test_prerender_while_stopped_runs_one_line_at_a_time() -> None:
     sample = load_project(SAMPLE)
-    project = replace(sample, lines=sample.lines[:8], sound_lanes=[], sounds=[])
+    # Every role on the bundled Piper voice: the sample's Kokoro roles made this a 37 s test of
+    # Kokoro's speed; what it checks is how many lines run at once.
+    project = replace(sample, lines=sample.lines[:8], sound_lanes=[], sounds=[],
+                      cast=[replace(role, voice=VoiceParams()) for role in sample.cast])
     synth = ClipSynthesizer(VoiceLibrary(base_dir=SAMPLE.parent), project.sample_rate, ClipCache(),
                             PiperBackend(SessionLayout(2, 1)))
     with Session(project, None, sink=NullSink(project.sample_rate, speed=4.0), synth=synth) as session:
