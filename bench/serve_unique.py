@@ -139,8 +139,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="bursts per server, interleaved (medians are reported)")
     parser.add_argument("--lead-share", type=float, default=0.25, help="share of requests for the lead role")
     parser.add_argument("--unshifted", action="store_true",
-                        help="every role at its voice's own pitch: no pitch shift in Radioplay's shaping, which "
-                             "piper does not do (the lead's WORLD shift costs about as much CPU as its inference)")
+                        help="every role as its voice is installed (no pitch, no voice design): no shaping "
+                             "after inference in Radioplay, which piper does not do")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 

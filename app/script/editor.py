@@ -115,10 +115,10 @@ class ScriptEditor(QWidget):
         for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 112), (Col.ROLE, 110), (Col.NOTE, 120)):
             self.view.setColumnWidth(col, width)
         # Rows wrap their text, so each row is as tall as its text needs; measured here when what
-        # it shows changes, not by the header's ResizeToContents: that re-measures every cell of
-        # every row on any dataChanged, and the engine's status and timing updates (several a second
-        # while a production is voiced) then kept the GUI thread busy: 150 lines with a large
-        # lexicon took 160 s to voice, the GUI thread 88 % of it in row measuring (py-spy).
+        # it shows changes, not by the header's ResizeToContents: that re-measures every row on any
+        # dataChanged, and the engine's status updates (several a second while a production is
+        # voiced) then held the GUI thread: 150 lines, 150 ms a status update, the event loop
+        # stopped for 2.5 s at a time (tests/app/lexicon/test_studio_big_lexicon.py).
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self._rows_timer = QTimer(self)
         self._rows_timer.setSingleShot(True)
