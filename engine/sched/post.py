@@ -6,7 +6,7 @@ in one round, those someone is listening for (playback, audition, service)
 first, the rest in the order they came (within a batch, the scheduler's rank
 order), so a line the playhead waits for is not shaped after one that could
 wait, and no clip waits longer than one round. Clips are shaped alone, by their own
-voice parameters (ClipSynthesizer.finish_many), so nothing is gained by holding
+voice parameters (ClipSynthesizer.finish), so nothing is gained by holding
 one back for others of its voice: until 2026-12-06 export and pre-render clips
 were parked up to a second for their group (made to share one Rubber Band run,
 long gone), which paced a pre-render that runs one line at a time at a line a
@@ -70,14 +70,12 @@ class PostStage:
             round_ = [item for item in arrived if item is not None]
             round_.sort(key=lambda item: item.job.origin >= Origin.EXPORT)  # stable: else as they came
             for item in round_:
-                self._shape([item])
+                self._shape(item)
 
-    def _shape(self, group: list[Inferred]) -> None:
+    def _shape(self, item: Inferred) -> None:
         try:
-            clips = self.synth.finish_many([item.raw for item in group])
-        except Exception as exc:  # noqa: BLE001 - a DSP failure fails these lines, not the stage
-            self._failed([item.job for item in group], exc)
+            clip = self.synth.finish(item.raw)
+        except Exception as exc:  # noqa: BLE001 - a DSP failure fails this line, not the stage
+            self._failed([item.job], exc)
             return
-        finished = self.clock()
-        for item, clip in zip(group, clips, strict=True):
-            self._done(item, clip, finished)
+        self._done(item, clip, self.clock())

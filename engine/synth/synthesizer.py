@@ -245,9 +245,9 @@ class ClipSynthesizer:
         return self.finish_many([raw])[0]
 
     def finish_many(self, raws: list[RawAudio]) -> list[np.ndarray]:
-        """Shape several clips (the post stage hands over a voice's clips
-        together); each is shaped alone, by its own voice parameters, so a
-        take is the same samples in a group, alone or on a farm actor."""
+        """Shape several clips, each alone, by its own voice parameters, so a
+        take is the same samples however it is handed over (the post stage
+        hands one at a time, through :meth:`finish`)."""
         clips = []
         for raw in raws:
             rate = raw.sample_rate
