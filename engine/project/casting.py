@@ -149,6 +149,12 @@ _AGE_NUMBER = r"(?P<n>\d{1,3}|" + "|".join(_NUMBERS) + r")"
 # A person described: up to three words before the noun, then maybe an age ("a wiry man",
 # "a girl of nine"); read by _person.
 _PERSON = rf"(?P<adjs>(?:[\w-]+,?\s+){{0,3}}?){_AGE_NOUN}\b(?:\s+(?:of|aged)\s+{_AGE_NUMBER})?"
+# Compiled once: built into each role's pattern they were most of an import's time (10.5 of
+# 12 s for 4,000 roles, the regular expression cache of 512 long overflowed).
+_NOUN_AGE = re.compile(rf"^(?:an?\s+)?{_PERSON}", re.IGNORECASE)
+_KIN_BEFORE = re.compile(rf"\b(?P<kin>{'|'.join(_KIN)})\s*,?\s+$", re.IGNORECASE)  # just before a name
+_KIN_REACH = max(len(k) for k in _KIN) + 16
+
 CHILD_BELOW = 16  # an introduced age under this is a child's voice
 OLDER_FROM = 60
 
@@ -290,7 +296,6 @@ def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]
     "McCrae (70s), a wiry man" in the action."""
     introduced = re.compile(
         rf"\b(?:{pattern})\b(?:\s*\((?P<paren>[^)]*)\))?(?:\s*,\s*(?P<after>[^.;:!?]{{0,80}}))?", re.IGNORECASE)
-    noun_age = _NOUN_AGE
     for where, text in texts:
         if not where.startswith("scene") and "direction" not in where:
             continue  # introductions are the writer's prose, not a character's words
@@ -301,22 +306,16 @@ def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]
                 age_m = re.match(rf"{_AGE_NUMBER}(?P<s>s)?\b\s*(?:,|$)", after, re.IGNORECASE)
             age = _age_of(_years(age_m.group("n"))) if age_m else ""
             gender = ""
-            desc = noun_age.match(after) if after else None
+            desc = _NOUN_AGE.match(after) if after else None
             if desc is None and paren:
                 rest = paren[age_m.end():].lstrip(" ,") if age_m else paren
-                desc = noun_age.match(rest)
+                desc = _NOUN_AGE.match(rest)
             if desc is not None:
                 gender, described_age = _person(desc)
                 age = age or described_age
             if gender or age:
                 reading.add(gender, age, f"introduced in {where}: {_quote(text, m.start(), m.end())[:60]!r}")
 
-
-# Compiled once: built into each role's pattern they were most of an import's time (10.5 of
-# 12 s for 4,000 roles, the regular expression cache of 512 long overflowed).
-_NOUN_AGE = re.compile(rf"^(?:an?\s+)?{_PERSON}", re.IGNORECASE)
-_KIN_BEFORE = re.compile(rf"\b(?P<kin>{'|'.join(_KIN)})\s*,?\s+$", re.IGNORECASE)  # just before a name
-_KIN_REACH = max(len(k) for k in _KIN) + 16
 
 _NARRATING = re.compile(r"^NARRAT(?:OR|ION|RIX|RESS)\b", re.IGNORECASE)
 _UNNAMED = re.compile(rf"(?:^|(?<=[.!?])\s+)(?P<who>an?\s+{_PERSON})", re.IGNORECASE)
