@@ -15,6 +15,15 @@ than ``tau * ln(P_max / P_min)`` (~28 s with tau = 1.5 s) however many urgent
 requests keep arriving; in ordinary use aging is a gentle tie-breaker
 (half a second of waiting multiplies priority by 1.4).
 
+A line the playing playhead has already reached is what the listener waits
+for now: its score is raised by ``ln(P_max / P_min)``, above every line still
+ahead whatever their weights. Counting a line's inference into its slack makes
+the next few lines of a slow voice all "as late as can be" (slack eps) once
+playing, and a lead's next line (weight 3) then took the worker from the line
+being played (a Play inside a Kokoro line of the sample heard the next line
+first). Only lines already reached get it, a handful at a time, so the bound
+above holds for everything else once they are served.
+
 ``fifo`` serves in arrival order, for side-by-side comparison.
 
 Both operate on numpy arrays over every pending request at once: one
@@ -23,6 +32,7 @@ re-prioritization of 10,000 requests is a handful of vectorized passes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,6 +42,9 @@ from engine.sched.request import ORIGIN_FACTOR
 
 KIND_NONE, KIND_WALL, KIND_TIMELINE = 0, 1, 2
 COHERENCE_S = 0.3
+# ln(P_max / P_min): weights 0.01..100, origin factors 0.125..8, slack eps (0.01)..1,
+# continuity 1..2. A line the listener waits for is raised by this (see the module).
+LISTENER_WAITING = math.log((100 / 0.01) * (8 / 0.125) * (1 / 0.01) * 2)
 
 
 @dataclass(frozen=True)
@@ -131,8 +144,16 @@ class RolePriorityPolicy:
         base = p.weight * ORIGIN_FACTOR[p.origin] * (1.0 + self.continuity(p))
         return np.asarray(np.log(base) - np.log(normalized))
 
+    def listener_waiting(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
+        """Lines the playing playhead has reached (their timeline deadline, the line's start,
+        at or behind it): the same as the scheduler's overdue lines."""
+        if not playhead.playing:
+            return np.zeros(p.weight.shape, dtype=bool)
+        return np.asarray((p.kind == KIND_TIMELINE) & (p.deadline <= playhead.position(now)))
+
     def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
-        return self._log_priority(p, now, playhead) + (now - p.arrival) / self.tau_s
+        return (self._log_priority(p, now, playhead) + (now - p.arrival) / self.tau_s
+                + LISTENER_WAITING * self.listener_waiting(p, now, playhead))
 
     def displayed(self, scores: np.ndarray, now: float) -> np.ndarray:
         return np.asarray(np.exp(scores))  # scores are log-priorities (aging included)

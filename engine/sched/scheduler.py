@@ -21,11 +21,12 @@ up to its timeout, then raises QueueFull).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -96,6 +97,7 @@ class Scheduler:
         self._scores_at = -math.inf
         self._dirty = True
         self._closed = False
+        self._holds = 0  # changes in progress (one_change): no worker starts a job meanwhile
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
         self._focus: dict[int, float] = {}  # id(job) -> start, for overdue jobs in inference
@@ -239,6 +241,25 @@ class Scheduler:
         return self.cancel(lambda r: r.origin == Origin.PLAYBACK and r.deadline.kind == "timeline"
                            and r.deadline.value < position_s)
 
+    @contextlib.contextmanager
+    def one_change(self) -> Iterator[None]:
+        """What is submitted, cancelled and moved inside is one change to the workers: none
+        starts a job until it ends, then each picks from all of it. A Play is a playhead move
+        and then the played lines: a worker freed by the move took the next pre-render line
+        in the moment before the played one was asked for, and the line under the playhead
+        waited for a whole other line's inference (14 s of a Kokoro narration on the sample,
+        against 5 s for the line itself). Not reentrant across threads' work: hold it only
+        around submissions (``submit`` with a timeout of 0 never waits)."""
+        with self._cond:
+            self._holds += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._holds -= 1
+                self._dirty = True
+                self._cond.notify_all()
+
     def job_states(self) -> dict[str, bool]:
         """Cache key -> running (True) or waiting (False), for every job in the scheduler."""
         with self._cond:
@@ -304,7 +325,7 @@ class Scheduler:
         with self._cond:
             with self.outside.waiting(worker):  # its roles' lines are left to it meanwhile (defer)
                 while True:
-                    while not self._closed and not self._table.any():
+                    while not self._closed and (self._holds or not self._table.any()):
                         self._cond.wait()
                     if self._closed:
                         return None

@@ -218,9 +218,10 @@ class PlaybackPass:
                 self.pass_state.waiting.add(p.line_id)  # starts from its beginning once ready
         self.relayout()
         self._requested_until = -1.0
-        self.scheduler.set_playhead(position_s, playing=True)
-        self.request_window(position_s)
-        self.prerender_rest(position_s)
+        with self.scheduler.one_change():  # no worker starts on the move before the played lines are asked
+            self.scheduler.set_playhead(position_s, playing=True)
+            self.request_window(position_s)
+            self.prerender_rest(position_s)
 
     def play(self, from_s: float | None, until_s: float | None = None) -> None:
         self._prerendering = self.prerender
