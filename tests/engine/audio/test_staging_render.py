@@ -61,9 +61,13 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, 
     script = folder / "two-rooms.fountain"
     script.write_text(SCRIPT, encoding="utf-8")
     project_file = folder / "two-rooms.radioplay"
-    assert main(["import", str(script), "-o", str(project_file)]) == 0
     out = folder / "out"
-    assert main(["render", str(project_file), "-o", str(out)]) == 0
+    # The clips go to this module's own cache, which the hand-off renders below read: they
+    # check what a DAW hand-off carries, not the voicing, which this render already did.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RADIOPLAY_CACHE_DIR", str(folder / "clips"))
+        assert main(["import", str(script), "-o", str(project_file)]) == 0
+        assert main(["render", str(project_file), "-o", str(out)]) == 0
     cues = json.loads((out / "cues.json").read_text(encoding="utf-8"))
     stems = {}
     rate = 0
@@ -180,11 +184,14 @@ def test_moving_away_line_travels(rendered) -> None:  # type: ignore[no-untyped-
     assert level_drop > 6.0 or pan_move > 3.0, (level_drop, pan_move)
 
 
-def test_reaper_hand_off_carries_the_staging(rendered, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reaper_hand_off_carries_the_staging(rendered, tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     import rpp
+
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(rendered[3].parent / "clips"))
 
     out = tmp_path / "daw"
     assert main(["render", str(rendered[3]), "-o", str(out), "--daw", "reaper"]) == 0
+    assert " lines (0 synthesized, " in capsys.readouterr().out  # the hand-off re-voices nothing
     project = rpp.loads((out / "two-rooms.rpp").read_text(encoding="utf-8"))
     tracks = {t.find("NAME")[1]: t for t in project.findall("TRACK")}
     assert {"TOM", "ANNA", "TOM (staged)", "ANNA (staged)"} <= set(tracks)
@@ -202,8 +209,10 @@ def test_reaper_hand_off_carries_the_staging(rendered, tmp_path: Path) -> None: 
     assert min(volume) < 0.2 < max(volume)  # 9 m away at the end of the walk, near before it
 
 
-def test_audacity_and_otio_hand_offs_carry_the_staged_stems(rendered, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_audacity_and_otio_hand_offs_carry_the_staged_stems(rendered, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import opentimelineio as otio
+
+    monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(rendered[3].parent / "clips"))
 
     out = tmp_path / "aud"
     assert main(["render", str(rendered[3]), "-o", str(out), "--daw", "audacity"]) == 0
