@@ -38,7 +38,7 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.sched.request import ORIGIN_FACTOR
+from engine.sched.request import ORIGIN_FACTOR, Deadline
 
 KIND_NONE, KIND_WALL, KIND_TIMELINE = 0, 1, 2
 COHERENCE_S = 0.3
@@ -58,6 +58,11 @@ class Playhead:
 
     def position(self, now: float) -> float:
         return self.position_s + (now - self.since) * self.rate if self.playing else self.position_s
+
+    def reached(self, deadline: Deadline, now: float) -> bool:
+        """Whether the playing playhead is at or past a timeline deadline (a line's start):
+        that line's listener is waiting (``listener_waiting`` below, for arrays)."""
+        return self.playing and deadline.kind == "timeline" and deadline.value <= self.position(now)
 
 
 @dataclass
@@ -145,8 +150,7 @@ class RolePriorityPolicy:
         return np.asarray(np.log(base) - np.log(normalized))
 
     def listener_waiting(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
-        """Lines the playing playhead has reached (their timeline deadline, the line's start,
-        at or behind it): the same as the scheduler's overdue lines."""
+        """Lines the playing playhead has reached (``Playhead.reached``, for every pending line)."""
         if not playhead.playing:
             return np.zeros(p.weight.shape, dtype=bool)
         return np.asarray((p.kind == KIND_TIMELINE) & (p.deadline <= playhead.position(now)))

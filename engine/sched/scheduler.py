@@ -10,9 +10,8 @@ Threads (named, stopped by ``close()`` with sentinels, never killed):
   urgent job (re-evaluating when something changed or 50 ms passed),
   preferring roles the weighted hash ring places on it, batches same-voice
   jobs when the batch sizer says so, and runs inference (ORT releases the GIL).
-- ``radioplay-post``: trims, levels, pitch-shifts and resamples, shaping
-  waiting clips of one voice and pitch together, stores them in the cache
-  and resolves the callers' futures.
+- ``radioplay-post``: trims, levels, shapes and resamples each clip as it
+  arrives, stores it in the cache and resolves the callers' futures.
 
 Callers on any thread submit, cancel and move the playhead; none of these
 waits on synthesis (``submit`` only waits while the bounded queue is full,
@@ -243,21 +242,16 @@ class Scheduler:
 
     @contextlib.contextmanager
     def one_change(self) -> Iterator[None]:
-        """What is submitted, cancelled and moved inside is one change to the workers: none
-        starts a job until it ends, then each picks from all of it. A Play is a playhead move
-        and then the played lines: a worker freed by the move took the next pre-render line
-        in the moment before the played one was asked for, and the line under the playhead
-        waited for a whole other line's inference (14 s of a Kokoro narration on the sample,
-        against 5 s for the line itself). Not reentrant across threads' work: hold it only
-        around submissions (``submit`` with a timeout of 0 never waits)."""
+        """What is submitted, cancelled and moved inside is one change: no worker starts a job
+        until it ends (a Play's move freed a worker for a pre-render line before the played
+        line was asked). Only around ``submit(timeout=0)``, which never waits for a worker."""
         with self._cond:
             self._holds += 1
         try:
             yield
         finally:
             with self._cond:
-                self._holds -= 1
-                self._dirty = True
+                self._holds, self._dirty = self._holds - 1, True
                 self._cond.notify_all()
 
     def job_states(self) -> dict[str, bool]:
@@ -315,11 +309,7 @@ class Scheduler:
 
     def _overdue(self, job: Job, now: float) -> bool:
         """The playhead has already reached this job's line: a listener is waiting."""
-        if not self._playhead.playing:
-            return False
-        position = self._playhead.position(now)
-        return any(r.origin == Origin.PLAYBACK and r.deadline.kind == "timeline" and r.deadline.value <= position
-                   for r in job.waiters)
+        return any(r.origin == Origin.PLAYBACK and self._playhead.reached(r.deadline, now) for r in job.waiters)
 
     def next_jobs(self, worker: str) -> list[Job] | None:
         with self._cond:
