@@ -15,7 +15,7 @@ than ``tau * ln(P_max / P_min)`` (~28 s with tau = 1.5 s) however many urgent
 requests keep arriving; in ordinary use aging is a gentle tie-breaker
 (half a second of waiting multiplies priority by 1.4).
 
-A line the playing playhead has already reached is what the listener waits
+A playback line the playing playhead has already reached is what the listener waits
 for now: its score is raised by ``ln(P_max / P_min)``, above every line still
 ahead whatever their weights. Counting a line's inference into its slack makes
 the next few lines of a slow voice all "as late as can be" (slack eps) once
@@ -38,7 +38,7 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.sched.request import ORIGIN_FACTOR, Deadline
+from engine.sched.request import ORIGIN_FACTOR, Deadline, Origin
 
 KIND_NONE, KIND_WALL, KIND_TIMELINE = 0, 1, 2
 COHERENCE_S = 0.3
@@ -150,10 +150,12 @@ class RolePriorityPolicy:
         return np.asarray(np.log(base) - np.log(normalized))
 
     def listener_waiting(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
-        """Lines the playing playhead has reached (``Playhead.reached``, for every pending line)."""
+        """Playback lines the playing playhead has reached (``Playhead.reached``, for every
+        pending line; an export's lines carry timeline deadlines too, but nobody hears them)."""
         if not playhead.playing:
             return np.zeros(p.weight.shape, dtype=bool)
-        return np.asarray((p.kind == KIND_TIMELINE) & (p.deadline <= playhead.position(now)))
+        return np.asarray((p.origin == Origin.PLAYBACK) & (p.kind == KIND_TIMELINE)
+                          & (p.deadline <= playhead.position(now)))
 
     def scores(self, p: PendingArrays, now: float, playhead: Playhead) -> np.ndarray:
         return (self._log_priority(p, now, playhead) + (now - p.arrival) / self.tau_s

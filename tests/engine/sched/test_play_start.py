@@ -40,6 +40,11 @@ def test_the_line_the_playhead_is_in_goes_before_a_leads_next_line_as_late_as_it
     scores = policy.scores(pending, 100.0, playhead)
     assert int(np.argmax(scores)) == 0
     assert scores[1] > scores[2]  # ahead of the playhead, the lead's line before pre-render
+    # An export's line behind the playhead (exports carry timeline deadlines) is not waited for.
+    export = PendingArrays(weight=np.array([1.0, 3.0]), origin=np.array([Origin.EXPORT, Origin.PLAYBACK]),
+                           kind=np.array([KIND_TIMELINE, KIND_TIMELINE]), deadline=np.array([158.6, 164.2]),
+                           arrival=np.array([100.0, 100.0]), role=np.array([0, 1]), work=np.array([8.0, 8.0]))
+    assert int(np.argmax(policy.scores(export, 100.0, playhead))) == 1
     # Stopped, nothing is reached: the weights order them again.
     stopped = policy.scores(pending, 100.0, Playhead(162.5, False, since=100.0))
     assert int(np.argmax(stopped)) == 1
