@@ -93,6 +93,7 @@ def play_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     return [("studio Play on a cold cache to sound (`studio_play.py`) vs `radioplay bench --playback`",
              f"studio p50/p95 {studio['first_audio_p50_ms']:.0f} / {studio['first_audio_p95_ms']:.0f} ms, "
              f"ratio **{studio['ttfa_ratio']:.2f}** (bench --playback {bench.get('ttfa_ratio', float('nan')):.2f}); "
+             f"{studio.get('asked', 0)} of {r['positions']} Plays asked first (answered Play Anyway); "
              f"{studio['late_lines']} late lines, {studio['underruns']} underruns",
              "within the playback benchmark's targets (ratio <= 1.3, 0 late lines)", verdict(ok))]
 
