@@ -241,41 +241,33 @@ class ClipSynthesizer:
             self.synth_calls += 1
 
     def finish(self, raw: RawAudio) -> np.ndarray:
-        """Shape raw model audio into the clip and store it in the cache."""
-        return self.finish_many([raw])[0]
-
-    def finish_many(self, raws: list[RawAudio]) -> list[np.ndarray]:
-        """Shape several clips, each alone, by its own voice parameters, so a
-        take is the same samples however it is handed over (the post stage
-        hands one at a time, through :meth:`finish`)."""
-        clips = []
-        for raw in raws:
-            rate = raw.sample_rate
-            design = raw.plan.params.effective_design
-            bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
-            pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
-            if raw.plan.phrases:
-                # A directed line: its rates are the model's (no time scaling), so the
-                # words move only by the trim and the pauses.
-                audio = self._perform(raw, pieces, rate)
-                words = clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None
-            else:
-                audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
-                # The design's rate scales time, resampling keeps seconds: the words
-                # move by the trim and the pauses, then by the rate.
-                words = None
-                if raw.words is not None:
-                    words = shaping.time_scaled(clip_words(raw.words, bounds, raw.pauses, rate), design.rate)
-            audio = shaping.resample(audio, rate, self.sample_rate)
-            audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
-            if raw.phonemes:
-                self.predictor.observe(self.length_key(raw.plan), raw.phonemes, self.length_scale(raw.plan),
-                                       audio.shape[0])
-            if raw.reservation is not None:
-                clips.append(self.cache.commit(raw.plan.key, raw.reservation, audio, words))
-            else:
-                clips.append(self.cache.put(raw.plan.key, audio, words))
-        return clips
+        """Shape raw model audio into the clip, by its own voice parameters alone (a take
+        is the same samples in the post stage, an export or a farm actor), and store it
+        in the cache."""
+        rate = raw.sample_rate
+        design = raw.plan.params.effective_design
+        bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
+        pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
+        if raw.plan.phrases:
+            # A directed line: its rates are the model's (no time scaling), so the
+            # words move only by the trim and the pauses.
+            audio = self._perform(raw, pieces, rate)
+            words = clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None
+        else:
+            audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
+            # The design's rate scales time, resampling keeps seconds: the words
+            # move by the trim and the pauses, then by the rate.
+            words = None
+            if raw.words is not None:
+                words = shaping.time_scaled(clip_words(raw.words, bounds, raw.pauses, rate), design.rate)
+        audio = shaping.resample(audio, rate, self.sample_rate)
+        audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
+        if raw.phonemes:
+            self.predictor.observe(self.length_key(raw.plan), raw.phonemes, self.length_scale(raw.plan),
+                                   audio.shape[0])
+        if raw.reservation is not None:
+            return self.cache.commit(raw.plan.key, raw.reservation, audio, words)
+        return self.cache.put(raw.plan.key, audio, words)
 
     @staticmethod
     def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> np.ndarray:
