@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +14,11 @@ import pytest
 
 from engine.cli import main
 from engine.project.fileformat import load_project
+from engine.project.importers.parsed import Dialogue, SoundCue
+from engine.project.importers.plaintext import parse_plaintext
 from tests.support.paths import ARTIFACTS, REPO, SAMPLES
 
 SAMPLE_SCRIPT = SAMPLES / "the-last-broadcast.txt"
-_DIALOGUE = re.compile(r"^(?!(?:SFX|AMBIENCE|MUSIC)\b)[A-Z][A-Z .']*(?: \([^)]*\))?: ")
 
 
 @pytest.fixture
@@ -26,10 +26,11 @@ def script(tmp_path: Path) -> Path:
     """The sample's script with every cue, scene and pause as written, its dialogue said by two
     roles: the cues are what these tests compare, and the sample's seven roles cost minutes of
     measured casting (each designed pick heard on its role's lines) in both imports."""
-    lines = SAMPLE_SCRIPT.read_text(encoding="utf-8").splitlines()
-    spoken = [i for i, line in enumerate(lines) if _DIALOGUE.match(line)]
-    for n, i in enumerate(spoken):
-        lines[i] = f"{('MAGGIE', 'OWEN')[n % 2]}: Line {n + 1} of the night."
+    text = SAMPLE_SCRIPT.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    spoken = [e.source_line for e in parse_plaintext(text).elements if isinstance(e, Dialogue)]
+    for n, number in enumerate(spoken):
+        lines[number - 1] = f"{('MAGGIE', 'OWEN')[n % 2]}: Line {n + 1} of the night."
     path = tmp_path / "cues.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -50,8 +51,8 @@ def test_the_studios_import_matches_the_cues_as_radioplay_import_does(qtbot, mak
                                                                        script):
     expected = _cli_import(script, tmp_path)
     summary = capsys.readouterr().out
-    assert "2 roles" in summary and len(expected) == len(re.findall(r"^(?:SFX|AMBIENCE|MUSIC):", script.read_text(),
-                                                                     re.M))
+    cues = [e for e in parse_plaintext(script.read_text(encoding="utf-8")).elements if isinstance(e, SoundCue)]
+    assert "2 roles" in summary and len(expected) == sum(not cue.out for cue in cues)  # a cue's end is no clip
     window = make_window()
     dialog = window.files.import_script(script)
     assert dialog is not None and dialog.imported is not None
