@@ -9,7 +9,9 @@ on it.
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,9 @@ from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 STAGES = {"synthesizing": "Voicing lines", "analysing": "Measuring loudness",
           "writing": "Mixing and writing files", "finishing": "Finishing the files",
           "delivering": "Levelling and encoding the delivery files"}
+# How often the progress bar moves while a stage runs (a screen's refresh is 60 Hz; a label
+# changing faster than this is not read).
+PROGRESS_HZ = 20
 # The presets as the dialog names them (the keys are --preset's names).
 PRESET_LABELS = {"custom": "Custom (the settings below)", "podcast": "Podcast", "acx": "ACX / Audible audiobook",
                  "ebu-r128": "EBU R128 broadcast"}
@@ -212,7 +217,17 @@ class ExportJob(QObject):
         self.task = run_task("radioplay-export", self._run, self._marshal, self._done, self._error)
 
     def _run(self) -> RenderReport:
+        sent = ("", -math.inf)  # the stage and time of the last report sent to the GUI thread
+
         def progress(stage: str, done: int, total: int) -> None:  # worker thread
+            nonlocal sent
+            # The writer reports every block (1,536 on the sample): the bar shows at most
+            # PROGRESS_HZ of them (a new stage and a stage's end always), so the export does not
+            # queue a call on the GUI thread per block, both threads taking the GIL for each.
+            now = time.monotonic()
+            if stage == sent[0] and done < total and now - sent[1] < 1 / PROGRESS_HZ:
+                return
+            sent = (stage, now)
             self._marshal.to_main(self._progress, stage, done, total)
 
         return self._exporter(self.outdir, self.options, progress, self.cancel_event)

@@ -20,7 +20,7 @@ from engine.audio.mixer import BlockMixer
 from engine.audio.programme import Programme
 from engine.audio.sinks import OutputSink, open_sink
 from engine.audio.staging import line_stages
-from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB, solve_live_gain
+from engine.mixdown.live_gain import nominal_gain_db, solve_live_gain
 from engine.mixdown.memo import GainMemo, SolvedGain
 from engine.mixdown.sound_placement import apply_sound_lanes
 from engine.project.model import Project, VoiceParams
@@ -76,8 +76,9 @@ class LiveMix:
         lanes = self.mixer.lanes
         bus = self.sounds.bus
         project = self._project()
+        gain_db = self.master_gain_db if self.master_gain_db is not None else nominal_gain_db(project)
         programme = Programme(self.mixer, self.rate, [r.effect for r in project.cast] or ["none"] * lanes,
-                              project.master_effect, gain_db=self.master_gain_db or DEFAULT_LIVE_GAIN_DB,
+                              project.master_effect, gain_db=gain_db,
                               meters=LevelMeters(self.rate, lanes + (bus.lanes if bus is not None else 0)),
                               sounds=bus)
         return programme
@@ -156,7 +157,7 @@ class LiveMix:
         # without a pass over its programme, and an export after listening finds the gain solved here.
         memo = GainMemo(self.synth.cache.directory)
         future = self._loudness.submit(solve_live_gain, project, clips, self.rate, self._closed,
-                                       sounds=sound_set, memo=memo, keys=keys)
+                                       sounds=sound_set, memo=memo, keys=keys, store=self.synth.cache.disk)
 
         def solved(f: Future[SolvedGain]) -> None:
             self._post(lambda: self._gain_solved(signature, f))

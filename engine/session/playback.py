@@ -19,7 +19,7 @@ from engine.audio.live import PendingLines
 from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager
 from engine.mixdown.dialogue import DialogueChain
-from engine.mixdown.live_gain import DEFAULT_LIVE_GAIN_DB
+from engine.mixdown.live_gain import nominal_gain_db
 from engine.mixdown.overlaps import OverlapWalls
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout_all
@@ -65,7 +65,9 @@ class PlaybackPass:
         self.pending = PendingLines.empty()
         # Rooms are made off the control thread (engine/audio/staging.py); a line heard before
         # its room is ready is staged again (a relayout, on the control thread) when it is.
-        self.stager = Stager(room_ready=self.request_relayout)
+        # Staged lines are kept in the clip cache's folder under their clip's key, as the
+        # export keeps them: a project exported or heard before stages nothing on opening.
+        self.stager = Stager(room_ready=self.request_relayout, store=cache.disk)
         self._walls = OverlapWalls()  # the overlaps' walls, made again only where their clips change
         self._relayout_lock = threading.Lock()
         self._relayout_posted = False
@@ -155,7 +157,8 @@ class PlaybackPass:
                 durations[line_id] = clip.shape[0] / self.rate
                 clips[line_id] = clip
         durations.update(self.pass_state.frozen)
-        self.placements, sounds = layout_all(self._project(), durations, self.sounds.sound_set.durations(self.rate),
+        project = self._project()
+        self.placements, sounds = layout_all(project, durations, self.sounds.sound_set.durations(self.rate),
                                               self.pass_state.pinned)
         self.sounds.place(sounds)
         self._placement_of = {p.line_id: p for p in self.placements}
@@ -164,8 +167,8 @@ class PlaybackPass:
         # The export's dialogue chain (engine/mixdown/dialogue.py): levelled for the gain the live
         # master's solve levelled for, then staged, here on the control thread, once per clip,
         # staging and curve.
-        staging = self.mix.staging_db if self.mix.staging_db is not None else DEFAULT_LIVE_GAIN_DB
-        chain = DialogueChain(self._project(), staging, self.stager, walls=self._walls)
+        staging = self.mix.staging_db if self.mix.staging_db is not None else nominal_gain_db(project)
+        chain = DialogueChain(project, staging, self.stager, clip_keys=self._clip_keys(clips), walls=self._walls)
         envelopes: dict[tuple[int, float, float], tuple[np.ndarray, LineEnvelope]] = {}
         lines: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]] = []
         for p in self.placements:
@@ -203,6 +206,14 @@ class PlaybackPass:
                                      if p.line_id in self.book.records else True) for p in self.placements]
         self.mix.apply_lanes()
         self.book.publish_status()
+
+    def _clip_keys(self, clips: dict[str, np.ndarray]) -> dict[str, str]:
+        """The content keys of the synthesized clips placed now (a recorded take, or a
+        line's old take held for this pass, has none here: staged in memory only)."""
+        records = self.book.records
+        return {line_id: record.clip_key for line_id, clip in clips.items()
+                if (record := records.get(line_id)) is not None and record.clip is clip
+                and record.clip_key and record.recording is None}
 
     def _new_pass(self, position_s: float) -> None:
         """Classify lines at a new start position: passed, under the playhead, ahead."""
