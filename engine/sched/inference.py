@@ -2,7 +2,8 @@
 per ONNX session of the voice): each takes the most urgent jobs the queue
 gives it (batched when the batch sizer says so), runs inference (ONNX
 Runtime releases the GIL) and hands the raw audio to the post stage. A broken
-voice fails its requests, not the worker.
+voice fails its requests, not the worker; a pre-render batch stopped for more
+urgent lines (engine/sched/urgency.py) waits again.
 
 A part of :class:`engine.sched.scheduler.Scheduler`, reaching its queue
 through :class:`engine.sched.outside.WorkerQueue` as an outside worker does.
@@ -10,26 +11,37 @@ through :class:`engine.sched.outside.WorkerQueue` as an outside worker does.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from engine.metrics.hub import MetricsHub
 from engine.sched.batching import BatchSizer
 from engine.sched.cost import CostModel
+from engine.sched.job import Job
 from engine.sched.outside import WorkerQueue
 from engine.sched.post import Inferred, PostStage
+from engine.sched.request import QueueFull
+from engine.sched.urgency import Preemption
+from engine.synth.onnx_sessions import RunStopper
 from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 
 class LocalInference:
     def __init__(self, queue: WorkerQueue, synth: ClipSynthesizer, batch: BatchSizer, cost: CostModel,
                  metrics: MetricsHub | None, post: PostStage, add_busy: Callable[[str, float], None],
-                 clock: Callable[[], float]) -> None:
-        """``add_busy``: where a worker's inference time is counted (the tick's)."""
+                 clock: Callable[[], float], *, lock: threading.Condition, preemption: Preemption) -> None:
+        """``add_busy``: where a worker's inference time is counted (the tick's); ``lock``:
+        the scheduler's, under which ``preemption`` (its part) and ``queue`` are used."""
         self._queue, self.synth, self.batch, self.cost, self.metrics = queue, synth, batch, cost, metrics
         self._post, self._add_busy, self.clock = post, add_busy, clock
+        self._lock, self._preemption = lock, preemption
 
     def run(self, worker: str) -> None:
         """One local worker's thread, until the queue closes."""
+        stopper = RunStopper()
+        stopper.install()
+        with self._lock:
+            self._preemption.register(worker, stopper)
         while True:
             batch = self._queue.next_jobs(worker)
             if batch is None:
@@ -45,7 +57,8 @@ class LocalInference:
                 flat = [u for job in batch for u in job.units or []]
                 inferred = self.synth.infer_units(model, batch[0].plan, flat, batch=len(batch) > 1)
             except Exception as exc:  # a broken voice fails its requests, not the worker
-                self._queue.fail_jobs(batch, exc)
+                if not self._stopped(worker, batch):
+                    self._queue.fail_jobs(batch, exc)
                 continue
             finished = self.clock()
             self._add_busy(worker, finished - started)
@@ -64,3 +77,19 @@ class LocalInference:
                                [i.words for i in inferred[pos:pos + len(units)]], [u.phrase for u in units])
                 pos += len(units)
                 self._post.put(Inferred(job, raw, started, finished))
+
+    def _stopped(self, worker: str, batch: list[Job]) -> bool:
+        """Whether the batch's inference failed because it was stopped for more urgent
+        lines (engine/sched/urgency.py): then it waits again, as it was before it started."""
+        with self._lock:
+            if not self._preemption.was_stopped(worker):
+                return False
+        for job in batch:
+            if job.reservation is not None:  # its arena room: taken again when it is voiced
+                self.synth.cache.release(job.plan.key)
+                job.reservation = None
+        with self._lock:
+            lost = self._queue.wait_again(batch, workers_left=True)
+        if lost:
+            self._queue.fail_jobs(lost, QueueFull("the synthesis queue filled while a stopped line waited again"))
+        return True

@@ -9,7 +9,8 @@ Threads (named, stopped by ``close()`` with sentinels, never killed):
 - ``radioplay-infer-N``: one per ONNX session of the voice. Takes the most
   urgent job (re-evaluating when something changed or 50 ms passed),
   preferring roles the weighted hash ring places on it, batches same-voice
-  jobs when the batch sizer says so, and runs inference (ORT releases the GIL).
+  jobs when the batch sizer says so, and runs inference (ORT releases the GIL);
+  a pre-render run is stopped when more urgent lines wait (engine/sched/urgency.py).
 - ``radioplay-post``: trims, levels, shapes and resamples each clip as it
   arrives, stores it in the cache and resolves the callers' futures.
 
@@ -44,14 +45,13 @@ from engine.sched.post import Inferred, PostStage
 from engine.sched.request import LineRequest, Origin, QueueFull
 from engine.sched.table import PendingTable
 from engine.sched.tick import SchedulerTick
+from engine.sched.urgency import Focus, Preemption
 from engine.synth.synthesizer import ClipSynthesizer
 
 TICK_S = 0.05
 # A worker prefers roles the hash ring gives it (voice warm on that session)
 # unless another job is this much more urgent (factor on priority).
 AFFINITY = math.log(1.5)
-# The longest a job the listener waits for keeps the other workers idle.
-FOCUS_MAX_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class Scheduler:
         self._holds = 0  # changes in progress (one_change): no worker starts a job meanwhile
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
-        self._focus: dict[int, float] = {}  # id(job) -> start, for overdue jobs in inference
+        self._focus, self.preemption = Focus(), Preemption(self._jobs)  # engine/sched/urgency.py
         self._post = PostStage(synth, done=self._complete, failed=self.fail_jobs, clock=clock)
         self.outside = OutsideWorkers(self, self._cond, synth, self.cost, metrics, clock,
                                       add_busy=lambda worker, seconds: self.tick.add_busy(worker, seconds),
@@ -116,7 +116,8 @@ class Scheduler:
         self.deliver, self.requeue = self.outside.deliver, self.outside.requeue
         self._threads = [threading.Thread(target=self.tick.run, name="radioplay-sched", daemon=True),
                          self._post.thread]
-        inference = LocalInference(self, synth, self.batch, self.cost, metrics, self._post, self.tick.add_busy, clock)
+        inference = LocalInference(self, synth, self.batch, self.cost, metrics, self._post, self.tick.add_busy, clock,
+                                   lock=self._cond, preemption=self.preemption)
         self._threads += [threading.Thread(target=inference.run, args=(f"infer-{w}",),
                                            name=f"radioplay-infer-{w}", daemon=True) for w in range(local)]
         self._started = False
@@ -190,6 +191,8 @@ class Scheduler:
                     self._table.merge(job, request)
             job.waiters.append(request)
             self._dirty = True
+            if job.origin < Origin.PRERENDER and not self._holds:
+                self.preemption.make_room()
             self._cond.notify_all()
         request.future.add_done_callback(lambda f, r=request: self._on_done(r, f))  # type: ignore[misc]
         return request.future
@@ -252,6 +255,7 @@ class Scheduler:
         finally:
             with self._cond:
                 self._holds, self._dirty = self._holds - 1, True
+                self.preemption.make_room()
                 self._cond.notify_all()
 
     def job_states(self) -> dict[str, bool]:
@@ -313,6 +317,7 @@ class Scheduler:
 
     def next_jobs(self, worker: str) -> list[Job] | None:
         with self._cond:
+            self.preemption.idle(worker)
             with self.outside.waiting(worker):  # its roles' lines are left to it meanwhile (defer)
                 while True:
                     while not self._closed and (self._holds or not self._table.any()):
@@ -321,13 +326,7 @@ class Scheduler:
                         return None
                     batch = self._pick(worker)
                     now = self.clock()
-                    # Focus: until a line the listener is already waiting for is
-                    # synthesized and shaped, other workers start nothing less
-                    # urgent, so it has the cores and the post stage to itself
-                    # (measured on 2 cores: inference beside another ~1.5x slower,
-                    # shaping beside two inferences 2-4x slower).
-                    focused = any(now - started < FOCUS_MAX_S for started in self._focus.values())
-                    if (focused and not self._overdue(batch[0], now)) or self.outside.defer(worker, batch[0]) or \
+                    if (self._focus.holding(now) and not self._overdue(batch[0], now)) or self.outside.defer(worker, batch[0]) or \
                             self.background.keeps_one_free(batch[0], self._playhead, self.workers):
                         self._cond.wait(TICK_S)
                         continue
@@ -336,7 +335,8 @@ class Scheduler:
                 job.running, job.started = True, now
                 self._release_slot(job)
                 if self._overdue(job, now):
-                    self._focus[id(job)] = now
+                    self._focus.start(job, now, self.cost.work(job.plan))
+            self.preemption.started(worker, batch, now)
             self._dirty = True
             return batch
 
@@ -431,10 +431,8 @@ class Scheduler:
         self._unfocus([job])
 
     def _unfocus(self, jobs: list[Job]) -> None:
-        """A focused job is finished (shaped too: shaping beside two inferences
-        took 2-4x longer): the other workers may start again."""
         with self._cond:
-            if any(self._focus.pop(id(job), None) is not None for job in jobs):
+            if self._focus.end(jobs):
                 self._cond.notify_all()
 
     def _record(self, request: LineRequest, started: float, finished: float, done: float,

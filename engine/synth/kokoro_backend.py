@@ -26,7 +26,7 @@ from engine.synth.errors import VoiceError
 from engine.synth.frontend import split_phonemes
 from engine.synth.kokoro_phonemes import language_of, to_kokoro
 from engine.synth.library import VoiceInfo
-from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session
+from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
 from engine.synth.wordtimes import unit_words
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows
@@ -206,7 +206,7 @@ class KokoroVoiceModel:
             return np.zeros(0, dtype=np.float32)
         feeds = self.feeds(unit.ids, settings)
         with self._pool.borrow() as session:
-            output = session.run(None, feeds)[0]  # type: ignore[attr-defined]
+            output = session.run(None, feeds, run_options())[0]  # type: ignore[attr-defined]
         return np.ascontiguousarray(np.asarray(output).reshape(-1), dtype=np.float32)
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:

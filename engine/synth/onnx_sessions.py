@@ -47,6 +47,44 @@ def make_session(model: str | bytes, threads: int = 0, providers: list[str] | No
     return ort.InferenceSession(model, options, providers=providers)
 
 
+_this_thread = threading.local()
+
+
+def run_options() -> object | None:
+    """The calling thread's ONNX Runtime RunOptions (a scheduler worker's, which
+    another thread can stop: :class:`RunStopper`), or None: every backend passes it
+    to ``session.run``, so a run is stoppable wherever the caller made it so."""
+    return getattr(_this_thread, "options", None)
+
+
+class RunStopper:
+    """The ONNX runs of one thread, which another thread can end: ONNX Runtime
+    cannot pause a run, but a run whose RunOptions say ``terminate`` fails
+    within milliseconds (measured 6 ms into a 5.6 s Kokoro sentence), and so
+    does every run after it until the options are armed again. The owning
+    thread calls :meth:`install` once; whoever hands it work calls :meth:`arm`
+    first and :meth:`stop` to end that work."""
+
+    def __init__(self) -> None:
+        import onnxruntime as ort
+
+        self.options = ort.RunOptions()
+
+    def install(self) -> None:
+        """The calling thread's runs use these options from now on."""
+        _this_thread.options = self.options
+
+    def arm(self) -> None:
+        self.options.terminate = False
+
+    def stop(self) -> None:
+        self.options.terminate = True
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.options.terminate)
+
+
 class SessionPool:
     """A voice's inference sessions, created on first use.
 

@@ -15,7 +15,7 @@ from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceS
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
 from engine.synth.library import VoiceInfo
-from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session
+from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
 from engine.synth.piper_noise import NoiseInputs, expose_noise
 from engine.synth.wordtimes import unit_words
 
@@ -188,7 +188,7 @@ class PiperVoiceModel:
             ids[row, : len(unit.ids)] = unit.ids
         with self._pool.borrow() as session:
             audio, durations = session.run(  # type: ignore[attr-defined]
-                ["output", self._durations_output], self.feeds(ids, lengths, settings))
+                ["output", self._durations_output], self.feeds(ids, lengths, settings), run_options())
         hop = self._hop()
         audio = audio.reshape(len(units), -1)
         out: list[tuple[np.ndarray, np.ndarray | None]] = []
@@ -203,7 +203,8 @@ class PiperVoiceModel:
         lengths = np.array([ids.shape[1]], dtype=np.int64)
         with self._pool.borrow() as session:
             names = ["output"] if self._durations_output is None else ["output", self._durations_output]
-            result = session.run(names, self.feeds(ids, lengths, settings))  # type: ignore[attr-defined]
+            result = session.run(names, self.feeds(ids, lengths, settings),  # type: ignore[attr-defined]
+                                 run_options())
         audio = np.ascontiguousarray(result[0].reshape(-1), dtype=np.float32)
         samples = np.asarray(result[1], dtype=np.float64).reshape(-1) * self._hop() if len(result) > 1 else None
         return audio, samples
