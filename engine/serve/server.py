@@ -78,7 +78,6 @@ class ServeConfig:
     submit_timeout: float = 0.25  # how long a request may wait for queue room before 503
     shutdown_timeout: float = 30.0
     io_threads: int = 16
-    start_scheduler: bool = True  # tests: False holds every request in the queue until started
     ray: str | None = None  # --ray auto|ADDRESS: this process routes, Ray actors synthesize (engine/farm)
 
     def check(self) -> Budget | None:
@@ -173,7 +172,7 @@ def build_service(config: ServeConfig) -> Service:
         scheduler = farm.scheduler
         on_close += [farm.close, cluster.close]
     else:
-        scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub, start=config.start_scheduler)
+        scheduler = Scheduler(synth, policy, capacity=config.queue, metrics=hub)
     executor = concurrent.futures.ThreadPoolExecutor(config.io_threads, thread_name_prefix="radioplay-serve-io")
     hosts = HostCheck(config.host, config.allow_hosts) if auth is None else None
     # Metrics list role names and statistics: the token guards them too, unless

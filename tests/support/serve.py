@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import time
@@ -86,10 +87,28 @@ def serve_fixture(project_file: Path) -> Iterator[Callable[..., ServerHandle]]:
 
     yield start
     for handle in handles:
-        if not handle.scheduler._started:
-            handle.scheduler.start()
         handle.stop()
         assert not handle.thread.is_alive()
+
+
+@contextlib.contextmanager
+def workers_held(server: ServerHandle) -> Iterator[Callable[[], None]]:
+    """The server's synthesis workers held (its scheduler's ``one_change``: no worker
+    starts a job meanwhile), so requests stay in flight however fast synthesis is;
+    yields ``release``, which lets them go (and is called on leaving, if not before)."""
+    change = server.scheduler.one_change()
+    change.__enter__()
+    held = [True]
+
+    def release() -> None:
+        if held[0]:
+            held[0] = False
+            change.__exit__(None, None, None)
+
+    try:
+        yield release
+    finally:
+        release()
 
 
 def tts(server: ServerHandle, role: str, text: str, **extra: Any) -> Reply:

@@ -3,9 +3,9 @@
 Every test starts its own server (``start_in_thread`` with port 0) on a
 project of the tiny generated voices, and talks to it with urllib from
 worker threads, as any client would. Tests that need requests to stay in
-flight start the server with ``start_scheduler=False``: requests are then
-held in the scheduler's queue until the test starts it, so nothing depends
-on how fast synthesis happens to be.
+flight hold the server's synthesis workers (``workers_held``, the
+scheduler's own ``one_change``): requests wait in the queue until the test
+lets them go, so nothing depends on how fast synthesis happens to be.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from engine.project.model import Project, Role
 from engine.serve.probe import histogram_quantile, parse_interval
 from engine.serve.security import LinkSigner, TokenAuth, TokenBucketLimiter
 from engine.serve.server import ServeConfig, ServerHandle, renders_dir_for, start_in_thread
-from tests.support.serve import Reply, http, tts, wait_for, wav
+from tests.support.serve import Reply, http, tts, wait_for, wav, workers_held
 
 ROLES = ["ROLE0", "ROLE1", "ROLE2"]
 
@@ -183,14 +183,14 @@ def test_token_bucket_refills_with_its_clock():
 
 
 def test_queue_full_answers_503_with_retry_after(serve):
-    server = serve(queue=1, start_scheduler=False)  # the first line holds the only slot
-    with ThreadPoolExecutor(8) as pool:
+    server = serve(queue=1)  # the first line holds the only slot
+    with workers_held(server) as release, ThreadPoolExecutor(8) as pool:
         futures = [pool.submit(tts, server, ROLES[i % 3], f"Flood line number {i}.") for i in range(8)]
         done = []
         for future in as_completed(futures):
             done.append(future.result())
             if len(done) == 7:
-                server.scheduler.start()  # seven were turned away; let the held one finish
+                release()  # seven were turned away; let the held one finish
         replies = [f.result() for f in futures]
     statuses = sorted(r.status for r in replies)
     assert statuses == [200] + [503] * 7
@@ -315,8 +315,9 @@ def _in_flight_then_stop(server: ServerHandle, count: int, release: Callable[[],
 
 
 def test_shutdown_lets_requests_in_flight_finish(serve):
-    server = serve(start_scheduler=False)
-    replies = _in_flight_then_stop(server, 20, server.scheduler.start)
+    server = serve()
+    with workers_held(server) as release:
+        replies = _in_flight_then_stop(server, 20, release)
     for reply in replies:
         audio, _ = wav(reply)  # complete and valid, every one
         assert np.abs(audio).max() > 0.05
@@ -326,8 +327,9 @@ def test_shutdown_lets_requests_in_flight_finish(serve):
 
 
 def test_shutdown_timeout_answers_queued_requests_503(serve):
-    server = serve(start_scheduler=False, shutdown_timeout=0.2)
-    replies = _in_flight_then_stop(server, 5, lambda: None)  # the scheduler never runs them
+    server = serve(shutdown_timeout=0.2)
+    with workers_held(server):
+        replies = _in_flight_then_stop(server, 5, lambda: None)  # the workers never run them
     for reply in replies:
         assert reply.status == 503 and int(reply.headers["Retry-After"]) >= 1
         assert "shutting down" in reply.json()["error"]

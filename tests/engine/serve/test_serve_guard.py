@@ -27,7 +27,7 @@ from engine.serve.limits import LogLimiter
 from engine.serve.security import HostCheck
 from engine.serve.server import ServerHandle, renders_dir_for
 from tests.support.paths import REPO
-from tests.support.serve import http, tts, wait_for, wav
+from tests.support.serve import http, tts, wait_for, wav, workers_held
 
 ROOT = REPO
 
@@ -149,8 +149,8 @@ def test_at_the_connection_limit_idle_connections_make_room_for_new_clients(serv
 
 
 def test_when_every_connection_is_busy_a_new_one_gets_503_at_once(serve):
-    server = serve(max_connections=3, start_scheduler=False)  # requests stay in the queue: busy
-    with ThreadPoolExecutor(3) as pool:
+    server = serve(max_connections=3)
+    with workers_held(server) as release, ThreadPoolExecutor(3) as pool:  # requests stay in the queue: busy
         busy = [pool.submit(tts, server, "ROLE1", f"Held in the queue, number {i}.") for i in range(3)]
         wait_for(lambda: server.scheduler.stats().submitted == 3, "three requests in flight")
         start = time.monotonic()
@@ -158,7 +158,7 @@ def test_when_every_connection_is_busy_a_new_one_gets_503_at_once(serve):
         assert status == 503 and headers["retry-after"] == "1" and "connections" in json.loads(body)["error"]
         assert time.monotonic() - start < 1.0
         assert http("GET", f"{server.metrics_url}/metrics").status == 200  # its own port, its own limit
-        server.scheduler.start()
+        release()
         for future in busy:
             wav(future.result())
 
