@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
 
 from cli_speed import mix_seconds, timed  # noqa: E402 - beside this script in bench/
+from qt_wait import wait_until  # noqa: E402
 
 
 def cli_render(project: Path, out: Path) -> float:
@@ -68,12 +69,7 @@ class Studio:
         self.window.show()
 
     def wait(self, done: Any, timeout: float = 300.0, what: str = "") -> None:
-        deadline = time.monotonic() + timeout
-        while not done():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"the studio: {what} did not happen within {timeout:.0f} s")
-            self.app.processEvents()
-            time.sleep(0.002)
+        wait_until(done, timeout, what)  # in the event loop, as the studio waits for its user
 
     def wait_ready(self) -> None:
         self.wait(lambda: self.window.engine_label.text() == "Engine: ready", what="the engine start")

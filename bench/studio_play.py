@@ -57,6 +57,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from qt_wait import wait_until  # noqa: E402 - beside this script in bench/
+
 SAMPLE = REPO / "samples" / "the-last-broadcast.radioplay"
 SILENCE = 1e-4  # a frame above this is sound (the monitor gives exact zeros while nothing plays)
 GRACE_S = 2.0
@@ -127,12 +130,7 @@ class Studio:
         self.window.show()
 
     def wait(self, done: Any, timeout: float = 180.0, what: str = "") -> None:
-        deadline = time.monotonic() + timeout
-        while not done():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"the studio: {what} did not happen within {timeout:.0f} s")
-            self.app.processEvents()
-            time.sleep(0.001)
+        wait_until(done, timeout, what)  # in the event loop, as the studio waits for its user
 
     def open_engine(self) -> Any:
         self.wait(lambda: self.window.engine_label.text() == "Engine: ready", what="the engine start")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from engine.export.render import RenderOptions, RenderReport, render_project
 from engine.farm.farm import open_farm
+from engine.sched.request import Origin
 from engine.session.control import Session
 
 
@@ -27,7 +28,10 @@ def render_session(session: Session, outdir: Path, options: RenderOptions | None
     try:
         if options is not None and session.sound_folders and not options.sound_folders:
             options = replace(options, sound_folders=tuple(session.sound_folders))
-        with open_farm(ray, session.synth, metrics=session.metrics) as farm:
+        # Foreground work: the session's speech check waits while it runs, even when every
+        # line is cached and no job is queued (engine/sched/background.py).
+        with session.scheduler.foreground(Origin.EXPORT), \
+                open_farm(ray, session.synth, metrics=session.metrics) as farm:
             return render_project(session.handed_over(), session.synth, outdir, options, progress, cancel,
                                   scheduler=farm.scheduler if farm else session.scheduler,
                                   project_path=session.project_path)

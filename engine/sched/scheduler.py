@@ -111,6 +111,7 @@ class Scheduler:
         # The parts' entry points, where their callers (the farm, the speech check, tests) reach them.
         self.publish_metrics = self.tick.publish_metrics  # what the tick does every tick_s
         self.quiet_below, self.wait_quiet_below = self.background.quiet_below, self.background.wait_quiet_below
+        self.foreground = self.background.foreground
         self.add_worker, self.remove_worker = self.outside.add_worker, self.outside.remove_worker
         self.placement, self.take, self.fail = self.outside.placement, self.outside.take, self.outside.fail
         self.deliver, self.requeue = self.outside.deliver, self.outside.requeue

@@ -61,6 +61,28 @@ def test_no_check_starts_while_playback_synthesis_is_pending(tiny_synth: ClipSyn
             checker.close()
 
 
+def test_no_check_starts_while_an_export_of_cached_lines_writes(tiny_synth: ClipSynthesizer,
+                                                                tiny_voices: dict[str, Path]) -> None:
+    """A cached export queues no job, yet mixes and writes for seconds: the check's child took
+    a core from it (3 CPU-s in each 4 s studio export of the sample)."""
+    project = tiny_project(tiny_voices["single"], roles=1, lines_per_role=1)
+    [line] = project.lines
+    voiced = plan_line(tiny_synth, project, line)
+    tiny_synth.synthesize(line.text, project.role(line.role).voice, project.lexicon)
+    with Scheduler(tiny_synth, make_policy("role-priority")) as scheduler:
+        checker = SpeechChecker(tiny_synth, scheduler)
+        try:
+            with scheduler.foreground(Origin.EXPORT):
+                assert not scheduler.quiet_below(Origin.CHECK) and scheduler.quiet_below(Origin.EXPORT)
+                checker.offer(project, {line.id: voiced})
+                time.sleep(1.5)
+                assert checker.checked == 0 and not checker.results  # it waits for the export
+            assert scheduler.quiet_below(Origin.CHECK)
+            assert _until(lambda: line.id in checker.results)
+        finally:
+            checker.close()
+
+
 def test_a_check_origin_request_is_served_after_prerender(tiny_synth: ClipSynthesizer,
                                                          tiny_voices: dict[str, Path]) -> None:
     project = tiny_project(tiny_voices["single"], roles=1, lines_per_role=2)
