@@ -53,7 +53,8 @@ class Focus:
     def end(self, jobs: list[Job]) -> bool:
         """The jobs are finished (shaped too) or failed; True when one was focused:
         the other workers may start again."""
-        return any(self._since.pop(id(job), None) is not None for job in jobs)
+        ended = [self._since.pop(id(job), None) for job in jobs]  # every one, not up to the first
+        return any(since is not None for since in ended)
 
 
 class Preemption:

@@ -70,3 +70,8 @@ def test_focus_holds_the_other_workers_only_for_a_line_made_within_the_hold(tiny
     assert focus.holding(10.1) and not focus.holding(10.0 + FOCUS_MAX_S)
     assert focus.end([slow]) is False and focus.end([quick]) is True
     assert not focus.holding(10.1)
+    other = Job(plan, "C", 2)
+    focus.start(quick, now=20.0, work_s=0.3)
+    focus.start(other, now=20.0, work_s=0.3)
+    assert focus.end([quick, other]) is True  # a batch of two ends both
+    assert not focus.holding(20.1)
