@@ -6,10 +6,11 @@ Such work is not a synthesis job, so it never enters the pending table and
 never takes an inference worker; instead it asks here, before each piece,
 whether any job more urgent than its origin is pending or running, or such
 work outside the queue is in progress (``foreground``: an export of a cached
-project mixes and writes without a job), and waits while one is. A playback, audition, service, export or pre-render request
-that arrives while a piece runs is not held back by the scheduler (it is
-ranked and started as ever); the piece itself runs in another process at a
-lower OS priority, so it does not hold this process's GIL either.
+project mixes and writes without a job), and waits while one is. A playback,
+audition, service, export or pre-render request that arrives while a piece
+runs is not held back by the scheduler (it is ranked and started as ever);
+the piece itself runs in another process at a lower OS priority, so it does
+not hold this process's GIL either.
 
 A part of the :class:`engine.sched.scheduler.Scheduler`: it reads the
 scheduler's jobs under the scheduler's lock, both handed to it, and owns the
