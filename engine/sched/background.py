@@ -59,10 +59,12 @@ class BackgroundGate:
 
     def keeps_one_free(self, job: Job, playhead: Playhead, workers: int) -> bool:
         """While nothing plays, pre-render runs one line at a time and leaves the
-        other workers free: a Play cannot interrupt a line in inference, and with
-        every worker pre-rendering (as from the moment the studio opens a project)
-        it waited for them (time to first audio 2-4x that of idle workers on the
-        sample, 2 cores: bench/studio_play.py). Lock held (the scheduler's next_jobs)."""
+        other workers free for a Play (with every worker pre-rendering, as from the
+        moment the studio opens a project, a Play waited for them: time to first
+        audio 2-4x that of idle workers on the sample, 2 cores: bench/studio_play.py).
+        A Play now stops a pre-render run it needs the worker of (engine/sched/urgency.py),
+        but that loses the run's work; the free worker starts the played line without
+        losing any. Lock held (the scheduler's next_jobs)."""
         return (not playhead.playing and workers > 1 and job.origin == Origin.PRERENDER
                 and any(other.running for other in self._jobs.values()))
 
