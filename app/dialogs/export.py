@@ -9,9 +9,7 @@ on it.
 
 from __future__ import annotations
 
-import math
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +35,7 @@ from PySide6.QtWidgets import (
 from app.document.marshal import Marshal, Task, run_task
 from engine.export.presets import PRESETS, preset_named
 from engine.export.render import RenderOptions, RenderReport
+from engine.progress import ProgressRate
 from engine.project.defaults import DEFAULT_TARGET_LUFS, TARGET_LUFS_RANGE
 
 # What the renderer calls its stages, as a producer would say them.
@@ -217,18 +216,13 @@ class ExportJob(QObject):
         self.task = run_task("radioplay-export", self._run, self._marshal, self._done, self._error)
 
     def _run(self) -> RenderReport:
-        sent = ("", -math.inf)  # the stage and time of the last report sent to the GUI thread
+        # The bar shows at most PROGRESS_HZ reports a second (a stage's start and end always), so
+        # the export does not queue a call on the GUI thread per block, both threads taking the GIL.
+        rate = ProgressRate(PROGRESS_HZ)
 
         def progress(stage: str, done: int, total: int) -> None:  # worker thread
-            nonlocal sent
-            # The writer reports every block (1,536 on the sample): the bar shows at most
-            # PROGRESS_HZ of them (a new stage and a stage's end always), so the export does not
-            # queue a call on the GUI thread per block, both threads taking the GIL for each.
-            now = time.monotonic()
-            if stage == sent[0] and done < total and now - sent[1] < 1 / PROGRESS_HZ:
-                return
-            sent = (stage, now)
-            self._marshal.to_main(self._progress, stage, done, total)
+            if rate.due(stage, done, total):
+                self._marshal.to_main(self._progress, stage, done, total)
 
         return self._exporter(self.outdir, self.options, progress, self.cancel_event)
 
