@@ -50,9 +50,9 @@ def patched_session(info: Any, device: str) -> Any:
     take is a seed), on the CPU or the CUDA provider."""
     import onnxruntime as ort
 
-    from engine.synth.piper_backend import _patched
+    from engine.synth.prepared_voice import prepared_model
 
-    model, _ = _patched(info)
+    model = prepared_model(info.model_path)
     providers: list[Any] = ["CPUExecutionProvider"]
     if device == "cuda":
         if "CUDAExecutionProvider" not in ort.get_available_providers():

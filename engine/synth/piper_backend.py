@@ -16,36 +16,13 @@ from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
 from engine.synth.library import VoiceInfo
 from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
-from engine.synth.piper_noise import NoiseInputs, expose_noise
+from engine.synth.piper_noise import OFFSET_INPUT, NoiseInputs
+from engine.synth.prepared_voice import prepared_model
 from engine.synth.wordtimes import unit_words
 
 # Symbols of a Piper id map that sound in no word: pad, sentence start and end,
 # punctuation, stress marks.
 _SILENT_SYMBOLS = "_^$!'(),-.:;?\"\u00a1\u00bf\u2014\u2026\u00ab\u00bb\u201c\u201d\u02c8\u02cc"
-
-
-def _patched(info: VoiceInfo) -> tuple[str | bytes, NoiseInputs]:
-    """The model, patched in memory: to also output per-phoneme durations (as
-    piper-tts does for alignments), which batching needs to cut padded rows
-    (measured: no change in single-line speed, 13.3 vs 13.5 audio-s/s), and
-    to take its noise from a seed (engine.synth.piper_noise: a take is a seed)."""
-    try:
-        import onnx
-        from piper.patch_voice_with_alignment import add_alignment_output
-    except ImportError:  # the onnx package is optional: then batch size stays 1
-        return str(info.model_path), NoiseInputs(())
-    model = onnx.load(str(info.model_path))
-    changed = False
-    if len(model.graph.output) == 1:
-        try:
-            add_alignment_output(model)
-            changed = True
-        except ValueError:  # no single Ceil tensor: not a standard Piper graph
-            pass
-    noise = expose_noise(model)
-    if not changed and not noise.names:
-        return str(info.model_path), noise
-    return bytes(model.SerializeToString()), noise
 
 
 class PiperVoiceModel:
@@ -74,12 +51,15 @@ class PiperVoiceModel:
     def _make_sessions(self) -> list[object]:
         info, layout = self.info, self.layout
         try:
-            source, self._noise = _patched(info)
+            source = prepared_model(info.model_path)
             sessions = [make_session(source, layout.threads_per_session) for _ in range(max(1, layout.sessions))]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
         first = sessions[0]
         self._inputs = {i.name for i in first.get_inputs()}
+        # The seeded-noise inputs the patch added (engine.synth.piper_noise), in node order.
+        offsets = [name for name in self._inputs if name.startswith(OFFSET_INPUT)]
+        self._noise = NoiseInputs(tuple(sorted(offsets, key=lambda name: int(name[len(OFFSET_INPUT):]))))
         outputs = [o.name for o in first.get_outputs()]
         # Piper models patched for alignment (and the test voices) expose the
         # per-phoneme durations as a second output.

@@ -4,6 +4,7 @@ voices, isolated user folders and caches, a private PulseAudio server."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -13,10 +14,11 @@ from hypothesis import HealthCheck, settings
 
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
+from engine.synth.sound_library import INDEX_FILE, SoundLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.audio_server import PulseServer, PulseServerError
 from tests.support.audio_server import missing_requirements as missing_audio_server_requirements
-from tests.support.shared_run import run_root
+from tests.support.shared_run import made_once, run_root
 from tests.support.voices.generate_test_voice import generate_voices
 
 # HYPOTHESIS_PROFILE=long (``make fuzz``) runs the fuzz targets (tests/contracts/test_fuzz_inputs.py)
@@ -64,12 +66,34 @@ def _isolated_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield
 
 
+# What the cache folder holds beside clips that depends on the repository alone, keyed by
+# what it was made from: the run shares it (the clips stay each test's own).
+SHARED_IN_CACHE = ("rooms", INDEX_FILE)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Never read or write the developer's clip cache; each test starts cold."""
+    """Never read or write the developer's clip cache; each test's clips start cold. The
+    rooms' responses (keyed by the room) are one folder for the whole run, and the sound
+    index starts with the bundled sounds (an entry is used only while its file's size and
+    time match): every studio window scanned them again (47 s of the suite's CPU) and every
+    CLI render simulated its rooms again (23 s); test_sound_index.py and the rooms' own
+    tests keep their own folders."""
     folder = tmp_path_factory.mktemp("user-cache")
+    shared = made_once(run_root(tmp_path_factory), "shared-cache", _index_the_bundled_sounds)
+    (folder / "rooms").symlink_to(shared / "rooms", target_is_directory=True)
+    shutil.copyfile(shared / INDEX_FILE, folder / INDEX_FILE)
     monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
     return folder
+
+
+def _index_the_bundled_sounds(folder: Path) -> None:
+    (folder / "rooms").mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
+        patch.setenv("RADIOPLAY_SOUND_DIR", str(folder / "no-user-sounds"))
+        SoundLibrary.for_project(None)
+    assert (folder / INDEX_FILE).is_file(), f"scanning the bundled sounds wrote no index in {folder}"
 
 
 @pytest.fixture
