@@ -27,10 +27,17 @@ run: $(VENV)/.installed
 # so its module-scoped fixtures, on one worker; docs/dev/testing.md says what a test needs
 # to run beside another). PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 0"` runs
 # it serially, `PYTEST_ARGS="tests/engine/audio"` one folder.
+# Lint, types and contracts run beside the suite, their report printed after it: the
+# suite leaves about a sixth of the two cores idle (tests waiting on real time), which
+# they fill. `make test` fails if either fails.
 PYTEST_ARGS ?=
 test: $(VENV)/.installed-test
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2 --dist loadfile --durations=15 $(PYTEST_ARGS)
-	$(MAKE) --no-print-directory lint
+	@lint_log=$$(mktemp); \
+	$(MAKE) --no-print-directory lint > $$lint_log 2>&1 & lint=$$!; \
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2 --dist loadfile --durations=15 $(PYTEST_ARGS); tests=$$?; \
+	wait $$lint; linted=$$?; cat $$lint_log; rm -f $$lint_log; \
+	if [ $$linted -ne 0 ]; then echo "make test: lint, types or import contracts failed (above)"; fi; \
+	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
 
 # The engine stays Qt-free (import-linter), lint-clean (ruff) and strictly typed (mypy).
 lint: $(VENV)/.installed-test

@@ -95,7 +95,8 @@ def test_a_cached_render_of_a_staged_project_stages_nothing_again(tmp_path: Path
     project.master_effect = "broadcast"
     path = tmp_path / "staged.radioplay"
     save_project(project, path)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # A cache folder of its own: the suite's shares its rooms, and this render must simulate one.
+    env = {**os.environ, "PYTHONPATH": str(REPO), "RADIOPLAY_CACHE_DIR": str(tmp_path / "cache")}
 
     def run(out: str) -> dict[str, object]:
         done = subprocess.run([sys.executable, "-c", _PROBE, str(path), str(tmp_path / out)], env=env,
