@@ -65,6 +65,21 @@ def prepared_model(model_path: Path) -> str | bytes:
         return str(prepared)
 
 
+def is_prepared(source: str | bytes) -> bool:
+    """Whether ``source`` (from :func:`prepared_model`) is a file of the prepared-voices cache."""
+    return isinstance(source, str) and Path(source).parent == prepared_voices_dir()
+
+
+def discard(source: str) -> None:
+    """Forget a prepared file ONNX Runtime could not load (damaged on disk: writes are
+    atomic, so by something else), so the next :func:`prepared_model` patches the voice again."""
+    with _lock:
+        for memo, known in list(_found.items()):
+            if known == source:
+                del _found[memo]
+        Path(source).unlink(missing_ok=True)
+
+
 def _patch_tag() -> str:
     """The patch's version and the piper-tts whose alignment patch it applies."""
     try:
