@@ -46,14 +46,14 @@ def test_the_second_process_reads_the_patched_voice_and_voices_the_same_samples(
     prepared = list((home / "radioplay" / "prepared-voices").glob("*.onnx"))
     assert [p.name.split(".")[0] for p in prepared] == [joe.model_path.stem]
     assert not _voice_a_line(home, str(joe.model_path), tmp_path / "second.npy")  # it read the patched file
+    first, second = np.load(tmp_path / "first.npy"), np.load(tmp_path / "second.npy")
+    assert first.size > 24_000 and np.array_equal(first, second)  # the seeded noise, sample for sample
     # A prepared file damaged on disk is patched again, not a voice that fails to load.
     whole = prepared[0].read_bytes()
     prepared[0].write_bytes(whole[: len(whole) // 2])
     assert _voice_a_line(home, str(joe.model_path), tmp_path / "repaired.npy")
     assert prepared[0].read_bytes() == whole
-    assert np.array_equal(np.load(tmp_path / "repaired.npy"), np.load(tmp_path / "first.npy"))
-    first, second = np.load(tmp_path / "first.npy"), np.load(tmp_path / "second.npy")
-    assert first.size > 24_000 and np.array_equal(first, second)  # the seeded noise, sample for sample
+    assert np.array_equal(np.load(tmp_path / "repaired.npy"), first)
     # Another voice file (here joe's graph with one unknown protobuf field more, which every
     # reader skips) is patched for itself, though its name is the same.
     other = tmp_path / "voices" / joe.model_path.name
