@@ -11,14 +11,14 @@ match, so a paraphrase or a misheard word costs coverage, not the place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Protocol
 
 import numpy as np
 
-from engine.listen.recognizer import Recognizer
+from engine.listen.recognizer import Recognizer, Word
 from engine.listen.words import spoken_words
 
 END_WORDS = 2  # the line is complete once one of its last this-many words was heard...
@@ -109,17 +109,37 @@ def progress_of(words: list[str], known: list[int], heard: list[str], judging: J
                     tuple(matched), tuple(heard), tuple(w for i, w in enumerate(heard) if i not in used))
 
 
+class Hearing(Protocol):
+    """The recognizer a follower listens through: a started utterance."""
+
+    def feed(self, audio: np.ndarray) -> None: ...
+
+    def hypothesis(self) -> list[str]: ...
+
+    def finish(self) -> list[Word]: ...
+
+
+# (expected texts, context texts) -> a started recognizer
+Recognize = Callable[[list[str], list[str]], Hearing]
+
+
+def recognize_here(expected: list[str], context: list[str]) -> Hearing:
+    """A recognizer in this process (engine/listen/listening_process.py has one in another)."""
+    recognizer = Recognizer(expected, context)
+    recognizer.start()
+    return recognizer
+
+
 class RecognizerFollower:
     """Aligns the recognizer's running hypothesis to the line's words."""
 
-    def __init__(self, text: str, context: Iterable[str] = (), judging: Judging = NORMAL_JUDGING) -> None:
+    def __init__(self, text: str, context: Iterable[str] = (), judging: Judging = NORMAL_JUDGING,
+                 recognize: Recognize = recognize_here) -> None:
         self.judging = judging
         self.words = spoken_words(text)
         hearable = set(Recognizer.known(self.words))
         self.known = [i for i, w in enumerate(self.words) if w in hearable]
-        self.recognizer = Recognizer([text], context) if self.known else None
-        if self.recognizer is not None:
-            self.recognizer.start()
+        self.recognizer = recognize([text], list(context)) if self.known else None
 
     def feed(self, audio: np.ndarray) -> None:
         if self.recognizer is not None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.listen.follow import LineFollower, Progress, RecognizerFollower
+from engine.listen.follow import LineFollower, Progress, Recognize, RecognizerFollower, recognize_here
 from engine.listen.recognizer import RecognizerUnavailable
 from engine.listen.vad import SpeechTracker, VoiceDetector
 from engine.rehearse.reader import Chunk
@@ -53,10 +53,11 @@ class Heard:
     final: Progress | None = None  # the recognizer's final hearing of the line (when it is closed)
 
 
-def _follower(text: str, context: Iterable[str], strictness: Strictness, manual: bool) -> LineFollower | None:
+def _follower(text: str, context: Iterable[str], strictness: Strictness, manual: bool,
+              recognize: Recognize) -> LineFollower | None:
     """A manual read still listens where it can (the accuracy report); only its end is the key's."""
     try:
-        return RecognizerFollower(text, context, strictness.judging)
+        return RecognizerFollower(text, context, strictness.judging, recognize)
     except RecognizerUnavailable:
         if manual:
             return None
@@ -66,13 +67,13 @@ def _follower(text: str, context: Iterable[str], strictness: Strictness, manual:
 class LineListener:
     def __init__(self, line_id: str, text: str, rate: int, detector: VoiceDetector, *, manual: bool = False,
                  context: Iterable[str] = (), follower: LineFollower | None = None,
-                 strictness: Strictness = NORMAL) -> None:
+                 strictness: Strictness = NORMAL, recognize: Recognize = recognize_here) -> None:
         detector.reset()
         self.rate = rate
         self.manual = manual
         self.strictness = strictness
         self.tracker = SpeechTracker(detector, rate)
-        self.follower = follower if follower is not None else _follower(text, context, strictness, manual)
+        self.follower = follower if follower is not None else _follower(text, context, strictness, manual, recognize)
         self.heard = Heard(line_id)
         self._prompted_at: float | None = None  # the last_voice time the prompt was shown for
         self._fed_s = 0.0

@@ -16,7 +16,8 @@ it comes (the studio selects it and puts its playhead there).
 
 Threads: :meth:`TableRead.run` runs on the caller's thread and alone drives
 the session and drains the reader's queue; :meth:`advance`, :meth:`back` and
-:meth:`stop` (the keys) may be called from any other thread.
+:meth:`stop` (the keys) may be called from any other thread. The live lines
+are heard in one child process per run (engine/listen/listening_process.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from engine.listen.follow import Recognize, recognize_here
+from engine.listen.listening_process import ListeningProcess
 from engine.listen.recognizer import read_dictionary_ahead
 from engine.listen.vad import VoiceDetector, make_detector
 from engine.project.direction import spoken_text
@@ -113,6 +116,7 @@ class TableRead:
         self._results: dict[tuple[int, str], LineResult] = {}
         self._order: list[tuple[int, str]] = []
         self._pass = 1
+        self._recognize: Recognize = recognize_here  # run() sets the listening process's
 
     # --- keys (any thread) -------------------------------------------------------------
 
@@ -134,6 +138,13 @@ class TableRead:
     # --- the run (the caller's thread) -------------------------------------------------
 
     def run(self) -> Report:
+        # Each live line is decoded in a child process: pocketsphinx holds the GIL
+        # through its final pass over a line (engine/listen/listening_process.py).
+        with ListeningProcess() as listening:
+            self._recognize = listening.recognizer
+            return self._run()
+
+    def _run(self) -> Report:
         live = set(self.options.roles)
         read_dictionary_ahead()  # while the first replies get ready
         self.session.update(muted_for_reading(self.project, self.options.roles))
@@ -195,7 +206,7 @@ class TableRead:
         context = [spoken_text(ln.text) for ln in self.lines[max(0, i - CONTEXT_LINES):i + CONTEXT_LINES + 1]
                    if ln is not line]
         listener = LineListener(line.id, spoken_text(line.text), self.reader.rate, self.detector, manual=self.options.manual,
-                                context=context, strictness=self.strictness)
+                                context=context, strictness=self.strictness, recognize=self._recognize)
         self._drain()  # what the microphone heard before the cue is not this line
         self._seek_to(line.id)
         self.follow(line.id)
