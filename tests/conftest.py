@@ -9,4 +9,5 @@ pytest_plugins = [
     "tests.support.serve",
     "tests.support.session",
     "tests.support.sample_clips",
+    "tests.support.ordering",
 ]
