@@ -34,14 +34,14 @@ class Reply:
 
 
 def http(method: str, url: str, payload: Any = None, headers: dict[str, str] | None = None,
-         raw: bytes | None = None) -> Reply:
+         raw: bytes | None = None, timeout_s: float = 60.0) -> Reply:
     data = raw if raw is not None else (json.dumps(payload).encode() if payload is not None else None)
     headers = dict(headers or {})
     if data is not None:  # the service takes JSON bodies only as application/json (415 otherwise)
         headers.setdefault("Content-Type", "application/json")
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
             return Reply(response.status, dict(response.headers.items()), response.read())
     except urllib.error.HTTPError as exc:
         return Reply(exc.code, dict(exc.headers.items()), exc.read())
@@ -111,5 +111,5 @@ def workers_held(server: ServerHandle) -> Iterator[Callable[[], None]]:
         release()
 
 
-def tts(server: ServerHandle, role: str, text: str, **extra: Any) -> Reply:
-    return http("POST", f"{server.url}/tts", {"role": role, "text": text, **extra})
+def tts(server: ServerHandle, role: str, text: str, timeout_s: float = 60.0, **extra: Any) -> Reply:
+    return http("POST", f"{server.url}/tts", {"role": role, "text": text, **extra}, timeout_s=timeout_s)
