@@ -13,9 +13,10 @@ recognizer in a child process for the same reason (engine/session/checking.py).
 A table read starts one :class:`ListeningProcess` and asks it for a
 :class:`RemoteRecognizer` per line; each line's decoder lives in the child,
 named by a number. Starting a decoder and feeding it are one-way messages
-(the pipe keeps their order, and the reader never waits on the child); a
-hypothesis or the final words wait for the child's answer, which comes
-after everything sent before it. The child reads the pronunciation
+(the pipe keeps their order; the table read waits on the child only when
+the pipe's buffer, about a second of sound, is full); a hypothesis or the
+final words wait for the child's answer, which comes after everything sent
+before it. The final words free the line's decoder. The child reads the pronunciation
 dictionary as soon as it starts (a second), while the first replies play.
 
 One thread uses a process and its recognizers (the table read's). The child
@@ -71,8 +72,6 @@ def _serve(conn: Connection) -> None:  # runs in the child process
                 conn.send(("ok", decoders[key].hypothesis()))
             elif op == "finish":
                 conn.send(("ok", decoders.pop(key).finish()))
-            elif op == "drop":
-                decoders.pop(key, None)
         except Exception as exc:  # noqa: BLE001 - any failure is sent back, named, never lost
             message = f"{type(exc).__name__}: {exc}"
             if op in ("hypothesis", "finish"):

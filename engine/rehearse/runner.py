@@ -220,6 +220,7 @@ class TableRead:
                 break
             if command == "back" and i > 0:
                 self.say("  (back one line)")
+                listener.close()  # its recognizer is freed; the line is read again
                 return listener, i - 1
             try:
                 chunk = self.reader.chunks.get(timeout=0.01)
