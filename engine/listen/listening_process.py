@@ -3,12 +3,13 @@
 pocketsphinx's Python binding holds the GIL through every call into the
 decoder. Fed 20 ms at a time, a call is short (about 1 ms); the final pass
 over a line (``end_utt``: the flat-lexicon search over the whole utterance)
-is not: 90-110 ms for a 4.5 s line here, alone. While it runs, no other
-thread of the process runs Python: the studio's GUI thread, its mixer
-thread. Under load the hold stretches with the decoder's share of a core; a
-table read in the studio beside a busy machine (load 5.5) stalled the GUI
-thread for 1.5 s, a second after a line ended. The speech check runs its
-recognizer in a child process for the same reason (engine/session/checking.py).
+is not: 50-110 ms for a 3-5 s line here, alone, 290 ms for 16 s. While it
+runs, no other thread of the process runs Python: the studio's GUI thread,
+its mixer thread. Under load the hold stretches with the decoder's share of a
+core: with two CPU burners, a watchdog caught the studio's GUI thread missing
+its 20 ms timer by more than 120 ms while the read thread sat in this pass.
+The speech check runs its recognizer in a child process for the same reason
+(engine/session/checking.py).
 
 A table read starts one :class:`ListeningProcess` and asks it for a
 :class:`RemoteRecognizer` per line; each line's decoder lives in the child,
@@ -16,8 +17,8 @@ named by a number. Starting a decoder and feeding it are one-way messages
 (the pipe keeps their order; the table read waits on the child only when
 the pipe's buffer, about a second of sound, is full); a hypothesis or the
 final words wait for the child's answer, which comes after everything sent
-before it. The final words free the line's decoder. The child reads the pronunciation
-dictionary as soon as it starts (a second), while the first replies play.
+before it. The final words free the line's decoder. The child reads the
+pronunciation dictionary as soon as it starts, while the first replies play.
 
 One thread uses a process and its recognizers (the table read's). The child
 ends with :meth:`ListeningProcess.close`, or on its own when this process
