@@ -75,6 +75,44 @@ def test_rehearse_reads_every_line_in_order_and_records_the_takes(table: tuple[P
 
 
 @needs_espeak
+def test_the_back_key_plays_the_reply_before_again_and_cues_the_line_anew(table: tuple[Path, Path]) -> None:
+    path, reads = table
+    project = load_project(path)
+    options = RehearseOptions(("GUEST",), from_line="L2", manual=True)
+    reader = SimulatedReader(reads, project.sample_rate, ["L2", "L4"])
+    session = Session(project, path, output="null", prerender=False)
+    said: list[str] = []
+    try:
+        table_read = TableRead(session, reader, options, said.append)
+
+        def press() -> None:  # back at L4's first cue (its recognizer is freed), advance at every other
+            handled = 0
+            while not stop.is_set():
+                cues = [i for i, text in enumerate(said) if "(you)" in text]
+                if len(cues) > handled:
+                    stop.wait(1.0)
+                    if said[cues[handled]].startswith("L4") and "  (back one line)" not in said:
+                        table_read.back()
+                    else:
+                        table_read.advance()
+                    handled += 1
+                stop.wait(0.05)
+
+        stop = threading.Event()
+        threading.Thread(target=press, daemon=True).start()
+        report = table_read.run()
+        stop.set()
+    finally:
+        session.close()
+        reader.close()
+    cued = [text.split()[0] for text in said if "(you)" in text]
+    assert cued == ["L2", "L4", "L4"] and "  (back one line)" in said
+    assert said.index("  (back one line)") < max(i for i, text in enumerate(said) if text.startswith("L3"))  # L3 again
+    assert [r.line_id for r in report.results if r.live] == ["L2", "L4"]
+    assert report.figures()["manual_advances"] == 2
+
+
+@needs_espeak
 def test_the_advance_key_moves_on_in_manual_mode(table: tuple[Path, Path]) -> None:
     path, reads = table
     project = load_project(path)
