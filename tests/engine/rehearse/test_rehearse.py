@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import soundfile
 from engine.export.lines import release_clips, synthesize_lines
 from engine.project.fileformat import load_project, save_project
 from engine.rehearse.reader import SimulatedReader, speech_span
+from engine.rehearse.report import Report
 from engine.rehearse.runner import RehearseError, RehearseOptions, TableRead, plan_lines
 from engine.session import Session
 from engine.synth.synthesizer import ClipSynthesizer
@@ -74,37 +76,51 @@ def test_rehearse_reads_every_line_in_order_and_records_the_takes(table: tuple[P
         release_clips(tiny_synth, result_clips)
 
 
-@needs_espeak
-def test_the_back_key_plays_the_reply_before_again_and_cues_the_line_anew(table: tuple[Path, Path]) -> None:
+def _read_with_keys(table: tuple[Path, Path], press: Callable[[TableRead, str], None]) -> tuple[Report, list[str]]:
+    """A manual read of GUEST's lines from L2; a second after each of its cues, ``press``
+    (the table read, the cue's text) presses a key. The report and everything said."""
     path, reads = table
     project = load_project(path)
     options = RehearseOptions(("GUEST",), from_line="L2", manual=True)
     reader = SimulatedReader(reads, project.sample_rate, ["L2", "L4"])
     session = Session(project, path, output="null", prerender=False)
     said: list[str] = []
+    stop = threading.Event()
     try:
         table_read = TableRead(session, reader, options, said.append)
 
-        def press() -> None:  # back at L4's first cue (its recognizer is freed), advance at every other
+        def keys() -> None:
             handled = 0
             while not stop.is_set():
-                cues = [i for i, text in enumerate(said) if "(you)" in text]
+                cues = [text for text in said if "(you)" in text]
                 if len(cues) > handled:
                     stop.wait(1.0)
-                    if said[cues[handled]].startswith("L4") and "  (back one line)" not in said:
-                        table_read.back()
-                    else:
-                        table_read.advance()
+                    press(table_read, cues[handled])
                     handled += 1
                 stop.wait(0.05)
 
-        stop = threading.Event()
-        threading.Thread(target=press, daemon=True).start()
+        threading.Thread(target=keys, daemon=True).start()
         report = table_read.run()
-        stop.set()
     finally:
+        stop.set()
         session.close()
         reader.close()
+    return report, said
+
+
+@needs_espeak
+def test_the_back_key_plays_the_reply_before_again_and_cues_the_line_anew(table: tuple[Path, Path]) -> None:
+    went_back = False
+
+    def press(table_read: TableRead, cue: str) -> None:  # back at L4's first cue (its recognizer is freed)
+        nonlocal went_back
+        if cue.startswith("L4") and not went_back:
+            went_back = True
+            table_read.back()
+        else:
+            table_read.advance()
+
+    report, said = _read_with_keys(table, press)
     cued = [text.split()[0] for text in said if "(you)" in text]
     assert cued == ["L2", "L4", "L4"] and "  (back one line)" in said
     assert said.index("  (back one line)") < max(i for i, text in enumerate(said) if text.startswith("L3"))  # L3 again
@@ -114,29 +130,7 @@ def test_the_back_key_plays_the_reply_before_again_and_cues_the_line_anew(table:
 
 @needs_espeak
 def test_the_advance_key_moves_on_in_manual_mode(table: tuple[Path, Path]) -> None:
-    path, reads = table
-    project = load_project(path)
-    options = RehearseOptions(("GUEST",), from_line="L2", manual=True)
-    reader = SimulatedReader(reads, project.sample_rate, ["L2", "L4"])
-    session = Session(project, path, output="null", prerender=False)
-    said: list[str] = []
-    try:
-        table_read = TableRead(session, reader, options, said.append)
-
-        def press() -> None:  # the key, pressed whenever the reader's line comes
-            while not stop.is_set():
-                if said and "(you)" in said[-1]:
-                    stop.wait(1.0)
-                    table_read.advance()
-                stop.wait(0.05)
-
-        stop = threading.Event()
-        threading.Thread(target=press, daemon=True).start()
-        report = table_read.run()
-        stop.set()
-    finally:
-        session.close()
-        reader.close()
+    report, _ = _read_with_keys(table, lambda table_read, _cue: table_read.advance())
     figures = report.figures()
     assert [r.line_id for r in report.results] == ["L2", "L3", "L4", "L5"]
     assert figures["manual_advances"] == 2 and figures["missed"] == 0
