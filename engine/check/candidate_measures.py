@@ -7,9 +7,11 @@ stored by the clips' keys (engine/check/casting.py decides with them).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -62,35 +64,78 @@ class Candidate:
 
 
 class EmbeddingStore:
-    """Embeddings of reference clips by clip key, in one JSON file (atomic writes)."""
+    """Measurements of reference clips by key (an embedding, or a one-number measure under a
+    prefix: "q:" quality, "w:" words, "f0:" pitch), in one JSON file that every process
+    measuring on this machine shares: the studio and a CLI import at once, or the test
+    suite's workers. A save merges what is on disk under an exclusive lock before its atomic
+    write, and a key this process lacks is looked for on disk again before it is measured.
+    Before, each save wrote the snapshot its store had read when it opened: a second
+    process measuring meanwhile (a cold cast takes tens of seconds) lost its entries, and
+    both measured what the other already had."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.values: dict[str, list[float]] = {}
+        self.values: dict[str, list[float]] = self._read()
         self.changed = False
-        if path is not None and path.is_file():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                self.values = {k: v for k, v in data.items() if isinstance(v, list)}
-            except (OSError, ValueError, AttributeError):
-                self.values = {}  # a damaged cache only means measuring again
+
+    def _read(self) -> dict[str, list[float]]:
+        if self.path is None or not self.path.is_file():
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return {k: v for k, v in data.items() if isinstance(v, list)}
+        except (OSError, ValueError, AttributeError):
+            return {}  # a damaged cache only means measuring again
+
+    def lookup(self, key: str) -> list[float] | None:
+        """The stored values of ``key``, read from disk again when this process lacks them."""
+        value = self.values.get(key)
+        if value is None and self.path is not None:
+            self.values = {**self._read(), **self.values}
+            value = self.values.get(key)
+        return value
+
+    def remember(self, key: str, values: list[float]) -> None:
+        """Store ``values`` under ``key`` and save at once: an interrupted measurement loses none."""
+        self.values[key] = values
+        self.changed = True
+        self.save()
 
     def get(self, key: str) -> np.ndarray | None:
-        value = self.values.get(key)
+        value = self.lookup(key)
         return None if value is None else np.asarray(value, dtype=np.float32)
 
     def put(self, key: str, embedding: np.ndarray) -> None:
-        self.values[key] = [round(float(x), 6) for x in embedding]
-        self.changed = True
+        self.remember(key, [round(float(x), 6) for x in embedding])
 
     def save(self) -> None:
-        if self.path is not None and self.changed:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path is None or not self.changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with _exclusive(self.path.with_name(self.path.name + ".lock")):
+                self.values = {**self._read(), **self.values}
                 atomic_write_text(self.path, json.dumps(self.values))
-                self.changed = False
-            except OSError:
-                pass  # best effort, as the clip cache
+            self.changed = False
+        except OSError:
+            pass  # best effort, as the clip cache
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path: Path) -> Iterator[None]:
+    """Held by one process at a time (flock; where the platform has none, not held: two saves
+    at once may then lose one's new entries, never the file)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def default_store() -> EmbeddingStore:
@@ -141,7 +186,6 @@ def embed_candidates(chosen: Sequence[Candidate], clips: ReferenceClips, store: 
         embedding = store.get(key)
         if embedding is None:
             store.put(key, encoder.embed(clips.clip(cand), clips.synth.sample_rate))
-            store.save()  # each measurement kept at once: an interrupted first import loses none
             embedding = store.get(key)
         assert embedding is not None
         rows.append(embedding)
@@ -155,15 +199,13 @@ def candidate_quality(cand: Candidate, clips: ReferenceClips, store: EmbeddingSt
     """DNSMOS OVRL of a candidate's reference clip (stored; 5 without the quality model:
     then nothing is excluded for it)."""
     key = "q:" + clips.key(cand)
-    stored = store.values.get(key)
+    stored = store.lookup(key)
     if stored is None:
         try:
             stored = [round(quality.quality(clips.clip(cand), clips.synth.sample_rate), 3)]
         except quality.QualityModelUnavailable:
             return 5.0
-        store.values[key] = stored
-        store.changed = True
-        store.save()
+        store.remember(key, stored)
     return float(stored[0])
 
 
@@ -193,7 +235,7 @@ class Listener:
         synth = self.clips.synth
         keys = ["w:" + hashlib.sha1(" ".join(synth.plan(t, v.voice(base)).key for t in texts).encode()).hexdigest()
                 for v in voices]
-        missing = [i for i, key in enumerate(keys) if key not in self.store.values]
+        missing = [i for i, key in enumerate(keys) if self.store.lookup(key) is None]
         if missing:
             try:
                 if self._recognizer is None:
@@ -203,9 +245,7 @@ class Listener:
             said = [spoken_text(t) for t in texts]  # directions are performed, never said
             for i in missing:
                 clips = [self.clips.clip(voices[i], t, base) for t in texts]
-                self.store.values[keys[i]] = [round(self._recognizer.word_error_rate(said, clips, synth.sample_rate), 4)]
-            self.store.changed = True
-            self.store.save()
+                self.store.remember(keys[i], [round(self._recognizer.word_error_rate(said, clips, synth.sample_rate), 4)])
         return [float(self.store.values[key][0]) for key in keys]
 
 

@@ -192,7 +192,7 @@ def source_gender(casting: Casting, synth: ClipSynthesizer, store: EmbeddingStor
         return "female" if casting.voice[1] == "f" else "male"
     voice = VoiceParams(backend=casting.backend, voice=casting.voice, speaker=casting.speaker)
     key = "f0:" + synth.plan(REFERENCE, voice).key
-    stored = store.values.get(key)
+    stored = store.lookup(key)
     if stored is None:
         from engine.synth.world import _pyworld
 
@@ -200,8 +200,7 @@ def source_gender(casting: Casting, synth: ClipSynthesizer, store: EmbeddingStor
         f0, _ = _pyworld().harvest(clip, synth.sample_rate, frame_period=10.0)
         voiced = f0[f0 > 0]
         stored = [float(np.median(voiced)) if voiced.size else 0.0]
-        store.values[key] = stored
-        store.changed = True
+        store.remember(key, stored)
     return "male" if 0 < stored[0] < MALE_BELOW_HZ else "female"
 
 

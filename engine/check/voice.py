@@ -79,7 +79,6 @@ class VoiceJudge:
             if known is None:
                 clip = self.synth.synthesize(REFERENCE, voice)
                 self.store.put(key, speaker.encoder().embed(clip, self.synth.sample_rate))
-                self.store.save()
                 known = self.store.get(key)
             assert known is not None
             self._references[voice] = known
