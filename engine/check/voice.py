@@ -15,12 +15,18 @@ is flagged for them.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
 from engine.check.candidate_measures import REFERENCE, EmbeddingStore, default_store
+from engine.fsutil import atomic_write_text
 from engine.listen import quality, speaker
 from engine.project.model import VoiceParams
 
@@ -51,12 +57,65 @@ DRIFT_MIN = 0.70
 QUALITY_MIN = 2.5  # DNSMOS OVRL: the bundled voices' clean lines score ~3.0-3.4
 
 
+# Bump when DNSMOS' windows or model, or the speaker encoder, change what a clip measures.
+MEASURES_VERSION = 1
+MEASURES_FOLDER = "measures"
+KEEP_MEASURES = 4096
+
+
+class ClipMeasures:
+    """What a clip was heard as (its DNSMOS overall score, its speaker embedding), remembered
+    by a hash of its samples in the clip folder's ``measures/``. DNSMOS is three quarters of a
+    check (a line is scored in one to nine 9-second windows, as speechmos does; measured 4.3
+    of 5.7 CPU-s of re-checking three unchanged lines), and a re-check of a project where one
+    line changed measured every line again. Keyed by the samples, not the line's clip key:
+    a check may be handed any clip for a line (a take in another voice is judged as drift).
+    Best effort: a folder that cannot be written means measuring again, nothing more."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory / MEASURES_FOLDER if directory is not None else None
+
+    @staticmethod
+    def key(clip: np.ndarray, rate: int) -> str:
+        samples = np.ascontiguousarray(clip, dtype=np.float32)
+        header = f"{MEASURES_VERSION}:{rate}:{samples.shape}".encode()
+        return hashlib.sha256(header + samples.tobytes()).hexdigest()[:32]
+
+    def get(self, key: str) -> dict[str, object]:
+        if self.directory is None:
+            return {}
+        try:
+            data = json.loads((self.directory / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # none yet, or unreadable: measure again
+        return data if isinstance(data, dict) else {}
+
+    def put(self, key: str, name: str, value: object) -> None:
+        if self.directory is None:
+            return
+        with contextlib.suppress(OSError):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.directory / f"{key}.json", json.dumps({**self.get(key), name: value}))
+            self._prune()
+
+    def _prune(self) -> None:
+        assert self.directory is not None
+        entries = [e for e in os.scandir(self.directory) if e.name.endswith(".json")]
+        if len(entries) > KEEP_MEASURES:
+            entries.sort(key=lambda e: e.stat().st_mtime)
+            for old in entries[:len(entries) - KEEP_MEASURES]:
+                with contextlib.suppress(OSError):
+                    os.unlink(old.path)
+
+
 class VoiceJudge:
-    """Similarity to the role's voice and quality of takes; role voices are measured once."""
+    """Similarity to the role's voice and quality of takes; role voices are measured once,
+    a clip's measures once per clip (ClipMeasures, beside the synthesizer's clips)."""
 
     def __init__(self, synth: ClipSynthesizer, store: EmbeddingStore | None = None) -> None:
         self.synth = synth
         self.store = store if store is not None else default_store()
+        self.measures = ClipMeasures(synth.cache.directory)
         self._references: dict[VoiceParams, np.ndarray] = {}
         try:
             speaker.weights_path()
@@ -87,13 +146,25 @@ class VoiceJudge:
     def similarity(self, clip: np.ndarray, voice: VoiceParams) -> float | None:
         if not self.has_encoder or clip.size == 0:
             return None
-        embedding = speaker.encoder().embed(clip, self.synth.sample_rate)
+        key = ClipMeasures.key(clip, self.synth.sample_rate)
+        stored = self.measures.get(key).get("embedding")
+        if isinstance(stored, list) and len(stored) == speaker.EMBEDDING_SIZE:
+            embedding = np.asarray(stored, dtype=np.float32)
+        else:
+            embedding = speaker.encoder().embed(clip, self.synth.sample_rate)
+            self.measures.put(key, "embedding", [round(float(x), 6) for x in embedding])
         return round(speaker.similarity(embedding, self.reference(voice)), 3)
 
     def quality(self, clip: np.ndarray) -> float | None:
         if not self.has_quality or clip.size == 0:
             return None
-        return round(quality.quality(clip, self.synth.sample_rate), 3)
+        key = ClipMeasures.key(clip, self.synth.sample_rate)
+        stored = self.measures.get(key).get("quality")
+        if isinstance(stored, (int, float)) and 1.0 <= stored <= 5.0:
+            return float(stored)
+        score = round(quality.quality(clip, self.synth.sample_rate), 3)
+        self.measures.put(key, "quality", score)
+        return score
 
     def judge(self, result: Result, clip: np.ndarray, voice: VoiceParams) -> Result:
         """``result`` with the similarity and quality of ``clip``, flagged when either is low."""

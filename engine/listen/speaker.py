@@ -39,6 +39,7 @@ PARTIAL_FRAMES = 160  # 1.6 s windows
 PARTIALS_PER_S = 1.3
 MIN_COVERAGE = 0.75
 TARGET_DBFS = -30.0  # Resemblyzer raises quiet audio to this level before encoding
+EMBEDDING_SIZE = 256
 _INT16_MAX = 2**15 - 1
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.check.lines import check_line
-from engine.check.voice import DRIFT_MIN, VoiceJudge
+from engine.check.voice import DRIFT_MIN, MEASURES_FOLDER, VoiceJudge
 from engine.listen import quality, speaker
 from engine.project.fileformat import save_project
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
@@ -63,3 +63,27 @@ def test_a_take_in_another_roles_voice_is_flagged_as_drift(tmp_path: Path) -> No
     assert kept.similarity is not None and wrong.similarity is not None
     assert not kept.flagged and kept.similarity >= DRIFT_MIN, kept
     assert wrong.flagged and wrong.similarity < DRIFT_MIN and "voice drift" in wrong.reason, wrong
+
+
+def test_a_clip_is_measured_once_and_its_measures_are_kept_by_its_samples(tmp_path: Path) -> None:
+    project = _project()
+    synth = ClipSynthesizer(VoiceLibrary(), project.sample_rate, ClipCache(tmp_path / "cache"))
+    own = synth.synthesize(TEXTS[0], VoiceParams())
+    line = project.lines[0]
+    first = check_line(project, synth, line, own, 0, {}, judge=VoiceJudge(synth))
+    memos = list((tmp_path / "cache" / MEASURES_FOLDER).glob("*.json"))
+    assert len(memos) == 1
+    kept = json.loads(memos[0].read_text(encoding="utf-8"))
+    assert kept["quality"] == first.quality and len(kept["embedding"]) == speaker.EMBEDDING_SIZE
+    # A later check (another judge, as another `radioplay check` run) reads what was kept: a
+    # remembered score that fails is reported, which measuring again would not.
+    memos[0].write_text(json.dumps({**kept, "quality": 1.5}), encoding="utf-8")
+    again = check_line(project, synth, line, own, 0, {}, judge=VoiceJudge(synth))
+    assert again.quality == 1.5 and again.flagged and "low quality" in again.reason
+    assert again.similarity == first.similarity
+    # One sample changed is another clip, measured anew.
+    other = own.copy()
+    other[len(other) // 2] += 1e-3
+    changed = check_line(project, synth, line, other, 0, {}, judge=VoiceJudge(synth))
+    assert changed.quality is not None and abs(changed.quality - first.quality) < 0.05 and not changed.flagged
+    assert len(list((tmp_path / "cache" / MEASURES_FOLDER).glob("*.json"))) == 2
