@@ -67,8 +67,11 @@ def _isolated_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 # What the cache folder holds beside clips that depends on the repository alone, keyed by
-# what it was made from: the run shares it (the clips stay each test's own).
-SHARED_IN_CACHE = ("rooms", INDEX_FILE)
+# what it was made from: the run shares it (the clips stay each test's own). ``models``
+# holds the bundled Kokoro model joined from its four packages (88 MB read, hashed and
+# written, checked against the packaged SHA-256): every test voicing a Kokoro line, or
+# rendering the sample, joined it again in its own folder.
+SHARED_IN_CACHE = ("rooms", "models", INDEX_FILE)
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +84,8 @@ def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     tests keep their own folders."""
     folder = tmp_path_factory.mktemp("user-cache")
     shared = made_once(run_root(tmp_path_factory), "shared-cache", _index_the_bundled_sounds)
-    (folder / "rooms").symlink_to(shared / "rooms", target_is_directory=True)
+    for name in ("rooms", "models"):
+        (folder / name).symlink_to(shared / name, target_is_directory=True)
     shutil.copyfile(shared / INDEX_FILE, folder / INDEX_FILE)
     monkeypatch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
     return folder
@@ -89,6 +93,7 @@ def _isolated_clip_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
 
 def _index_the_bundled_sounds(folder: Path) -> None:
     (folder / "rooms").mkdir()
+    (folder / "models").mkdir()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RADIOPLAY_CACHE_DIR", str(folder))
         patch.setenv("RADIOPLAY_SOUND_DIR", str(folder / "no-user-sounds"))
