@@ -98,8 +98,9 @@ def measure_ceiling(plans: list[ClipPlan], synth: ClipSynthesizer) -> tuple[floa
 
 
 def ceiling_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
-    """One session on every core: what a plain Piper integration runs."""
-    return ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout()))
+    """One session on every core, its threads spinning (ONNX Runtime's defaults): what a plain Piper
+    integration runs."""
+    return ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout(spin=True)))
 
 
 def fresh_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:

@@ -18,13 +18,21 @@ from pathlib import Path
 from engine.synth.errors import VoiceError
 
 
-def make_session(model: str | bytes, threads: int = 0, providers: list[str] | None = None):  # type: ignore[no-untyped-def]
-    """An ONNX Runtime session; ``threads=0`` lets ORT use every core."""
+def make_session(model: str | bytes, threads: int = 0, providers: list[str] | None = None,  # type: ignore[no-untyped-def]
+                 spin: bool = False):
+    """An ONNX Runtime session; ``threads=0`` lets ORT use every core.
+
+    ``spin``: whether the intra-op threads busy-wait between operators (ORT's default).
+    Off unless asked: on 2 cores a two-thread Kokoro run cost 2.36-2.63 CPU-s spinning
+    against 2.07-2.15 not, in the same wall time (1.2-1.3 s; one thread: 1.98 CPU-s),
+    and the spinning thread takes its core from whatever else runs (the mixer, the GUI,
+    the other sessions, a second process). Only the benchmarks' raw ceiling spins."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Every line has its own input length, and ONNX Runtime keeps a memory
     # plan per input shape it has seen (mem pattern) and never gives back
@@ -150,6 +158,7 @@ class SessionLayout:
 
     sessions: int = 1
     threads_per_session: int = 0  # 0: let ONNX Runtime use every core
+    spin: bool = False  # busy-waiting intra-op threads (make_session): the raw ceiling's alone
 
     @staticmethod
     def for_throughput(cores: int | None = None) -> SessionLayout:

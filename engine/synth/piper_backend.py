@@ -53,7 +53,7 @@ class PiperVoiceModel:
         count = max(1, layout.sessions)
         try:
             sessions = load_prepared(info.model_path, lambda source: [
-                make_session(source, layout.threads_per_session) for _ in range(count)])
+                make_session(source, layout.threads_per_session, spin=layout.spin) for _ in range(count)])
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
         first = sessions[0]
