@@ -27,7 +27,7 @@ from typing import TypeVar
 from engine.fsutil import atomic_write_bytes
 
 # Bump whenever patch_voice (or what it calls) writes another graph: the old files are then
-# never read again (the name holds the version).
+# never read again (the name holds the version), and the first voice prepared anew deletes them.
 PATCH_VERSION = 1
 
 T = TypeVar("T")
@@ -54,7 +54,8 @@ def prepared_model(model_path: Path) -> str | bytes:
             return known
         with open(model_path, "rb") as f:
             digest = hashlib.file_digest(f, "blake2b").hexdigest()[:32]
-        prepared = prepared_voices_dir() / f"{model_path.stem}.{digest}.{_patch_tag()}.onnx"
+        tag = _patch_tag()
+        prepared = prepared_voices_dir() / f"{model_path.stem}.{digest}.{tag}.onnx"
         if not prepared.is_file():
             patched = patch_voice(model_path)
             if patched is None:
@@ -65,6 +66,7 @@ def prepared_model(model_path: Path) -> str | bytes:
                 atomic_write_bytes(prepared, patched)
             except OSError:
                 return patched  # measuring, rendering still work: only the next start is slower
+            _forget_other_versions(prepared.parent, tag)
         _found[memo] = str(prepared)
         return str(prepared)
 
@@ -85,6 +87,15 @@ def load_prepared(model_path: Path, load: Callable[[str | bytes], T]) -> T:
                     del _found[memo]
             Path(source).unlink(missing_ok=True)
         return load(prepared_model(model_path))
+
+
+def _forget_other_versions(folder: Path, tag: str) -> None:
+    """Delete the prepared files of another patch version or piper-tts (64 MB each): this
+    version never reads them again. Files of this version are kept, whatever voice file
+    they came from (two voice files may share a name, and each is read while installed)."""
+    for old in folder.glob("*.onnx"):
+        if not old.name.endswith(f".{tag}.onnx"):
+            old.unlink(missing_ok=True)
 
 
 def _patch_tag() -> str:
