@@ -124,7 +124,12 @@ def test_an_actor_killed_mid_render_has_its_lines_re_placed_and_the_render_compl
 
 
 def test_an_actor_joining_moves_at_most_about_1_over_n_of_the_roles(local_ray, tmp_path):
-    roles = [f"ROLE {i}" for i in range(200)]
+    # The actors' names hold the Ray node's random id, so the new actor's share of the ring
+    # and which roles fall in it differ run to run: with 200 roles the moved count spread
+    # 0.13 of a quarter (300 rings named as Ray names them), and 1.3 quarters failed about
+    # one run in 100 (66 moved in a fresh-clone run, 2026-12-07). With 1,000 roles it spreads
+    # 0.07: 0.5-1.5 quarters is 7 standard deviations; a modulo hash would move three quarters.
+    roles = [f"ROLE {i}" for i in range(1000)]
     synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache())
     with RayFarm(local_ray, synth, actors_per_node=3, cpus_per_actor=0.5) as farm:
         before = farm.placement(roles)
@@ -135,7 +140,7 @@ def test_an_actor_joining_moves_at_most_about_1_over_n_of_the_roles(local_ray, t
     assert pid > 0
     moved = [r for r in roles if before[r] != after[r]]
     assert all(after[r] == joined for r in moved)  # only onto the new actor
-    assert 0 < len(moved) <= 1.3 * len(roles) / 4
+    assert 0.5 * len(roles) / 4 <= len(moved) <= 1.5 * len(roles) / 4, len(moved)
 
 
 def test_serve_on_ray_routes_each_role_to_its_actor_and_metrics_count_every_actor(local_ray, tmp_path, tiny_voices):
