@@ -84,10 +84,13 @@ class ClipMeasures:
     def get(self, key: str) -> dict[str, object]:
         if self.directory is None:
             return {}
+        path = self.directory / f"{key}.json"
         try:
-            data = json.loads((self.directory / f"{key}.json").read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}  # none yet, or unreadable: measure again
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: kept by the pruning below
         return data if isinstance(data, dict) else {}
 
     def put(self, key: str, name: str, value: object) -> None:
