@@ -191,8 +191,7 @@ def embed_candidates(chosen: Sequence[Candidate], clips: ReferenceClips, store: 
         rows.append(embedding)
         if progress:
             progress(i + 1, len(chosen))
-    store.save()
-    return np.stack(rows) if rows else np.zeros((0, 256), np.float32)
+    return np.stack(rows) if rows else np.zeros((0, speaker.EMBEDDING_SIZE), np.float32)
 
 
 def candidate_quality(cand: Candidate, clips: ReferenceClips, store: EmbeddingStore) -> float:

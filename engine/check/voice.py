@@ -15,19 +15,16 @@ is flagged for them.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
-import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
 from engine.check.candidate_measures import REFERENCE, EmbeddingStore, default_store
-from engine.fsutil import atomic_write_text
 from engine.listen import quality, speaker
+from engine.memofolder import MemoFolder
 from engine.project.model import VoiceParams
 
 if TYPE_CHECKING:
@@ -65,15 +62,15 @@ KEEP_MEASURES = 4096
 
 class ClipMeasures:
     """What a clip was heard as (its DNSMOS overall score, its speaker embedding), remembered
-    by a hash of its samples in the clip folder's ``measures/``. DNSMOS is three quarters of a
-    check (a line is scored in one to nine 9-second windows, as speechmos does; measured 4.3
-    of 5.7 CPU-s of re-checking three unchanged lines), and a re-check of a project where one
-    line changed measured every line again. Keyed by the samples, not the line's clip key:
-    a check may be handed any clip for a line (a take in another voice is judged as drift).
-    Best effort: a folder that cannot be written means measuring again, nothing more."""
+    by a hash of its samples in the clip folder's ``measures/`` (engine/memofolder.py). DNSMOS
+    is three quarters of a check (a line is scored in one to nine 9-second windows, as
+    speechmos does; measured 4.3 of 5.7 CPU-s of re-checking three unchanged lines), and a
+    re-check of a project where one line changed measured every line again. Keyed by the
+    samples, not the line's clip key: a check may be handed any clip for a line (a take in
+    another voice is judged as drift)."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.directory = directory / MEASURES_FOLDER if directory is not None else None
+        self.folder = MemoFolder(directory / MEASURES_FOLDER if directory is not None else None, KEEP_MEASURES)
 
     @staticmethod
     def key(clip: np.ndarray, rate: int) -> str:
@@ -81,34 +78,16 @@ class ClipMeasures:
         header = f"{MEASURES_VERSION}:{rate}:{samples.shape}".encode()
         return hashlib.sha256(header + samples.tobytes()).hexdigest()[:32]
 
-    def get(self, key: str) -> dict[str, object]:
-        if self.directory is None:
+    def get(self, key: str) -> dict[str, Any]:
+        """What was measured of the clip ``key`` ({} for nothing yet)."""
+        known = self.folder.read(key)
+        if known is None:
             return {}
-        path = self.directory / f"{key}.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}  # none yet, or unreadable: measure again
-        with contextlib.suppress(OSError):
-            os.utime(path)  # recently used: kept by the pruning below
-        return data if isinstance(data, dict) else {}
+        self.folder.touch(key)
+        return known
 
-    def put(self, key: str, name: str, value: object) -> None:
-        if self.directory is None:
-            return
-        with contextlib.suppress(OSError):
-            self.directory.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.directory / f"{key}.json", json.dumps({**self.get(key), name: value}))
-            self._prune()
-
-    def _prune(self) -> None:
-        assert self.directory is not None
-        entries = [e for e in os.scandir(self.directory) if e.name.endswith(".json")]
-        if len(entries) > KEEP_MEASURES:
-            entries.sort(key=lambda e: e.stat().st_mtime)
-            for old in entries[:len(entries) - KEEP_MEASURES]:
-                with contextlib.suppress(OSError):
-                    os.unlink(old.path)
+    def put(self, key: str, measured: dict[str, Any]) -> None:
+        self.folder.write(key, measured)
 
 
 class VoiceJudge:
@@ -146,32 +125,37 @@ class VoiceJudge:
             self._references[voice] = known
         return known
 
-    def similarity(self, clip: np.ndarray, voice: VoiceParams) -> float | None:
+    def similarity(self, clip: np.ndarray, voice: VoiceParams, known: dict[str, Any]) -> float | None:
+        """Similarity of ``clip`` to the role's voice; its embedding is read from, or added to,
+        ``known`` (the clip's remembered measures)."""
         if not self.has_encoder or clip.size == 0:
             return None
-        key = ClipMeasures.key(clip, self.synth.sample_rate)
-        stored = self.measures.get(key).get("embedding")
+        stored = known.get("embedding")
         if isinstance(stored, list) and len(stored) == speaker.EMBEDDING_SIZE:
             embedding = np.asarray(stored, dtype=np.float32)
         else:
             embedding = speaker.encoder().embed(clip, self.synth.sample_rate)
-            self.measures.put(key, "embedding", [round(float(x), 6) for x in embedding])
+            known["embedding"] = [round(float(x), 6) for x in embedding]
         return round(speaker.similarity(embedding, self.reference(voice)), 3)
 
-    def quality(self, clip: np.ndarray) -> float | None:
+    def quality(self, clip: np.ndarray, known: dict[str, Any]) -> float | None:
+        """DNSMOS overall of ``clip``, read from, or added to, ``known``."""
         if not self.has_quality or clip.size == 0:
             return None
-        key = ClipMeasures.key(clip, self.synth.sample_rate)
-        stored = self.measures.get(key).get("quality")
+        stored = known.get("quality")
         if isinstance(stored, (int, float)) and 1.0 <= stored <= 5.0:
             return float(stored)
-        score = round(quality.quality(clip, self.synth.sample_rate), 3)
-        self.measures.put(key, "quality", score)
-        return score
+        known["quality"] = round(quality.quality(clip, self.synth.sample_rate), 3)
+        return float(known["quality"])
 
     def judge(self, result: Result, clip: np.ndarray, voice: VoiceParams) -> Result:
         """``result`` with the similarity and quality of ``clip``, flagged when either is low."""
-        sim, mos = self.similarity(clip, voice), self.quality(clip)
+        key = ClipMeasures.key(clip, self.synth.sample_rate)
+        known = self.measures.get(key)
+        before = dict(known)
+        sim, mos = self.similarity(clip, voice, known), self.quality(clip, known)
+        if known != before:
+            self.measures.put(key, known)
         problems = [result.reason] if result.reason else []
         if sim is not None and sim < DRIFT_MIN:
             problems.append(f"voice drift: similarity {sim:.2f} to the role's voice")

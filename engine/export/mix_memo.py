@@ -30,21 +30,21 @@ class MixMemo(GainMemo):
 
     def load_measurement(self, key: str) -> Measurement | None:
         """The remembered measurement of the mix a programme ``key`` wrote (see mix_key)."""
-        data = self._read(key)
+        data = self.folder.read(key)
         if data is None:
             return None
         try:
-            return Measurement(**data)  # type: ignore[arg-type]  # json reads -Infinity (silence) as Python does
+            return Measurement(**data)  # json reads -Infinity (silence) as Python does
         except TypeError:
             return None
 
     def save_measurement(self, key: str, measured: Measurement) -> None:
-        self._write(key, asdict(measured))
+        self.folder.write(key, asdict(measured))
 
 
     def load_kept(self, key: str) -> tuple[dict[str, list[int]], dict[str, float]] | None:
         """The files the audio ``key`` (see kept_key) was written as, and the numbers kept with them."""
-        data = self._read(key)
+        data = self.folder.read(key)
         if data is None:
             return None
         files, numbers = data.get("files"), data.get("numbers")
@@ -57,12 +57,12 @@ class MixMemo(GainMemo):
                 {str(k): float(v) for k, v in numbers.items()})
 
     def save_kept(self, key: str, files: dict[str, list[int]], numbers: dict[str, float]) -> None:
-        self._write(key, {"files": files, "numbers": numbers})
+        self.folder.write(key, {"files": files, "numbers": numbers})
 
 
     def load_words(self, key: str) -> dict[str, tuple[tuple[str, float, float], ...]] | None:
         """Remembered word timings of a render's lines (engine/export/texts.py), or None."""
-        data = self._read(key)
+        data = self.folder.read(key)
         lines = data.get("lines") if data is not None else None
         if not isinstance(lines, dict):
             return None
@@ -72,17 +72,17 @@ class MixMemo(GainMemo):
             return None
 
     def save_words(self, key: str, lines: dict[str, tuple[tuple[str, float, float], ...]]) -> None:
-        self._write(key, {"lines": {lid: [list(w) for w in words] for lid, words in lines.items()}})
+        self.folder.write(key, {"lines": {lid: [list(w) for w in words] for lid, words in lines.items()}})
 
 
     def load_staging(self, key: str) -> float | None:
         """The levelling (master gain in dB) an export of the same clips ended with (see staging_hint_key)."""
-        data = self._read(key)
+        data = self.folder.read(key)
         value = data.get("staging_db") if data is not None else None
         return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
     def save_staging(self, key: str, staging_db: float) -> None:
-        self._write(key, {"staging_db": staging_db})
+        self.folder.write(key, {"staging_db": staging_db})
 
 
 def staging_hint_key(clips: dict[str, str], target_lufs: float) -> str:

@@ -20,7 +20,6 @@ by a hash of all of that; the newest :data:`KEEP` are kept.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
@@ -31,7 +30,7 @@ import numpy as np
 
 from engine import ENGINE_VERSION
 from engine.audio.staging import staging_identity
-from engine.fsutil import atomic_write_text
+from engine.memofolder import MemoFolder
 from engine.mixdown.sound_placement import SoundSet
 from engine.project.model import Project
 from engine.project.timeline import Placement
@@ -106,49 +105,27 @@ def clip_identities(project: Project, result: SynthesisResult) -> dict[str, str]
 
 
 class GainMemo:
-    """Remembered gains in ``directory`` (None: remember nothing, e.g. a
+    """Remembered gains in ``directory``'s ``loudness/`` (None: remember nothing, e.g. a
     memory-only clip cache)."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.directory = directory / FOLDER if directory is not None else None
+        self.folder = MemoFolder(directory / FOLDER if directory is not None else None, KEEP)
 
     def load(self, key: str) -> SolvedGain | None:
-        if self.directory is None:
-            return None
-        path = self.directory / f"{key}.json"
+        data = self.folder.read(key)
+        if data is None:
+            return None  # none yet, or unreadable: measure again
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
             solved = SolvedGain(float(data["premix_lufs"]), float(data["gain_db"]), float(data["predicted_lufs"]),
                                 float(data.get("staging_db", math.nan)))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # none yet, or unreadable: measure again
+        except (ValueError, KeyError, TypeError):
+            return None
         if not (math.isfinite(solved.gain_db) and math.isfinite(solved.predicted_lufs)):
             return None
-        with contextlib.suppress(OSError):
-            path.touch()  # recently used: kept by the pruning below
+        self.folder.touch(key)
         return solved
 
     def save(self, key: str, solved: SolvedGain) -> None:
         """Best effort: a cache folder that cannot be written costs a pass next time, nothing more."""
         if math.isfinite(solved.gain_db):
-            self._write(key, asdict(solved))
-
-    def _read(self, key: str) -> dict[str, object] | None:
-        """The remembered entry ``key`` (None: none, unreadable, or nowhere to remember)."""
-        if self.directory is None:
-            return None
-        try:
-            data = json.loads((self.directory / f"{key}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
-
-    def _write(self, key: str, data: dict[str, object]) -> None:
-        if self.directory is None:
-            return
-        with contextlib.suppress(OSError):
-            self.directory.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.directory / f"{key}.json", json.dumps(data))
-            entries = sorted(self.directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
-            for old in entries[:-KEEP]:
-                old.unlink(missing_ok=True)
+            self.folder.write(key, asdict(solved))
