@@ -5,9 +5,11 @@
 Each variant runs as a new process (cold: empty clip cache) rendering the
 same generated production (bench/scale.py's generator); prints one JSON line
 per run: peak VmHWM, peak and final RssAnon, wall seconds, audio-s per s.
-Variants: product (the sessions as engine/synth/onnx_sessions.py makes them),
-base (ONNX Runtime's defaults: memory pattern and CPU arena on), noarena (CPU
-arena off), nopattern (memory pattern off), nopattern_noarena (both off),
+Variants: product (the sessions as engine/synth/onnx_sessions.py makes them:
+memory pattern off, CPU arena on and given back after each run), base (ONNX
+Runtime's defaults: memory pattern and CPU arena on, kept), noarena (CPU arena
+off), nopattern (memory pattern off, the arena kept), nopattern_noarena (both
+off: the product before 2026-12-07),
 trim (malloc_trim(0) every second), arena2 (MALLOC_ARENA_MAX=2).
 """
 
@@ -52,17 +54,20 @@ def child(minutes: float, variant: str, work: Path, project: str | None) -> None
     if variant != "product":  # every other variant states its session options (base: ORT's defaults)
         import onnxruntime as ort
 
+        import engine.synth.onnx_sessions as sessions
         import engine.synth.piper_backend as pb
 
-        def make_session(model, threads=0, providers=None):  # type: ignore[no-untyped-def]
+        def make_session(model, threads=0, providers=None, spin=False):  # type: ignore[no-untyped-def]
             options = ort.SessionOptions()
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.enable_cpu_mem_arena = "noarena" not in variant
             options.enable_mem_pattern = "nopattern" not in variant
             return ort.InferenceSession(model, options, providers=providers or ["CPUExecutionProvider"])
         pb.make_session = make_session
+        sessions._new_run_options = ort.RunOptions  # runs keep what the arena grew to
     peak_anon = [0]
     stop = threading.Event()
     libc = None

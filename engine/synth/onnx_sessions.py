@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.synth.errors import VoiceError
 
@@ -35,14 +36,16 @@ def make_session(model: str | bytes, threads: int = 0, providers: list[str] | No
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Every line has its own input length, and ONNX Runtime keeps a memory
-    # plan per input shape it has seen (mem pattern) and never gives back
-    # what its CPU arena grew to: a session's memory grew with the number of
-    # lines voiced (measured: +124 MiB over 200 lines of one session; a
-    # 60-minute render peaked at 1.7 GB). Without both, memory comes from
-    # malloc and returns when the run ends: flat (-6 MiB over the same lines)
-    # at about the same speed (bench/memprobe.py).
+    # plan per input shape it has seen (mem pattern): a session's memory grew
+    # with the number of lines voiced (+124 MiB over 200 lines of one session;
+    # a 60-minute render peaked at 1.7 GB), so no plan is kept. The CPU arena
+    # stays: within a run it hands the operators' buffers back and forth
+    # instead of malloc, 14 % less CPU for Kokoro and 11 % for Piper (one
+    # thread, 2026-12-07), and every run gives back what it grew
+    # (run_options: arena shrinkage), so memory no longer grows with the lines
+    # either (_new_run_options below; bench/memprobe.py).
     options.enable_mem_pattern = False
-    options.enable_cpu_mem_arena = False
+    options.enable_cpu_mem_arena = True
     providers = providers or ["CPUExecutionProvider"]
     if isinstance(model, bytes):
         # A session made from bytes keeps them for as long as it lives (to
@@ -58,11 +61,29 @@ def make_session(model: str | bytes, threads: int = 0, providers: list[str] | No
 _this_thread = threading.local()
 
 
-def run_options() -> object | None:
-    """The calling thread's ONNX Runtime RunOptions (a scheduler worker's, which
-    another thread can stop: :class:`RunStopper`), or None: every backend passes it
-    to ``session.run``, so a run is stoppable wherever the caller made it so."""
-    return getattr(_this_thread, "options", None)
+def _new_run_options() -> Any:
+    """RunOptions whose run frees the CPU arena's unused chunks at its end: the arena
+    (make_session) serves a run's buffers, and without shrinkage it keeps the largest
+    run's worth for the session's life. Measured over 12 Kokoro lines of 10-150
+    tokens, one thread: 28.3 CPU-s and 220 MiB peak resident, against 32.7 CPU-s and
+    380-430 MiB with no arena, and 28.0 CPU-s, 360 MiB arena kept; Piper over 450
+    lines: flat at 230-245 MiB (2026-12-07)."""
+    import onnxruntime as ort
+
+    options = ort.RunOptions()
+    options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+    return options
+
+
+def run_options() -> Any:
+    """The calling thread's ONNX Runtime RunOptions: a scheduler worker's, which
+    another thread can stop (:class:`RunStopper`), or the thread's own default.
+    Every backend passes it to ``session.run``, so a run is stoppable wherever the
+    caller made it so, and every run gives its arena back (``_new_run_options``)."""
+    options = getattr(_this_thread, "options", None)
+    if options is None:
+        options = _this_thread.options = _new_run_options()
+    return options
 
 
 class RunStopper:
@@ -74,9 +95,7 @@ class RunStopper:
     first and :meth:`stop` to end that work."""
 
     def __init__(self) -> None:
-        import onnxruntime as ort
-
-        self.options = ort.RunOptions()
+        self.options = _new_run_options()
 
     def install(self) -> None:
         """The calling thread's runs use these options from now on."""
