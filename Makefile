@@ -6,16 +6,18 @@ SAMPLE := samples/the-last-broadcast.radioplay
 
 .PHONY: run test lint bench fuzz clean package package-test release-check
 
+# --no-compile: pip compiled every module of every package it installed (torch, sympy,
+# scipy: 28 of a 70 s install); Python compiles what is imported, once, on first import.
 $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e '.[test]'
+	$(PY) -m pip install --no-compile -e '.[test]'
 	touch $@ $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e .
+	$(PY) -m pip install --no-compile -e .
 	touch $@
 
 # Opens the studio window on the bundled sample (File > Export renders it;
@@ -23,22 +25,22 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(VENV)/bin/radioplay studio $(SAMPLE)
 
-# The suite runs on both cores (pytest-xdist; `--dist loadfile` keeps a module's tests, and
-# so its module-scoped fixtures, on one worker; docs/dev/testing.md says what a test needs
-# to run beside another). PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 0"` runs
+# The suite runs on three workers (pytest-xdist; `--dist loadfile` keeps a module's tests,
+# and so its module-scoped fixtures, on one worker; docs/dev/testing.md says what a test
+# needs to run beside another). Three on two cores: about a sixth of the suite waits on
+# real time (audio played at its speed, Ray starting), which the third worker fills. PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 0"` runs
 # it serially, `PYTEST_ARGS="tests/engine/audio"` one folder.
 # `--no-loadscope-reorder` keeps the longest files first (tests/support/ordering.py says why).
 # PYTHONDONTWRITEBYTECODE is emptied for the run: where a shell sets it, every process the
 # suite starts compiled the project's modules from source again and pytest rewrote every
 # test module's asserts again (the collection alone: 20 s -> 9 s per worker).
-# Lint, types and contracts run beside the suite, their report printed after it: the
-# suite leaves about a sixth of the two cores idle (tests waiting on real time), which
-# they fill. `make test` fails if either fails.
+# Lint, types and contracts (about 40 s) run beside the suite, their report printed after
+# it. `make test` fails if either fails.
 PYTEST_ARGS ?=
 test: $(VENV)/.installed-test
 	@lint_log=$$(mktemp); \
 	$(MAKE) --no-print-directory lint > $$lint_log 2>&1 & lint=$$!; \
-	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder \
+	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n 3 --dist loadfile --no-loadscope-reorder \
 		--durations=15 $(PYTEST_ARGS); tests=$$?; \
 	wait $$lint; linted=$$?; cat $$lint_log; rm -f $$lint_log; \
 	if [ $$linted -ne 0 ]; then echo "make test: lint, types or import contracts failed (above)"; fi; \
