@@ -28,8 +28,9 @@ run: $(VENV)/.installed
 # The suite runs on three workers (pytest-xdist; `--dist loadfile` keeps a module's tests,
 # and so its module-scoped fixtures, on one worker; docs/dev/testing.md says what a test
 # needs to run beside another). Three on two cores: about a sixth of the suite waits on
-# real time (audio played at its speed, Ray starting), which the third worker fills. PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 0"` runs
-# it serially, `PYTEST_ARGS="tests/engine/audio"` one folder.
+# real time (audio played at its speed, Ray starting), which the third worker fills.
+# PYTEST_ARGS adds to pytest's: `make test PYTEST_ARGS="-n 0"` runs it serially,
+# `PYTEST_ARGS="tests/engine/audio"` one folder.
 # `--no-loadscope-reorder` keeps the longest files first (tests/support/ordering.py says why).
 # PYTHONDONTWRITEBYTECODE is emptied for the run: where a shell sets it, every process the
 # suite starts compiled the project's modules from source again and pytest rewrote every
