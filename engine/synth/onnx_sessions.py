@@ -40,10 +40,11 @@ def make_session(model: str | bytes, threads: int = 0, providers: list[str] | No
     # with the number of lines voiced (+124 MiB over 200 lines of one session;
     # a 60-minute render peaked at 1.7 GB), so no plan is kept. The CPU arena
     # stays: within a run it hands the operators' buffers back and forth
-    # instead of malloc, 14 % less CPU for Kokoro and 11 % for Piper (one
-    # thread, 2026-12-07), and every run gives back what it grew
-    # (run_options: arena shrinkage), so memory no longer grows with the lines
-    # either (_new_run_options below; bench/memprobe.py).
+    # instead of malloc (a cold render of the sample, Kokoro: 85 -> 80 s and
+    # 1.9-3.0 -> 1.3 GB peak; Piper-only renders the same, 2026-12-07), and
+    # every run gives back what it grew (run_options: arena shrinkage), so
+    # memory does not grow with the lines either (_new_run_options below;
+    # bench/memprobe.py, docs/dev/benchmark-history.md).
     options.enable_mem_pattern = False
     options.enable_cpu_mem_arena = True
     providers = providers or ["CPUExecutionProvider"]
