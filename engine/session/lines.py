@@ -290,6 +290,12 @@ class LineBook:
             elif record.plan is not None and record.plan.key in states:
                 running = states[record.plan.key]
                 status[line_id] = LineStatus(LineState.SYNTHESIZING if running else LineState.QUEUED)
+            elif record.request is not None and not record.request.future.cancelled():
+                # Made, on its way here: the scheduler lets go of a job before its clip's
+                # hand-over reaches this thread (_arrived). Shown as missing in between, a
+                # line flickered missing in the script, and a read in that gap (a tick
+                # published it) said a line the playhead asked for was never asked.
+                status[line_id] = LineStatus(LineState.SYNTHESIZING)
             else:
                 status[line_id] = LineStatus(LineState.MISSING)
         self.status = status

@@ -87,6 +87,30 @@ def test_play_from_the_middle_cancels_nothing_ahead_and_starts_there(session_fac
     assert all(status[i] is not LineState.MISSING for i in ids[5:])
 
 
+def test_a_line_whose_clip_is_on_its_way_is_not_shown_missing(session_factory: Callable[..., Session],
+                                                              project: Project) -> None:
+    # The scheduler lets go of a job before the clip's hand-over reaches the control thread;
+    # a status published in between (a tick) showed the line missing, and the test above
+    # failed under load by reading it. Here the control thread is held right after Play, so
+    # the hand-over waits while the clip is made, and the status is published in that gap.
+    session = session_factory(project, prerender=False)
+    middle_line = project.lines[5].id
+    held, release = threading.Event(), threading.Event()
+    session.play(session.clips()[5].start)
+    session._post(lambda: (held.set(), release.wait(30)))  # behind Play: its requests are made
+    try:
+        assert held.wait(30)
+        record = session.book.records[middle_line]
+        assert record.request is not None
+        wait_for(lambda: record.request is not None and record.request.future.done(), what="the clip made")
+        assert record.clip is None  # made, not yet handed over
+        session.book.publish_status()  # what a tick in that gap does (the control thread is held)
+        assert session.line_status()[middle_line].state is LineState.SYNTHESIZING
+    finally:
+        release.set()
+    wait_for(lambda: states(session)[middle_line] is LineState.READY, what="the clip handed over")
+
+
 def test_late_lines_are_counted_and_still_play_from_the_playhead(session_factory: Callable[..., Session],
                                                                  project: Project) -> None:
     # No look-ahead, no pre-render: every line is requested only when the
