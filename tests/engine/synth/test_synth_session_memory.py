@@ -17,23 +17,24 @@ from engine.synth.onnx_sessions import make_session
 from tests.support.paths import REPO
 
 # Runs in a child, so that nothing else this worker holds moves its heap: the bundled
-# voice's session voices a short line, then lines of 300-400 phonemes and short ones
-# between, as a script's would come; prints how far its anonymous memory grew (MiB).
+# voice, loaded as a render loads it (one single-threaded session), voices a short line,
+# then lines of 300-400 phonemes and short ones between, as a script's would come; prints
+# how far its anonymous memory grew (MiB).
 _GROWTH = """
-import numpy as np
+from engine.synth.backend import PhonemeUnit
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import make_session, run_options
+from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.piper_backend import PiperBackend
 
 def anonymous_mib():
     with open("/proc/self/status") as status:
         return next(int(row.split()[1]) / 1024 for row in status if row.startswith("RssAnon"))
 
-session = make_session(str(VoiceLibrary().bundled()[0].model_path), 1)
+model = PiperBackend(SessionLayout(1, 1)).load(VoiceLibrary().bundled()[0])
+settings = model.settings(1.0, 1.0, None)
 def voice(length):
-    ids = np.array([[1] + [(i * 7) % 90 + 5 for i in range(length)] + [2]], dtype=np.int64)
-    feeds = {"input": ids, "input_lengths": np.array([ids.shape[1]], dtype=np.int64),
-             "scales": np.array([0.667, 1.0, 0.8], dtype=np.float32)}
-    assert np.asarray(session.run(None, feeds, run_options())[0]).size > 0
+    ids = (1, *((i * 7) % 90 + 5 for i in range(length)), 2)
+    assert model.infer(PhonemeUnit(ids, "", 0.0), settings).size > 0
 voice(20)
 before = anonymous_mib()
 for length in (400, 30, 350, 60, 300, 20):
@@ -50,7 +51,7 @@ def test_sessions_keep_no_plan_per_input_shape(tiny_voices: dict[str, Path]) -> 
 
 
 def test_a_session_gives_its_memory_back_after_long_lines() -> None:
-    # Measured: +54 MiB with the arena given back after each run, +291 MiB when the
+    # Measured: +35-38 MiB with the arena given back after each run, +292 MiB when the
     # arena keeps what its largest run grew to (2026-12-07).
     grown = subprocess.run([sys.executable, "-c", _GROWTH], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert grown.returncode == 0, grown.stderr
