@@ -66,7 +66,8 @@ def measure_render(project_path: Path, workdir: Path) -> dict[str, float]:
     os.environ["RADIOPLAY_CACHE_DIR"] = str(workdir / "clip-cache")  # cold: a fresh, empty shared cache
     project = load_project(copy)
     synth = make_synthesizer(copy, project.sample_rate)  # exactly what `radioplay render` uses
-    synth.warm(synth.library.resolve(project.cast[0].voice.voice))  # load outside the timing, as the ceiling does
+    first = project.cast[0].voice
+    synth.warm(synth.library.resolve(first.voice, first.backend))  # load outside the timing, as the ceiling does
     report = render_project(project, synth, workdir / "out", RenderOptions())
     return {"wall_s": report.wall_s, "model_s": report.model_seconds, "production_s": report.duration_s,
             "synth_wall_s": report.synth_wall_s, "lines": report.lines}
