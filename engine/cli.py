@@ -23,30 +23,39 @@ from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
 from engine.export.command import add_render_parser, add_sounds_option
+from engine.output_paths import OVERWRITE_FLAG
 from engine.rehearse.command import add_parser as add_rehearse_parser
+from engine.terminal_text import echo, print_error, print_lines
 
 if TYPE_CHECKING:
     pass
 
 
 def _error(message: str) -> int:
-    print(f"radioplay: error: {message}", file=sys.stderr)
-    return 1
+    return print_error(message)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from engine.check.casting import MeasuredCast, cast_roles
+    from engine.output_paths import PROJECT, OutputPathError, output_file
     from engine.project.fileformat import save_project
     from engine.project.importers.parsed import ScriptSyntaxError
     from engine.project.model import Role, VoiceParams
     from engine.synth.library import VoiceLibrary
     from engine.synth.production_import import import_production
 
-    script, out = Path(args.script), Path(args.output)
+    script = Path(args.script)
     if not script.exists():
-        return _error(f"{script}: no such script file")
-    if out.exists() and not args.force:
-        return _error(f"{out} exists; pass --force to overwrite it")
+        return _error(f"{echo(script)}: no such script file")
+    try:  # before the voices are measured: never the script, a FIFO, a device or a folder
+        # import replaces no existing file at all without the flag (said below), so the kind is not asked
+        target = output_file(args.output, PROJECT, option="-o", inputs=[("the script (SCRIPT)", script)],
+                             overwrite=True, default_name=script.stem + ".radioplay")
+    except OutputPathError as exc:
+        return _error(str(exc))
+    out = Path(target.shown)
+    if target.path.exists() and not args.overwrite:
+        return _error(f"{echo(out)} exists; pass {OVERWRITE_FLAG} (or --force) to replace it")
     library = VoiceLibrary()
     measured = MeasuredCast()
 
@@ -58,28 +67,26 @@ def cmd_import(args: argparse.Namespace) -> int:
         return measured.voices
 
     try:
-        imported = import_production(script, destination=out, narrate_action=args.narrate_action,
+        imported = import_production(script, destination=target.path, narrate_action=args.narrate_action,
                                      sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
     try:
-        save_project(imported.project, out)
+        save_project(imported.project, target.path, guard=target.check_again)
+    except OutputPathError as exc:
+        return _error(str(exc))
     except OSError as exc:
-        return _error(f"cannot write {out}: {exc.strerror or exc}")
-    print(f"Imported {script} -> {out}")
-    print(f"Title: {imported.project.title}")
-    for line in imported.cast_lines(measured.labels):
-        print(line)
+        return _error(f"cannot write {echo(out)}: {exc.strerror or exc}")
+    # Names and words from the script: escaped and capped (a role named with ESC or BEL)
+    print_lines([f"Imported {script} -> {out}", f"Title: {imported.project.title}",
+                 *imported.cast_lines(measured.labels)])
     if imported.report.casting:
-        print(imported.report.casting)
+        print_lines([imported.report.casting])
     if measured.closest is not None:
-        print(measured.summary())
-    for note in imported.alias_notes():
-        print(f"note: {note}")
-    for line in imported.cue_lines():
-        print(line)
-    for warning in imported.report.warnings:
-        print(f"warning: {warning}")
+        print_lines([measured.summary()])
+    print_lines(f"note: {note}" for note in imported.alias_notes())
+    print_lines(imported.cue_lines())
+    print_lines(f"warning: {warning}" for warning in imported.report.warnings)
     return 0
 
 
@@ -293,7 +300,8 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("script", help="script file (.fountain, or plain text with NAME: line)")
     p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
     p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
-    p.add_argument("--force", action="store_true", help="overwrite an existing project file")
+    p.add_argument(OVERWRITE_FLAG, "--force", dest="overwrite", action="store_true",
+                   help="replace an existing file at -o (never SCRIPT itself); --force is the same")
     add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 

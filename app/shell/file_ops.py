@@ -42,6 +42,7 @@ from app.document.settings import (
 from app.shell import panels
 from app.shell.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
+from engine.output_paths import OutputPathError
 from engine.project.fileformat import ProjectFileError
 from engine.project.soundformat import absolute_sounds
 
@@ -140,19 +141,20 @@ class FileOps(QObject):
         path = path or self.ask_save_path()
         if path is None:
             return False
-        if not self._write(with_extension(path)):
+        # The dialog asked about the name it returned, not about one with the extension added.
+        if not self._write(with_extension(path), confirmed=with_extension(path) == Path(path)):
             return False
         self.window.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         return True
 
-    def _write(self, path: Path) -> bool:
+    def _write(self, path: Path, confirmed: bool = True) -> bool:
         old = self.doc.path
         if old is not None and old.resolve().parent != Path(path).resolve().parent:
             # Sound files named relative to the old folder stay where they are.
             self.doc.project.sounds = absolute_sounds(self.doc.project.sounds, old.resolve().parent)
         try:
-            identity = write_project(self.doc.project, path)
-        except OSError as exc:
+            identity = write_project(self.doc.project, path, current=old, confirmed=confirmed)
+        except (OSError, OutputPathError) as exc:
             self.window.show_error("Cannot save the project", str(exc))
             return False
         self.doc.set_path(path, identity)

@@ -19,6 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from engine.output_paths import OutputPathError, in_place
+from engine.terminal_text import print_error, print_lines
+
 DEFAULT_TAKES = 3
 
 
@@ -35,8 +38,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _error(message: str) -> int:
-    print(f"radioplay: error: {message}", file=sys.stderr)
-    return 1
+    return print_error(message)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -54,8 +56,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.project)
     try:
         project = load_project(path)
-    except (ProjectFileError, ValueError) as exc:
+        saved = in_place(path) if args.fix else None  # before the work: where --fix saves it
+    except (ProjectFileError, ValueError) as exc:  # OutputPathError is a ValueError
         return _error(str(exc))
+
     def say(message: str) -> None:
         if not args.json:
             print(f"... {message}", file=sys.stderr)
@@ -91,7 +95,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             if best.take != result.take:
                 report.fixed.append(result.id)
         project = replace(project, lines=lines)
-        save_project(project, path)
+        if saved is not None:
+            try:
+                save_project(project, saved.path, guard=saved.check_again)
+            except (OSError, OutputPathError) as exc:
+                return _error(f"cannot save {path} with the new takes: {exc}")
     _print(report, args.json)
     return 1 if report.flagged else 0
 
@@ -103,7 +111,6 @@ def _print(report: Any, as_json: bool) -> None:
     rows = [r for r in report.lines if r.flagged]
     if rows:
         width = max(len(r.role) for r in rows)
-        for r in rows:
-            print(f"{r.id}  {r.role:<{width}}  {r.score:.2f}  {r.reason}")
+        print_lines(f"{r.id}  {r.role:<{width}}  {r.score:.2f}  {r.reason}" for r in rows)
     fixed = f", {len(report.fixed)} fixed with a new take" if report.fixed else ""
     print(f"{report.flagged} of {len(report.lines)} lines flagged{fixed}")

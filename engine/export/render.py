@@ -88,6 +88,9 @@ class RenderOptions:
     # Stem file names: plain (stems/ROLE.wav, dme/DX.wav) or broadcast
     # (stems/TITLE_ROLESTEM_2ch_48k_32b.wav, dme/TITLE_DXSTEM_2ch_48k_32b.wav).
     stem_names: str = "plain"
+    # Replace a file in the folder that the last render did not write and that holds
+    # something else than the render writes there (``--overwrite``; engine/output_paths.py).
+    overwrite: bool = False
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -219,12 +222,15 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
         from engine.export.daw import daw_files
 
         files += daw_files(options.daw, project, options.name or project.title)
-    check_output(outdir, files)
     # A missing or unreadable sound file fails the render before any synthesis
     # (its header is enough); the audio is read and resampled while the lines
     # are voiced: the first resample imports scipy.signal (~2 s on the
     # development machine), which used to delay the first line.
-    project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
+    heard, _ = project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds,
+                              load=False)
+    inputs: list[tuple[str, str | Path]] = [("the project", project_path)] if project_path is not None else []
+    inputs += [("a sound file the project plays", file) for file in sorted(set(heard.files.values()))]
+    check_output(outdir, files, inputs, options.overwrite)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
         loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
                                 options.allow_missing_sounds, synth.cache)
@@ -243,7 +249,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                 release_clips(synth, result)
                 raise
             try:
-                with OutputSet(outdir, files).open() as output:
+                with OutputSet(outdir, files, inputs, options.overwrite).open() as output:
                     _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel,
                                    started, sounds, prefix)
             finally:

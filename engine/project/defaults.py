@@ -75,6 +75,7 @@ PLACEHOLDER_EFFECT_S = 1.0
 MAX_LINE_CHARS = 20_000
 MAX_LEXICON_WORD_CHARS = 200  # a word or name, possibly a phrase
 MAX_LEXICON_SAY_CHARS = 1_000  # its respelling or [[phonemes]]
+MAX_REVISION_NAME_CHARS = 100  # "Blue Revision", "Second draft for the read-through"
 
 
 def too_long(text: str, most: int) -> str | None:

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +64,15 @@ from engine.project.stagingformat import (
 )
 from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
+from engine.terminal_text import echo
 
 # 2: sound lanes and clips (engine/project/soundformat.py); 3: script revisions
 # (engine/project/revisionformat.py). Files of earlier versions load unchanged.
 FORMAT_VERSION = 3
 EXTENSION = ".radioplay"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# How much of a JSON path and of a problem an error shows (both may quote the file).
+PATH_CHARS, PROBLEM_CHARS = 200, 400
 # No project needs more than a few levels; deeper JSON is reported at the
 # first bracket past this depth (json itself would raise RecursionError).
 _MAX_DEPTH = 100
@@ -78,8 +82,9 @@ class ProjectFileError(ValueError):
     """A project file is unreadable, malformed or from a newer Radioplay."""
 
     def __init__(self, file: str | Path, path: str, problem: str) -> None:
-        where = f"{path}: " if path else ""
-        super().__init__(f"{file}: {where}{problem}")
+        # Parts of the message quote the file (keys, values): escaped and capped, one line.
+        where = f"{echo(path, PATH_CHARS)}: " if path else ""
+        super().__init__(f"{echo(file)}: {where}{echo(problem, PROBLEM_CHARS)}")
         self.file = str(file)
         self.path = path
         self.problem = problem
@@ -420,8 +425,9 @@ def load_project(path: str | Path) -> Project:
     return project_from_dict(data, path)
 
 
-def save_project(project: Project, path: str | Path) -> None:
-    """Write atomically (temporary file, fsync, rename)."""
+def save_project(project: Project, path: str | Path, guard: Callable[[], None] | None = None) -> None:
+    """Write atomically (temporary file, fsync, rename); ``guard`` runs just before the
+    rename (engine/output_paths.py's check that the name may still be replaced)."""
     path = Path(path)
     text = json.dumps(project_to_dict(project, path.absolute().parent), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(path, text)
+    atomic_write_text(path, text, guard)

@@ -19,8 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.fsutil import commit, temp_path_for
+from engine.output_paths import WAV, OutputPathError, problem_with
 from engine.project.model import Project
 from engine.rehearse.listener import Heard
+from engine.terminal_text import echo
 
 PAD_S = 0.15
 
@@ -47,6 +49,11 @@ def save_take(heard: Heard, rate: int, folder: Path, file_name: str) -> Path | N
     temp = temp_path_for(final)
     try:
         soundfile.write(str(temp), audio, rate, subtype="PCM_24", format="WAV")
+        # What the name holds was checked before the read (engine/rehearse/command.py);
+        # a FIFO, a device or a link out of the folder put there since is not replaced.
+        problem = problem_with(final, WAV, overwrite=True)
+        if problem is not None:
+            raise OutputPathError(f"--record {echo(folder)}: {echo(file_name)} {problem}")
         commit(temp, final)
     finally:
         temp.unlink(missing_ok=True)
