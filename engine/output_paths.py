@@ -168,14 +168,15 @@ def folder_problem(folder: Path) -> str | None:
         try:
             found = os.stat(existing)
             break
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # missing, or under a file: look further up
             if existing.parent == existing:
                 return None
             existing = existing.parent
         except OSError as exc:
             return f"cannot reach {echo(existing)} ({exc.strerror or exc})"
     if not stat.S_ISDIR(found.st_mode):
-        return f"cannot create a folder inside {echo(existing)}: it is {describe_mode(found.st_mode)}"
+        kind = "a file" if stat.S_ISREG(found.st_mode) else describe_mode(found.st_mode)
+        return f"{echo(existing)} is {kind}, not a folder"
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"cannot write in {echo(existing)}: permission denied"
     return None
