@@ -25,7 +25,7 @@ from engine.cli_revise import add_parser as add_revise_parser
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.output_paths import OVERWRITE_FLAG
 from engine.rehearse.command import add_parser as add_rehearse_parser
-from engine.terminal_text import echo, print_error, print_lines
+from engine.terminal_text import echo, print_error, print_lines, terminal_line
 
 if TYPE_CHECKING:
     pass
@@ -121,7 +121,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     session.wait_idle(60.0)
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
-        print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
+        print(terminal_line(f"warning: line {line_id} cannot be voiced: {error}"), file=sys.stderr)
     outlook = session.outlook(args.start)
     if not outlook.keeps_up:
         print(f"radioplay: {outlook.describe()}", file=sys.stderr)

@@ -291,6 +291,14 @@ class TableReadPanel(QDialog):
         lines = plan_lines(project, options)
         rate = project.sample_rate
         names = take_file_names([ln.id for ln in project.lines])
+        if c.record is not None:  # before anything plays: the takes never replace the recordings read
+            from engine.rehearse.takes import check_takes
+
+            live = [ln.id for ln in lines if ln.role in c.roles]
+            inputs: list[tuple[str, str | Path]] = [("the project", path)] if path is not None else []
+            if c.simulate is not None:
+                inputs += [("a recording the simulated reader reads", c.simulate / names[lid]) for lid in live]
+            check_takes(c.record, [names[lid] for lid in live], inputs)
         reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles],
                                           file_names=names)
                           if c.simulate is not None else MicReader(rate, c.device))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.output_paths import OutputPathError, in_place
-from engine.terminal_text import print_error, print_lines
+from engine.terminal_text import print_error, print_lines, terminal_line
 
 DEFAULT_TAKES = 3
 
@@ -62,7 +62,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     def say(message: str) -> None:
         if not args.json:
-            print(f"... {message}", file=sys.stderr)
+            print(terminal_line(f"... {message}"), file=sys.stderr)
 
     synth = make_synthesizer(path, project.sample_rate)
     try:

@@ -20,14 +20,10 @@ from typing import Any
 from engine.output_paths import (
     OVERWRITE_FLAG,
     TABLE_READ_REPORT,
-    WAV,
     OutputFile,
     OutputPathError,
-    folder_problem,
     in_place,
     output_file,
-    problem_with,
-    stat_inputs,
 )
 from engine.terminal_text import echo, print_error, terminal_line
 
@@ -78,18 +74,9 @@ def check_outputs(args: argparse.Namespace, path: Path, live_ids: list[str], tak
     if args.simulate:
         inputs += [("a --simulate recording", Path(args.simulate) / take_files[lid]) for lid in live_ids]
     if args.record:
-        record = Path(args.record)
-        problem = (folder_problem(record) if not record.exists() or record.is_dir()
-                   else "is a file, not a folder; --record needs a folder")
-        if problem is not None:
-            raise OutputPathError(f"--record {echo(record)}: {problem}")
-        if record.is_dir():
-            seen = stat_inputs(inputs)
-            for lid in live_ids:
-                take = record / take_files[lid]
-                problem = problem_with(take, WAV, seen, args.overwrite)
-                if problem is not None:
-                    raise OutputPathError(f"--record {echo(record)}: {echo(take.name)} {problem}")
+        from engine.rehearse.takes import check_takes
+
+        check_takes(Path(args.record), [take_files[lid] for lid in live_ids], inputs, args.overwrite)
     if not args.report:
         return None
     return output_file(args.report, TABLE_READ_REPORT, option="--report", inputs=inputs, overwrite=args.overwrite)

@@ -13,13 +13,14 @@ recordings is read under the same names.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from engine.fsutil import commit, temp_path_for
-from engine.output_paths import WAV, OutputPathError, problem_with
+from engine.output_paths import WAV, OutputPathError, folder_problem, problem_with, stat_inputs
 from engine.project.model import Project
 from engine.rehearse.listener import Heard
 from engine.terminal_text import echo
@@ -35,6 +36,27 @@ def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
     begin = max(0, int((heard.speech_start - heard.audio_start - pad_s) * rate))
     end = min(audio.size, int((heard.speech_end - heard.audio_start + pad_s) * rate))
     return audio[begin:end] if end > begin else None
+
+
+def check_takes(folder: Path, file_names: Iterable[str], inputs: Sequence[tuple[str, str | Path]] = (),
+                overwrite: bool = False) -> None:
+    """The takes folder and each take's name, checked before a read starts by the rule of
+    every output (engine/output_paths.py): a folder (made where missing), and no take
+    replaces one of ``inputs`` (the project, a simulated reader's recordings: one folder
+    for both would replace each read with its trimmed take), a FIFO or a device, or (without
+    ``overwrite``) a file that is not a WAV. Raises OutputPathError (one line)."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputPathError(f"--record {echo(folder)}: is a file, not a folder; --record needs a folder")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise OutputPathError(f"--record {echo(folder)}: {problem}")
+    if not folder.is_dir():
+        return  # nothing in it yet
+    seen = stat_inputs(inputs)
+    for name in file_names:
+        problem = problem_with(folder / name, WAV, seen, overwrite)
+        if problem is not None:
+            raise OutputPathError(f"--record {echo(folder)}: {echo(name)} {problem}")
 
 
 def save_take(heard: Heard, rate: int, folder: Path, file_name: str) -> Path | None:

@@ -82,3 +82,22 @@ def test_the_lexicon_export_refuses_a_fifo_and_the_open_project(qtbot, make_wind
     panel.export_file(tmp_path / "same.csv")
     qtbot.waitUntil(lambda: "is the open project" in panel.status.text(), timeout=10_000)
     assert _state(tiny_file)[1:] == (before[1], before[2], before[3])
+
+
+def test_the_table_read_never_records_takes_over_the_recordings_it_reads(qtbot, make_window, table):
+    """One folder for the simulated reader and the takes would replace each read with its take."""
+    from app.transport.table_read import TableReadChoice, TableReadPanel
+    from tests.support.studio import wait_engine
+
+    path, reads = table
+    window = make_window(path)
+    wait_engine(qtbot, window)
+    before = {p.name: _state(p) for p in reads.iterdir()}
+    panel = TableReadPanel(window, TableReadChoice(("GUEST",), None, reads, reads))
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.start()
+    qtbot.waitUntil(lambda: panel.result.text().startswith("Error: "), timeout=60_000)
+    assert "is a recording the simulated reader reads, which this command reads" in panel.result.text()
+    assert {p.name: _state(p) for p in reads.iterdir()} == before
+    panel.close()
