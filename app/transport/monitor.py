@@ -356,7 +356,8 @@ class MonitorDock(QDockWidget):
         parts = [listener_summary(getattr(snap, "latency_by_origin", {}))]
         if self._lines is not None:
             parts.append(f"{self._lines[0]} of {self._lines[1]} lines voiced")
-        parts += [f"{snap.requests} clips made", f"{snap.audio_seconds_total:.0f} s of audio"]
+        parts += [f"{snap.requests} clip{'' if snap.requests == 1 else 's'} made",
+                  f"{snap.audio_seconds_total:.0f} s of audio"]
         if snap.anomalies:
             parts.append(f"{snap.anomalies} slow outliers")
         for name, pool in sorted(snap.pools.items()):

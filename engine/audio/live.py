@@ -79,6 +79,7 @@ class PlayerSnapshot:
     late_lines: int
     sink: SinkStats
     audition: object = None  # the tag of the audition being heard now (None: none)
+    ended: bool = False  # playing stopped at the programme's end, and has not started since
 
 
 class LivePlayer:
@@ -117,6 +118,7 @@ class LivePlayer:
         self.hold_counter: int | None = None
         self._hold: int | None = None  # play(until=): the timeline frame where playing stops
         self._end: int | None = None  # the programme's end (set_end): playing stops there without a loop
+        self._ended = False  # playing stopped at _end (until the next play or seek)
         self._region_at = 0  # ring counter of the region being rendered
         self._audition: tuple[np.ndarray, int] | None = None  # (clip, next frame)
         self._audition_level = (np.float32(1.0), np.float32(1.0))
@@ -192,7 +194,7 @@ class LivePlayer:
         loop = None if self._loop is None else (self._loop[0] / self.rate, self._loop[1] / self.rate)
         tag = self._audition_tag if self._audition is not None else None
         return PlayerSnapshot(self._heard(sink.frames_played) / self.rate, self._t / self.rate, self._playing,
-                              loop, self._late, sink, tag)
+                              loop, self._late, sink, tag, self._ended)
 
     def close(self) -> None:
         self._stop.set()
@@ -225,6 +227,8 @@ class LivePlayer:
         self.sink.set_playing(playing)  # underruns count only while the transport plays
 
     def _apply(self, command: str, a: int, b: int) -> None:
+        if command in ("play", "cue", "seek"):
+            self._ended = False
         if command in ("play", "cue"):
             self._hold = b if b > 0 else None  # 0: no stop (a stop at frame 0 would play nothing)
             self._set_playing(True)
@@ -341,8 +345,10 @@ class LivePlayer:
                     self._set_playing(False)
                     self._hold = None
                     self.hold_counter = self._region_at + done
-                    if stop != hold and self.on_end is not None:
-                        self.on_end()
+                    if stop != hold:
+                        self._ended = True
+                        if self.on_end is not None:
+                            self.on_end()
                     continue
             view = out[done:done + length]
             self._check_late(self._t, length)

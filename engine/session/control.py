@@ -313,7 +313,7 @@ class Session:
         audition = snap.audition if isinstance(snap.audition, tuple) else None
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.playback.late_log),
                                  sink.underruns, sink.cpu_load, player.sink.name, mix.audio_error,
-                                 sink.device_underflows, audition)
+                                 sink.device_underflows, audition, snap.ended)
 
     def state(self) -> SessionState:
         """One read of everything the studio draws; never waits for the control thread."""

@@ -83,6 +83,9 @@ class TransportSnapshot:
     device_underflows: int = 0
     # (line id, seed) of the take an audition plays now (the Takes panel's A/B says which)
     audition: tuple[str, int] | None = None
+    # Playing stopped at the programme's end (the layout may have moved since: a line late
+    # in that pass has its real length now), and has not started since.
+    ended: bool = False
 
 
 @dataclass(frozen=True)

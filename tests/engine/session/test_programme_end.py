@@ -41,7 +41,7 @@ def test_playing_stops_at_the_programmes_end_and_play_starts_again_from_the_top(
              timeout=10.0, what="the playhead at the end")
     transport = session.transport()
     assert transport.duration_s > last_clip_end  # the tail (the last consonant, the limiter) is played
-    assert not transport.playing
+    assert not transport.playing and transport.ended
     assert transport.late_lines == 0
 
     session.play()  # from the playhead, which is at the end: the programme again, from the top
