@@ -148,11 +148,13 @@ class PlayGate(QObject):
             self.waiting = Waiting.NO
             self.window.statusBar().showMessage("Enough is voiced: playing", 4000)
             self.engine.play(self._from)
+            self._say_silent(state, state.transport.position_s if self._from is None else self._from)
         elif self.window.statusBar().currentMessage() != text:
             self.window.statusBar().showMessage(text)
 
     def _say_silent(self, state: SessionState, from_s: float) -> None:
-        """Name the lines ahead that cannot be voiced: they will be silent, not late."""
+        """Name the lines ahead that cannot be voiced: they will be silent, not late (said when
+        Play is pressed, and again when a wait ends in playing)."""
         ahead = {c.line_id for c in state.clips if c.end > from_s}
         silent = [line_id for line_id in state.unvoiceable if line_id in ahead]
         if not silent:
@@ -160,8 +162,9 @@ class PlayGate(QObject):
         first = silent[0] if len(silent) == 1 else min(silent, key=self._number)
         status = state.line_status[first]
         more = f" and {len(silent) - 1} more" if len(silent) > 1 else ""
+        who = self._who(first)
         self.window.statusBar().showMessage(
-            f"\u26a0 {self._who(first).capitalize()}{more} cannot be voiced ({status.state.value}: {status.error}): "
+            f"\u26a0 {who[:1].upper()}{who[1:]}{more} cannot be voiced ({status.state.value}: {status.error}): "
             "silent where it is, not waited for. Fix its text or voice.", 15000)
 
     def _number(self, line_id: str) -> int:

@@ -82,6 +82,7 @@ def test_a_failed_line_is_shown_failed_never_late_and_wait_then_play_starts(qtbo
     assert window.engine.state().transport.late_lines == 0  # silent where it is, not late
     assert bar.late_label.text() == "Late 0"
     assert "before it was voiced" not in window.statusBar().currentMessage()
+    assert window.statusBar().currentMessage().startswith("\u26a0 Line 2 (ROLE1) cannot be voiced (failed: nothing")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert bar.grab().save(str(ARTIFACTS / "transport-failed-line.png"))
     assert window.grab().save(str(ARTIFACTS / "transport-failed-line-window.png"))
