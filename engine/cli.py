@@ -141,7 +141,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
                 status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
-            if t.position_s >= t.duration_s:  # the length includes the tails
+            if t.ended or t.position_s >= t.duration_s:  # the length includes the tails; playing stops there
                 break
     except KeyboardInterrupt:
         pass

@@ -25,7 +25,7 @@ from app.script.spoken_word import SpokenWord
 from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
-from engine.session.views import SoundView
+from engine.session.views import SoundView, voiced_lines
 
 POLL_HZ = 20
 ENGINE_ACTIONS = ("play_pause", "stop", "from_start", "play_line", "loop", "audition")
@@ -134,6 +134,7 @@ class EnginePresenter(QObject):
             if arrived:
                 w.timeline.invalidate_peaks(arrived)
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
+            self._show_unvoiceable(state)
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
         clips_new = state.clips is not self._clips and bool(state.clips or not lines)
         sounds_new = state.sounds is not self._sounds
@@ -155,12 +156,28 @@ class EnginePresenter(QObject):
         draw.show_transport(w.timeline, w.transport, w.doc.project, state.transport, state.levels)
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
         self.spoken.show(state, w.script.model.playing_line())
+        w.monitor.show_lines(state.voiced_lines, len(lines))  # the status bar's count, the one definition
         w.monitor.update_from(state.metrics)
         for key, error in (("audio", state.transport.audio_error), ("engine", state.error)):
             if error and error != self._errors.get(key):
                 self._errors[key] = error
                 w.statusBar().showMessage(error, 10000)
 
+
+    def _show_unvoiceable(self, state: SessionState) -> None:
+        """The lines no clip will come for, on the transport beside (never in) the late lines."""
+        lines = self.window.doc.project.lines
+        number = {line.id: i for i, line in enumerate(lines, start=1)}
+        counts: dict[str, int] = {}
+        detail: list[str] = []
+        for line_id in sorted(state.unvoiceable, key=lambda lid: number.get(lid, len(lines) + 1)):
+            status = state.line_status[line_id]
+            counts[status.state.value] = counts.get(status.state.value, 0) + 1
+            at = number.get(line_id)
+            who = f"Line {at} ({lines[at - 1].role})" if at is not None else f"Line {line_id}"
+            detail.append(f"{who}: {status.state.value}: {status.error or 'no reason given'}")
+        self.window.transport.show_unvoiceable(counts, "\n".join(detail[:12]) + (
+            f"\n… and {len(detail) - 12} more" if len(detail) > 12 else ""))
 
     def _show_outlook(self, state: SessionState) -> None:
         """Twice a second: can synthesis keep up with playback from the playhead?"""
@@ -173,10 +190,9 @@ def lines_summary(statuses: Mapping[str, LineStatus], total: int) -> str:
     counts: dict[LineState, int] = {}
     for status in statuses.values():
         counts[status.state] = counts.get(status.state, 0) + 1
-    parts = [f"{counts.get(LineState.READY, 0)} of {total} lines voiced"]
+    parts = [f"{voiced_lines(statuses)} of {total} lines voiced"]
     busy = counts.get(LineState.SYNTHESIZING, 0) + counts.get(LineState.QUEUED, 0)
     if busy:
         parts.append(f"{busy} in progress")
-    if counts.get(LineState.FAILED):
-        parts.append(f"{counts[LineState.FAILED]} failed")
+    parts += [f"{n} {state.value.replace('_', ' ')}" for state, n in counts.items() if state.unvoiceable]
     return " · ".join(parts)

@@ -324,11 +324,13 @@ class MainWindow(QMainWindow):
         self.engine.stop_playback()
 
     def from_start(self) -> None:
-        """Home: back to the top; keeps playing if it was."""
+        """Home (Play from Start): play from the top, playing or stopped. Stopped, Play asks
+        first when synthesis cannot keep up from there, as Play does."""
+        self.timeline.set_playhead(0.0)
         if self._playing():
             self.engine.play(0.0)
         else:
-            self.seek(0.0)
+            self.presenter.gate.play(0.0)
 
     def seek(self, seconds: float) -> None:
         self.engine.seek(max(0.0, seconds))

@@ -88,6 +88,7 @@ class DialogueChain:
         # as a re-recording engineer pulls a lane down, never the shout line by line).
         self._intended = {line.id: intended_db(line, project) for line in project.lines}
         self.deferred: list[str] = []  # the lines the last place() left for later (its ``until``)
+        self.trims: dict[str, float] = {}  # each role's staged trim in the last place()
         self._trim_db = {r.name: 0.0 for r in project.cast}
         for line in project.lines:
             if line.role in self._trim_db:
@@ -122,7 +123,7 @@ class DialogueChain:
         return self.place([(lane, start, line_id, role, clip, envelope)])[0]
 
     def place(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]],
-              until: float | None = None) -> list[PlacedClip]:
+              until: float | None = None, trims: Mapping[str, float] | None = None) -> list[PlacedClip]:
         """The lines (lane, start frame, line id, role, clip, its curve or None) on their
         lanes as the mixer plays them. A role whose staged lines pass the stems' ceiling
         (a close position, a room's field) has all its staged lines trimmed by one gain
@@ -135,7 +136,10 @@ class DialogueChain:
         ``until`` (a time.monotonic() deadline; live playback): lines are staged until then
         and a line whose staging is not made yet is left out after it, named in
         ``deferred``: the caller, which must answer Stop and Play meanwhile, places them
-        at a later call (staging the sample's 48 lines takes seconds)."""
+        at a later call (staging the sample's 48 lines takes seconds).
+
+        ``trims``: the roles' staged trims to use instead of those of ``lines`` (a take
+        heard alone gets its role's trim in the whole mix: engine/mixdown/take_alone.py)."""
         made: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None, bool]] = []
         peaks: dict[str, list[float]] = {}
         self.deferred = []
@@ -156,10 +160,11 @@ class DialogueChain:
                 staged = self.stager.clip(line_id, clip, stage, self.rate, key, envelope=envelope)
             peaks.setdefault(role, []).append(self.stager.peak(line_id, staged))
             made.append((lane, start, line_id, role, staged, None, True))
-        trims = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
+        found = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
+        self.trims = found if trims is None else {**found, **trims}
         placed = []
         for lane, start, line_id, role, audio, envelope, is_staged in made:
-            trim = trims.get(role, 1.0) if is_staged else 1.0
+            trim = self.trims.get(role, 1.0) if is_staged else 1.0
             # (a line the trim takes exactly to the ceiling needs no wall: not for a rounding)
             if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role) * (1 + 1e-6):
                 level_db = DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role))

@@ -266,8 +266,9 @@ class LineBook:
         exc = future.exception()
         if exc is not None:
             record.failed = str(exc)
-            self.publish_status()
+            self.playback.relayout()  # no longer pending for the mixer: silent where it is, never late
             return
+        record.failed = None  # a retry (the next play asks again) that worked
         if record.clip is None:
             self._take_cached(line_id, record)
             if record.clip is None:  # not kept in memory or on disk: use the result itself
