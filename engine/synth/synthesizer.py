@@ -31,6 +31,7 @@ from engine.synth.backend import (
     VoiceBackend,
 )
 from engine.synth.cache import ClipCache, clip_key
+from engine.synth.clipfolder import usable_samples
 from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
@@ -245,6 +246,8 @@ class ClipSynthesizer:
         is the same samples in the post stage, an export or a farm actor), and store it
         in the cache."""
         rate = raw.sample_rate
+        if not all(usable_samples(piece) for piece in raw.pieces if piece.size):
+            raise _not_finite(raw)
         design = raw.plan.params.effective_design
         bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
         pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
@@ -262,6 +265,8 @@ class ClipSynthesizer:
                 words = shaping.time_scaled(clip_words(raw.words, bounds, raw.pauses, rate), design.rate)
         audio = shaping.resample(audio, rate, self.sample_rate)
         audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
+        if audio.size and not usable_samples(audio):
+            raise _not_finite(raw)
         if raw.phonemes:
             self.predictor.observe(self.length_key(raw.plan), raw.phonemes, self.length_scale(raw.plan),
                                    audio.shape[0])
@@ -314,3 +319,10 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     backend = PiperBackend(SessionLayout.for_throughput())
     base = project_path.parent if project_path is not None else None
     return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache, backend)
+
+
+def _not_finite(raw: RawAudio) -> VoiceError:
+    """A model (a damaged voice file) or a shaping that made NaN or infinite samples fails the
+    line: such a clip is never stored, so never mixed."""
+    return VoiceError(f"voice {raw.plan.voice.id} made samples that are not finite (NaN or infinity); "
+                      f"its model {raw.plan.voice.model_path} may be damaged")
