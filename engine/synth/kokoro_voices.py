@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from engine.fsutil import commit, temp_path_for
 from engine.synth.errors import VoiceError
-from engine.synth.sealed_model import SealError, check_sealed, read_sealed, seal_existing
+from engine.synth.sealed_model import SealError, check_sealed, seal_existing, sealed_source
 
 if TYPE_CHECKING:
     import numpy as np
@@ -175,14 +175,14 @@ def ensure_model(model: Path, source: str) -> None:
 
 
 def model_source(model: Path, source: str) -> str | bytes:
-    """What Kokoro's sessions are made from: a user's model by its path; the bundled one's
-    bytes, as checked against the packages' digest (what was checked is what loads), joined
-    in memory when the joined file cannot be read."""
+    """What Kokoro's sessions are made from: a user's model by its path; the bundled one as
+    checked against the packages' digest (engine/synth/sealed_model.py: its path, or the
+    bytes just hashed), joined in memory when the joined file cannot be read."""
     if not _joined(model, source):
         return str(model)
     ensure_model(model, source)
     try:
-        return read_sealed(model, _bundled_digest())
+        return sealed_source(model, _bundled_digest())
     except SealError as exc:  # changed since ensure_model looked: not loaded, joined in memory
         _warn(f"{model} is not the bundled Kokoro model ({exc}); using the packages' model in memory")
     except OSError as exc:

@@ -30,7 +30,7 @@ import logging
 import threading
 from pathlib import Path
 
-from engine.synth.sealed_model import SealError, Unsealed, read_sealed, remove_sealed, write_sealed
+from engine.synth.sealed_model import SealError, Unsealed, remove_sealed, sealed_source, write_sealed
 
 log = logging.getLogger("engine.synth.prepared_voice")
 
@@ -51,10 +51,11 @@ def prepared_voices_dir() -> Path:
 
 
 def prepared_model(model_path: Path) -> str | bytes:
-    """What to make the voice's sessions from: the bytes of its patched model, as sealed
-    when it was prepared (prepared now if no process did before, or if the file there is
-    not the one prepared), or the voice's own path when nothing in it needs patching (or
-    onnx is missing). Patched in memory when the prepared file cannot be read or written."""
+    """What to make the voice's sessions from: its patched model as sealed when it was
+    prepared (its path, or its bytes when they were just hashed or patched: prepared now if
+    no process did before, or if the file there is not the one prepared), or the voice's own
+    path when nothing in it needs patching (or onnx is missing). Patched in memory when the
+    prepared file cannot be read or written."""
     stat = model_path.stat()
     memo = (str(model_path), stat.st_size, stat.st_mtime_ns)
     with _lock:
@@ -67,7 +68,7 @@ def prepared_model(model_path: Path) -> str | bytes:
         if prepared is None:
             return str(model_path)
         try:
-            data = read_sealed(prepared)
+            source = sealed_source(prepared)
         except FileNotFoundError:
             pass  # not prepared yet on this machine
         except Unsealed:
@@ -82,7 +83,7 @@ def prepared_model(model_path: Path) -> str | bytes:
             return _patched_in_memory(model_path)
         else:
             _found[memo] = prepared
-            return data
+            return source
         patched = patch_voice(model_path)
         if patched is None:
             _found[memo] = None

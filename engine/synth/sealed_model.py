@@ -6,16 +6,16 @@ voice's sessions are made from. Whatever else sits under such a name (the voice'
 unpatched graph copied over it, a copy altered on disk, a link to a model elsewhere) would
 load without a word, voice different samples, and leave those clips in the clip cache under
 the genuine voice's keys. So each such file is written with a seal beside it
-(``NAME.seal``: the SHA-256 and size of the bytes written) and read back only through
-:func:`read_sealed`: opened without following a link, a regular file, its bytes compared
-with the seal, and those same bytes handed to ONNX Runtime (what was checked is what loads;
-no second open that could meet another file).
+(``NAME.seal``: the SHA-256 and size of the bytes written) and loaded only through
+:func:`sealed_source`: opened without following a link, a regular file, its bytes compared
+with the seal.
 
 The digest is not computed on every load: the seal also records the file's identity when its
 bytes were last hashed (device, inode, size, modification and change times). A file with the
 same identity has not been written since (every write and every ``touch`` moves the change
-time, which no user can set back), so only its bytes are read; a copy, a restore or an edit
-is hashed again. What that saves: docs/dev/voices.md (Prepared voices).
+time, which no user can set back), so it is loaded by its path, unread here; a copy, a
+restore or an edit is hashed again, and the bytes hashed are the bytes loaded. What each
+costs against making a session: docs/dev/voices.md (Prepared voices).
 """
 
 from __future__ import annotations
@@ -63,24 +63,31 @@ def seal_existing(path: Path, sha256: str, size: int) -> None:
     _write_seal(path, {"sha256": sha256, "size": size})
 
 
-def read_sealed(path: Path, expected_sha256: str | None = None) -> bytes:
-    """The bytes of ``path`` when they are the sealed ones (or, with ``expected_sha256``, the
-    ones that digest names, which then decides over the seal). Raises :class:`SealError`
-    (:class:`Unsealed` when there is no seal and nothing expected) for any other file,
-    FileNotFoundError when there is none, and the OSError of a file that cannot be read
-    (PermissionError: another user's file)."""
-    data = _sealed(path, expected_sha256, keep=True)
-    assert data is not None
-    return data
+def sealed_source(path: Path, expected_sha256: str | None = None) -> str | bytes:
+    """What to make sessions from, when ``path`` is the sealed file (or, with
+    ``expected_sha256``, the file that digest names, which then decides over the seal): its
+    path while its identity is the one the seal records (nothing read: ONNX Runtime reads
+    it), else its bytes, hashed and found right (the seal then records the new identity).
+    Raises :class:`SealError` (:class:`Unsealed` when there is no seal and nothing
+    expected) for any other file, FileNotFoundError when there is none, and the OSError of
+    a file that cannot be read (PermissionError: another user's file).
+
+    Handing over the path of a file whose identity was just checked leaves a moment in which
+    a rename could put another file there; only something racing on purpose could use it, and
+    whatever can write into the folder can as well write a seal: the seal guards against files
+    that are wrong, not against an adversary who owns the cache."""
+    source = _sealed(path, expected_sha256, keep=True)
+    return str(path) if source is None else source
 
 
 def check_sealed(path: Path, expected_sha256: str | None = None) -> None:
-    """:func:`read_sealed` without keeping the bytes, and without reading them at all while
-    the file's identity is the one last hashed."""
+    """:func:`sealed_source` without keeping anything: the same checks and errors."""
     _sealed(path, expected_sha256, keep=False)
 
 
 def _sealed(path: Path, expected_sha256: str | None, keep: bool) -> bytes | None:
+    """None when the file's identity is the one the seal records; else, with ``keep``, its
+    bytes (hashed and found right), without, None after hashing it."""
     seal = _read_seal(path)
     wanted = expected_sha256 or (seal or {}).get("sha256")
     if not isinstance(wanted, str):
@@ -101,24 +108,18 @@ def _sealed(path: Path, expected_sha256: str | None, keep: bool) -> bytes | None
         if sealed and seal is not None and seal.get("size") != before.st_size:
             raise SealError(f"it is {before.st_size} bytes, {seal.get('size')} were written")
         identity = _identity(before)
-        known = sealed and seal is not None and seal.get("verified") == identity
-        if known and not keep:
+        if sealed and seal is not None and seal.get("verified") == identity:
             return None
         os.set_blocking(fd, True)
         digest = hashlib.sha256()
         data = None
         if keep:  # one read, one buffer: the bytes handed on are the bytes hashed
             data = f.read(MAX_MODEL_BYTES + 1)
-            if not known:
-                digest.update(data)
+            digest.update(data)
         else:
             for chunk in iter(lambda: f.read(_CHUNK), b""):
                 digest.update(chunk)
         after = os.fstat(fd)
-    if known:
-        if _identity(after) != identity:  # written to while it was read: not the bytes last hashed
-            raise SealError("it changed while it was read")
-        return data
     if digest.hexdigest() != wanted:
         raise SealError("its SHA-256 is not the one recorded when it was made")
     if _identity(after) == identity:  # not written while it was read: the identity is the one hashed

@@ -105,7 +105,8 @@ def test_a_prepared_voice_that_is_not_the_one_prepared_is_prepared_again(
 def test_an_unchanged_prepared_voice_is_not_hashed_again(prepared_joe: tuple[VoiceInfo, Path, bytes, np.ndarray]
                                                          ) -> None:
     """The seal records the identity of the file it hashed (device, inode, size, times): a
-    later load of the same file reads it without hashing it; a copy (a restore) is hashed again."""
+    later load of the same file hands over its path unread; a copy (a restore) is hashed
+    again, and the bytes hashed are the bytes loaded."""
     joe, prepared, genuine, _ = prepared_joe
     _new_process()
     prepared_voice.prepared_model(joe.model_path)
@@ -113,12 +114,16 @@ def test_an_unchanged_prepared_voice_is_not_hashed_again(prepared_joe: tuple[Voi
     seal = seal_path(prepared).read_text()
     assert f"[{st.st_dev}, {st.st_ino}, {st.st_size}, {st.st_mtime_ns}, {st.st_ctime_ns}]" in seal
     assert hashlib.sha256(genuine).hexdigest() in seal
+    _new_process()
+    assert prepared_voice.prepared_model(joe.model_path) == str(prepared)  # unchanged: not read again
     copy = prepared.with_name(prepared.name + ".copy")
     shutil.copyfile(prepared, copy)
     os.replace(copy, prepared)  # the same bytes under a new inode: hashed, accepted, identity recorded anew
     _new_process()
     assert prepared_voice.prepared_model(joe.model_path) == genuine
     assert f"{prepared.stat().st_ino}, {st.st_size}" in seal_path(prepared).read_text()
+    _new_process()
+    assert prepared_voice.prepared_model(joe.model_path) == str(prepared)
 
 
 UNREADABLE_CHILD = """
