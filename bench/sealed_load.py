@@ -91,7 +91,7 @@ def main() -> int:
         return 0
     print(f"prepared voice: {prepared.name} ({len(data) / 2**20:.0f} MiB), best of {args.runs}")
     for name, seconds in figures.items():
-        print(f"  {name:<26} {seconds * 1000:8.1f} ms  {seconds / base:5.2f} x session from path")
+        print(f"  {name:<26} {seconds * 1000:9.2f} ms  {seconds / base:5.2f} x session from path")
     return 0
 
 

@@ -15,7 +15,7 @@ bytes were last hashed (device, inode, size, modification and change times). A f
 same identity has not been written since (every write and every ``touch`` moves the change
 time, which no user can set back), so it is loaded by its path, unread here; a copy, a
 restore or an edit is hashed again, and the bytes hashed are the bytes loaded. What each
-costs against making a session: docs/dev/voices.md (Prepared voices).
+costs against making a session: docs/dev/hardening.md (round 4) and bench/sealed_load.py.
 """
 
 from __future__ import annotations
