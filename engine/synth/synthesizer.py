@@ -158,7 +158,7 @@ class ClipSynthesizer:
                                language=language)
             texts: list[tuple[PreparedText, int, bool]] = []
         else:
-            prepared, texts = self._prepare_phrases(directed, lexicon, language)
+            prepared, texts = self._prepare_phrases(directed, lexicon, language, text)
         if prepared.lexicon_used and (problem := used_problem(prepared.lexicon_used)) is not None:
             raise TextError(problem)  # this line only: the others still render
         if info is None:
@@ -179,7 +179,7 @@ class ClipSynthesizer:
         return plan
 
     @staticmethod
-    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None, language: str
+    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None, language: str, text: str
                          ) -> tuple[PreparedText, list[tuple[PreparedText, int, bool]]]:
         """Each phrase through the frontend: (its text, the phrase's index, whether
         its words end a clause); a phrase of nothing speakable ("—") is left out."""
@@ -193,7 +193,8 @@ class ClipSynthesizer:
             used.update(prepared.lexicon_used)
             texts.append((prepared, index, phrase.words.rstrip()[-1:] in ".,;:!?…—–-"))
         if not texts:
-            raise TextError(f"nothing speakable in {directed.spoken[:60]!r} (only directions or markup)")
+            # The line as written: its spoken part is empty, which would name nothing.
+            raise TextError(f"nothing speakable in {text.strip()[:60]!r} (only directions or markup)")
         units = tuple(u for prepared, _, _ in texts for u in prepared.units)
         return PreparedText(units, tuple(sorted(used.items()))), texts
 

@@ -50,8 +50,9 @@ def test_lines_with_nothing_to_say_are_skipped_and_listed(tmp_path: Path, tiny_v
     assert [r["id"] for r in report["lines"]] == ["L1", "L2"]
     assert report["skipped"] == [
         {"id": "L3", "role": "ANNA", "reason": "text is empty"},
-        {"id": "L4", "role": "BEN", "reason": "nothing speakable in '' (only directions or markup)"},
-        {"id": "L5", "role": "ANNA", "reason": "nothing speakable in '' (only directions or markup)"}]
+        {"id": "L4", "role": "BEN", "reason": "nothing speakable in '(beat)' (only directions or markup)"},
+        {"id": "L5", "role": "ANNA", "reason": "nothing speakable in '[pause 2] (whispering)' (only directions or "
+                                                "markup)"}]
     assert code == (1 if report["flagged"] else 0) and err == ""
     capsys.readouterr()
     main(["check", str(path)])
