@@ -65,6 +65,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(f"cannot read {exc.filename}: {exc.strerror or exc}")
     from engine.synth.clipfolder import CacheFolderError
+    from engine.synth.recording import RecordingError
     from engine.synth.synthesizer import make_synthesizer
 
     try:
@@ -79,7 +80,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
-    except VoiceError as exc:
+    except (VoiceError, RecordingError) as exc:  # RecordingError names the line and the file
         progress.close()
         return _error(f"{path}: {exc}")
     except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost

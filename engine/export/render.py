@@ -178,7 +178,7 @@ def _broadcast(project: Project, name: str) -> str:
 
 
 def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> None:
-    meter.feed(writer.decoded(block))
+    meter.feed(writer.decoded(block), made_from=block)
 
 
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray | int]) -> None:

@@ -231,9 +231,8 @@ class VoiceLibrary:
         ident = stored.get(stored_key)
         if not isinstance(ident, str):
             digest = hashlib.sha256()
-            with open(info.model_path, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(chunk)
+            for chunk in kokoro_voices.model_chunks(info.model_path, info.source):
+                digest.update(chunk)
             digest.update(config)
             ident = digest.hexdigest()[:24]
             self._store_identity(stored, stored_key, ident)
