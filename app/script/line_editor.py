@@ -21,6 +21,7 @@ line's delivery note).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 from PySide6.QtCore import (
@@ -32,7 +33,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QKeyEvent, QTextCursor, QTextOption
+from PySide6.QtGui import QKeyEvent, QResizeEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -68,19 +69,22 @@ class LineTextEdit(QPlainTextEdit):
         self.moveCursor(QTextCursor.MoveOperation.End)
 
     def needed_height(self) -> int:
-        """The height that shows every wrapped line of the text."""
-        lines = 0
+        """The height that shows every wrapped line of the text at the editor's width."""
+        height = 0.0
         block = self.document().begin()
         while block.isValid():
-            layout = block.layout()
-            lines += max(1, layout.lineCount() if layout is not None else 1)
+            height += self.blockBoundingRect(block).height()  # lays the block out at this width
             block = block.next()
-        margin = 2 * int(self.document().documentMargin()) + 2 * self.frameWidth()
-        return lines * self.fontMetrics().lineSpacing() + margin
+        return math.ceil(height + 2 * self.document().documentMargin()) + 2 * self.frameWidth()
 
     def _grow(self) -> None:
-        if self.needed_height() > self.height():
-            self.resize(self.width(), self.needed_height())  # over the row below until the row catches up
+        needed = self.needed_height()
+        if needed > self.height():
+            self.resize(self.width(), needed)  # over the row below until the row catches up
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._grow()  # narrower: more lines
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         if event.key() in _ENTER:  # the delegate commits on Enter; no key breaks a spoken line

@@ -99,6 +99,8 @@ def arrange_default(window: StudioWindow) -> None:
     left = window.cast_dock.height() + window.monitor_dock.height()  # sizes that do not add up get scaled
     window.resizeDocks([window.cast_dock, window.monitor_dock], [cast_h, max(below, left - cast_h)],
                        Qt.Orientation.Vertical)
+    if layout is not None:
+        layout.activate()  # applied now, not on a later turn of the event loop
 
 
 def arrange_when_shown(window: StudioWindow) -> None:
