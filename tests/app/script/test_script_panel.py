@@ -91,6 +91,12 @@ def test_the_line_column_takes_the_width_at_1280x720_and_1600x1000_and_the_cast_
 def test_the_cast_shows_all_seven_roles_at_1920x1080(qtbot, make_window):
     window = _open_at(qtbot, make_window, (1920, 1080))
     _check_script_and_cast(qtbot, window, (1920, 1080))
+    # Moved to a laptop's screen and back: the cast keeps every role in view.
+    window.resize(1280, 720)
+    qtbot.wait(50)
+    window.resize(1920, 1080)
+    qtbot.wait(50)
+    _check_script_and_cast(qtbot, window, (1920, 1080))
     window.actions_["reset_layout"].trigger()  # View > Reset Layout: the same, for the size it has
     qtbot.wait(50)
     _check_script_and_cast(qtbot, window, (1920, 1080))
