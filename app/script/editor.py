@@ -56,9 +56,14 @@ class ScriptView(QTableView):
         super().__init__(parent)
         self.doc = doc
         self.heights = RowHeights(self)
+        self.verticalHeader().sectionResized.connect(self._row_resized)
 
     def sizeHintForRow(self, row: int) -> int:  # noqa: N802 - Qt override
         return self.heights.row_height(row)
+
+    def _row_resized(self, row: int, _old: int, _new: int) -> None:
+        if self.state() == QAbstractItemView.State.EditingState and row == self.currentIndex().row():
+            self.scrollTo(self.currentIndex())  # the line being typed grows: keep it in view
 
     def closeEditor(self, editor: QWidget, hint: QAbstractItemDelegate.EndEditHint) -> None:  # noqa: N802
         session = editor.property("typingSession")
