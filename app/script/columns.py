@@ -46,7 +46,8 @@ ROLE_MAX_CHARS = 16
 class Column:
     title: str
     tip: str
-    samples: tuple[str, ...] = ()  # what the column shows whole on one line; its width is the widest
+    samples: tuple[str, ...] = ()  # what the column shows whole on one line (a column that wraps: its
+    # longest word, so a wrapped text is never cut mid-word); its width is the widest
     wraps: bool = False  # a longer text wraps onto more lines and the row grows
     icon: bool = False  # its cells carry the status dot
     bold: bool = False
@@ -72,7 +73,7 @@ COLUMNS: dict[Col, Column] = {
     Col.PAUSE: Column(
         "Pause", "Extra silence before the line, in seconds; or how the line is placed: an overlap with the "
         "previous line or a pinned start time (made by dragging its clip). Typing a pause unpins it",
-        samples=("0.25 s",), wraps=True),
+        samples=("-0.25 s", "overlap", "previous"), wraps=True),  # "with previous +0.5 s" wraps at a word
     # Its samples are the cast's names (fit_columns).
     Col.ROLE: Column("Role", "Speaker: type a few letters of a cast name", wraps=True, bold=True),
     Col.NOTE: Column(

@@ -41,9 +41,9 @@ from app.script.row_heights import RowHeights
 from app.script.spoken_word import SpokenWordDelegate
 from app.widgets.delegates import OneLineDelegate, RoleDelegate, SpinDelegate
 
-# The Line column is never narrower than this many average characters (about six words), and
+# The Line column is never narrower than this many average characters (about ten words), and
 # the script never shorter than this many one-line rows.
-TEXT_MIN_CHARS = 40
+TEXT_MIN_CHARS = 56
 TEXT_MIN_ROWS = 16
 
 

@@ -76,16 +76,28 @@ def _option(view, row: int):
 
 
 def test_the_line_column_takes_the_width_at_1280x720_and_1600x1000_and_the_cast_shows_whole(qtbot, make_window):
-    window = _open_at(qtbot, make_window, (1280, 720))  # a small screen: the layout is made for it
-    _check_script_and_cast(qtbot, window, (1280, 720))
-    window.resize(1600, 1000)
-    qtbot.wait(50)
+    window = _open_at(qtbot, make_window, (1600, 1000))
     _check_script_and_cast(qtbot, window, (1600, 1000))
-    window.resize(1280, 720)  # made smaller: the panels around give way before the script
+    # Made smaller (a window manager fitting it to a small screen): the panels around give way
+    # before the script, and the cast still shows several roles.
+    window.resize(1280, 720)
     qtbot.wait(50)
-    script = window.script.view
-    assert script.horizontalHeader().sectionSize(Col.TEXT) >= 0.45 * script.viewport().width()
-    assert script.horizontalScrollBar().maximum() == 0
+    view, model = window.script.view, window.script.model
+    assert view.horizontalHeader().sectionSize(Col.TEXT) >= 0.45 * view.viewport().width()
+    assert view.horizontalScrollBar().maximum() == 0
+    row = model.row_of_line(_longest(window))
+    assert _in_view(view, model.index(row, Col.ROLE)) and _in_view(view, model.index(row, Col.TEXT))
+    cast = window.cast.view
+    assert sum(_in_view(cast, cast.model().index(r, 1)) for r in range(cast.model().rowCount())) >= 4
+    # View > Reset Layout makes the default layout for the size it has: every role again.
+    window.actions_["reset_layout"].trigger()
+    qtbot.wait(50)
+    _check_script_and_cast(qtbot, window, (1280, 720))
+
+
+def test_a_window_opened_at_1280x720_shows_the_script_and_the_whole_cast(qtbot, make_window):
+    window = _open_at(qtbot, make_window, (1280, 720))
+    _check_script_and_cast(qtbot, window, (1280, 720))
 
 
 def test_the_cast_shows_all_seven_roles_at_1920x1080(qtbot, make_window):
