@@ -10,9 +10,10 @@ from app.cast.model import Col as CastCol
 from app.cast.voices import VoiceCatalog
 from app.document.commands import SetLineField, move_clip, remove_lines
 from app.document.document import Document
+from app.script.line_editor import TYPING_ROLE
 from app.script.model import LINE_ID, ScriptModel
 from app.script.model import Col as ScriptCol
-from app.widgets.delegates import TYPING_ROLE, resolve_role
+from app.widgets.delegates import resolve_role
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.timeline import layout
 from engine.synth.library import VoiceLibrary
