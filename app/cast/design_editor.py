@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
+from engine.project.engines import engine_named
 from engine.project.model import VoiceParams
 from engine.project.voice_presets import GENDERS, PRESETS, design_for, source_gender
 
@@ -114,7 +114,7 @@ class DesignEditor(QDialog):
         self.timer.setInterval(AUDITION_DELAY_MS)
         self.timer.timeout.connect(self.audition_now)
 
-        source = voice.voice.removeprefix("kokoro:") if voice.backend == "kokoro" else Path(voice.voice).stem
+        source = engine_named(voice.backend).called(voice.voice)
         intro = QLabel(f"Make a character of <b>{source}</b> for {role}: start from a preset, then move "
                        "the sliders. The design is saved in the project.", self)
         intro.setWordWrap(True)

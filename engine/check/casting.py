@@ -38,8 +38,10 @@ from engine.check.candidate_measures import (
 )
 from engine.listen import speaker
 from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.engines import engine_named, listed_id
 from engine.project.model import Character, Role, VoiceParams
 from engine.project.voice_presets import design_for, speaker_presets
+from engine.synth.backends.registry import backend_class
 from engine.synth.casting import Casting, castings
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
@@ -91,8 +93,8 @@ def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) ->
     the man over jf_gongitsune, x0.855: 0.00 against 0.17 with the tract kept; docs/dev/voices.md)."""
     result: list[Candidate] = []
     for casting, gender in sources:
-        never_shorter = casting.backend == "kokoro"
-        name = casting.voice if casting.backend == "piper" else f"kokoro:{casting.voice}"
+        never_shorter = not backend_class(casting.backend).tract_may_shorten
+        name = listed_id(casting.backend, casting.voice)
         if casting.speaker is not None:
             name += f" speaker {casting.speaker}"
         speakers = [Candidate(casting, NEUTRAL, gender, "adult", name, 0)]
@@ -188,8 +190,9 @@ def source_gender(casting: Casting, synth: ClipSynthesizer, store: EmbeddingStor
     """The gender a source voice is heard as: a Kokoro style says it in its name
     (af_, jm_: the second letter); a Piper voice's median F0, measured on the reference
     sentence (and kept in the store), says it for the others."""
-    if casting.backend == "kokoro" and len(casting.voice) > 1 and casting.voice[1] in "fm":
-        return "female" if casting.voice[1] == "f" else "male"
+    named = engine_named(casting.backend).gender(casting.voice)
+    if named is not None:
+        return named
     voice = VoiceParams(backend=casting.backend, voice=casting.voice, speaker=casting.speaker)
     key = "f0:" + synth.plan(REFERENCE, voice).key
     stored = store.lookup(key)

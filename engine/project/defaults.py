@@ -9,6 +9,8 @@ names and their defaults are data too, in engine/project/presets.py.
 
 from __future__ import annotations
 
+from engine.project.engines import DEFAULT_ENGINE
+
 # ---- the production ----------------------------------------------------------------
 DEFAULT_TITLE = "Untitled"
 DEFAULT_SAMPLE_RATE = 48_000
@@ -28,7 +30,7 @@ OVERLAP_RANGE = (0.0, 60.0)  # how far a line may start before the previous one 
 
 # ---- a role's voice ------------------------------------------------------------------
 DEFAULT_VOICE = "en_US-joe-medium"
-DEFAULT_BACKEND = "piper"
+DEFAULT_BACKEND = DEFAULT_ENGINE.name  # the file's "backend" (engine/project/engines.py)
 DEFAULT_SPEED = 1.0
 DEFAULT_VARIATION = 1.0
 DEFAULT_PITCH = 0.0

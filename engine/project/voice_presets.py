@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.project.blend import BlendError, parse_blend
 from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.engines import engine_named
 
 FEMALE = "female"
 MALE = "male"
@@ -138,15 +138,7 @@ def source_gender(backend: str, voice: str) -> str:
     a Kokoro style's second letter (``af_heart``, ``jm_kumo``; a blend by
     its heaviest part), otherwise male (the bundled Piper voice, joe, is an
     adult man; a producer corrects it in Cast > Design Voice)."""
-    if backend == "kokoro":
-        try:
-            parts = parse_blend(voice.removeprefix("kokoro:"))
-        except BlendError:
-            return MALE
-        name = max(parts, key=lambda part: part[1])[0]
-        if len(name) > 2 and name[2] == "_" and name[1] in "fm":
-            return FEMALE if name[1] == "f" else MALE
-    return MALE
+    return engine_named(backend).gender(voice) or MALE
 
 
 def preset_matching(design: VoiceDesign, gender: str) -> str | None:

