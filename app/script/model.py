@@ -58,8 +58,8 @@ class Col(IntEnum):
 HEADERS = {Col.STATUS: "Status", Col.TIME: "Time", Col.PAUSE: "Pause", Col.ROLE: "Role",
            Col.NOTE: "Delivery", Col.TEXT: "Line"}
 HEADER_TIPS = {
-    Col.STATUS: "Ready (voiced and cached), queued, synthesizing, empty (no text yet), or failed (hover for the "
-                "reason)",
+    Col.STATUS: "Ready (voiced and cached), queued, synthesizing, empty (no text yet), voice not installed "
+                "(hover for how to get it), or failed (hover for the reason)",
     Col.TIME: "Where the line starts on the timeline (estimated until it is voiced)",
     Col.PAUSE: "Extra silence before the line, in seconds; or how the line is placed: an overlap with the "
                "previous line or a pinned start time (made by dragging its clip). Typing a pause unpins it",
@@ -75,6 +75,7 @@ STATES = {
     "FAILED": ("failed", "#d03030"),
     "MISSING": ("not voiced", "#c8c8c8"),
     "EMPTY": ("empty", "#e0e0e0"),
+    "NO_VOICE": ("voice not installed", "#e8a33d"),  # not a failure: the voice is to be installed
 }
 PLAYING_BACKGROUND = QColor(255, 214, 102, 110)  # the line under the playhead: a translucent amber
 
@@ -328,6 +329,8 @@ class ScriptModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if status is not None and status[0] == "FAILED":
                 return f"This line cannot be voiced: {status[1] or 'unknown error'}"
+            if status is not None and status[0] == "NO_VOICE":
+                return f"Not voiced yet: its {status[1] or 'voice is not installed'}"
             if col == Col.TIME and (line.start is not None or line.overlap or line.with_previous):
                 how = ("pinned" if line.start is not None else
                        f"overlaps the previous line by {line.overlap:g} s" if line.overlap else

@@ -60,6 +60,7 @@ from engine.session.playback import PlaybackPass
 from engine.session.sound_desk import SoundDesk
 from engine.session.views import (
     ClipView,
+    LineState,
     LineStatus,
     SessionState,
     SoundView,
@@ -257,10 +258,13 @@ class Session:
     def outlook(self, from_s: float = 0.0) -> Outlook:
         """Can the workers voice the lines not voiced yet before the playhead reaches them
         from ``from_s`` (at the speed they measure here)? Any thread: it reads the published
-        clip views and the snapshot the control thread applied."""
+        clip views and the snapshot the control thread applied. A line whose voice is not
+        installed is no work for the workers: it is left out (the studio says how to get it)."""
         backend = {r.name: r.voice.backend for r in self.project.cast}
+        status = self.book.status
         lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
-                 for c in self.playback.clip_views]
+                 for c in self.playback.clip_views
+                 if (s := status.get(c.line_id)) is None or s.state is not LineState.NO_VOICE]
         return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
 
     def sounds(self) -> list[SoundView]:

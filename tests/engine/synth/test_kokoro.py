@@ -16,7 +16,7 @@ from engine.project.model import Line, Project, Role, VoiceParams
 from engine.sched.cost import CostModel, PendingLine, playback_outlook
 from engine.synth.backend import BackendCost
 from engine.synth.cache import ClipCache
-from engine.synth.errors import VoiceError
+from engine.synth.errors import VoiceError, VoiceNotInstalled
 from engine.synth.kokoro_backend import MAX_TOKENS, KokoroVoiceModel, tokenize
 from engine.synth.kokoro_phonemes import to_kokoro
 from engine.synth.library import VoiceLibrary
@@ -97,7 +97,7 @@ def test_a_blend_mixes_the_style_vectors_and_has_one_cache_key(synth):
 
 
 def test_unknown_style_and_speaker_fail_when_planned(synth):
-    with pytest.raises(VoiceError, match="unknown Kokoro voice 'af_nobody'.*af_alpha"):
+    with pytest.raises(VoiceNotInstalled, match="voice kokoro:af_nobody is not installed: .*kokoro:af_alpha"):
         synth.plan("Hello.", kokoro("af_nobody"))
     with pytest.raises(VoiceError, match="single speaker; speaker 2 is not valid"):
         synth.plan("Hello.", kokoro("af_alpha", speaker=2))
