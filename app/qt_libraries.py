@@ -31,8 +31,9 @@ from pathlib import Path
 
 LDD_TIMEOUT_S = 20.0
 
-# soname -> the Debian (and Ubuntu) package that provides it: the libraries PySide6's
-# QtWidgets and its xcb, offscreen and Wayland platform plugins link (ldd on each).
+# soname -> the Debian (and Ubuntu) package that provides it: the system libraries PySide6's
+# QtWidgets, its xcb, offscreen and Wayland platform plugins and the wheel's Qt libraries they
+# load link (objdump -p: tests/app/test_qt_libraries.py keeps the table whole).
 DEBIAN_PACKAGES: Mapping[str, str] = {
     "libGL.so.1": "libgl1",
     "libEGL.so.1": "libegl1",
@@ -44,6 +45,8 @@ DEBIAN_PACKAGES: Mapping[str, str] = {
     "libglib-2.0.so.0": "libglib2.0-0",
     "libgthread-2.0.so.0": "libglib2.0-0",
     "libpng16.so.16": "libpng16-16",
+    "libz.so.1": "zlib1g",
+    "libzstd.so.1": "libzstd1",
     "libxkbcommon.so.0": "libxkbcommon0",
     "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
     "libX11.so.6": "libx11-6",

