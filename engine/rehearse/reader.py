@@ -88,9 +88,9 @@ class MicReader:
             index = (exact or loose)[0]
         elif default_input(sd) is None:
             # PortAudio would say "Error querying device -1".
-            inputs = [str(d["name"]) for d in sd.query_devices() if d["max_input_channels"] > 0]
-            raise ReaderError(NO_MICROPHONE if not inputs else
-                              f"no default microphone: choose one of {', '.join(inputs)} "
+            names = [str(d["name"]) for d in sd.query_devices() if d["max_input_channels"] > 0]
+            raise ReaderError(NO_MICROPHONE if not names else
+                              f"no default microphone: choose one of {', '.join(names)} "
                               "(radioplay rehearse --input NAME; in the studio, Input)")
         self.rate = rate
         self.chunks: queue.SimpleQueue[Chunk] = queue.SimpleQueue()
