@@ -96,6 +96,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.project.timeline import MAX_START_S
     from engine.session import LineState, Session
+    from engine.synth.missing_voices import describe_missing, missing_voices
 
     path = Path(args.project)
     # Before loading anything: inf or 1e308 made the transport print 0:00.0 forever, nan played from 0.
@@ -122,6 +123,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(terminal_line(f"warning: line {line_id} cannot be voiced: {error}"), file=sys.stderr)
+    if absent := missing_voices(project, session.synth.library.resolve):  # said once, not per line
+        print(terminal_line(f"warning: {describe_missing(absent)}"), file=sys.stderr)
     outlook = session.outlook(args.start)
     if not outlook.keeps_up:
         print(f"radioplay: {outlook.describe()}", file=sys.stderr)
