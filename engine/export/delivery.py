@@ -65,6 +65,7 @@ class Chapter:
     title: str
     line_ids: tuple[str, ...]
     file: str = ""  # its own file (per-scene presets)
+    scene: str | None = None  # the scene it is (None: the lines outside any scene)
 
 
 @dataclass
@@ -95,7 +96,7 @@ def plan_delivery(project: Project, preset: DeliveryPreset, tags: Tags | None = 
         words = [" ".join(re.findall(r"\w+", c.title)) for c in chapters]
         names = unique_file_names([f"{n:0{width}d} {w}" for n, w in enumerate(words, start=1)],
                                   preset.extension())
-        chapters = [Chapter(c.title, c.line_ids, f"{CHAPTER_DIR}/{name.file}")
+        chapters = [Chapter(c.title, c.line_ids, f"{CHAPTER_DIR}/{name.file}", c.scene)
                     for c, name in zip(chapters, names, strict=True)]
         files = [c.file for c in chapters]
     else:
@@ -115,7 +116,7 @@ def scene_chapters(project: Project) -> list[Chapter]:
         key = line.scene if line.scene in order else None
         groups.setdefault(key, []).append(line.id)
     keys = sorted(groups, key=lambda k: -1 if k is None else order[k])
-    return [Chapter(project.title if k is None else heading[k], tuple(groups[k])) for k in keys]
+    return [Chapter(project.title if k is None else heading[k], tuple(groups[k]), scene=k) for k in keys]
 
 
 def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], output: OutputSet,
@@ -130,7 +131,7 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
     if plan.direct:
         measured = [known or measure(output.path(plan.files[0]), plan.files[0])]
         return _finish(plan, output, measured, work)
-    spans = _spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
+    spans = file_spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
     measured = []
     for n, (rel, (start, stop), marks) in enumerate(spans):
         if check_cancel:
@@ -140,9 +141,9 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
         source, _ = sf.read(output.path(PREMASTER), start=start, stop=stop, dtype="float32", always_2d=True)
         audio = _resample(source, project.sample_rate, plan.rate)
         del source
-        ceiling, offset = _ceiling(preset), 0.0
+        ceiling, offset = limiter_ceiling(preset), 0.0
         for _attempt in range(_RETRIES + 1):
-            made, levelled = _make_file(audio, plan.rate, preset, ceiling, _target(preset) + offset, seed=n)
+            made, levelled = _make_file(audio, plan.rate, preset, ceiling, level_target(preset) + offset, seed=n)
             tags = Tags(plan.tags.title if not preset.per_scene else plan.chapters[n].title,
                         plan.tags.author, plan.tags.album or plan.tags.title, plan.tags.comment,
                         plan.tags.cover, [Mark(m.title, m.start, m.end) for m in marks])
@@ -151,7 +152,7 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
             write_audio(output.path(rel), made, plan.rate, preset, tags)
             result = measure(output.path(rel), rel, room_tone=preset.room_tone_db is not None)
             over = _peak_excess(preset, result.true_peak_dbtp, result.sample_peak_dbfs)
-            miss = _target(preset) - (result.rms_dbfs if preset.level == "rms" else result.integrated_lufs)
+            miss = level_target(preset) - (result.rms_dbfs if preset.level == "rms" else result.integrated_lufs)
             slack = _LEVEL_SLACK * (preset.lufs_tolerance if preset.level == "loudness" else 1.0)
             if over <= 0 and (abs(miss) <= slack or not math.isfinite(miss)):
                 break
@@ -175,8 +176,8 @@ def _finish(plan: DeliveryPlan, output: OutputSet, measured: list[Measurement],
     return report
 
 
-def _spans(plan: DeliveryPlan, placements: list[Placement], rate: int,
-           frames: int) -> list[tuple[str, tuple[int, int], list[Mark]]]:
+def file_spans(plan: DeliveryPlan, placements: list[Placement], rate: int,
+               frames: int) -> list[tuple[str, tuple[int, int], list[Mark]]]:
     """Each delivered file's span of the premaster (frames) and its chapter marks (seconds in the file)."""
     by_line = {p.line_id: p for p in placements}
     ranges = []
@@ -209,7 +210,7 @@ def _resample(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
     return np.asarray(soxr.resample(audio, rate, target, quality="VHQ"), dtype=np.float32)
 
 
-def _ceiling(preset: DeliveryPreset) -> float:
+def limiter_ceiling(preset: DeliveryPreset) -> float:
     """Where the limiter sits: under the limit by what resampling and an
     encoder may add to a peak (measured on the sample: MP3 at 128 kbps adds
     up to 0.6 dB, inter-sample peaks of speech 0.3 dB)."""
@@ -252,7 +253,7 @@ def _make_file(programme: np.ndarray, rate: int, preset: DeliveryPreset, ceiling
     return out, (applied, -limiter.gain_reduction_db, limiter.working_s)
 
 
-def _target(preset: DeliveryPreset) -> float:
+def level_target(preset: DeliveryPreset) -> float:
     return preset.rms_target if preset.level == "rms" else preset.target_lufs
 
 

@@ -123,6 +123,8 @@ class RenderReport:
     predicted_lufs: float = -math.inf  # of mix.wav, from the limiter simulation
     gain_db: float = 0.0
     staging_db: float = 0.0  # the master gain the dialogue leveller levelled the lines for
+    # Each scene's lines levelled this much louder: the gain their delivered file takes (ACX's chapters).
+    scene_db: dict[str, float] = field(default_factory=dict)
     limiter_max_db: float = 0.0  # the master limiter's deepest gain reduction
     limiter_working_s: float = 0.0  # how long it took more than 1 dB off
     master_effect: str = ""
@@ -289,11 +291,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect, total,
                         gain_target(plan), LIMITER_CEILING_DB, sounds)  # the same for any levelling
 
-    def replan(staging_db: float) -> Programme:
-        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities)[0]
+    def replan(staging_db: float, scene_db: dict[str, float]) -> Programme:
+        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities, scene_db)[0]
 
     if start != staging and not math.isfinite((memo.load(key) or SolvedGain(0, 0, 0)).staging_db):
-        programme, start = replan(staging), staging  # not measured so: the solve starts from the estimate
+        programme, start = replan(staging, {}), staging  # not measured so: the solve starts from the estimate
     passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     master = solve_master_gain(key, memo, programme, placements, sound_placements, total, options.block, plan,
                                start, replan, passed, prefix, progress, check_cancel)
@@ -302,7 +304,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     programme, passed = master.programme, master.passed
     report.gain_reused, report.analysis_pass, report.analysis_streamed = (master.reused, master.analysis_pass,
                                                                           master.streamed)
-    report.analysis_wall_s, report.staging_db = master.wall_s, master.staging_db
+    report.analysis_wall_s, report.staging_db, report.scene_db = master.wall_s, master.staging_db, master.scene_db
     report.premix_lufs, report.gain_db, report.predicted_lufs = (master.solved.premix_lufs, master.solved.gain_db,
                                                                  master.solved.predicted_lufs)
     # The audio the folder holds already, written for the same programme, gain and files, is
@@ -328,7 +330,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         progress("finishing", 0, 1)
     write_texts(project, synth, result, placements, sound_placements, sounds, output, options.daw,
                 options.name or project.title, {role: f"stems/{path.name}" for role, path in report.stems.items()},
-                report.staging_db, memo)
+                report.staging_db, memo, report.scene_db)
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
