@@ -22,6 +22,7 @@ from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
+from engine.cli_sounds import add_parser as add_sounds_parser
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
@@ -62,6 +63,12 @@ def cmd_import(args: argparse.Namespace) -> int:
                                      sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
+    if args.accept_sound_cues:
+        from engine.project.sound_suggestions import answer, open_suggestions
+
+        answered = answer(imported.project, [s.id for s in open_suggestions(imported.project)])
+        answered.apply(imported.project)
+        imported.matched += [(clip, clip.file) for clip in answered.made if clip.file]
     try:
         save_project(imported.project, out)
     except OSError as exc:
@@ -77,6 +84,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     for note in imported.alias_notes():
         print(f"note: {note}")
     for line in imported.cue_lines():
+        print(line)
+    for line in imported.suggestion_lines(str(out)):
         print(line)
     for warning in imported.report.warnings:
         print(f"warning: {warning}")
@@ -294,10 +303,13 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
     p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
     p.add_argument("--force", action="store_true", help="overwrite an existing project file")
+    p.add_argument("--accept-sound-cues", action="store_true",
+                   help="make every sound the action lines describe a clip where it stands (else: radioplay sounds)")
     add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
     add_revise_parser(sub)
+    add_sounds_parser(sub)
     add_render_parser(sub)
     add_lexicon_parser(sub)
 

@@ -12,7 +12,9 @@ true-peak limiter), in two steps:
    effect and master gain, pre master chain: they sum to what enters it).
    With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
    ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
-   ducking: the three sum to what enters the master chain as well.
+   ducking: the three sum to what enters the master chain as well. FX and MX
+   are written only where a clip with a sound plays on their lanes: a play
+   without sound design gets DX alone, not 52 MB of digital silence each.
 Sound clips are resolved first (engine/export/sound_check.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
@@ -165,11 +167,22 @@ def stem_files(project: Project, style: str = "plain") -> list[FileName]:
     return unique_file_names([r.name for r in project.cast], ".wav")
 
 
+def dme_buses(project: Project) -> tuple[int, ...]:
+    """The DME buses a render writes (0 DX, 1 FX, 2 MX): dialogue always, effects and
+    music where a clip with a sound file plays on a lane of theirs (a placeholder is
+    silence, and so is a bus without clips)."""
+    kinds = {lane.name: lane.kind for lane in project.sound_lanes}
+    carried = {2 if kinds.get(clip.lane) == "music" else 1 for clip in project.sounds
+               if clip.file and clip.lane in kinds}
+    return (0, *sorted(carried))
+
+
 def dme_files(project: Project, style: str = "plain") -> list[str]:
-    """The DX, FX and MX stems' files in dme/, in that order."""
+    """The DX, FX and MX stems' files in dme/, in that order, those the project carries sound on."""
+    names = [DME_FILES[i] for i in dme_buses(project)]
     if style == "broadcast":
-        return [_broadcast(project, name.removesuffix(".wav")) + ".wav" for name in DME_FILES]
-    return list(DME_FILES)
+        return [_broadcast(project, name.removesuffix(".wav")) + ".wav" for name in names]
+    return names
 
 
 def _broadcast(project: Project, name: str) -> str:
@@ -323,7 +336,8 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # written, on a third thread, instead of read back afterwards (the same
         # numbers: FileMeter): the report's measurement no longer follows the write.
         meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
-        _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
+        _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel,
+                     dme_buses(project))
         limiter = programme.limiter  # as the last block left it
         report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
@@ -355,8 +369,9 @@ def _report_synthesis(report: RenderReport, synth: ClipSynthesizer, result: Synt
 
 def _write_audio(programme: Programme, total: int, output: OutputSet, options: RenderOptions, plan: DeliveryPlan,
                  passed: PassedClips, meter: FileMeter | None, progress: Progress | None,
-                 check_cancel: Callable[[], None]) -> None:
-    """The master and the stems, block by block through the programme."""
+                 check_cancel: Callable[[], None], buses: tuple[int, ...] = (0, 1, 2)) -> None:
+    """The master and the stems, block by block through the programme (``buses``: the DME
+    buses written, :func:`dme_buses`)."""
     rate = programme.rate
     blocks = range(0, total, options.block)
     latency = programme.latency
@@ -377,7 +392,7 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
         writers.append(SparseWavWriter(output.path(plan.master), rate, 2, plan.master_subtype, frames_hint=total))
         writers += [SparseWavWriter(output.path(rel), rate, 2, STEM_SUBTYPE, frames_hint=total)
                     for rel in output.files if rel.startswith(("stems/", "dme/"))]
-        roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
+        roles = len(writers) - 1 - (len(buses) if options.stems else 0)
         for i, t in enumerate(blocks):
             check_cancel()
             passed.release_before(t)
@@ -388,7 +403,8 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
             # Copies: the writer thread encodes them while the next block is mixed.
             stem_blocks = [_held(stems[lane]) for lane in range(roles)]
             if options.stems:  # dme/DX, FX, MX after the roles' stems, in output.files order
-                stem_blocks += [_held(bus) for bus in programme.buses(stems)]
+                dme = programme.buses(stems)
+                stem_blocks += [_held(dme[i]) for i in buses]
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]
