@@ -16,6 +16,7 @@ from app.cast.voices import master_presets
 from app.document.commands import SetProjectField
 from app.revisions.dialog import open_revision_dialog
 from app.shell import panels
+from app.sound.menus import sound_menu
 from app.shell.actions import shortcut_table
 from app.shell.studio_window import StudioWindow
 from app.transport.table_read import open_table_read
@@ -80,6 +81,7 @@ def build_menus(w: StudioWindow) -> None:
     w.master_menu.setToolTipsVisible(True)
     w.master_menu.aboutToShow.connect(lambda: fill_master_menu(w))
     mix.addMenu(w.master_menu)
+    bar.addMenu(sound_menu(w.doc, w))  # app/sound/menus.py: Add Sound Lane
 
     cast = bar.addMenu("&Cast")
     for name in ("add_role", "audition"):
