@@ -16,9 +16,9 @@ from app.cast.voices import master_presets
 from app.document.commands import SetProjectField
 from app.revisions.dialog import open_revision_dialog
 from app.shell import panels
-from app.sound.menus import sound_menu
 from app.shell.actions import shortcut_table
 from app.shell.studio_window import StudioWindow
+from app.sound.menus import sound_menu
 from app.transport.table_read import open_table_read
 from engine import __version__
 

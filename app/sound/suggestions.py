@@ -30,7 +30,7 @@ from app.sound.access import SoundStudio
 from engine.project.sound import SoundSuggestion
 from engine.project.sound_suggestions import open_suggestions
 
-_COLUMNS = ("Sound", "Lane", "Library")
+_COLUMNS = ("Sound", "Where", "Lane", "Library")
 ROWS_SHOWN = 6
 
 
@@ -49,8 +49,9 @@ class SuggestedSounds(QWidget):
         self.rows.setHeaderLabels(_COLUMNS)
         self.rows.setRootIsDecorated(False)
         self.rows.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.rows.setColumnWidth(0, 190)
-        self.rows.setColumnWidth(1, 70)
+        self.rows.setColumnWidth(0, 200)
+        self.rows.setColumnWidth(1, 90)
+        self.rows.setColumnWidth(2, 70)
         self.rows.itemSelectionChanged.connect(self._show_line)
         layout.addWidget(self.rows)
         buttons = QHBoxLayout()
@@ -75,10 +76,12 @@ class SuggestedSounds(QWidget):
             self.show_suggestions()
 
     def show_suggestions(self) -> None:
-        offered = open_suggestions(self.studio.doc.project)
+        project = self.studio.doc.project
+        offered = open_suggestions(project)
+        number = {line.id: n for n, line in enumerate(project.lines, start=1)}  # as the script numbers them
         self.rows.clear()
         for suggestion in offered:
-            self.rows.addTopLevelItem(_row(suggestion))
+            self.rows.addTopLevelItem(_row(suggestion, number))
         matched = sum(1 for s in offered if s.file)
         self.title.setText(f"<b>Sounds the script describes</b> ({len(offered)}: {matched} found in the library). "
                            "Accept makes a clip where the script describes it; never spoken.")
@@ -103,13 +106,15 @@ class SuggestedSounds(QWidget):
             self.studio.timeline.select_line(by_id[chosen[0]].line)
 
 
-def _row(suggestion: SoundSuggestion) -> QTreeWidgetItem:
+def _row(suggestion: SoundSuggestion, number: dict[str, int]) -> QTreeWidgetItem:
     library = suggestion.file.rsplit("/", 1)[-1] if suggestion.file else "no sound in the library"
-    item = QTreeWidgetItem([suggestion.text, suggestion.lane_kind, library])
+    at = number.get(suggestion.line or "")
+    where = f"before line {at}" if at is not None else "at the end"
+    item = QTreeWidgetItem([suggestion.text, f"{suggestion.scene or ''} {where}".strip(), suggestion.lane_kind,
+                            library])
     item.setData(0, Qt.ItemDataRole.UserRole, suggestion.id)
-    where = f"stands before line {suggestion.line}" if suggestion.line else "stands after the last line"
-    item.setToolTip(0, f"\u201c{suggestion.evidence}\u201d (script line {suggestion.source_line}); {where}")
+    item.setToolTip(0, f"\u201c{suggestion.evidence}\u201d (line {suggestion.source_line} of the script file)")
     if not suggestion.file:
-        item.setToolTip(2, "No file of this sound in the library: accepted, it is a placeholder until you "
+        item.setToolTip(3, "No file of this sound in the library: accepted, it is a placeholder until you "
                            "drop a file on it or Assign one")
     return item

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from engine.audio.effects import LIMITER_CEILING_DB
-from engine.audio.programme import Programme
 from engine.audio.normalize import ProgrammeAnalysis
+from engine.audio.programme import Programme
 from engine.export.chapter_levels import next_levels, scene_levels
 from engine.export.delivery import DeliveryPlan
 from engine.export.mix_memo import MixMemo

@@ -59,8 +59,9 @@ def test_suggested_sounds_are_offered_and_accepting_one_puts_a_clip_on_the_timel
     offered = window.sound_panel.suggested
     assert offered.isVisible() and offered.rows.topLevelItemCount() == 4
     rows = {offered.rows.topLevelItem(i).text(0): offered.rows.topLevelItem(i) for i in range(4)}
-    assert rows["Rain on the window"].text(2) == "rain.flac"
-    assert rows["A kettle"].text(2) == "no sound in the library"  # shown unmatched, never guessed
+    assert rows["Rain on the window"].text(3) == "rain.flac"
+    assert rows["Rain on the window"].text(1) == "S2 before line 2"  # where it stands, as the script numbers lines
+    assert rows["A kettle"].text(3) == "no sound in the library"  # shown unmatched, never guessed
     assert "\u201cA kettle.\u201d" in rows["A kettle"].toolTip(0)
     assert [lane.kind for lane in timeline.lanes()] == [LaneKind.CAST, LaneKind.CAST]  # offered, not placed
     rows["Rain on the window"].setSelected(True)
