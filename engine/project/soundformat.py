@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.project.defaults import (
     DEFAULT_GAIN_DB,
@@ -47,6 +47,7 @@ from engine.project.sound import (
 from engine.project.stagingformat import placement_from_dict, placement_to_dict
 from engine.project.timeline import MAX_SILENCE_S
 
+_Filed = TypeVar("_Filed", SoundClip, SoundSuggestion)
 _LONG = 86_400.0  # a day: no offset or length in a radio play is longer
 
 
@@ -66,9 +67,9 @@ def portable_path(file: str, project_dir: Path | None) -> str:
     return file if relative.parts and relative.parts[0] == ".." else relative.as_posix()
 
 
-def absolute_sounds(clips: list[SoundClip], project_dir: Path) -> list[SoundClip]:
-    """``clips`` with relative files made absolute against ``project_dir``
-    (before a Save As to another folder: the files stay where they are)."""
+def absolute_sounds(clips: list[_Filed], project_dir: Path) -> list[_Filed]:
+    """``clips`` (sound clips, or suggested sounds) with relative files made absolute against
+    ``project_dir`` (before a Save As to another folder: the files stay where they are)."""
     out = []
     for clip in clips:
         if clip.file and not Path(clip.file).expanduser().is_absolute():
