@@ -13,8 +13,8 @@ true-peak limiter), in two steps:
    With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
    ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
    ducking: the three sum to what enters the master chain as well. FX and MX
-   are written only where a clip with a sound plays on their lanes: a play
-   without sound design gets DX alone, not 52 MB of digital silence each.
+   are written only where a clip plays a sound on their lanes
+   (engine/export/dme.py).
 Sound clips are resolved first (engine/export/sound_check.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
@@ -46,6 +46,7 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
+from engine.export.dme import dme_buses, dme_files
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.master_gain import gain_target, solve_master_gain
@@ -68,7 +69,6 @@ from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
-DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
 LIMITER_FIELDS = ("limiter_max_db", "limiter_working_s")  # kept with the audio, for the report
 
@@ -149,6 +149,7 @@ class RenderReport:
     prediction_misses: int = 0
     prediction_observations: int = 0
     compliance: ComplianceReport | None = None  # the preset's requirements, measured on the written files
+    dme_buses: tuple[int, ...] = (0, 1, 2)  # the DME stems written (engine/export/dme.py)
 
 
 def stem_filename(role: str) -> str:
@@ -165,24 +166,6 @@ def stem_files(project: Project, style: str = "plain") -> list[FileName]:
         return [FileName(r.name, n.file, n.shared_with and role_of[n.shared_with])
                 for r, n in zip(project.cast, names, strict=True)]
     return unique_file_names([r.name for r in project.cast], ".wav")
-
-
-def dme_buses(project: Project) -> tuple[int, ...]:
-    """The DME buses a render writes (0 DX, 1 FX, 2 MX): dialogue always, effects and
-    music where a clip with a sound file plays on a lane of theirs (a placeholder is
-    silence, and so is a bus without clips)."""
-    kinds = {lane.name: lane.kind for lane in project.sound_lanes}
-    carried = {2 if kinds.get(clip.lane) == "music" else 1 for clip in project.sounds
-               if clip.file and clip.lane in kinds}
-    return (0, *sorted(carried))
-
-
-def dme_files(project: Project, style: str = "plain") -> list[str]:
-    """The DX, FX and MX stems' files in dme/, in that order, those the project carries sound on."""
-    names = [DME_FILES[i] for i in dme_buses(project)]
-    if style == "broadcast":
-        return [_broadcast(project, name.removesuffix(".wav")) + ".wav" for name in names]
-    return names
 
 
 def _broadcast(project: Project, name: str) -> str:
@@ -228,18 +211,20 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
             report.notes.append(f"role {stem.name!r} makes the same file name as {stem.shared_with!r}: "
                                 f"its stem is stems/{stem.file}")
     plan = plan_delivery(project, options.delivery_preset(), options.tags)
-    dme = [f"dme/{name}" for name in dme_files(project, options.stem_names)] if options.stems else []
+    # A missing or unreadable sound file fails the render before any synthesis
+    # (its header is enough); the audio is read and resampled while the lines
+    # are voiced: the first resample imports scipy.signal (~2 s on the
+    # development machine), which used to delay the first line. What it finds
+    # says which DME buses carry a sound.
+    heard, _ = project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
+    report.dme_buses = dme_buses(project, set(heard.files) - set(heard.problems))
+    dme = [f"dme/{name}" for name in dme_files(project, options.stem_names, report.dme_buses)] if options.stems else []
     files = [*plan.files, *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES, REPORT_FILE]
     if options.daw:
         from engine.export.daw import daw_files
 
         files += daw_files(options.daw, project, options.name or project.title)
     check_output(outdir, files)
-    # A missing or unreadable sound file fails the render before any synthesis
-    # (its header is enough); the audio is read and resampled while the lines
-    # are voiced: the first resample imports scipy.signal (~2 s on the
-    # development machine), which used to delay the first line.
-    project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
         loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
                                 options.allow_missing_sounds, synth.cache)
@@ -337,7 +322,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # numbers: FileMeter): the report's measurement no longer follows the write.
         meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
         _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel,
-                     dme_buses(project))
+                     report.dme_buses)
         limiter = programme.limiter  # as the last block left it
         report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
