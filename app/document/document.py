@@ -31,7 +31,7 @@ VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.
 # "scenes": replaced whole (a scene's room is set by replacing the list: app/script/staging.py).
-PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "timing", "scenes")
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "sound_suggestions", "lexicon", "timing", "scenes")
 # What applying a script revision replaces (apply_revision), each field whole.
 REVISION_FIELDS = ("cast", "scenes", "lines", "sound_lanes", "sounds", "revisions")
 

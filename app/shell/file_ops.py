@@ -159,6 +159,8 @@ class FileOps(QObject):
         if old is not None and old.resolve().parent != Path(path).resolve().parent:
             # Sound files named relative to the old folder stay where they are.
             self.doc.project.sounds = absolute_sounds(self.doc.project.sounds, old.resolve().parent)
+            self.doc.project.sound_suggestions = absolute_sounds(self.doc.project.sound_suggestions,
+                                                                 old.resolve().parent)
         try:
             identity = write_project(self.doc.project, path, current=old, confirmed=confirmed)
         except (OSError, OutputPathError) as exc:
