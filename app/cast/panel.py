@@ -199,7 +199,8 @@ class CastPanel(QWidget):
         current = picker_id(voice)
         if current not in {v for _, v in choices}:  # a path, a blend, or a voice that is gone
             problem = self.catalog.problem(voice.voice, None, voice.backend)
-            choices.insert(0, (f"{current} (missing)" if problem else current, current))
+            gone = "not installed" if self.catalog.not_installed(voice.voice, voice.backend) else "missing"
+            choices.insert(0, (f"{current} ({gone})" if problem else current, current))
         if any(engine_named(e.backend).blends for e in self.catalog.entries()):
             choices.append(("Blend Kokoro styles…", BLEND))
         choices.append(("Model file…", BROWSE))

@@ -26,8 +26,10 @@ from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
 from engine.session.views import SoundView, voiced_lines
+from engine.synth.missing_voices import describe_missing, missing_voices
 
 POLL_HZ = 20
+MISSING_VOICES_MS = 30_000  # how long the status line says which voices are not installed
 ENGINE_ACTIONS = ("play_pause", "stop", "from_start", "play_line", "loop", "audition")
 
 
@@ -51,6 +53,8 @@ class EnginePresenter(QObject):
         self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
         self._polls = 0
+        self._unvoiced = 0  # lines whose voice is not installed, when last counted
+        self._voices_said: frozenset[str] = frozenset()  # the missing voices the status line has named
         self.gate = PlayGate(window, engine, self)  # Play asks first when synthesis cannot keep up
         self.spoken = SpokenWord(window.script.view, Col.TEXT, engine.words, lambda lid: window.doc.project.line(lid).text, self)
         self.timer = QTimer(self)
@@ -67,6 +71,7 @@ class EnginePresenter(QObject):
     # ---- engine life cycle ----------------------------------------------------------
     def starting(self) -> None:
         self._status, self._clips, self._sounds = None, None, ()
+        self._unvoiced, self._voices_said = 0, frozenset()
         self._errors.clear()
         self.window.engine_label.setText("Engine: starting…")
         self._set_engine_actions(False)
@@ -135,6 +140,7 @@ class EnginePresenter(QObject):
                 w.timeline.invalidate_peaks(arrived)
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
             self._show_unvoiceable(state)
+            self._say_missing_voices(state.line_status)
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
         clips_new = state.clips is not self._clips and bool(state.clips or not lines)
         sounds_new = state.sounds is not self._sounds
@@ -179,6 +185,21 @@ class EnginePresenter(QObject):
         self.window.transport.show_unvoiceable(counts, "\n".join(detail[:12]) + (
             f"\n… and {len(detail) - 12} more" if len(detail) > 12 else ""))
 
+    def _say_missing_voices(self, statuses: Mapping[str, LineStatus]) -> None:
+        """Which voices the cast needs are not installed, and how to get them: said once in the
+        status line for each new set of them, and kept as the lines summary's tooltip."""
+        unvoiced = sum(1 for s in statuses.values() if s.state is LineState.NO_VOICE)
+        if unvoiced == self._unvoiced:
+            return
+        self._unvoiced = unvoiced
+        w = self.window
+        missing = missing_voices(w.doc.project, w.catalog.library.resolve) if unvoiced else []
+        w.lines_label.setToolTip(describe_missing(missing) if missing else "")
+        voices = frozenset(m.voice for m in missing)
+        if voices and not voices <= self._voices_said:
+            w.statusBar().showMessage(describe_missing(missing), MISSING_VOICES_MS)
+        self._voices_said = voices
+
     def _show_outlook(self, state: SessionState) -> None:
         """Twice a second: can synthesis keep up with playback from the playhead?"""
         self._polls += 1
@@ -194,5 +215,9 @@ def lines_summary(statuses: Mapping[str, LineStatus], total: int) -> str:
     busy = counts.get(LineState.SYNTHESIZING, 0) + counts.get(LineState.QUEUED, 0)
     if busy:
         parts.append(f"{busy} in progress")
-    parts += [f"{n} {state.value.replace('_', ' ')}" for state, n in counts.items() if state.unvoiceable]
+    for state, n in counts.items():
+        if state is LineState.NO_VOICE:  # not failures: their voices are not installed (the tooltip says how)
+            parts.append(f"{n} without a voice")
+        elif state.unvoiceable:
+            parts.append(f"{n} {state.value.replace('_', ' ')}")
     return " · ".join(parts)

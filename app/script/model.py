@@ -296,6 +296,8 @@ class ScriptModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if status is not None and status[0] == "FAILED":
                 return f"This line cannot be voiced: {status[1] or 'unknown error'}"
+            if status is not None and status[0] == "NO_VOICE":
+                return f"Not voiced yet: its {status[1] or 'voice is not installed'}"
             if col == Col.TIME and (line.start is not None or line.overlap or line.with_previous):
                 how = ("pinned" if line.start is not None else
                        f"overlaps the previous line by {line.overlap:g} s" if line.overlap else

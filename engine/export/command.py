@@ -49,7 +49,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.synth.errors import VoiceError
-    from engine.synth.pipeline import LineErrors
+    from engine.synth.pipeline import LineErrors, VoicesNotInstalled
 
     path = Path(args.project)
     try:
@@ -77,6 +77,11 @@ def cmd_render(args: argparse.Namespace) -> int:
         with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
             report = render_project(project, synth, Path(args.output), options, progress,
                                     scheduler=farm.scheduler if farm else None, project_path=path)
+    except VoicesNotInstalled as exc:
+        # Refused, not rendered without them: a drama missing some of its cast is not a
+        # deliverable, and silence in their place would pass the loudness checks.
+        progress.close()
+        return _error(f"{path}: {exc}")
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))

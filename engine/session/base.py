@@ -22,6 +22,7 @@ class LineRecord:
 
     plan: ClipPlan | None = None
     error: str | None = None
+    no_voice: bool = False  # ``error`` says the voice is not installed here: nothing failed
     clip: np.ndarray | None = None
     clip_key: str | None = None  # the key ``clip`` was made for (pinned in the cache)
     request: LineRequest | None = None

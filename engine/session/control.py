@@ -260,7 +260,8 @@ class Session:
     def outlook(self, from_s: float = 0.0) -> Outlook:
         """Can the workers voice the lines not voiced yet before the playhead reaches them
         from ``from_s`` (at the speed they measure here)? Any thread: it reads the published
-        clip views and the snapshot the control thread applied."""
+        clip views and the snapshot the control thread applied. A line whose voice is not
+        installed is no work for the workers: it is left out (the studio says how to get it)."""
         backend = {r.name: r.voice.backend for r in self.project.cast}
         status = self.book.status
         lines = []

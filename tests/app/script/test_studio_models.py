@@ -145,8 +145,9 @@ def test_a_missing_voice_is_shown_in_its_cast_row(qapp, tmp_path):
     doc = Document(_project(voice="no-such-voice"))
     model = CastModel(doc, VoiceCatalog(VoiceLibrary(user_dir=tmp_path)))
     voice = model.index(0, CastCol.VOICE)
-    assert "missing" in model.data(voice)
-    assert "unknown voice 'no-such-voice'" in model.data(voice, Qt.ItemDataRole.ToolTipRole)
+    assert model.data(voice).endswith("— not installed")
+    assert "voice no-such-voice is not installed: get it with Voices > Get Voices" in model.data(
+        voice, Qt.ItemDataRole.ToolTipRole)
 
 
 def test_renaming_a_role_renames_its_lines_and_undoes(doc, tmp_path):

@@ -143,7 +143,7 @@ def _bundled_voices() -> Path | None:
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations or any(part is None for part in parts):
-        return None  # not installed (the optional `kokoro` extra)
+        return None  # not installed (a default dependency, but an install can lack it)
     voices = Path(next(iter(spec.submodule_search_locations))) / "data" / "voices_ja.npz"
     return voices if voices.is_file() else None
 
