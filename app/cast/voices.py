@@ -24,9 +24,10 @@ from engine.project.model import VoiceParams
 from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 from engine.sched.cost import prior_realtime
 from engine.synth.backends.registry import native_language
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.casting import english_wer, reads_english
 from engine.synth.errors import VoiceError, VoiceNotInstalled
-from engine.synth.library import VoiceInfo, VoiceLibrary
+from engine.synth.library import VoiceLibrary
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
 from engine.project.engines import engine_named, engine_names, style_native_language
 from engine.project.model import Role, VoiceParams
 from engine.synth.backends.registry import native_language
-from engine.synth.library import VoiceInfo, VoiceLibrary
+from engine.synth.backends.voice_info import VoiceInfo
+from engine.synth.library import VoiceLibrary
 
 # How well Kokoro styles of another language read English, measured per style by
 # bench/kokoro_english.py on 8 held-out sentences: (word error rate of the speech check's

@@ -17,7 +17,7 @@ import json
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
@@ -26,43 +26,10 @@ from engine.project.blend import BlendError, canonical_blend, parse_blend
 from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
 from engine.project.engines import KOKORO, engine_named, engine_names, style_language
 from engine.synth.backends.kokoro import voices as kokoro_voices
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError, VoiceNotInstalled
 
 MAX_VOICE_CONFIG_BYTES = 16 << 20  # a Piper config is a few kB; its phoneme map is the largest part
-
-
-@dataclass(frozen=True)
-class VoiceInfo:
-    id: str
-    model_path: Path
-    config_path: Path
-    sample_rate: int
-    num_speakers: int
-    speakers: dict[str, int] = field(default_factory=dict)
-    source: str = "path"  # bundled | user | path
-    language: str = ""
-    backend: str = DEFAULT_BACKEND
-    style: str = ""  # Kokoro: the style vector's name, or a canonical blend of several
-
-    def speaker_id(self, speaker: int | str | None) -> int | None:
-        """Resolve a speaker name or id; None for single-speaker voices."""
-        if self.num_speakers <= 1:
-            if speaker not in (None, 0, "0"):
-                raise VoiceError(f"voice {self.id!r} has a single speaker; speaker {speaker!r} is not valid")
-            return None
-        if speaker is None:
-            return 0
-        if isinstance(speaker, str):
-            if speaker in self.speakers:
-                return self.speakers[speaker]
-            if speaker.isdigit():
-                speaker = int(speaker)
-            else:
-                known = ", ".join(sorted(self.speakers)) or "none named"
-                raise VoiceError(f"voice {self.id!r} has no speaker {speaker!r} (speakers: {known})")
-        if not 0 <= speaker < self.num_speakers:
-            raise VoiceError(f"voice {self.id!r} has speakers 0..{self.num_speakers - 1}, not {speaker}")
-        return speaker
 
 
 def user_voice_dir() -> Path:

@@ -34,13 +34,14 @@ from engine.synth.backends.base import (
 )
 from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.backends.registry import make_backends
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.clipfolder import usable_samples
 from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.lexicon_check import used_problem
-from engine.synth.library import VoiceInfo, VoiceLibrary
+from engine.synth.library import VoiceLibrary
 from engine.synth.wordtimes import UnitWords, clip_words
 
 

@@ -28,8 +28,8 @@ import numpy as np
 
 from engine.project.engines import VoiceEngine
 from engine.synth.backends.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
-from engine.synth.library import VoiceInfo
 from engine.synth.wordtimes import UnitWords
 
 # Silence inserted after a sentence, by how it ends: a question or an

@@ -15,8 +15,8 @@ from engine.synth.backends.base import BackendCost, VoiceBackend
 from engine.synth.backends.kokoro.backend import KokoroBackend
 from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.backends.piper.backend import PiperBackend
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
-from engine.synth.library import VoiceInfo
 
 BACKENDS: dict[str, type[VoiceBackend]] = {backend.engine.name: backend for backend in (
     PiperBackend,

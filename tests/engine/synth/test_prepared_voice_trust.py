@@ -25,8 +25,9 @@ from engine.project.model import VoiceParams
 from engine.synth.backends.kokoro import voices as kokoro_voices
 from engine.synth.backends.piper import prepared_voice
 from engine.synth.backends.sealed_model import seal_path
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.cache import ClipCache
-from engine.synth.library import VoiceInfo, VoiceLibrary
+from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.paths import REPO
 

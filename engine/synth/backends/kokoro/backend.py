@@ -36,9 +36,9 @@ from engine.synth.backends.base import (
 from engine.synth.backends.kokoro import voices as kokoro_voices
 from engine.synth.backends.kokoro.phonemes import to_kokoro
 from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.frontend import split_phonemes
-from engine.synth.library import VoiceInfo
 from engine.synth.wordtimes import unit_words
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows

@@ -27,9 +27,9 @@ from engine.synth.backends.base import (
 from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.backends.piper.noise import OFFSET_INPUT, NoiseInputs
 from engine.synth.backends.piper.prepared_voice import prepared_model
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
-from engine.synth.library import VoiceInfo
 from engine.synth.wordtimes import unit_words
 
 # Symbols of a Piper id map that sound in no word: pad, sentence start and end,
