@@ -54,8 +54,8 @@ def child(minutes: float, variant: str, work: Path, project: str | None) -> None
     if variant != "product":  # every other variant states its session options (base: ORT's defaults)
         import onnxruntime as ort
 
+        import engine.synth.backends.base as base
         import engine.synth.backends.onnx_sessions as sessions
-        import engine.synth.backends.piper.backend as pb
 
         def make_session(model, threads=0, providers=None, spin=False):  # type: ignore[no-untyped-def]
             options = ort.SessionOptions()
@@ -66,7 +66,7 @@ def child(minutes: float, variant: str, work: Path, project: str | None) -> None
             options.enable_cpu_mem_arena = "noarena" not in variant
             options.enable_mem_pattern = "nopattern" not in variant
             return ort.InferenceSession(model, options, providers=providers or ["CPUExecutionProvider"])
-        pb.make_session = make_session
+        base.make_session = make_session  # every engine's sessions are made there
         sessions._new_run_options = ort.RunOptions  # runs keep what the arena grew to
     peak_anon = [0]
     stop = threading.Event()
