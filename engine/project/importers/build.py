@@ -17,7 +17,13 @@ One set of casting rules for every importer:
   dual dialogue starts with the line it pairs with;
 - sound cues become placeholder clips on one sound lane per kind (FX,
   AMBIENCE, MUSIC), standing before the next line; an OUT cue ends the
-  lane's open bed there. Files are matched later, from the sound library.
+  lane's open bed there. Files are matched later, from the sound library;
+- each scene is staged from its heading and the action before its first
+  line (engine/project/staging_rules.py: its room; engine/project/weather.py:
+  its weather, with the words that said so), each line from its cue's
+  extensions, its leading direction and its character's name (a perspective;
+  RADIO is heard through a radio); outside in loud weather a line is raised
+  over it (``over the storm`` joins its Delivery note).
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from pathlib import Path
 from engine.fsutil import read_regular_bytes
 from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
-from engine.project.direction import parse_line
+from engine.project.delivery import join_notes
+from engine.project.direction import note_directions, parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
 from engine.project.importers.parsed import (
     Action,
@@ -47,6 +54,7 @@ from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_c
 from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults
 from engine.project.staging_rules import infer_room, perspective_words
 from engine.project.timeline import MAX_PAUSE_S
+from engine.project.weather import SceneWeather, raised_over, scene_weather
 
 NARRATOR = "NARRATOR"
 INTERRUPTION_OVERLAP_S = 0.25
@@ -117,16 +125,28 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     waiting: list[tuple[SoundClip, str]] = []  # cues (and OUTs) waiting for the line they stand before
     open_beds: dict[str, SoundClip] = {}  # lane -> the bed an OUT cue would end
     loose_notes: list[str] = []  # comments before any scene wait for the first one
+    opening: list[str] = []  # the current scene's action before its first line
+    voiced = False  # the current scene has a line (its opening is read)
+    weather: SceneWeather | None = None  # the current scene's
 
     def new_scene(heading: str = "") -> Scene:
-        nonlocal scene
+        nonlocal scene, voiced
         scene = Scene(id=f"S{len(project.scenes) + 1}", heading=heading, notes=loose_notes[:])
-        choice = infer_room(heading)
-        if choice is not None:
-            scene.room, scene.room_evidence = choice.room, choice.evidence
+        opening.clear()
+        voiced = False
+        stage_scene(scene)
         loose_notes.clear()
         project.scenes.append(scene)
         return scene
+
+    def stage_scene(staged: Scene) -> None:
+        """The scene's room and weather from its heading and the action read so far."""
+        nonlocal weather
+        choice = infer_room(staged.heading, opening)
+        weather = scene_weather(staged.heading, opening) if choice is not None else None
+        if choice is not None:
+            staged.room = choice.room
+            staged.room_evidence = choice.evidence + (f"; {weather.evidence}" if weather is not None else "")
 
     def current_scene() -> Scene:
         return scene if scene is not None else new_scene()
@@ -140,7 +160,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
 
     def add_line(role: str, text: str, note: str = "", with_previous: bool = False,
                  extensions: tuple[str, ...] = ()) -> None:
-        nonlocal pending_pause, previous
+        nonlocal pending_pause, previous, voiced
         ensure_role(role)
         interrupted = previous is not None and previous.text.rstrip().endswith(("—", "--", "–"))
         line = Line(
@@ -148,9 +168,14 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             note=note, pause_before=pending_pause, with_previous=with_previous and previous is not None,
             overlap=INTERRUPTION_OVERLAP_S if interrupted and not with_previous else 0.0,
         )
-        seen = perspective_words(*extensions, note)
+        seen = perspective_words(*extensions, note, speaker=role)
         if seen is not None:
             line.perspective, line.perspective_evidence = seen.perspective, seen.evidence
+        # (the narrator is not out in the weather)
+        raised = raised_over(weather, current_scene().room, line.perspective) if role != NARRATOR else ""
+        if raised and not any(d.name == "raised" for d in note_directions(note)):
+            line.note = join_notes(note, raised)
+        voiced = True
         project.lines.append(line)
         for clip, field_name in waiting:
             setattr(clip, field_name, line.id)
@@ -173,6 +198,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
                                 for problem in parse_line(element.text).warnings]
         elif isinstance(element, Action):
+            if not voiced:
+                opening.append(element.text)
+                stage_scene(current_scene())
             if narrate_action and (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line, f"the action is {long}")
             if narrate_action:
