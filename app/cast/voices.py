@@ -21,7 +21,7 @@ from engine.project.model import VoiceParams
 from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 from engine.sched.cost import prior_realtime
 from engine.synth.casting import english_wer, reads_english
-from engine.synth.errors import VoiceError
+from engine.synth.errors import VoiceError, VoiceNotInstalled
 from engine.synth.kokoro_phonemes import native_language
 from engine.synth.kokoro_voices import PREFIX as KOKORO_PREFIX
 from engine.synth.library import VoiceInfo, VoiceLibrary
@@ -73,6 +73,7 @@ class VoiceCatalog:
         self.library = library or VoiceLibrary()
         self._entries: list[VoiceEntry] | None = None
         self._resolved: dict[tuple[str, str], VoiceInfo | str] = {}
+        self._absent: set[tuple[str, str]] = set()  # of _resolved: the voices not installed here
         # backend -> audio seconds per wall second on this machine, as the running engine
         # measures it (the window sets this); None before it has: the backend's prior.
         self.measured_realtime: Callable[[str], float | None] = lambda backend: None
@@ -83,10 +84,12 @@ class VoiceCatalog:
         """Relative voice paths in a project resolve beside the project file."""
         self.library.base_dir = base_dir
         self._resolved.clear()
+        self._absent.clear()
 
     def refresh(self) -> None:
         self._entries = None
         self._resolved.clear()
+        self._absent.clear()
 
     def entries(self) -> list[VoiceEntry]:
         if self._entries is None:
@@ -132,9 +135,17 @@ class VoiceCatalog:
         if key not in self._resolved:
             try:
                 self._resolved[key] = self.library.resolve(voice, backend)
+            except VoiceNotInstalled as exc:
+                self._resolved[key] = str(exc)
+                self._absent.add(key)
             except VoiceError as exc:
                 self._resolved[key] = str(exc)
         return self._resolved[key]
+
+    def not_installed(self, voice: str, backend: str = "piper") -> bool:
+        """The voice is not on this machine (rather than there and unusable)."""
+        self.resolve(voice, backend)
+        return (backend, voice) in self._absent
 
     def speakers(self, voice: str, backend: str = "piper") -> tuple[str, ...]:
         info = self.resolve(voice, backend)

@@ -80,17 +80,24 @@ class FileOps(QObject):
         return Path(path) if path else None
 
     def ask_save_path(self) -> Path | None:
-        suggestion = self.doc.path or Path(self._start_dir()) / f"{self.doc.project.title or 'Untitled'}.radioplay"
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", str(suggestion), FILE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", str(self.save_suggestion()), FILE_FILTER)
         return with_extension(path) if path else None
+
+    def save_suggestion(self) -> Path:
+        """What Save As offers: the project's own file, else its title in the folder it belongs in."""
+        return self.doc.path or Path(self._start_dir()) / f"{self.doc.project.title or 'Untitled'}.radioplay"
 
     def ask_script_path(self) -> Path | None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Import script", self._start_dir(), SCRIPT_FILTER)
         return Path(path) if path else None
 
     def _start_dir(self) -> str:
+        """Where a file dialog opens: beside the project's file, or the script of an unsaved import;
+        else where the last project was, else Documents."""
         if self.doc.path:
             return str(self.doc.path.parent)
+        if self.doc.source is not None:
+            return str(self.doc.source.parent)
         recent = self.recent.paths()
         if recent:
             return str(recent[0].parent)
@@ -152,6 +159,8 @@ class FileOps(QObject):
         if old is not None and old.resolve().parent != Path(path).resolve().parent:
             # Sound files named relative to the old folder stay where they are.
             self.doc.project.sounds = absolute_sounds(self.doc.project.sounds, old.resolve().parent)
+            self.doc.project.sound_suggestions = absolute_sounds(self.doc.project.sound_suggestions,
+                                                                 old.resolve().parent)
         try:
             identity = write_project(self.doc.project, path, current=old, confirmed=confirmed)
         except (OSError, OutputPathError) as exc:
@@ -180,7 +189,7 @@ class FileOps(QObject):
     def _imported(self, dialog: ImportDialog) -> None:
         if dialog.project is None:
             return
-        self.doc.replace(dialog.project, None, modified=True)
+        self.doc.replace(dialog.project, None, modified=True, source=dialog.script)
         self.window.statusBar().showMessage(
             f"Imported {dialog.script.name}: {len(dialog.project.lines)} lines. Save to keep it.", 8000)
 

@@ -49,7 +49,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.synth.errors import VoiceError
-    from engine.synth.pipeline import LineErrors
+    from engine.synth.pipeline import LineErrors, VoicesNotInstalled
 
     path = Path(args.project)
     try:
@@ -65,6 +65,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(f"cannot read {exc.filename}: {exc.strerror or exc}")
     from engine.synth.clipfolder import CacheFolderError
+    from engine.synth.recording import RecordingError
     from engine.synth.synthesizer import make_synthesizer
 
     try:
@@ -76,10 +77,15 @@ def cmd_render(args: argparse.Namespace) -> int:
         with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
             report = render_project(project, synth, Path(args.output), options, progress,
                                     scheduler=farm.scheduler if farm else None, project_path=path)
+    except VoicesNotInstalled as exc:
+        # Refused, not rendered without them: a drama missing some of its cast is not a
+        # deliverable, and silence in their place would pass the loudness checks.
+        progress.close()
+        return _error(f"{path}: {exc}")
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
-    except VoiceError as exc:
+    except (VoiceError, RecordingError) as exc:  # RecordingError names the line and the file
         progress.close()
         return _error(f"{path}: {exc}")
     except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost

@@ -55,7 +55,7 @@ from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.revisionformat import revisions_from_dict, revisions_to_dict
-from engine.project.soundformat import sounds_from_dict, sounds_to_dict
+from engine.project.soundformat import sounds_from_dict, sounds_to_dict, suggestions_from_dict
 from engine.project.stagingformat import (
     line_staging_from_dict,
     line_staging_to_dict,
@@ -356,6 +356,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         cast=cast, scenes=scenes, lines=lines, lexicon=lexicon, timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
         sound_lanes=sound_lanes, sounds=sounds,
+        sound_suggestions=suggestions_from_dict(r, root, seen_ids, scene_ids, {clip.id for clip in sounds}),
         revisions=revisions_from_dict(r, root, folder, line_from_dict),
     )
     # Refused here, before any work: a start hours past the rest of the play

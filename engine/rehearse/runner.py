@@ -307,7 +307,8 @@ class TableRead:
             views = {c.line_id: c for c in self.session.clips()}
             waiting = [lid for lid in line_ids if status.get(lid) is None or status[lid].state is not LineState.READY
                        or lid not in views or views[lid].estimated]
-            failed = [lid for lid in waiting if status.get(lid) is not None and status[lid].state is LineState.FAILED]
+            failed = [lid for lid in waiting if status.get(lid) is not None
+                      and status[lid].state in (LineState.FAILED, LineState.NO_VOICE)]
             if failed:
                 raise RehearseError(f"line {failed[0]} cannot be voiced: {status[failed[0]].error}")
             if not waiting:

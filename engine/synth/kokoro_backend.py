@@ -109,7 +109,8 @@ class KokoroVoiceModel:
     def _make_sessions(self) -> list[object]:
         info, layout = self.info, self.layout
         try:
-            sessions = [make_session(str(info.model_path), layout.threads_per_session, self._providers, layout.spin)
+            source = kokoro_voices.model_source(info.model_path, info.source)
+            sessions = [make_session(source, layout.threads_per_session, self._providers, layout.spin)
                         for _ in range(max(1, layout.sessions))]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load Kokoro model {info.model_path}: {exc}") from None

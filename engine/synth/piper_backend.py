@@ -17,7 +17,7 @@ from engine.synth.espeak import ESPEAK_LOCK
 from engine.synth.library import VoiceInfo
 from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
 from engine.synth.piper_noise import OFFSET_INPUT, NoiseInputs
-from engine.synth.prepared_voice import load_prepared
+from engine.synth.prepared_voice import prepared_model
 from engine.synth.wordtimes import unit_words
 
 # Symbols of a Piper id map that sound in no word: pad, sentence start and end,
@@ -52,8 +52,8 @@ class PiperVoiceModel:
         info, layout = self.info, self.layout
         count = max(1, layout.sessions)
         try:
-            sessions = load_prepared(info.model_path, lambda source: [
-                make_session(source, layout.threads_per_session, spin=layout.spin) for _ in range(count)])
+            source = prepared_model(info.model_path)
+            sessions = [make_session(source, layout.threads_per_session, spin=layout.spin) for _ in range(count)]
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
         first = sessions[0]

@@ -11,28 +11,36 @@ The patched model is kept in the user's cache under a digest of the voice file a
 patch's version, so the first process on the machine to load a voice pays for it; a
 process also remembers which file it found for each voice. Not in the clip folder
 (RADIOPLAY_CACHE_DIR): like the speaker embeddings it is no clip, depends only on the
-installed voice, and a clip folder may be emptied or be one project's. Where the cache
-cannot be written the patched model is handed over in memory, as before.
+installed voice, and a clip folder may be emptied or be one project's.
+
+The file is trusted only as it was written (engine/synth/sealed_model.py): a seal beside
+it records its digest, and only bytes that match are loaded. Anything else under its name
+(the voice's own graph copied over it, an altered copy, a link to a model outside the
+folder) is patched again, with a warning, before any line is voiced from it, so no clip of
+another model is ever made under the voice's keys. A prepared file this user cannot read
+(another user's) is left alone and the voice patched in memory, with a warning naming it;
+where the cache cannot be written the patched model is handed over in memory too, silently.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import logging
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
-from engine.fsutil import atomic_write_bytes
+from engine.synth.sealed_model import SealError, Unsealed, remove_sealed, sealed_source, write_sealed
+
+log = logging.getLogger("engine.synth.prepared_voice")
 
 # Bump whenever patch_voice (or what it calls) writes another graph: the old files are then
 # never read again (the name holds the version), and the first voice prepared anew deletes them.
 PATCH_VERSION = 1
 
-T = TypeVar("T")
-
-_found: dict[tuple[str, int, int], str] = {}  # (voice file, size, mtime) -> the model to load
+# (voice file, size, mtime) -> its prepared file, or None when the voice needs no patch
+_found: dict[tuple[str, int, int], Path | None] = {}
+_warned: set[str] = set()  # one warning per problem and file, not one per synthesizer
 _lock = threading.Lock()  # two synthesizers loading one voice at once patch it once
 
 
@@ -43,50 +51,64 @@ def prepared_voices_dir() -> Path:
 
 
 def prepared_model(model_path: Path) -> str | bytes:
-    """What to make the voice's sessions from: the path of its patched model (made now
-    if no process made it before), the voice's own path when nothing in it needs patching
-    (or onnx is missing), or the patched bytes when the cache cannot be written."""
+    """What to make the voice's sessions from: its patched model as sealed when it was
+    prepared (its path, or its bytes when they were just hashed or patched: prepared now if
+    no process did before, or if the file there is not the one prepared), or the voice's own
+    path when nothing in it needs patching (or onnx is missing). Patched in memory when the
+    prepared file cannot be read or written."""
     stat = model_path.stat()
     memo = (str(model_path), stat.st_size, stat.st_mtime_ns)
     with _lock:
-        known = _found.get(memo)
-        if known is not None and Path(known).is_file():
-            return known
-        with open(model_path, "rb") as f:
-            digest = hashlib.file_digest(f, "blake2b").hexdigest()[:32]
-        tag = _patch_tag()
-        prepared = prepared_voices_dir() / f"{model_path.stem}.{digest}.{tag}.onnx"
-        if not prepared.is_file():
-            patched = patch_voice(model_path)
-            if patched is None:
-                _found[memo] = str(model_path)
-                return str(model_path)
-            try:
-                prepared.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write_bytes(prepared, patched)
-            except OSError:
-                return patched  # measuring, rendering still work: only the next start is slower
-            _forget_other_versions(prepared.parent, tag)
-        _found[memo] = str(prepared)
-        return str(prepared)
+        if memo in _found:
+            prepared = _found[memo]
+        else:
+            with open(model_path, "rb") as f:
+                digest = hashlib.file_digest(f, "blake2b").hexdigest()[:32]
+            prepared = prepared_voices_dir() / f"{model_path.stem}.{digest}.{_patch_tag()}.onnx"
+        if prepared is None:
+            return str(model_path)
+        try:
+            source = sealed_source(prepared)
+        except FileNotFoundError:
+            pass  # not prepared yet on this machine
+        except Unsealed:
+            pass  # prepared by a version that wrote no seal: prepared again, nothing is wrong
+        except SealError as exc:
+            _warn(f"{prepared} is not the voice that was prepared there ({exc}); preparing "
+                  f"{model_path.name} again")
+        except OSError as exc:  # another user's file, an unreadable folder: not ours to repair
+            _warn(f"cannot read the prepared voice {prepared}: {exc.strerror or exc}; patching "
+                  f"{model_path.name} in memory instead (each start pays for it until the file is "
+                  "readable or removed)")
+            return _patched_in_memory(model_path)
+        else:
+            _found[memo] = prepared
+            return source
+        patched = patch_voice(model_path)
+        if patched is None:
+            _found[memo] = None
+            return str(model_path)
+        try:
+            prepared.parent.mkdir(parents=True, exist_ok=True)
+            write_sealed(prepared, patched)  # replaces whatever was there (a link is replaced, not followed)
+        except OSError:
+            return patched  # measuring, rendering still work: only the next start is slower
+        _forget_other_versions(prepared.parent, _patch_tag())
+        _found[memo] = prepared
+        return patched
 
 
-def load_prepared(model_path: Path, load: Callable[[str | bytes], T]) -> T:
-    """``load`` called on the voice's :func:`prepared_model`. A prepared file that ``load``
-    cannot read (damaged on disk by something else: writes are atomic) is discarded and
-    the voice patched again, rather than the voice failing until the file is deleted."""
-    source = prepared_model(model_path)
-    try:
-        return load(source)
-    except Exception:  # ORT raises its own exception types
-        if not (isinstance(source, str) and Path(source).parent == prepared_voices_dir()):
-            raise  # the voice's own file, or bytes in memory: nothing of ours to repair
-        with _lock:
-            for memo, known in list(_found.items()):
-                if known == source:
-                    del _found[memo]
-            Path(source).unlink(missing_ok=True)
-        return load(prepared_model(model_path))
+def _patched_in_memory(model_path: Path) -> str | bytes:
+    patched = patch_voice(model_path)
+    return patched if patched is not None else str(model_path)
+
+
+def _warn(message: str) -> None:
+    """One line on stderr (logging's last-resort handler where nothing else is set up),
+    once per process for each problem."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("warning: %s", message)
 
 
 def _forget_other_versions(folder: Path, tag: str) -> None:
@@ -95,7 +117,7 @@ def _forget_other_versions(folder: Path, tag: str) -> None:
     they came from (two voice files may share a name, and each is read while installed)."""
     for old in folder.glob("*.onnx"):
         if not old.name.endswith(f".{tag}.onnx"):
-            old.unlink(missing_ok=True)
+            remove_sealed(old)
 
 
 def _patch_tag() -> str:

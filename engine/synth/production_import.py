@@ -1,5 +1,5 @@
 """A script imported as a production: parsed, cast from the voices installed, its sound cues
-matched to the sound library. The one import path of ``radioplay import`` and the studio's
+and the sounds its action lines describe (suggested cues) matched to the sound library. The one import path of ``radioplay import`` and the studio's
 File > Import Script, so both make the same project and say the same about it.
 """
 
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from engine.project.importers.build import CastSuggester, ImportReport, import_script
 from engine.project.model import Project, Role, VoiceParams
 from engine.project.sound import SoundClip
+from engine.project.sound_suggestions import describe, open_suggestions
 
 if TYPE_CHECKING:
     from engine.synth.library import VoiceLibrary
@@ -43,6 +44,20 @@ class ImportedProduction:
         lines += [f"  {clip.lane}: {clip.cue!r} -> no sound yet" for clip in waiting]
         if waiting:
             lines.append(f"  ({ADD_SOUNDS_HINT})")
+        return lines
+
+    def suggestion_lines(self, project_file: str = "PROJECT.radioplay") -> list[str]:
+        """The sounds the action lines describe, offered as cues, a line each, and how to
+        answer them (empty without any)."""
+        offered = open_suggestions(self.project)
+        if not offered:
+            return []
+        matched = sum(1 for s in offered if s.file)
+        lines = [f"Suggested sounds from the action lines: {len(offered)} ({matched} with a sound in the library, "
+                 f"{len(offered) - matched} with none; never spoken, no clip until accepted)"]
+        lines += [f"  {describe(s)}" for s in offered]
+        lines.append(f"  (accept: radioplay sounds {project_file} --accept {offered[0].id} ... or --accept all; "
+                     f"dismiss: --dismiss ID; or in the studio's Sounds tab)")
         return lines
 
     def cast_lines(self, labels: Mapping[str, str] | None = None) -> list[str]:
@@ -79,7 +94,7 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
     voices when None). Raises ScriptSyntaxError, ValueError or OSError with one line."""
     from engine.synth.casting import suggest_cast
     from engine.synth.library import VoiceLibrary
-    from engine.synth.sound_library import SoundLibrary, assign_matches
+    from engine.synth.sound_library import SoundLibrary, assign_matches, match_suggestions
 
     if suggest is None:
         voices = library if library is not None else VoiceLibrary()
@@ -89,8 +104,9 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
 
     project, report = import_script(script, narrate_action=narrate_action, suggest=suggest)
     matched: list[tuple[SoundClip, str]] = []
-    if project.sounds:
+    if project.sounds or project.sound_suggestions:
         where = destination if destination is not None else script
         sounds = SoundLibrary.for_project(where, [Path(f) for f in sound_folders])
         matched = [(clip, info.path) for clip, info in assign_matches(project, sounds)]
+        match_suggestions(project, sounds)
     return ImportedProduction(project, report, matched)

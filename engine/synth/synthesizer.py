@@ -31,6 +31,7 @@ from engine.synth.backend import (
     VoiceBackend,
 )
 from engine.synth.cache import ClipCache, clip_key
+from engine.synth.clipfolder import usable_samples
 from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
@@ -157,7 +158,7 @@ class ClipSynthesizer:
                                language=language)
             texts: list[tuple[PreparedText, int, bool]] = []
         else:
-            prepared, texts = self._prepare_phrases(directed, lexicon, language)
+            prepared, texts = self._prepare_phrases(directed, lexicon, language, text)
         if prepared.lexicon_used and (problem := used_problem(prepared.lexicon_used)) is not None:
             raise TextError(problem)  # this line only: the others still render
         if info is None:
@@ -178,7 +179,7 @@ class ClipSynthesizer:
         return plan
 
     @staticmethod
-    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None, language: str
+    def _prepare_phrases(directed: DirectedLine, lexicon: Mapping[str, str] | None, language: str, text: str
                          ) -> tuple[PreparedText, list[tuple[PreparedText, int, bool]]]:
         """Each phrase through the frontend: (its text, the phrase's index, whether
         its words end a clause); a phrase of nothing speakable ("—") is left out."""
@@ -192,7 +193,8 @@ class ClipSynthesizer:
             used.update(prepared.lexicon_used)
             texts.append((prepared, index, phrase.words.rstrip()[-1:] in ".,;:!?…—–-"))
         if not texts:
-            raise TextError(f"nothing speakable in {directed.spoken[:60]!r} (only directions or markup)")
+            # The line as written: its spoken part is empty, which would name nothing.
+            raise TextError(f"nothing speakable in {text.strip()[:60]!r} (only directions or markup)")
         units = tuple(u for prepared, _, _ in texts for u in prepared.units)
         return PreparedText(units, tuple(sorted(used.items()))), texts
 
@@ -245,6 +247,8 @@ class ClipSynthesizer:
         is the same samples in the post stage, an export or a farm actor), and store it
         in the cache."""
         rate = raw.sample_rate
+        if not all(usable_samples(piece) for piece in raw.pieces if piece.size):
+            raise _not_finite(raw)
         design = raw.plan.params.effective_design
         bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
         pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
@@ -262,6 +266,8 @@ class ClipSynthesizer:
                 words = shaping.time_scaled(clip_words(raw.words, bounds, raw.pauses, rate), design.rate)
         audio = shaping.resample(audio, rate, self.sample_rate)
         audio = shaping.fade_edges(np.array(audio, dtype=np.float32), self.sample_rate)
+        if audio.size and not usable_samples(audio):
+            raise _not_finite(raw)
         if raw.phonemes:
             self.predictor.observe(self.length_key(raw.plan), raw.phonemes, self.length_scale(raw.plan),
                                    audio.shape[0])
@@ -314,3 +320,10 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     backend = PiperBackend(SessionLayout.for_throughput())
     base = project_path.parent if project_path is not None else None
     return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache, backend)
+
+
+def _not_finite(raw: RawAudio) -> VoiceError:
+    """A model (a damaged voice file) or a shaping that made NaN or infinite samples fails the
+    line: such a clip is never stored, so never mixed."""
+    return VoiceError(f"voice {raw.plan.voice.id} made samples that are not finite (NaN or infinity); "
+                      f"its model {raw.plan.voice.model_path} may be damaged")

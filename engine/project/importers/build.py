@@ -18,6 +18,10 @@ One set of casting rules for every importer:
 - sound cues become placeholder clips on one sound lane per kind (FX,
   AMBIENCE, MUSIC), standing before the next line; an OUT cue ends the
   lane's open bed there. Files are matched later, from the sound library;
+- sounds an action line describes (``Gulls. A diesel engine idles.``:
+  engine/project/sound_words.py) become suggested cues standing before the
+  next line, with the sentence as evidence: offered, never spoken, and no
+  clip until the producer accepts one (engine/project/sound_suggestions.py);
 - each scene is staged from its heading and the action before its first
   line (engine/project/staging_rules.py: its room; engine/project/weather.py:
   its weather, with the words that said so), each line from its cue's
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
@@ -51,7 +55,9 @@ from engine.project.importers.parsed import (
     Transition,
 )
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
-from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults
+from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, SoundSuggestion, bed_defaults
+from engine.project.sound_suggestions import lane_of_kind
+from engine.project.sound_words import find_sounds
 from engine.project.staging_rules import infer_room, perspective_words
 from engine.project.timeline import MAX_PAUSE_S
 from engine.project.weather import SceneWeather, raised_over, scene_weather
@@ -73,6 +79,7 @@ class ImportReport:
 
     lines_per_role: dict[str, int] = field(default_factory=dict)
     cues: int = 0  # sound cues (placeholders until a sound is matched or dropped on them)
+    suggested: int = 0  # sounds described in action lines, offered as cues
     aliases: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     casting: str = ""  # how the roles were told apart (casting.casting_summary)
@@ -122,7 +129,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     scene: Scene | None = None
     pending_pause = 0.0
     previous: Line | None = None
-    waiting: list[tuple[SoundClip, str]] = []  # cues (and OUTs) waiting for the line they stand before
+    # Cues (and OUTs) and suggested cues waiting for the line they stand before.
+    waiting: list[tuple[SoundClip, str]] = []
+    suggested: list[tuple[int, str]] = []  # (index in project.sound_suggestions, field)
     open_beds: dict[str, SoundClip] = {}  # lane -> the bed an OUT cue would end
     loose_notes: list[str] = []  # comments before any scene wait for the first one
     opening: list[str] = []  # the current scene's action before its first line
@@ -180,6 +189,9 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
         for clip, field_name in waiting:
             setattr(clip, field_name, line.id)
         waiting.clear()
+        for index, _ in suggested:
+            project.sound_suggestions[index] = replace(project.sound_suggestions[index], line=line.id)
+        suggested.clear()
         report.lines_per_role[role] += 1
         pending_pause = 0.0
         previous = line
@@ -201,6 +213,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             if not voiced:
                 opening.append(element.text)
                 stage_scene(current_scene())
+            _suggest(project, report, element, current_scene().id, suggested)
             if narrate_action and (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line, f"the action is {long}")
             if narrate_action:
@@ -261,14 +274,21 @@ def _cue(project: Project, report: ImportReport, element: SoundCue, waiting: lis
         open_beds[lane.name] = clip
 
 
+def _suggest(project: Project, report: ImportReport, element: Action, scene: str,
+             suggested: list[tuple[int, str]]) -> None:
+    """The sounds an action paragraph describes, each a suggested cue standing before the next line."""
+    for found in find_sounds(element.text):
+        suggested.append((len(project.sound_suggestions), "line"))
+        project.sound_suggestions.append(SoundSuggestion(
+            id=f"Q{len(project.sound_suggestions) + 1:04d}", text=found.cue, sound=found.sound.name,
+            lane_kind=found.sound.lane_kind,
+            evidence=found.sentence, scene=scene, source_line=element.source_line))
+        report.suggested += 1
+
+
 def _sound_lane(project: Project, kind: str) -> SoundLane:
     """The project's lane for cues of a kind (made on the first cue)."""
-    for lane in project.sound_lanes:
-        if lane.kind == kind:
-            return lane
-    lane = SoundLane.of_kind(kind)
-    project.sound_lanes.append(lane)
-    return lane
+    return lane_of_kind(project.sound_lanes, kind)
 
 
 def import_script(path: Path, narrate_action: bool = False,

@@ -56,7 +56,7 @@ def test_numpy_embeddings_match_the_network_run_by_torch(joe: list[np.ndarray]) 
 def test_one_voice_scores_higher_with_itself_than_with_another(joe: list[np.ndarray]) -> None:
     library = VoiceLibrary()
     kokoro = [v for v in library.bundled() if v.backend == "kokoro" and v.style.startswith("jf")]
-    assert kokoro, "the kokoro extra (in the test extra) is not installed"
+    assert kokoro, "the bundled Kokoro voices (a default dependency) are not installed"
     synth = ClipSynthesizer(library, RATE, ClipCache())
     other = synth.synthesize(TEXTS[1], VoiceParams(backend="kokoro", voice=kokoro[0].style))
     enc = speaker.encoder()

