@@ -10,9 +10,17 @@ storm`` (the ``raised`` delivery, engine/project/deliveries.py): visible in the
 script, and removed there by a producer who wants the line said plainly.
 
 One table row per kind of weather (the words that name it, whether voices are
-raised over it outside), checked against the heading and the action
-paragraphs before the scene's first line of dialogue; the sentences that
-named it are the evidence shown beside the scene's room.
+raised over it outside, the sound its bed is), checked against the heading
+and the action paragraphs before the scene's first line of dialogue; the
+sentences that named it are the evidence shown beside the scene's room.
+
+The beds (:func:`scene_beds`) are suggested sounds of kind ``bed`` (the
+action-line suggestions' model, engine/project/sound.py ``SoundSuggestion``):
+a bed of each weather the scene's heading or opening names, or, where it
+names none, of what an exposed place is heard with (wind on a gallery or a
+clifftop, the sea at a harbour wall or a beach), standing before the
+scene's first line and lasting the scene once accepted, matched to the
+sound library like any suggestion (engine/synth/sound_library.py).
 """
 
 from __future__ import annotations
@@ -30,23 +38,28 @@ MAX_EVIDENCE_CHARS = 160
 @dataclass(frozen=True)
 class WeatherWord:
     """A kind of weather: ``name``, the ``pattern`` that finds it (whole words, any case),
-    and whether a voice outside is ``loud``: raised over it."""
+    whether a voice outside is ``loud``: raised over it, and the ``bed`` it is heard as (a
+    name of engine/project/sound_words.py's vocabulary; "" for an event, not a bed)."""
 
     name: str
     pattern: str
     loud: bool
+    bed: str
 
 
 WEATHER: tuple[WeatherWord, ...] = (
-    WeatherWord("storm", r"storms?|stormy|gales?|hurricane|tempest|blizzard|squalls?", loud=True),
-    WeatherWord("wind", r"wind|winds|windy|gusts?|gusting", loud=True),
+    WeatherWord("storm", r"storms?|stormy|gales?|hurricane|tempest|blizzard|squalls?", loud=True, bed="storm"),
+    WeatherWord("wind", r"wind|winds|windy|gusts?|gusting", loud=True, bed="wind"),
     WeatherWord("rain", r"heavy rain|pouring rain|lashing rain|downpour|rain|raining|rains|drizzle|sleet|hail",
-                loud=False),
+                loud=False, bed="rain"),
     WeatherWord("sea", r"surf|breakers|heavy seas?|waves? (?:crash|crashes|crashing|break|breaks|pound|pounds)",
-                loud=True),
-    WeatherWord("thunder", r"thunder|thunderclaps?", loud=False),
-    WeatherWord("gulls", r"(?:sea)?gulls?", loud=False),
+                loud=True, bed="waves"),
+    WeatherWord("thunder", r"thunder|thunderclaps?", loud=False, bed=""),  # claps: effects, cued where they fall
+    WeatherWord("gulls", r"(?:sea)?gulls?", loud=False, bed="gulls"),
 )
+_BEDS = {w.name: w.bed for w in WEATHER}
+# What an exposed place is heard with when its scene names no weather (outdoor rooms only).
+EXPOSED_BEDS: dict[str, str] = {"gallery": "wind", "open air": "wind", "harbour": "waves", "beach": "waves"}
 # Rain raises voices only when it is heavy (named so): a drizzle does not.
 _HEAVY_RAIN = re.compile(r"\b(?:heavy|pouring|lashing|driving|torrential)\s+rain\b|\bdownpour\b", re.I)
 _PATTERNS = tuple((re.compile(rf"\b(?:{w.pattern})\b", re.I), w) for w in WEATHER)
@@ -62,6 +75,7 @@ class SceneWeather:
     kinds: tuple[str, ...]
     loud: str
     evidence: str
+    said: tuple[str, ...] = ()  # per kind, the sentence that named it
 
 
 def scene_weather(heading: str, action: Sequence[str] = ()) -> SceneWeather | None:
@@ -85,7 +99,7 @@ def scene_weather(heading: str, action: Sequence[str] = ()) -> SceneWeather | No
         text = sentence if len(sentence) <= MAX_EVIDENCE_CHARS else sentence[:MAX_EVIDENCE_CHARS - 1] + "…"
         said.setdefault("heading" if sentence == sentences[0] else "action", []).append(f"“{text}”")
     where = "; ".join(f"{part} says {' '.join(quotes)}" for part, quotes in said.items())
-    return SceneWeather(kinds, loud, f"weather {', '.join(kinds)} ({where})")
+    return SceneWeather(kinds, loud, f"weather {', '.join(kinds)} ({where})", tuple(found[k] for k in kinds))
 
 
 def raised_over(weather: SceneWeather | None, room: Room | None, perspective: str) -> str:
@@ -97,3 +111,23 @@ def raised_over(weather: SceneWeather | None, room: Room | None, perspective: st
     if perspective in DEVICE_PERSPECTIVES or perspective == "voice-over":
         return ""
     return f"over the {weather.loud}"
+
+
+@dataclass(frozen=True)
+class Bed:
+    """A bed a scene is heard with: ``sound`` (a name of engine/project/sound_words.py's
+    vocabulary) and why (``evidence``: the sentence that named it, or the exposed place)."""
+
+    sound: str
+    evidence: str
+
+
+def scene_beds(weather: SceneWeather | None, room: Room | None) -> tuple[Bed, ...]:
+    """The beds of a scene: one per weather its heading or opening names (a storm, the wind,
+    the rain...), or, naming none, what its exposed outdoor place is heard with."""
+    if weather is not None:
+        beds = {_BEDS[kind]: said for kind, said in zip(weather.kinds, weather.said, strict=True) if _BEDS[kind]}
+        return tuple(Bed(sound, said) for sound, said in beds.items())
+    if room is not None and room.outdoor and room.name in EXPOSED_BEDS:
+        return (Bed(EXPOSED_BEDS[room.name], f"an exposed place: {room.name}"),)
+    return ()

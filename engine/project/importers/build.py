@@ -57,10 +57,10 @@ from engine.project.importers.parsed import (
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
 from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, SoundSuggestion, bed_defaults
 from engine.project.sound_suggestions import lane_of_kind
-from engine.project.sound_words import find_sounds
+from engine.project.sound_words import SOUND_WORDS, find_sounds
 from engine.project.staging_rules import infer_room, perspective_words
 from engine.project.timeline import MAX_PAUSE_S
-from engine.project.weather import SceneWeather, raised_over, scene_weather
+from engine.project.weather import SceneWeather, raised_over, scene_beds, scene_weather
 
 NARRATOR = "NARRATOR"
 INTERRUPTION_OVERLAP_S = 0.25
@@ -137,12 +137,14 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     opening: list[str] = []  # the current scene's action before its first line
     voiced = False  # the current scene has a line (its opening is read)
     weather: SceneWeather | None = None  # the current scene's
+    heading_line = 0  # the current scene heading's line in the script
 
-    def new_scene(heading: str = "") -> Scene:
-        nonlocal scene, voiced
+    def new_scene(heading: str = "", source_line: int = 0) -> Scene:
+        nonlocal scene, voiced, heading_line
         scene = Scene(id=f"S{len(project.scenes) + 1}", heading=heading, notes=loose_notes[:])
         opening.clear()
         voiced = False
+        heading_line = source_line
         stage_scene(scene)
         loose_notes.clear()
         project.scenes.append(scene)
@@ -184,6 +186,8 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
         raised = raised_over(weather, current_scene().room, line.perspective) if role != NARRATOR else ""
         if raised and not any(d.name == "raised" for d in note_directions(note)):
             line.note = join_notes(note, raised)
+        if not voiced:
+            _suggest_beds(project, report, current_scene(), weather, line.id, suggested, heading_line)
         voiced = True
         project.lines.append(line)
         for clip, field_name in waiting:
@@ -198,7 +202,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
 
     for element in parsed.elements:
         if isinstance(element, SceneHeading):
-            new_scene(element.heading)
+            new_scene(element.heading, element.source_line)
         elif isinstance(element, Dialogue):
             if not element.text.strip():
                 report.warnings.append(f"line {element.source_line}: {element.character} has no words; skipped")
@@ -283,6 +287,26 @@ def _suggest(project: Project, report: ImportReport, element: Action, scene: str
             id=f"Q{len(project.sound_suggestions) + 1:04d}", text=found.cue, sound=found.sound.name,
             lane_kind=found.sound.lane_kind,
             evidence=found.sentence, scene=scene, source_line=element.source_line))
+        report.suggested += 1
+
+
+def _suggest_beds(project: Project, report: ImportReport, scene: Scene, weather: SceneWeather | None,
+                  line_id: str, suggested: list[tuple[int, str]], heading_line: int) -> None:
+    """The scene's weather and exposure beds (engine/project/weather.py), suggested before its
+    first line: a sound its opening action described is that suggestion, now of kind bed; one
+    only its heading names, or its exposed place, is a new one."""
+    beds = {bed.sound: bed for bed in scene_beds(weather, scene.room)}
+    for index, _ in suggested:
+        offered = project.sound_suggestions[index]
+        if offered.sound in beds and offered.kind == "cue":
+            project.sound_suggestions[index] = replace(offered, kind="bed")
+            beds.pop(offered.sound)
+    for bed in beds.values():
+        sound = SOUND_WORDS[bed.sound]
+        project.sound_suggestions.append(SoundSuggestion(
+            id=f"Q{len(project.sound_suggestions) + 1:04d}", text=bed.sound.capitalize(), sound=bed.sound,
+            lane_kind=sound.lane_kind, kind="bed", evidence=bed.evidence, scene=scene.id, line=line_id,
+            source_line=heading_line))
         report.suggested += 1
 
 

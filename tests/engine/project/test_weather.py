@@ -80,3 +80,66 @@ def test_staging_words_in_a_note_are_the_lines_perspective_not_unperformed(note:
 def test_a_note_with_a_delivery_and_a_perspective_keeps_both() -> None:
     kinds = [(d.kind, d.name) for d in note_directions("angry; on radio; to Lucy")]
     assert kinds == [("delivery", "angry"), ("perspective", "radio"), ("unknown", "")]
+
+
+BEDS = """\
+EXT. LIGHTHOUSE GALLERY - NIGHT
+
+The storm at full force. Rain and wind batter the gallery rail.
+
+OLD TAM
+There! Green light, off the north skerry!
+
+Thunder again, closer now.
+
+OLD TAM
+They'll be on the rocks inside the hour.
+
+EXT. MOOR - STORM
+
+ANNA
+We should never have come up here.
+
+EXT. CLIFF TOP - DAY
+
+ANNA
+You can see the whole bay from here.
+
+INT. KITCHEN - DAY
+
+ANNA
+Put the kettle on.
+"""
+
+
+def test_a_scenes_weather_and_exposure_are_suggested_as_beds_before_its_first_line() -> None:
+    from engine.project.importers.build import build_project
+    from engine.project.importers.fountain import parse_fountain
+
+    project, _ = build_project(parse_fountain(BEDS, "beds.fountain"))
+    first = {scene.id: next(line.id for line in project.lines if line.scene == scene.id) for scene in project.scenes}
+    offered = [(s.scene, s.kind, s.sound, s.line, s.evidence) for s in project.sound_suggestions]
+    gallery = [o for o in offered if o[0] == "S1"]
+    # The opening's weather: beds (the action-line suggestions themselves, now of kind bed);
+    # thunder mid-scene: a cue where it falls.
+    assert [(kind, sound) for _, kind, sound, _, _ in gallery] == [
+        ("bed", "storm"), ("bed", "rain"), ("bed", "wind"), ("cue", "thunder")]
+    assert all(line == first["S1"] for _, kind, _, line, _ in gallery if kind == "bed")
+    assert gallery[0][4] == "The storm at full force."
+    # Weather only the heading names; an exposed place that names none; nothing inside.
+    assert [o for o in offered if o[0] == "S2"] == [("S2", "bed", "storm", first["S2"], "EXT. MOOR - STORM")]
+    assert [o for o in offered if o[0] == "S3"] == [("S3", "bed", "wind", first["S3"], "an exposed place: open air")]
+    assert [o for o in offered if o[0] == "S4"] == []
+    moor = next(s for s in project.sound_suggestions if s.scene == "S2")
+    assert moor.lane_kind == "ambience" and moor.source_line == 13 and moor.text == "Storm"
+
+
+def test_a_bed_suggestion_is_saved_and_loaded_as_one(tmp_path: object) -> None:
+    from engine.project.fileformat import project_from_dict, project_to_dict
+    from engine.project.importers.build import build_project
+    from engine.project.importers.fountain import parse_fountain
+
+    project, _ = build_project(parse_fountain(BEDS, "beds.fountain"))
+    loaded = project_from_dict(project_to_dict(project))
+    assert [(s.kind, s.sound) for s in loaded.sound_suggestions] == [
+        (s.kind, s.sound) for s in project.sound_suggestions]
