@@ -298,7 +298,7 @@ def _suggest_beds(project: Project, report: ImportReport, scene: Scene, weather:
     beds = {bed.sound: bed for bed in scene_beds(weather, scene.room)}
     for index, _ in suggested:
         offered = project.sound_suggestions[index]
-        if offered.sound in beds and offered.kind == "cue":
+        if offered.sound in beds and offered.kind == "cue" and offered.scene == scene.id:
             project.sound_suggestions[index] = replace(offered, kind="bed")
             beds.pop(offered.sound)
     for bed in beds.values():

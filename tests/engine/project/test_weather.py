@@ -95,6 +95,8 @@ Thunder again, closer now.
 OLD TAM
 They'll be on the rocks inside the hour.
 
+The storm rages on.
+
 EXT. MOOR - STORM
 
 ANNA
@@ -122,8 +124,10 @@ def test_a_scenes_weather_and_exposure_are_suggested_as_beds_before_its_first_li
     gallery = [o for o in offered if o[0] == "S1"]
     # The opening's weather: beds (the action-line suggestions themselves, now of kind bed);
     # thunder mid-scene: a cue where it falls.
+    # The storm after the scene's last line stands before the next scene's first: still this
+    # scene's cue, not the next one's bed.
     assert [(kind, sound) for _, kind, sound, _, _ in gallery] == [
-        ("bed", "storm"), ("bed", "rain"), ("bed", "wind"), ("cue", "thunder")]
+        ("bed", "storm"), ("bed", "rain"), ("bed", "wind"), ("cue", "thunder"), ("cue", "storm")]
     assert all(line == first["S1"] for _, kind, _, line, _ in gallery if kind == "bed")
     assert gallery[0][4] == "The storm at full force."
     # Weather only the heading names; an exposed place that names none; nothing inside.
@@ -131,7 +135,7 @@ def test_a_scenes_weather_and_exposure_are_suggested_as_beds_before_its_first_li
     assert [o for o in offered if o[0] == "S3"] == [("S3", "bed", "wind", first["S3"], "an exposed place: open air")]
     assert [o for o in offered if o[0] == "S4"] == []
     moor = next(s for s in project.sound_suggestions if s.scene == "S2")
-    assert moor.lane_kind == "ambience" and moor.source_line == 13 and moor.text == "Storm"
+    assert moor.lane_kind == "ambience" and moor.source_line == 15 and moor.text == "Storm"
 
 
 def test_a_bed_suggestion_is_saved_and_loaded_as_one(tmp_path: object) -> None:
