@@ -51,7 +51,7 @@ class SuggestedSounds(QWidget):
         self.rows.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.rows.setColumnWidth(0, 200)
         self.rows.setColumnWidth(1, 90)
-        self.rows.setColumnWidth(2, 70)
+        self.rows.setColumnWidth(2, 100)  # "ambience bed"
         self.rows.itemSelectionChanged.connect(self._show_line)
         layout.addWidget(self.rows)
         buttons = QHBoxLayout()
