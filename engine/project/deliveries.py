@@ -57,14 +57,20 @@ NEUTRAL_PERFORMANCE = Performance()
 
 @dataclass(frozen=True)
 class Delivery:
+    """A direction's performance. ``levelled``: its level change is levelled as the role's
+    plain lines are (engine/mixdown/dialogue.py ``intended_db`` leaves it out), not kept
+    as an offset over them."""
+
     name: str
     synonyms: tuple[str, ...]
     performance: Performance
+    levelled: bool = False
 
 
-def _d(name: str, synonyms: str, noise: float = 1.0, phrase_pause: float = 0.0, **design: float) -> Delivery:
+def _d(name: str, synonyms: str, noise: float = 1.0, phrase_pause: float = 0.0, levelled: bool = False,
+       **design: float) -> Delivery:
     words = tuple(s.strip() for s in synonyms.split(",") if s.strip())
-    return Delivery(name, words, Performance(VoiceDesign(**design).clamped(), noise, phrase_pause))
+    return Delivery(name, words, Performance(VoiceDesign(**design).clamped(), noise, phrase_pause), levelled)
 
 
 # name, the words writers use for it, then its performance.
@@ -75,6 +81,14 @@ VOCABULARY: tuple[Delivery, ...] = (
        breathiness=0.35, gain=-6.0, tilt=-2.0, f0_shift=-1.5, f0_range=0.8),
     _d("shouting", "shout, shouts, shouted, yelling, yells, yelled, loud, loudly, bellowing, screaming, "
        "screams, calling out, calls out, calling", gain=8.0, f0_shift=4.0, f0_range=1.3, tilt=4.0, noise=1.1),
+    # A voice raised over loud surroundings (the Lombard effect): louder, higher and brighter, a
+    # little slower. The importer writes "over the storm" on the lines of a scene outside in
+    # loud weather (engine/project/weather.py); levelled as the role's plain lines are
+    # (``levelled``): its loudness is the speaker's in that place, not an offset over them.
+    _d("raised", "raised voice, raising his voice, raising her voice, raising their voice, voice raised, "
+       "over the storm, over the wind, over the rain, over the sea, over the waves, over the noise, "
+       "over the engine, above the storm, above the wind, above the noise", levelled=True,
+       gain=3.0, f0_shift=2.0, f0_range=1.1, tilt=3.0, rate=0.95),
     _d("angry", "angrily, anger, annoyed, irritated, cross, snapping, snaps, heated",
        gain=4.0, f0_shift=2.0, f0_range=1.3, tilt=3.0, rate=1.12),
     _d("furious", "furiously, enraged, raging, livid, seething", gain=7.0, f0_shift=3.5, f0_range=1.5, tilt=5.0,

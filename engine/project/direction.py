@@ -16,7 +16,10 @@ note), so a project file is read and written as before.
   replaces it; a leading one (or the Delivery note) directs the whole line.
   Several in one group combine: ``(angry, quietly)``.
 - A direction outside the vocabulary (``(to Lucy)``) is kept and shown as
-  unperformed; it is still never spoken.
+  unperformed; it is still never spoken. In the Delivery note, a perspective
+  (``(on radio)``, ``(O.S.)``: engine/project/staging_rules.py) is a
+  "perspective" direction: the importer stages the line by it, so it is not
+  performed by the voice but is not ignored either.
 - ``*word*`` is emphasized: said a little higher, louder and slower.
 - ``\\(``, ``\\)``, ``\\[``, ``\\]``, ``\\*`` are the characters themselves
   (a parenthesis a character must say); ``\\\\`` is a backslash.
@@ -41,6 +44,7 @@ from engine.project.deliveries import (
 )
 from engine.project.design import VoiceDesign
 from engine.project.model import Timing
+from engine.project.staging_rules import perspective_words
 
 # What an emphasized word does (on top of the line's delivery).
 EMPHASIS = Performance(VoiceDesign(f0_shift=1.5, f0_range=1.2, gain=2.0, rate=0.9))
@@ -58,8 +62,9 @@ _NAMED_PAUSES = {"beat": "beat", "a beat": "beat", "short pause": "beat", "brief
 class Direction:
     """One term of a parenthesized or bracketed group, where it stands.
 
-    ``kind``: "delivery" (performed), "pause" (a silence) or "unknown" (kept,
-    not performed). ``start``/``end``: the group's characters in the written
+    ``kind``: "delivery" (performed), "pause" (a silence), "perspective" (a
+    Delivery note's staging words: the line's perspective, ``name``) or
+    "unknown" (kept, not performed). ``start``/``end``: the group's characters in the written
     text, brackets included (several terms of one group share them)."""
 
     text: str
@@ -75,7 +80,10 @@ class Direction:
         return self.kind != "unknown"
 
     def label(self) -> str:
-        """How the studio names it: ``quietly``, ``very quietly`` or ``slightly quietly``."""
+        """How the studio names it: ``quietly``, ``very quietly`` or ``slightly quietly``;
+        ``on radio (radio)`` for a perspective."""
+        if self.kind == "perspective":
+            return f"{self.text} ({self.name})"
         if self.kind != "delivery":
             return self.text
         return {"light": "slightly ", "strong": "very "}.get(self.intensity, "") + self.name
@@ -175,8 +183,9 @@ def lead_pause(text: str, note: str, timing: Timing) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def note_directions(note: str) -> tuple[Direction, ...]:
-    """A Delivery note's terms, classified (``"very quietly; to Lucy"``)."""
-    return tuple(_classify(note, 0, len(note)))
+    """A Delivery note's terms, classified (``"very quietly; to Lucy"``; ``"on radio"``
+    a perspective)."""
+    return tuple(_classify(note, 0, len(note), staging=True))
 
 
 def _lengths(timing: Timing) -> tuple[float, float, float]:
@@ -230,7 +239,7 @@ def _collapse(text: str) -> str:
     return re.sub(r"\s+([,.;:!?])", r"\1", " ".join(text.split()))
 
 
-def _classify(inner: str, start: int, end: int) -> list[Direction]:
+def _classify(inner: str, start: int, end: int, staging: bool = False) -> list[Direction]:
     out: list[Direction] = []
     whole = " ".join(inner.split()).strip(" .")
     for term in [whole] if _pause_of(whole) or match_delivery(whole) else _TERM_SPLIT.split(inner):
@@ -242,8 +251,11 @@ def _classify(inner: str, start: int, end: int) -> list[Direction]:
             out.append(Direction(term, "pause", start, end, pause[0], seconds=pause[1]))
             continue
         found = match_delivery(term)
+        seen = perspective_words(term) if staging and found is None else None
         if found is not None:
             out.append(Direction(term, "delivery", start, end, found[0].name, found[1]))
+        elif seen is not None:
+            out.append(Direction(term, "perspective", start, end, seen.perspective))
         else:
             out.append(Direction(term, "unknown", start, end))
     if not out and whole:
