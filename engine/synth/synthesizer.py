@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
+from engine.project.bounds import line_overstep
 from engine.project.direction import DirectedLine, parse_line
 from engine.project.model import Timing, VoiceParams
 from engine.synth import performance, shaping
@@ -142,6 +143,10 @@ class ClipSynthesizer:
         performed, never spoken; ``timing``: the project's pause lengths."""
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
+        # The bounds again (engine/project/bounds.py): a line made in code, or changed after
+        # the file was checked, must not reach the model with hours of silence in it.
+        if (overstep := line_overstep(text, note, timing)) is not None:
+            raise TextError(str(overstep))
         directed = parse_line(text, note, timing)
         # The voice's language decides how written forms are said (engine.text); a voice
         # that is not there is reported after the text's own problems, as it always was.
@@ -282,7 +287,7 @@ class ClipSynthesizer:
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
         performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)
         if raw.plan.trailing_pause > 0:
-            line = np.concatenate([line, np.zeros(int(raw.plan.trailing_pause * rate), dtype=np.float32)])
+            line = np.concatenate([line, shaping.silence(raw.plan.trailing_pause, rate)])
         return line
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
