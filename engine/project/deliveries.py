@@ -137,6 +137,9 @@ for _delivery in VOCABULARY:
         _BY_WORD.setdefault(_word, _delivery)
 _LONGEST_FIRST = sorted(_BY_WORD, key=len, reverse=True)
 LONGEST_DELIVERY_CHARS = len(_LONGEST_FIRST[0])  # all match_leading_delivery needs to see of a text
+_BY_INITIAL: dict[str, list[str]] = {}  # a line of unclosed brackets asks once per bracket
+for _word in _LONGEST_FIRST:
+    _BY_INITIAL.setdefault(_word[:1], []).append(_word)
 _SPACES = re.compile(r"\s+")
 _EDGE_PUNCT = " .,;:!?-—–'\"“”‘’"
 
@@ -177,7 +180,7 @@ def match_leading_delivery(text: str) -> tuple[Delivery, str, int] | None:
     """A vocabulary word at the start of ``text`` (for an unclosed parenthesis:
     ``quietly She has...``): (delivery, intensity, characters it covers)."""
     lower = text.lower()
-    for word in _LONGEST_FIRST:
+    for word in _BY_INITIAL.get(lower[:1], ()):
         if lower.startswith(word) and (len(lower) == len(word) or not lower[len(word)].isalnum()):
             return _BY_WORD[word], "default", len(word)
     return None

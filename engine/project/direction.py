@@ -56,7 +56,6 @@ EMPHASIS = Performance(VoiceDesign(f0_shift=1.5, f0_range=1.2, gain=2.0, rate=0.
 ESCAPABLE = "()[]*\\"
 _OPENERS = {"(": ")", "[": "]"}
 _SPACE_RUN = re.compile(r"\s*")
-_COLUMN = re.compile(r"column \d+")
 _TERM_SPLIT = re.compile(r"\s*(?:[,;/]|\band\b|\bthen\b|[()\[\]])\s*")
 _SECONDS = re.compile(r"^(?:pause|wait|silence)?\s*(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?)?$")
 _NAMED_PAUSES = {"beat": "beat", "a beat": "beat", "short pause": "beat", "brief pause": "beat",
@@ -202,7 +201,7 @@ def _parse(text: str, note: str, lengths: tuple[float, float, float]) -> Directe
     tokens, warnings = _tokens(text)
     noted = note_directions(note)
     current = tuple(d for d in noted if d.kind == "delivery")
-    warnings += [_capped_warning(d, "in the Delivery note") for d in noted if d.asked]
+    warnings += [("capped", _capped_warning(d, "in the Delivery note")) for d in noted if d.asked]
     directions: list[Direction] = []
     # Each phrase's words as parts joined once at the end: punctuation after a direction
     # is added to the phrase before it, and rebuilding that phrase each time was quadratic.
@@ -241,7 +240,7 @@ def _parse(text: str, note: str, lengths: tuple[float, float, float]) -> Directe
             flush()
             buffer.append(" ")
         pending += sum(p._seconds(lengths) for p in pauses)
-        warnings += [_capped_warning(t, f"at column {t.start + 1}") for t in pauses if t.asked]
+        warnings += [("capped", _capped_warning(t, f"at column {t.start + 1}")) for t in pauses if t.asked]
         if deliveries:
             current = deliveries
     flush()
@@ -260,14 +259,13 @@ def _capped_warning(pause: Direction, where: str) -> str:
             f"{pause.seconds:g} s (a longer silence goes before the next line, as its pause)")
 
 
-def _summarized(warnings: list[str]) -> tuple[str, ...]:
-    """At most ``warnings_per_kind`` of one kind (the same words, columns aside), then one line for the rest."""
+def _summarized(warnings: list[tuple[str, str]]) -> tuple[str, ...]:
+    """At most ``warnings_per_kind`` of one kind, then one line for the rest: (kind, warning) in order."""
     most = LINE_BOUNDS.warnings_per_kind
-    kinds = [_COLUMN.sub("column N", warning) for warning in warnings]
-    total = Counter(kinds)
+    total = Counter(kind for kind, _ in warnings)
     seen: Counter[str] = Counter()
     out: list[str] = []
-    for kind, warning in zip(kinds, warnings, strict=True):
+    for kind, warning in warnings:
         seen[kind] += 1
         if seen[kind] < most or total[kind] <= most:
             out.append(warning)
@@ -279,7 +277,9 @@ def _summarized(warnings: list[str]) -> tuple[str, ...]:
 def _classify(inner: str, start: int, end: int) -> list[Direction]:
     out: list[Direction] = []
     whole = " ".join(inner.split()).strip(" .")
-    for term in [whole] if _pause_of(whole) or match_delivery(whole) else _TERM_SPLIT.split(inner):
+    # Split with its spaces collapsed: the pattern's \s* around a separator backtracks over a
+    # long run of spaces from each of its positions.
+    for term in [whole] if _pause_of(whole) or match_delivery(whole) else _TERM_SPLIT.split(" ".join(inner.split())):
         term = " ".join(term.split()).strip(" .!?")
         if not term:
             continue
@@ -311,10 +311,10 @@ def _pause_of(term: str) -> tuple[str, float] | None:
     return None
 
 
-def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
-    """Words (escapes resolved, emphasis found) and bracket groups, in order."""
+def _tokens(text: str) -> tuple[list[_Words | _Group], list[tuple[str, str]]]:
+    """Words (escapes resolved, emphasis found) and bracket groups, in order; (kind, warning)s."""
     out: list[_Words | _Group] = []
-    warnings: list[str] = []
+    warnings: list[tuple[str, str]] = []
     words: list[str] = []
     i, n = 0, len(text)
     closes = _matches(text)
@@ -343,12 +343,12 @@ def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
                     words_done()
                     named = text[i + 1 + skip:i + 1 + skip + length]
                     out.append(_Group(named, i, i + 1 + skip + length))
-                    warnings.append(f"unclosed {ch!r} at column {i + 1}: read as the direction "
-                                    f"({named}); close it, or write \\{ch} to say it")
+                    warnings.append((f"unclosed {ch} taken", f"unclosed {ch!r} at column {i + 1}: read as the "
+                                     f"direction ({named}); close it, or write \\{ch} to say it"))
                     i += 1 + skip + length
                 else:
-                    warnings.append(f"unclosed {ch!r} at column {i + 1}: its words are spoken; "
-                                    f"close it, or write \\{ch} to say it")
+                    warnings.append((f"unclosed {ch}", f"unclosed {ch!r} at column {i + 1}: its words are spoken; "
+                                                       f"close it, or write \\{ch} to say it"))
                     i += 1
                 continue
             words_done()
@@ -363,7 +363,7 @@ def _tokens(text: str) -> tuple[list[_Words | _Group], list[str]]:
                 i = end + 1
                 continue
         if ch in ")]":  # a closer with no opener is not a word either
-            warnings.append(f"unmatched {ch!r} at column {i + 1}: ignored; write \\{ch} to say it")
+            warnings.append((f"unmatched {ch}", f"unmatched {ch!r} at column {i + 1}: ignored; write \\{ch} to say it"))
             i += 1
             continue
         words.append(ch)
