@@ -239,3 +239,27 @@ def end_survivors(survivors: dict[int, str]) -> None:
     for pid in survivors:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+
+def run_measured(args: list[str], cwd: Path, limit_s: float = 120.0) -> tuple[int, str, str, int]:
+    """Run a command; (exit status, stdout, stderr, its peak resident memory in bytes), the
+    memory from its own rusage (os.wait4), not the test process's children in all."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=err, text=True)
+        end = time.monotonic() + limit_s
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > end:  # a safety net against hangs, not a timing assertion
+                process.kill()
+                os.wait4(process.pid, 0)
+                raise AssertionError(f"still running after {limit_s:g} s: {' '.join(args)[:200]}")
+            time.sleep(0.02)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), usage.ru_maxrss * 1024
