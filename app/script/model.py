@@ -426,7 +426,7 @@ class ScriptModel(QAbstractTableModel):
         """Whether the edit would take the line (or the production) past its bounds; says why."""
         problem = edited_overstep(self.doc.project, replace(line, **changes))
         if problem is not None:
-            self.refused.emit(f"Not changed: {problem}")
+            self.refused.emit(f"Edit not taken: {problem}")
         return problem is not None
 
 
