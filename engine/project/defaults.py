@@ -110,10 +110,11 @@ class LineBounds:
     # delivery or pause starts a phrase the voice infers and shapes on its own.
     # A speech directed at every sentence has a few dozen.
     directions: int = 100
-    # The words of one line, spoken (estimated from its characters; a digit is a word):
-    # the longest written line of ordinary words takes under half an hour. A line of
-    # 20,000 digits would take hours, in one clip held in memory.
-    spoken_s: float = 1_800.0
+    # The words of one line, spoken (estimated from its characters at the voices' pace; a
+    # digit is a word, so 20,000 digits are hours). A line is one clip, held whole through
+    # each stage of synthesis and the mix: twelve minutes of it stay under a gigabyte
+    # (docs/dev/benchmarks.md, "One long line"); a monologue runs a few.
+    spoken_s: float = 720.0
     # Emphasized words (``*word*``) in one line: each is a phrase of its own too.
     # Emphasis that marks every other word emphasizes nothing.
     emphasized: int = 100

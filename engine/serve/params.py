@@ -47,8 +47,9 @@ class ApiError(Exception):
 # a line directed at every sentence has a few.
 REQUEST_PHRASES = 32
 # What a phrase costs beyond its words, in characters of plain speech: its own inference
-# call and its own shaping pass (docs/dev/benchmarks.md, "A request's cost").
-PHRASE_COST_CHARS = 40
+# call and its own shaping pass, measured at up to 7 on the bundled voice (bench/phrase_cost.py;
+# docs/dev/benchmarks.md, "What a line may ask for").
+PHRASE_COST_CHARS = 10
 # Silence one request may ask for beyond its words (the bounds of a line allow more).
 REQUEST_SILENCE_S = 30.0
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
-from engine.project.bounds import line_overstep
+from engine.project.bounds import line_overstep, planned_size
+from engine.project.defaults import LINE_BOUNDS
 from engine.project.direction import DirectedLine, parse_line
 from engine.project.model import Timing, VoiceParams
 from engine.synth import performance, shaping
@@ -148,6 +149,11 @@ class ClipSynthesizer:
         if (overstep := line_overstep(text, note, timing)) is not None:
             raise TextError(str(overstep))
         directed = parse_line(text, note, timing)
+        # And at this voice's pace: a slow voice makes a long line's clip longer still.
+        pace = params.speed * params.effective_design.rate
+        if (speech := planned_size(directed, pace).speech_s) > LINE_BOUNDS.spoken_s:
+            raise TextError(f"its words take about {speech / 60:.0f} minutes to say at this voice's speed; at most "
+                            f"{LINE_BOUNDS.spoken_s / 60:g} minutes in one line (split it into several lines)")
         # The voice's language decides how written forms are said (engine.text); a voice
         # that is not there is reported after the text's own problems, as it always was.
         try:

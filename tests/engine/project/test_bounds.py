@@ -57,7 +57,7 @@ def test_the_project_beat_length_is_what_a_beat_asks_for() -> None:
     ("(sad) a (happy) b " * 51, "it has more than 100 directions by '(sad)' at column 901 of the line"),
     ("(sad, happy, sad, happy) " * 26, "it has more than 100 directions by '(sad, happy, sad, happy)' at column 626"),
     ("*a* " * 101, "it emphasizes more than 100 words by '*a*' at column 401 of the line"),
-    ("9" * 4_400, "its words take about 31 minutes to say; at most 30 minutes in one line"),
+    ("9" * 1_800, "its words take about 13 minutes to say; at most 12 minutes in one line"),
 ])
 def test_directions_emphasis_and_spoken_length_are_bounded(text: str, expected: str) -> None:
     problem = line_overstep(text)
@@ -135,6 +135,11 @@ def test_the_synthesizer_refuses_an_unbounded_line_made_in_code(tiny_synth: Clip
     voice = tiny_project(tiny_voices["single"]).cast[0].voice
     with pytest.raises(TextError, match=r"^its pauses add up to more than 120 s by '\[pause 60\]'"):
         tiny_synth.plan(PAUSES, voice)
+    speech = "Word after word. " * 400  # 6,800 characters: about 8 minutes, at half speed 16
+    assert line_overstep(speech) is None
+    tiny_synth.plan(speech, voice)
+    with pytest.raises(TextError, match=r"^its words take about 16 minutes to say at this voice's speed; at most 12"):
+        tiny_synth.plan(speech, voice.with_changes(speed=0.5))
 
 
 def test_silence_is_never_allocated_past_a_lines_bound() -> None:
