@@ -58,6 +58,8 @@ def line_overstep(text: str, note: str = "", timing: Timing | None = None,
     if len(note) > bounds.note_chars:
         return Overstep("note", f"the Delivery note is {len(note):,} characters; at most {bounds.note_chars:,}",
                         advice="stage business belongs in the scene's notes")
+    if _undirected(text, note) and _said_chars(text) <= bounds.spoken_s * CHARS_PER_SECOND:
+        return None  # most lines: no direction, no parse (the loader asks of every line)
     timing = timing or Timing()
     return directed_overstep(parse_line(text, note, timing), text, note, timing, bounds)
 
@@ -108,7 +110,7 @@ def planned_size(directed: DirectedLine, pace: float = 1.0) -> PlannedSize:
     said = 0
     silence = 0.0
     for phrase in directed.phrases:
-        said += len(phrase.words) + (_DIGIT_CHARS - 1) * sum(c.isdigit() for c in phrase.words)
+        said += _said_chars(phrase.words)
         ends = sum(phrase.words.count(mark) for mark in ".!?;:,")
         silence += phrase.pause_before + phrase.performance().phrase_pause * max(1, ends)
     return PlannedSize(said, said / (CHARS_PER_SECOND * pace), silence + directed.trailing_pause,
@@ -117,6 +119,8 @@ def planned_size(directed: DirectedLine, pace: float = 1.0) -> PlannedSize:
 
 def line_pause(line: Line, timing: Timing) -> float:
     """Seconds of silence a line asks for: its pause before and its timing directions."""
+    if _undirected(line.text, line.note):
+        return line.pause_before
     directed = parse_line(line.text, line.note, timing)
     inside = sum(p.pause_before for p in directed.phrases) + directed.trailing_pause
     return line.pause_before + inside + sum(d.pause_seconds(timing) for d in note_directions(line.note))
@@ -145,11 +149,25 @@ def edited_overstep(project: Project, *lines: Line, bounds: LineBounds = LINE_BO
         if (problem := line_overstep(line.text, line.note, project.timing, bounds)) is not None:
             return f"line {line.id}: {problem}"
     edited = {line.id: line for line in lines}
+    before = {other.id: other for other in project.lines if other.id in edited}
+    more = sum(line_pause(line, project.timing) for line in lines) - sum(
+        line_pause(line, project.timing) for line in before.values())
+    if more <= 0:  # typing words: no more silence than before, no need to add up every line's
+        return None
     kept = [edited.pop(other.id, other) for other in project.lines]
     silence = sum(line_pause(line, project.timing) for line in [*kept, *edited.values()])
     if silence > bounds.project_pause_s:
         return f"the pauses of all lines would add up to more than {bounds.project_pause_s / 3600:g} hours"
     return None
+
+
+def _undirected(text: str, note: str) -> bool:
+    """Neither a note nor anything in the text that could be a direction or emphasis."""
+    return not note and not any(mark in text for mark in "([*")
+
+
+def _said_chars(words: str) -> int:
+    return len(words) + (_DIGIT_CHARS - 1) * sum(c.isdigit() for c in words)
 
 
 def _duration(seconds: float) -> str:
