@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.project.defaults import LINE_BOUNDS
 from engine.project.design import NEUTRAL, VoiceDesign
 
 # How much of a delivery an intensity word asks for ("a little sad", "very quietly").
@@ -26,6 +27,11 @@ _LIGHT_WORDS = ("a little", "a bit", "a touch", "slightly", "somewhat", "faintly
                 "rather", "quite", "gently")
 _STRONG_WORDS = ("very", "really", "extremely", "so", "utterly", "completely", "totally", "terribly", "deeply",
                  "incredibly", "increasingly", "absolutely", "most")
+
+
+# The model's noise a performance may scale by: past the strongest single direction
+# (a very tearful line, 1.3 ** 1.6) the voice only garbles.
+NOISE_LIMITS = (0.4, 2.0)
 
 
 @dataclass(frozen=True)
@@ -45,8 +51,11 @@ class Performance:
         return self.design.is_neutral and self.noise == 1.0 and self.phrase_pause == 0.0
 
     def then(self, other: Performance) -> Performance:
-        return Performance(self.design.then(other.design), self.noise * other.noise,
-                           self.phrase_pause + other.phrase_pause)
+        """Both at once (``(angry, quietly)``); like a design, clamped: a group of a hundred
+        directions must not ask for a noise or a silence after every sentence no voice makes."""
+        return Performance(self.design.then(other.design), min(max(self.noise * other.noise, NOISE_LIMITS[0]),
+                                                               NOISE_LIMITS[1]),
+                           min(self.phrase_pause + other.phrase_pause, LINE_BOUNDS.phrase_pause_s))
 
     def scaled(self, amount: float) -> Performance:
         return Performance(self.design.scaled(amount), self.noise ** amount, self.phrase_pause * amount)
@@ -141,6 +150,10 @@ for _delivery in VOCABULARY:
     for _word in (_delivery.name, *_delivery.synonyms):
         _BY_WORD.setdefault(_word, _delivery)
 _LONGEST_FIRST = sorted(_BY_WORD, key=len, reverse=True)
+LONGEST_DELIVERY_CHARS = len(_LONGEST_FIRST[0])  # all match_leading_delivery needs to see of a text
+_BY_INITIAL: dict[str, list[str]] = {}  # a line of unclosed brackets asks once per bracket
+for _word in _LONGEST_FIRST:
+    _BY_INITIAL.setdefault(_word[:1], []).append(_word)
 _SPACES = re.compile(r"\s+")
 _EDGE_PUNCT = " .,;:!?-—–'\"“”‘’"
 
@@ -181,7 +194,7 @@ def match_leading_delivery(text: str) -> tuple[Delivery, str, int] | None:
     """A vocabulary word at the start of ``text`` (for an unclosed parenthesis:
     ``quietly She has...``): (delivery, intensity, characters it covers)."""
     lower = text.lower()
-    for word in _LONGEST_FIRST:
+    for word in _BY_INITIAL.get(lower[:1], ()):
         if lower.startswith(word) and (len(lower) == len(word) or not lower[len(word)].isalnum()):
             return _BY_WORD[word], "default", len(word)
     return None

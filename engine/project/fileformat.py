@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.jsontext import first_long_number, first_too_deep, line_column
+from engine.project.bounds import project_overstep
 from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
     DEFAULT_BACKEND,
@@ -361,6 +362,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     if (problem := impossible_start(project)) is not None:
         index, message = problem
         raise r.fail(f"lines[{index}].start", message)
+    # And a line whose directions ask for hours of silence or thousands of phrases.
+    if (overstep := project_overstep(project)) is not None:
+        index, what = overstep
+        raise r.fail(join_path(f"lines[{index}]", what.field),
+                     f"line {project.lines[index].id!r}: {what}")
     return project
 
 

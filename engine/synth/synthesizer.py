@@ -20,6 +20,8 @@ import numpy as np
 
 from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
+from engine.project.bounds import line_overstep, planned_size
+from engine.project.defaults import LINE_BOUNDS
 from engine.project.direction import DirectedLine, parse_line
 from engine.project.model import Timing, VoiceParams
 from engine.synth import performance, shaping
@@ -150,7 +152,16 @@ class ClipSynthesizer:
         performed, never spoken; ``timing``: the project's pause lengths."""
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
+        # The bounds again (engine/project/bounds.py): a line made in code, or changed after
+        # the file was checked, must not reach the model with hours of silence in it.
+        if (overstep := line_overstep(text, note, timing)) is not None:
+            raise TextError(str(overstep))
         directed = parse_line(text, note, timing)
+        # And at this voice's pace: a slow voice makes a long line's clip longer still.
+        pace = params.speed * params.effective_design.rate
+        if (speech := planned_size(directed, pace).speech_s) > LINE_BOUNDS.spoken_s:
+            raise TextError(f"its words take about {speech / 60:.0f} minutes to say at this voice's speed; at most "
+                            f"{LINE_BOUNDS.spoken_s / 60:g} minutes in one line (split it into several lines)")
         # The voice's language decides how written forms are said (engine.text); a voice
         # that is not there is reported after the text's own problems, as it always was.
         try:
@@ -295,7 +306,7 @@ class ClipSynthesizer:
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
         performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)
         if raw.plan.trailing_pause > 0:
-            line = np.concatenate([line, np.zeros(int(raw.plan.trailing_pause * rate), dtype=np.float32)])
+            line = np.concatenate([line, shaping.silence(raw.plan.trailing_pause, rate)])
         return line
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
+from engine.project.bounds import line_overstep
 from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
 from engine.project.delivery import join_notes
@@ -210,9 +211,11 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             if (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line,
                                         f"{element.character}'s line is {long} (split it into several lines)")
+            if (overstep := line_overstep(element.text, element.note, project.timing)) is not None:
+                raise ScriptSyntaxError(parsed.source, element.source_line, f"{element.character}'s line: {overstep}")
             add_line(element.character, element.text, element.note, element.dual, element.extensions)
             report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
-                                for problem in parse_line(element.text).warnings]
+                                for problem in parse_line(element.text, element.note, project.timing).warnings]
         elif isinstance(element, Action):
             if not voiced:
                 opening.append(element.text)
@@ -220,6 +223,8 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             _suggest(project, report, element, current_scene().id, suggested)
             if narrate_action and (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line, f"the action is {long}")
+            if narrate_action and (overstep := line_overstep(element.text, "", project.timing)) is not None:
+                raise ScriptSyntaxError(parsed.source, element.source_line, f"the action: {overstep}")
             if narrate_action:
                 add_line(NARRATOR, element.text.replace("\n", " "))
             else:
