@@ -203,14 +203,16 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.set_defaults(func=cmd_render)
 
 
-def add_device_option(p: argparse.ArgumentParser) -> None:
+def add_device_option(p: argparse.ArgumentParser, default: str | None = "auto", remembered: bool = False) -> None:
     """``--device auto|cpu|cuda[:N]``: the synthesis device (render, serve, bench, studio). The
     verbs that play sound (play, rehearse) keep ``--device`` for the sound device. Resolved by
     engine/synth/backends/synth_device.py ``choose_device`` (not imported here: building the parser
-    loads no engine)."""
-    p.add_argument("--device", default="auto", metavar="auto|cpu|cuda[:N]",
+    loads no engine). ``remembered``: the studio's, whose default is the device chosen last time."""
+    p.add_argument("--device", default=default, metavar="auto|cpu|cuda[:N]",
                    help="where synthesis runs: auto (a GPU when ONNX Runtime offers its CUDA provider and the "
-                        "device answers, else the CPU), cpu, cuda or cuda:N (default auto)")
+                        "device answers, else the CPU), cpu, cuda or cuda:N (default "
+                        + ("the one chosen last time in Transport > Synthesis Device, at first auto)" if remembered
+                           else "auto)"))
 
 
 def add_sounds_option(p: argparse.ArgumentParser, render: bool = False) -> None:

@@ -67,6 +67,7 @@ from engine.session.views import (
     TransportSnapshot,
     waveform_peaks,
 )
+from engine.synth.backends.synth_device import SynthDevice
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 from engine.synth.wordmap import WordTime, line_words
 
@@ -87,7 +88,10 @@ class Session:
                  prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
                  sink: OutputSink | None = None,
                  lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK,
-                 sound_folders: Sequence[Path] = (), check: bool = False) -> None:
+                 sound_folders: Sequence[Path] = (), check: bool = False,
+                 device: SynthDevice | None = None) -> None:
+        """``device``: where a synthesizer made here runs (engine/synth/backends/synth_device.py;
+        None: plain CPU sessions)."""
         self.project = freeze(project)  # the control thread's snapshot
         self._latest = self.project  # the newest handed over (update), for export
         self._latest_typing = False
@@ -97,7 +101,7 @@ class Session:
         self.rate = project.sample_rate
         self.prerender = prerender
         self.lookahead_s = lookahead_s
-        self.synth = synth or make_synthesizer(project_path, self.rate)
+        self.synth = synth or make_synthesizer(project_path, self.rate, device=device)
         self.metrics = MetricsHub()
         self.scheduler = Scheduler(self.synth, RolePriorityPolicy(), metrics=self.metrics, capacity=8192)
         # check: the speech check runs in the background, below every other origin (engine/session/checking.py).

@@ -118,6 +118,25 @@ def choose_device(asked: str = "auto") -> SynthDevice:
     return SynthDevice("cuda", index or 0, name, "asked for")
 
 
+def preferred_device(asked: str) -> SynthDevice:
+    """The device for a remembered preference (the studio's): one gone since it was chosen,
+    or a name that no longer parses, is said in the reason and ``auto`` taken instead of
+    refusing to start."""
+    try:
+        return choose_device(asked)
+    except ValueError as exc:  # DeviceUnavailable too
+        why = "is not here" if isinstance(exc, DeviceUnavailable) else "is no device name"
+        fallback = choose_device("auto")
+        return SynthDevice(fallback.kind, fallback.index, "auto", f"the preferred {asked} {why}; {fallback.reason}")
+
+
+def cuda_offered() -> bool:
+    """Whether ONNX Runtime here lists its CUDA provider (cheap: no device is started)."""
+    import onnxruntime as ort
+
+    return CUDA_PROVIDER in ort.get_available_providers()
+
+
 @functools.cache
 def cuda_problem(index: int) -> str | None:
     """Why CUDA device ``index`` cannot synthesize here, or None when it answers."""
