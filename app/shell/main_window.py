@@ -25,7 +25,7 @@ from app.dialogs.timing import edit_timing
 from app.document.document import Document
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
-from app.document.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
+from app.document.settings import OUTPUT_DEVICE, SYNTH_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.lexicon import script as lexicon_script
 from app.lexicon.panel import LexiconPanel
 from app.live import draw
@@ -52,12 +52,17 @@ __all__ = ["MainWindow", "SessionFactory", "default_session_factory"]
 class MainWindow(QMainWindow):
     def __init__(self, path: Path | None = None, *, settings: QSettings | None = None,
                  session_factory: SessionFactory | None = None, recovery: RecoveryStore | None = None,
-                 catalog: VoiceCatalog | None = None, project: Project | None = None) -> None:
+                 catalog: VoiceCatalog | None = None, project: Project | None = None,
+                 output: str | None = None, device: str | None = None) -> None:
+        """``output`` and ``device`` (``--output``, ``--device``): the sound device and the
+        synthesis device for this run, over the ones remembered."""
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
+        # Read here, on the GUI thread; the Session's start task reads the attribute.
+        self.synthesis_device = device or SYNTH_DEVICE.read(self.settings)
         self.session_factory = session_factory or default_session_factory(
-            output=OUTPUT_DEVICE.read(self.settings))
+            output=output or OUTPUT_DEVICE.read(self.settings), device=lambda: self.synthesis_device)
         self.marshal = Marshal(self)
         self.catalog = catalog or VoiceCatalog()
         self.doc = Document(project or panels.new_project(), None, self)
@@ -281,6 +286,16 @@ class MainWindow(QMainWindow):
         """Play through another device (remembered for the next start)."""
         OUTPUT_DEVICE.write(self.settings, name)
         self.engine.set_output(name)
+
+    def set_synthesis_device(self, name: str) -> None:
+        """Synthesize on another device (remembered): the engine starts again on it; its clips
+        are in the cache, so only what was being voiced is voiced again."""
+        if name == self.synthesis_device:
+            return
+        self.synthesis_device = name
+        SYNTH_DEVICE.write(self.settings, name)
+        self.statusBar().showMessage(f"Synthesis device: {name}; the engine starts again on it", 5000)
+        self._start_engine()
 
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)

@@ -3,7 +3,7 @@
 Menus only arrange the window's QActions (app/shell/actions.py) and the panels'
 own actions; every command itself lives on the window, the file commands or
 a panel. The Mix menu's master presets and the Transport menu's output
-devices are filled when they open, from the engine's current lists.
+devices and synthesis devices are filled when they open, from the engine's current lists.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from app.shell.studio_window import StudioWindow
 from app.sound.menus import sound_menu
 from app.transport.table_read import open_table_read
 from engine import __version__
+from engine.synth.backends.synth_device import cuda_offered
 
 
 def build_menus(w: StudioWindow) -> None:
@@ -70,6 +71,10 @@ def build_menus(w: StudioWindow) -> None:
     w.output_menu.setToolTipsVisible(True)
     w.output_menu.aboutToShow.connect(lambda: fill_output_menu(w))
     transport.addMenu(w.output_menu)
+    w.device_menu = QMenu("S&ynthesis Device", w)
+    w.device_menu.setObjectName("synthesisDeviceMenu")
+    w.device_menu.aboutToShow.connect(lambda: fill_device_menu(w))
+    transport.addMenu(w.device_menu)
     transport.addSeparator()
     table_read = transport.addAction("Table &Read…")
     table_read.setObjectName("tableReadAction")
@@ -137,6 +142,28 @@ def fill_output_menu(w: StudioWindow) -> None:
         action.setChecked(name == current)
         group.addAction(action)
         action.triggered.connect(lambda _=False, n=name: w.set_output(n))
+
+
+def fill_device_menu(w: StudioWindow) -> None:
+    """Where synthesis runs now and why, and the devices to choose from (remembered; the
+    engine starts again on the new one)."""
+    menu = w.device_menu
+    menu.clear()
+    session = w.session()
+    device = session.synth.device if session is not None else None
+    now = menu.addAction(f"Now: {device.name} ({device.reason})" if device is not None else "No engine running")
+    now.setEnabled(False)
+    menu.addSeparator()
+    choices = [("auto", "Auto (a GPU that answers, else the CPU)"), ("cpu", "CPU")]
+    if cuda_offered():  # the provider's list only: probing a GPU here would hold the window up
+        choices.append(("cuda", "GPU (CUDA device 0)"))
+    group = QActionGroup(menu)
+    for name, label in choices:
+        action = menu.addAction(label)
+        action.setCheckable(True)
+        action.setChecked(name == w.synthesis_device)
+        group.addAction(action)
+        action.triggered.connect(lambda _=False, n=name: w.set_synthesis_device(n))
 
 
 def fill_master_menu(w: StudioWindow) -> None:
