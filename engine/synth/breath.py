@@ -73,8 +73,6 @@ def exhale(voice: np.ndarray, sample_rate: int, seconds: float = 0.7) -> np.ndar
     frames = n // hop + 4
     grains = np.fft.irfft(spectrum * np.exp(1j * rng.uniform(0, 2 * np.pi, (frames, spectrum.size))), n=size)
     out = _overlap_add(grains, hop, n)
-    freqs = np.fft.rfftfreq(size, 1 / sample_rate)
-    del freqs
     _, out = _split(out, sample_rate, 400.0)  # a breath has no voice below the first formant
     t = np.arange(n) / sample_rate
     attack = min(0.15, seconds / 4)
@@ -98,7 +96,6 @@ def chuckle(voice: np.ndarray, sample_rate: int, syllables: int = 3) -> np.ndarr
     breathy = np.asarray(aspirate(vowel, sample_rate, 0.5), dtype=np.float64)
     step = int(step_s * sample_rate)
     out = np.zeros(step * (syllables - 1) + 2 * grain)
-    window = np.hanning(grain) ** 0.5
     for k in range(syllables):
         ratio = 2 ** ((2 - k) / 12)  # +2, +1, 0 semitones: resampled, so the vowel is a touch brighter too
         source = np.arange(0, grain - 1, ratio)
@@ -106,7 +103,6 @@ def chuckle(voice: np.ndarray, sample_rate: int, syllables: int = 3) -> np.ndarr
         syllable *= np.hanning(syllable.size) ** 0.5 * 10 ** ((-4 - 3 * k) / 20)
         start = k * step
         out[start:start + syllable.size] += syllable
-    del window
     level = _rms(x) / max(_rms(vowel), 1e-12)
     return (out * level).astype(np.float32)
 
@@ -129,10 +125,12 @@ def _under(low: np.ndarray, high: np.ndarray, sample_rate: int, db: float) -> np
     return np.asarray(uniform_filter1d(gain, window), dtype=np.float64)
 
 
-def _split(x: np.ndarray, sample_rate: int, crossover: float = CROSSOVER_HZ) -> tuple[np.ndarray, np.ndarray]:
-    """(below, above) ``crossover``: zero-phase Butterworth, so the bands add back in time."""
+def _split(x: np.ndarray, sample_rate: int, crossover: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(below, above) ``crossover`` (:data:`CROSSOVER_HZ` unless given): zero-phase
+    Butterworth, so the bands add back in time."""
     from scipy.signal import butter, sosfiltfilt
 
+    crossover = crossover or CROSSOVER_HZ
     low = sosfiltfilt(butter(_ORDER, crossover, "low", fs=sample_rate, output="sos"), x)
     high = sosfiltfilt(butter(_ORDER, crossover, "high", fs=sample_rate, output="sos"), x)
     return low, high
