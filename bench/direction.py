@@ -117,7 +117,6 @@ def voice_params(name: str) -> VoiceParams:
 
 def hnr_and_f2(clip: np.ndarray) -> tuple[float, float]:
     import parselmouth
-
     from scipy.signal import butter, sosfiltfilt
 
     from engine.synth.breath import CROSSOVER_HZ

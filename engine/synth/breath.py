@@ -58,7 +58,7 @@ def aspirate(audio: np.ndarray, sample_rate: int, amount: float) -> np.ndarray:
     # (a vowel strong in its first formant as much as a weak one), fully so in a whisper.
     thread = _under(low_voice, high_noise, sample_rate, WHISPER_VOICE_DB)
     low = low_voice * thread ** (amount ** 3)
-    return (low + high).astype(np.float32)
+    return np.asarray(low + high, dtype=np.float32)
 
 
 def exhale(voice: np.ndarray, sample_rate: int, seconds: float = 0.7) -> np.ndarray:
@@ -146,7 +146,7 @@ def _long_term_spectrum(voice: np.ndarray, sample_rate: int, size: int = 1024) -
     power = np.mean(np.abs(np.fft.rfft(frames * np.hanning(size), axis=1)) ** 2, axis=0)
     width = max(3, int(300.0 / (sample_rate / size)))  # 300 Hz: wider than a child's harmonic spacing
     smooth = np.convolve(power, np.ones(width) / width, mode="same")
-    return np.sqrt(smooth)
+    return np.asarray(np.sqrt(smooth), dtype=np.float64)
 
 
 def _overlap_add(grains: np.ndarray, hop: int, length: int) -> np.ndarray:

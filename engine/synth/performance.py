@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.project.design import VoiceDesign
-from engine.synth.backend import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
 from engine.synth import breath
+from engine.synth.backend import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
 from engine.synth.design import apply_design, shaping_method
 from engine.synth.wordtimes import ClipWords
 from engine.synth.world import WHISPER_METHOD
