@@ -124,3 +124,16 @@ def test_dry_is_flat_and_never_drawn_out(synth: ClipSynthesizer, params: VoicePa
     plain, dry = said(synth, SHORT, params), said(synth, f"(dry) {SHORT}", params)
     assert dry.size <= plain.size * 1.1, dry.size / plain.size
     assert features(dry, RATE).f0_range <= features(plain, RATE).f0_range - 0.5
+
+
+def test_import_names_the_directions_nothing_performs(tmp_path, capsys) -> None:
+    """Not silently ignored: ``(to Tom)`` and ``(aside)`` are listed; a delivery, a pause and
+    a perspective staging places (``(on the radio)``) are not."""
+    from engine.cli import main
+
+    script = tmp_path / "s.txt"
+    script.write_text("TOM: (sighing) I suppose so. (beat) Fine.\nLUCY: (to Tom) Come here. (on the radio) Hello.\n"
+                      "TOM: (aside) Really. (to Tom) Again.\n", encoding="utf-8")
+    assert main(["import", str(script), "-o", str(tmp_path / "s.radioplay")]) == 0
+    notes = [line for line in capsys.readouterr().out.splitlines() if "not performed" in line]
+    assert notes == ["note: not performed (kept in the script, never spoken): (to Tom) on 2 lines, (aside)"]
