@@ -13,12 +13,13 @@ studio and the casting take it) shapes the same lines through the shaping stage
 (``shape_voice``: the design, then loudness levelling), so the rows compare designs and
 not renditions. ``--design`` adds a design of your own over an adult man, converted for
 a female source as a speaker preset is (``over_female_source``: the woman taken out;
-``boy2=f0_shift=15,formant=1.3``). ``--method`` forces PSOLA or WORLD for every
+``boy2=f0_shift=15,formant=1.3``); ``--as-written`` one applied as written over every source. ``--method`` forces PSOLA or WORLD for every
 design (default: whichever the product picks).
 
 Per row: Praat's median F0 and the pitch's span within a line (10th-90th percentile, in
 semitones), the median F1-F3 from Praat's FormantPath (engine/listen/voice_traits.py),
-F2 against the plain adult man's of the same engine (joe for Piper, jm_kumo for Kokoro),
+F2 against the plain adult man's of the same engine (joe for Piper, jm_kumo for Kokoro;
+the median's ratio, then the mean's),
 the word error rate heard by Whisper base (bench/whisper_heard.py) and its difference to
 the plain source's on the same sentences, DNSMOS OVRL (engine/listen/quality.py, the
 mean over the first four lines), and the GE2E speaker similarity (engine/listen/speaker.py)
@@ -90,6 +91,8 @@ def main() -> int:
     parser.add_argument("--presets", default=SPEAKERS, help="comma separated preset names ('' for none)")
     parser.add_argument("--design", action="append", default=[], metavar="LABEL=FIELD=V,...",
                         help="a design of your own over a man (converted for a woman), e.g. boy2=f0_shift=15,formant=1.3")
+    parser.add_argument("--as-written", action="append", default=[], metavar="LABEL=FIELD=V,...",
+                        help="a design applied as written over every source, not converted for a woman")
     parser.add_argument("--method", choices=("product", "psola", "world"), default="product")
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep the plain clips here between runs")
     parser.add_argument("--no-similarity", action="store_true")
@@ -102,6 +105,7 @@ def main() -> int:
     encoder = None if args.no_similarity else speaker.encoder()
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     own = [(spec.split("=", 1)[0], parse_design(spec.split("=", 1)[1])) for spec in args.design]
+    written = [(spec.split("=", 1)[0], parse_design(spec.split("=", 1)[1])) for spec in args.as_written]
     rows: list[Row] = []
     rates: dict[str, int] = {}
     started = time.monotonic()
@@ -116,6 +120,7 @@ def main() -> int:
         named = [("plain", NEUTRAL)]
         named += [(p, design_for(p, gender)) for p in presets if not (p == "man" and gender == MALE)]
         named += [(label, over_female_source(d) if gender == FEMALE else d) for label, d in own]
+        named += written
         for name, design in named:
             row = Row(source, name, design)
             row.clips = plain if design.is_neutral else [shaped(c, rate, design, args.method) for c in plain]
@@ -136,14 +141,17 @@ def main() -> int:
 def report(rows: list[Row], no_similarity: bool, out: Path | None) -> None:
     plain = {r.source: r for r in rows if r.name == "plain"}
     records = []
-    print("| source | preset | design | F0 Hz | span st | F1 | F2 | F3 | F2 / man's | WER (plain) | DNSMOS "
+    print("| source | preset | design | F0 Hz | span st | F1 | F2 | F3 | F2 / man's (mean) | WER (plain) | DNSMOS "
           "| sim. to plain | closest other |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         assert row.traits is not None
         base = plain[row.source]
         man = plain.get(ADULT_MAN["piper" if row.source == "joe" else "kokoro"])
-        f2_ratio = row.traits.formants_hz[1] / man.traits.formants_hz[1] if man and man.traits else float("nan")
+        f2_ratio = f2_mean_ratio = float("nan")
+        if man and man.traits:
+            f2_ratio = row.traits.formants_hz[1] / man.traits.formants_hz[1]
+            f2_mean_ratio = row.traits.formant_means_hz[1] / man.traits.formant_means_hz[1]
         sim_plain = closest_name = ""
         sim = closest = float("nan")
         if not no_similarity and row.embedding is not None and base.embedding is not None:
@@ -155,11 +163,12 @@ def report(rows: list[Row], no_similarity: bool, out: Path | None) -> None:
         design = ", ".join(f"{k} {v:g}" for k, v in row.design.to_dict().items()) or "-"
         f1, f2, f3 = row.traits.formants_hz
         print(f"| {row.source} | {row.name} | {design} | {row.traits.f0_hz:.0f} | {row.traits.f0_span_st:.1f} "
-              f"| {f1:.0f} | {f2:.0f} | {f3:.0f} | {f2_ratio:.2f} | {row.wer:.3f} ({base.wer:.3f}) "
+              f"| {f1:.0f} | {f2:.0f} | {f3:.0f} | {f2_ratio:.2f} ({f2_mean_ratio:.2f}) | {row.wer:.3f} ({base.wer:.3f}) "
               f"| {row.dnsmos:.2f} | {sim_plain} | {closest_name} |")
         records.append({"source": row.source, "preset": row.name, "design": row.design.to_dict(),
                         "f0_hz": row.traits.f0_hz, "f0_span_st": row.traits.f0_span_st,
                         "formants_hz": list(row.traits.formants_hz), "f2_over_man": f2_ratio,
+                        "formant_means_hz": list(row.traits.formant_means_hz), "f2_mean_over_man": f2_mean_ratio,
                         "wer": row.wer, "plain_wer": base.wer, "dnsmos": row.dnsmos,
                         "similarity_to_plain": sim, "closest": closest})
     if out is not None:

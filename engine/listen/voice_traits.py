@@ -35,11 +35,17 @@ class VoiceTraits:
     """``f0_hz``: median pitch of the voiced frames; ``f0_span_st``: how far the pitch
     moves within a line (the 10th to the 90th percentile of its voiced frames, in
     semitones, the mean over the lines); ``formants_hz``: median F1, F2, F3 over the
-    voiced frames."""
+    voiced frames; ``formant_means_hz``: their means. Over a voice above about 230 Hz
+    the median F2 is the less telling of the two: F2 over a line's frames falls in two
+    heaps (back vowels near 1 kHz, front ones near 2-2.5 kHz), and Burg's analysis of a
+    high voice's sparse harmonics moves frames from one heap to the other, so the median
+    lands between them (a Kokoro woman measured a median F2 0.97 times a Kokoro man's
+    and a mean 1.08 times; docs/dev/voice-design.md)."""
 
     f0_hz: float
     f0_span_st: float
     formants_hz: tuple[float, float, float]
+    formant_means_hz: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def _sound(audio: np.ndarray, rate: int) -> object:
@@ -95,4 +101,6 @@ def voice_traits(clips: Sequence[np.ndarray], rate: int) -> VoiceTraits:
         return VoiceTraits(0.0, 0.0, (0.0, 0.0, 0.0))
     formants = np.concatenate(tracks)
     f1, f2, f3 = (float(np.nanmedian(formants[:, n])) for n in range(3))
-    return VoiceTraits(float(np.median(np.concatenate(pitches))), float(np.mean(spans)), (f1, f2, f3))
+    m1, m2, m3 = (float(np.nanmean(formants[:, n])) for n in range(3))
+    return VoiceTraits(float(np.median(np.concatenate(pitches))), float(np.mean(spans)), (f1, f2, f3),
+                       (m1, m2, m3))
