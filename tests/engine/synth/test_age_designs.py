@@ -73,7 +73,10 @@ def test_a_child_of_ten_is_above_200_hz_with_a_childs_formants(
     child = traits(source, preset)
     man = traits(ADULT_MAN[SOURCES[source].backend], None)
     assert child.f0_hz > 200.0, child
+    # F2 by its median over the voiced frames and by its mean (the median is the weaker
+    # figure over a high voice: engine/listen/voice_traits.py), F3 too.
     assert child.formants_hz[1] >= 1.10 * man.formants_hz[1], (child, man)
+    assert child.formant_means_hz[1] >= 1.10 * man.formant_means_hz[1], (child, man)
     assert child.formants_hz[2] >= 1.10 * man.formants_hz[2], (child, man)
 
 
