@@ -41,7 +41,6 @@ from engine.synth.backends.synth_device import SynthDevice, device_pool, layout_
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.clipfolder import usable_samples
-from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.lexicon_check import used_problem
@@ -272,7 +271,7 @@ class ClipSynthesizer:
                                           info.style), seed=seed)
         pause = phrase.pause_before if position > 0 else 0.0  # before the first words: the line's own pause
         return performance.PhrasePlan(len(prepared.units), pause, settings, design.with_changes(rate=1.0),
-                                      acted.phrase_pause, ends_clause)
+                                      acted.phrase_pause, ends_clause, acted.breath, acted.sound)
 
     def phonemize(self, plan: ClipPlan) -> list[PhonemeUnit]:
         model = self.voice(plan.voice)
@@ -316,8 +315,9 @@ class ClipSynthesizer:
         if raw.plan.phrases:
             # A directed line: its rates are the model's (no time scaling), so the
             # words move only by the trim and the pauses.
-            audio = self._perform(raw, pieces, rate)
+            audio, inserted = self._perform(raw, pieces, rate)
             words = clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None
+            words = performance.moved_words(words, inserted, rate)
         else:
             audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
             # The design's rate scales time, resampling keeps seconds: the words
@@ -337,20 +337,22 @@ class ClipSynthesizer:
         return self.cache.put(raw.plan.key, audio, words)
 
     @staticmethod
-    def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> np.ndarray:
-        """A directed line's phrases shaped by their designs, joined with their silences,
-        levelled as one line, each phrase then moved by its own level offset."""
+    def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """A directed line's phrases shaped by their designs and breath, joined with their
+        silences, levelled as one line, each phrase then moved by its own level offset and
+        given the sound its delivery performs; with where sounds went in (the words move)."""
         phrases = raw.plan.phrases
         phrase_of = raw.phrase_of or [0] * len(pieces)
         # Each sentence of a performed phrase through its design (its rate is the model's
-        # already, so lengths, and the words' timings, stay).
-        pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design)
-                  for i, piece in enumerate(pieces)]
+        # already, so lengths, and the words' timings, stay) and its breath.
+        pieces = [performance.shaped(piece, rate, phrases[phrase_of[i]]) for i, piece in enumerate(pieces)]
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
-        performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)
+        spans = performance.phrase_spans(pieces, raw.pauses, phrase_of, rate)
+        performance.apply_gains(line, spans, phrases)
+        line, inserted = performance.add_sounds(line, spans, phrases, rate)
         if raw.plan.trailing_pause > 0:
             line = np.concatenate([line, shaping.silence(raw.plan.trailing_pause, rate)])
-        return line
+        return line, inserted
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
         """The whole path for one line, served from the cache when possible."""
