@@ -64,8 +64,8 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
         # device: synthesize on the window's synthesis device (--device, then Transport > Synthesis
         # Device), as the studio does; None: plain CPU sessions.
         settings = QSettings(str(settings_path), QSettings.Format.IniFormat)
-        made: list[MainWindow] = []
-        asks = (lambda: made[0].synthesis_device) if device is not None else None
+        made: list[MainWindow] = []  # the window, once made: its engine may start before the constructor returns
+        asks = (lambda: made[0].synthesis_device if made else device) if device is not None else None
         window = MainWindow(path, settings=settings, project=project, device=device,
                             session_factory=default_session_factory(output=output, prerender=prerender,
                                                                     check=check, device=asks),
