@@ -1,5 +1,5 @@
 """The synthesis device the device tests (``pytest -m device``) run on: RADIOPLAY_TEST_DEVICE,
-``cpu`` unless set. ``make gpu-check`` (bench/gpu_check.py) sets it to the GPU and runs them
+``cpu`` unless set. ``make gpu-check`` (bench/device_check.py) sets it to the GPU and runs them
 there; everywhere else they run the same binding path on the CPU provider."""
 
 from __future__ import annotations

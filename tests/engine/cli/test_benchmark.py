@@ -132,3 +132,16 @@ def test_make_gpu_check_on_a_gpu_that_is_not_here_is_one_line():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("gpu-check: error: --device cuda: onnxruntime ")
+
+
+def test_bench_on_a_gpu_that_is_not_here_is_one_line(capsys):
+    from engine.synth.backends.synth_device import cuda_offered
+
+    if cuda_offered():
+        pytest.skip("ONNX Runtime offers CUDA here")
+    assert main(["bench", "--requests", "1", "--device", "cuda:1", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("radioplay: error: --device cuda:1: onnxruntime ")
+    assert main(["bench", "--requests", "1", "--device", "tpu", "--json"]) == 1
+    assert capsys.readouterr().err == ("radioplay: error: --device 'tpu': expected auto, cpu, cuda or cuda:N\n")
