@@ -151,12 +151,19 @@ def fill_device_menu(w: StudioWindow) -> None:
     menu.clear()
     session = w.session()
     device = session.synth.device if session is not None else None
-    now = menu.addAction(f"Now: {device.name} ({device.reason})" if device is not None else "No engine running")
-    now.setEnabled(False)
+    if session is None:
+        now = "No engine running"
+    elif device is None:  # a session made without a device (a test's, a bench's): plain CPU runs
+        now = "Now: cpu (plain sessions)"
+    else:
+        now = f"Now: {device.name} ({device.reason})"
+    menu.addAction(now).setEnabled(False)
     menu.addSeparator()
     choices = [("auto", "Auto (a GPU that answers, else the CPU)"), ("cpu", "CPU")]
     if cuda_offered():  # the provider's list only: probing a GPU here would hold the window up
         choices.append(("cuda", "GPU (CUDA device 0)"))
+    if w.synthesis_device not in {name for name, _ in choices}:  # --device cuda:1, or a GPU gone since
+        choices.append((w.synthesis_device, w.synthesis_device))
     group = QActionGroup(menu)
     for name, label in choices:
         action = menu.addAction(label)

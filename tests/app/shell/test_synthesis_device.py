@@ -42,3 +42,17 @@ def test_the_menu_says_where_synthesis_runs_and_a_choice_is_remembered(qtbot, ma
     device = window.session().synth.device
     assert device.asked == "auto" and device.reason.startswith("auto")
     assert SYNTH_DEVICE.read(QSettings(str(settings_path), QSettings.Format.IniFormat)) == "auto"
+
+
+@pytest.mark.skipif(cuda_offered(), reason="ONNX Runtime offers CUDA here")
+def test_a_remembered_gpu_gone_since_is_said_and_the_engine_runs_on_auto(qtbot, make_window, tiny_file) -> None:
+    window = make_window(tiny_file, device="cuda")  # as a GPU chosen in the menu on a machine it has left
+    session = wait_engine(qtbot, window)
+    device = session.synth.device
+    assert (device.kind, device.asked) == ("cpu", "auto")
+    assert device.reason.startswith("the preferred cuda is not here; auto: onnxruntime ")
+    fill_device_menu(window)
+    actions = window.device_menu.actions()
+    assert actions[0].text() == f"Now: cpu ({device.reason})"
+    checked = [a.text() for a in actions if a.isCheckable() and a.isChecked()]
+    assert checked == ["cuda"]  # what was chosen stays shown, and chosen, until another is
