@@ -58,7 +58,8 @@ class PoolTab(QWidget):
         self.view = pg.GraphicsLayoutWidget()
         self.plot = plot_factory(self.view, 0, 0, "share of pool (%)", window_s)
         self.plot.setYRange(0, 100, padding=0.02)
-        self.plot.addLegend(offset=(8, 4), labelTextSize="8pt")
+        # A pool to a row (in use, fragmentation, high-water): two pools leave the curves in sight.
+        self.plot.addLegend(offset=(8, 4), labelTextSize="8pt", colCount=len(STYLES))
         layout.addWidget(self.view, 1)
         self.label = QLabel("No pool in use yet")
         self.label.setObjectName("poolSummary")

@@ -105,7 +105,10 @@ def cmd_render(args: argparse.Namespace) -> int:
           f"-> {report.predicted_lufs:.1f} LUFS (target {_render_target(preset):.1f})")
     if preset.name != "custom":
         print(f"Preset {preset.name}: {preset.describe()}")
-    print(f"Synthesis on {device.name} ({device.reason})")
+    if args.ray:  # the actors voice the lines on their own CPU sessions (engine/farm/actor.py)
+        print("Synthesis on the Ray actors (their own CPU sessions: --device is not theirs)")
+    else:
+        print(f"Synthesis on {device.name} ({device.reason})")
     if report.prediction_observations:
         print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
