@@ -98,7 +98,7 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
     manipulation = call(sound, "To Manipulation", TIME_STEP_S, floor, ceiling)
     tier = call(manipulation, "Extract pitch tier")
     if factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope:
-        points = _tier_points(tier)
+        points = tier_points(tier)
         if points.shape[0]:
             # One Formula moves every point by the contour's median and span, read from
             # the tier itself: the Manipulation's own analysis, so the clip is analysed
@@ -111,7 +111,14 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)
         call(durations, "Add point", sound.xmin, stretch)
         call([manipulation, durations], "Replace duration tier")
-    from parselmouth.praat import run
+    return resynthesize(manipulation)
+
+
+def resynthesize(manipulation: object) -> np.ndarray:
+    """Praat's overlap-add of a Manipulation, reproducibly (its random generator seeded,
+    under the lock every resynthesis shares): the samples of a design here and of a take
+    directed by a read (engine/synth/read_transfer.py)."""
+    from parselmouth.praat import call, run
 
     with _RESYNTHESIS:
         run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
@@ -119,7 +126,7 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
     return np.asarray(resynthesis.values[0], dtype=np.float64)
 
 
-def _tier_points(tier: object) -> np.ndarray:
+def tier_points(tier: object) -> np.ndarray:
     """A PitchTier's points as rows of (seconds, Hz), in one read: through a table and a
     matrix, whose values parselmouth hands over as an array (two Praat calls a point
     were 61 ms on a 4.7 s line, this is under a millisecond)."""
