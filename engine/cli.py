@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
+from engine.cli_direct import add_parser as add_direct_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
 from engine.cli_sounds import add_parser as add_sounds_parser
@@ -404,6 +405,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.set_defaults(func=cmd_voices)
     add_rehearse_parser(sub)
     add_check_parser(sub)
+    add_direct_parser(sub)
     return parser
 
 
