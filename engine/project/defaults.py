@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.project.engines import DEFAULT_ENGINE
+
 # ---- the production ----------------------------------------------------------------
 DEFAULT_TITLE = "Untitled"
 DEFAULT_SAMPLE_RATE = 48_000
@@ -30,7 +32,7 @@ OVERLAP_RANGE = (0.0, 60.0)  # how far a line may start before the previous one 
 
 # ---- a role's voice ------------------------------------------------------------------
 DEFAULT_VOICE = "en_US-joe-medium"
-DEFAULT_BACKEND = "piper"
+DEFAULT_BACKEND = DEFAULT_ENGINE.name  # the file's "backend" (engine/project/engines.py)
 DEFAULT_SPEED = 1.0
 DEFAULT_VARIATION = 1.0
 DEFAULT_PITCH = 0.0

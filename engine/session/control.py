@@ -46,6 +46,7 @@ from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, ope
 from engine.audio.soundbus import SoundBus
 from engine.metrics.hub import MetricsHub
 from engine.mixdown.sound_placement import SoundSet
+from engine.project.defaults import DEFAULT_BACKEND
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
 from engine.sched.cost import Outlook, PendingLine, playback_outlook
@@ -268,7 +269,7 @@ class Session:
             known = status.get(c.line_id)
             state = known.state if known is not None else LineState.MISSING
             # A blank line has nothing to voice; a failed one nothing that will come.
-            lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"),
+            lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, DEFAULT_BACKEND),
                                      not c.estimated or state is LineState.EMPTY, not state.unvoiceable))
         return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
 

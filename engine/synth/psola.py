@@ -16,6 +16,8 @@ octave high, so its designs sang an octave above the preset).
   clip played ``formant`` times faster moves formants and pitch up together,
   then PSOLA puts the pitch back and the duration with it, so only the
   formants stay moved.
+- ``jitter`` moves each pitch point at random by that share (Praat's generator,
+  seeded), so the periods laid from the tier are unsteady as an older voice's.
 - ``rate`` is the duration tier's factor. The tilt is a filter after either
   method (engine.synth.design).
 """
@@ -97,30 +99,35 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
     floor, ceiling = PITCH_FLOOR_HZ * min(1.0, factor), PITCH_CEILING_HZ * max(1.0, factor)
     manipulation = call(sound, "To Manipulation", TIME_STEP_S, floor, ceiling)
     tier = call(manipulation, "Extract pitch tier")
-    if factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope:
+    formula = None
+    if factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope or design.jitter:
         points = tier_points(tier)
         if points.shape[0]:
             # One Formula moves every point by the contour's median and span, read from
             # the tier itself: the Manipulation's own analysis, so the clip is analysed
             # once (a second pitch analysis for them was a third of this path's time).
             formula = contour_formula(points[:, 0], points[:, 1] / factor, design, factor)
-            call(tier, "Formula", formula)
-            call([manipulation, tier], "Replace pitch tier")
     stretch = factor / design.rate
     if stretch != 1.0:
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)
         call(durations, "Add point", sound.xmin, stretch)
         call([manipulation, durations], "Replace duration tier")
-    return resynthesize(manipulation)
+    return resynthesize(manipulation, tier, formula)
 
 
-def resynthesize(manipulation: object) -> np.ndarray:
+def resynthesize(manipulation: object, tier: object = None, formula: str | None = None) -> np.ndarray:
     """Praat's overlap-add of a Manipulation, reproducibly (its random generator seeded,
     under the lock every resynthesis shares): the samples of a design here and of a take
-    directed by a read (engine/synth/read_transfer.py)."""
+    directed by a read (engine/synth/read_transfer.py). ``formula``, when given, moves
+    ``tier`` (the manipulation's pitch tier) first, under the same seed."""
     from parselmouth.praat import call, run
 
     with _RESYNTHESIS:
+        if formula is not None and tier is not None:
+            # The jitter's draws, from the same seed every time (a formula without jitter draws nothing).
+            run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
+            call(tier, "Formula", formula)
+            call([manipulation, tier], "Replace pitch tier")
         run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
         resynthesis = call(manipulation, "Get resynthesis (overlap-add)")
     return np.asarray(resynthesis.values[0], dtype=np.float64)

@@ -42,7 +42,7 @@ from engine.project.bounds import line_overstep
 from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
 from engine.project.delivery import join_notes
-from engine.project.direction import note_directions, parse_line
+from engine.project.direction import Direction, note_directions, parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
 from engine.project.importers.parsed import (
     Action,
@@ -84,6 +84,19 @@ class ImportReport:
     aliases: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     casting: str = ""  # how the roles were told apart (casting.casting_summary)
+    # Directions no delivery, pause or perspective performs (kept, never spoken): each with
+    # the number of lines that have it, in script order.
+    unperformed: dict[str, int] = field(default_factory=dict)
+
+    def unperformed_note(self, limit: int = 8) -> str:
+        """``not performed (kept in the script, never spoken): (to Lucy) on 2 lines, (aside)``; "" when none."""
+        if not self.unperformed:
+            return ""
+        items = [f"({text})" + (f" on {count} lines" if count > 1 else "")
+                 for text, count in list(self.unperformed.items())[:limit]]
+        more = len(self.unperformed) - limit
+        return ("not performed (kept in the script, never spoken): " + ", ".join(items)
+                + (f" and {more} more" if more > 0 else ""))
 
 
 def _words(name: str) -> list[str]:
@@ -214,8 +227,10 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             if (overstep := line_overstep(element.text, element.note, project.timing)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line, f"{element.character}'s line: {overstep}")
             add_line(element.character, element.text, element.note, element.dual, element.extensions)
+            directed = parse_line(element.text, element.note, project.timing)
             report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
-                                for problem in parse_line(element.text, element.note, project.timing).warnings]
+                                for problem in directed.warnings]
+            _note_unperformed(report, (*note_directions(element.note), *directed.directions))
         elif isinstance(element, Action):
             if not voiced:
                 opening.append(element.text)
@@ -259,6 +274,19 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     if not project.lines:
         report.warnings.append(f"{parsed.source}: no dialogue found")
     return project, report
+
+
+def _note_unperformed(report: ImportReport, directions: tuple[Direction, ...]) -> None:
+    """Count the line's directions that nothing performs: not a delivery or a pause, and no
+    perspective staging places (``(on the radio)`` is staged, ``(to Lucy)`` is not)."""
+    seen: set[str] = set()
+    for direction in directions:
+        text = direction.text.strip()
+        if direction.performed or not text or text.lower() in seen or perspective_words(text) is not None:
+            continue
+        seen.add(text.lower())
+        key = next((k for k in report.unperformed if k.lower() == text.lower()), text)
+        report.unperformed[key] = report.unperformed.get(key, 0) + 1
 
 
 def _cue(project: Project, report: ImportReport, element: SoundCue, waiting: list[tuple[SoundClip, str]],

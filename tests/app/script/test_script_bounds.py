@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
+from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QDialogButtonBox
 
 from app.dialogs.timing import TimingDialog
+from app.script.line_editor import LineTextEdit
 from app.script.model import Col
 from engine.project.fileformat import load_project, save_project
 
@@ -28,9 +29,9 @@ def test_typing_a_line_past_its_bounds_is_refused_with_the_reason(qtbot, make_wi
     index = window.script.model.index(window.script.model.row_of_line(line.id), Col.TEXT)
     view.setCurrentIndex(index)
     view.edit(index)
-    editor = view.findChild(QLineEdit)
+    editor = view.findChild(LineTextEdit)
     assert editor is not None
-    editor.end(False)
+    editor.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(editor, PAUSES)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     # The text is written as it is typed: it keeps what was typed up to the key that went over.
@@ -39,8 +40,8 @@ def test_typing_a_line_past_its_bounds_is_refused_with_the_reason(qtbot, make_wi
     assert message == (f"Edit not taken: line {line.id}: its pauses add up to more than 120 s by '[pause 60]' at "
                        f"column {len(before) + 24} of the line; a longer silence goes before the next line, as its "
                        f"pause")
-    qtbot.waitUntil(lambda: window.script.view.findChild(QLineEdit) is None
-                    or not window.script.view.findChild(QLineEdit).isVisible())  # Enter closed the cell
+    qtbot.waitUntil(lambda: window.script.view.findChild(LineTextEdit) is None
+                    or not window.script.view.findChild(LineTextEdit).isVisible())  # Enter closed the cell
     qtbot.wait(100)  # the status bar painted
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert window.grab().save(str(ARTIFACTS / "script-bound-refused.png"))

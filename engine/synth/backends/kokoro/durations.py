@@ -11,7 +11,7 @@ model (onnx's extractor) and run on the same feeds as the line: the words then
 lie where the model put them, for tens of milliseconds a line.
 
 The cut graph is kept in the models folder, sealed as the joined model is
-(engine/synth/sealed_model.py), named by the digest of the model it came from;
+(engine/synth/backends/sealed_model.py), named by the digest of the model it came from;
 a model without that node (another export) keeps the estimate.
 """
 
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.synth import kokoro_voices
-from engine.synth.backend import Inference, InferenceSettings, PhonemeUnit
-from engine.synth.sealed_model import SealError, sealed_source, write_sealed
+from engine.synth.backends.base import Inference, InferenceSettings, PhonemeUnit
+from engine.synth.backends.kokoro import voices as kokoro_voices
+from engine.synth.backends.sealed_model import SealError, sealed_source, write_sealed
 from engine.synth.wordtimes import unit_words
 
 log = logging.getLogger(__name__)
@@ -45,14 +45,13 @@ _sessions: dict[tuple[str, int, int], Any] = {}  # model (path, size, mtime) -> 
 _lock = threading.Lock()
 
 
-def timed(model: Any, units: list[PhonemeUnit], inferred: list[Inference],
-          settings: InferenceSettings) -> list[Inference]:
-    """``inferred`` with each unit's words timed by the model's durations, where
-    the model is Kokoro, its words are only counted, and its graph has the node;
-    else ``inferred`` as it is."""
-    from engine.synth.kokoro_backend import _SEPARATORS, _SILENT, KokoroVoiceModel
-
-    if not isinstance(model, KokoroVoiceModel) or all(i.words.spans is not None for i in inferred):
+def timed(model: Any, units: list[PhonemeUnit], inferred: list[Inference], settings: InferenceSettings,
+          separators: frozenset[int], silent: frozenset[int]) -> list[Inference]:
+    """``inferred`` (a Kokoro ``model``'s) with each unit's words timed by the model's
+    durations, where its words are only counted and its graph has the node; else
+    ``inferred`` as it is. ``separators`` and ``silent``: the model's word-gap and
+    silent tokens (engine/synth/backends/kokoro/backend.py)."""
+    if all(i.words.spans is not None for i in inferred):
         return inferred
     session = _durations_session(model)
     if session is None:
@@ -70,7 +69,7 @@ def timed(model: Any, units: list[PhonemeUnit], inferred: list[Inference],
         # waveform's lead.
         lengths = frames[:-1] * SAMPLES_PER_FRAME
         lengths[0] = max(0.0, lengths[0] - LEAD_FRAMES * SAMPLES_PER_FRAME)
-        words = unit_words((0, *unit.ids), _SEPARATORS | {0}, _SILENT, lengths, model.sample_rate)
+        words = unit_words((0, *unit.ids), separators | {0}, silent, lengths, model.sample_rate)
         out.append(replace(inference, words=words))
     return out
 
