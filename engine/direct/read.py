@@ -36,6 +36,9 @@ from engine.project.direction import spoken_text
 MIN_SCORE = 0.6  # the share of the line's words (function words a quarter) a read must be heard to say
 MIN_SPEECH_S = 0.25
 MAX_READ_S = 120.0
+# The recognizer's and the voice-activity detector's rate: a read below it has lost the
+# consonants they tell words by (a phone line's 8 kHz), and upsampled it would only seem whole.
+MIN_READ_RATE = VAD_RATE
 PAD_S = 0.15  # kept either side of the speech (as a recorded take keeps: engine/rehearse/takes.py)
 ONSET_LEAD_S = 0.02
 END_LAG_S = 0.015
@@ -83,6 +86,9 @@ def prepare_read(audio: np.ndarray, rate: int, text: str, *, lexicon: Mapping[st
     or a read that cannot be aligned; RecognizerUnavailable without pocketsphinx."""
     import soxr
 
+    if rate < MIN_READ_RATE:
+        raise ReadRefused(f"the read is at {rate} Hz; record it at {MIN_READ_RATE} Hz or more (a phone's 8 kHz "
+                          "has lost the consonants the words are told by)")
     samples = np.asarray(audio, dtype=np.float32)
     if samples.ndim > 1:
         samples = samples.mean(axis=1)

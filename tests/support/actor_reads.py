@@ -37,11 +37,12 @@ READS = (
     ActorRead("question", "L0037", "en-us+klatt", 140,
               '<prosody pitch="x-high">Mr. Hollis?</prosody> <prosody pitch="x-low">Are you</prosody> '
               '<prosody pitch="x-high">sure?</prosody>'),
-    # MR. HOLLIS (Piper joe): "Play the record, Maggie." slow, low and level, then up
-    # high on the name.
+    # MR. HOLLIS (Piper joe): "Play the record, Maggie." slow and emphatic: low and level
+    # on "Play the", then up high on "record" and held high on the name (the plain line
+    # starts high and falls).
     ActorRead("slow", "L0036", "en-us+f3", 100,
-              '<prosody pitch="x-low">Play</prosody> the <prosody pitch="low">record,</prosody> '
-              '<prosody pitch="x-high">Maggie.</prosody>'),
+              '<prosody pitch="x-low">Play</prosody> <prosody pitch="x-low">the</prosody> '
+              '<prosody pitch="x-high">record,</prosody> <prosody pitch="x-high">Maggie.</prosody>'),
     # JUNE (Piper joe with a design): "Needle's down. Owen, is it going out?" with a held pause.
     ActorRead("pause", "L0039", "en-us+klatt", 150,
               '<prosody pitch="x-high">Needle\'s down.</prosody> <break time="900ms"/> '
