@@ -81,6 +81,8 @@ def _ms(seconds: object) -> str:
 
 
 def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
+    import soundfile
+
     from engine.check.speech import text_words
     from engine.cli import main as cli
     from engine.direct import measure
@@ -91,8 +93,6 @@ def run(folder: Path) -> tuple[list[dict[str, object]], dict[str, float]]:
     from engine.synth.pipeline import plan_line
     from engine.synth.synthesizer import make_synthesizer
     from tests.support.actor_reads import READS, SAMPLE, make_read
-
-    import soundfile
 
     project_path = folder / SAMPLE.name
     shutil.copy(SAMPLE, project_path)

@@ -43,7 +43,7 @@ from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceLibrary
-from engine.synth.wordtimes import UnitWords, clip_words
+from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
 
 
 @dataclass(frozen=True)
@@ -279,6 +279,7 @@ class ClipSynthesizer:
         design = raw.plan.params.effective_design
         bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
         pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
+        words: ClipWords | None
         if raw.plan.read is not None:
             audio, words = read_transfer.directed_clip(pieces, raw.pauses, raw.words, bounds, rate, design,
                                                        raw.plan.read)
