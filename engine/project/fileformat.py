@@ -395,7 +395,7 @@ def line_from_dict(r: _Reader, ld: Any, path: str, folder: Path | None) -> Line:
         **takes,
         recording=_recording(r, ld, path, folder),
         read_takes=read_takes_from_dict(r, ld, path, lambda read: _resolved(read, folder),
-                                        (*takes["takes"], takes["take"])),
+                                        tuple(dict.fromkeys((*takes["takes"], takes["take"])))),
         **line_staging_from_dict(r, ld, path),
     )
 
