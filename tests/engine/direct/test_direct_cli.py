@@ -91,6 +91,36 @@ def test_a_read_directs_a_new_take_that_follows_it_keeps_the_role_and_reproduces
     assert issubclass(ReadError, TextError)  # the render and the studio report it as a line's problem
 
 
+@pytest.mark.parametrize("name", ["question", "slow"])
+def test_on_kokoro_and_piper_roles_the_take_follows_the_read_the_plain_take_does_not(tmp_path: Path, name: str):
+    """The question's steep rise on MAGGIE (a Kokoro style) and the slow line, low then high,
+    on MR. HOLLIS (Piper's joe): the figures the issue asks of each line."""
+    from engine.check.speech import text_words
+
+    read = next(r for r in READS if r.name == name)
+    project_path = _sample(tmp_path)
+    wav = make_read(read, tmp_path / "read.wav")
+    before = load_project(project_path)
+    line, rate = before.line(read.line_id), before.sample_rate
+    synth = make_synthesizer(project_path, rate)
+    plain = np.asarray(synth.synthesize_plan(plan_line(synth, before, line)))
+    assert main(["direct", str(project_path), read.line_id, "--read", str(wav)]) == 0
+    saved = load_project(project_path)
+    clip = np.asarray(synth.synthesize_plan(plan_line(synth, saved, saved.line(read.line_id))))
+    read_audio, read_rate = soundfile.read(str(wav), dtype="float32")
+    aligned = prepare_read(read_audio, read_rate, line.text)
+    words = text_words(line.text)
+    read_words = measure.aligned(aligned.audio, aligned.rate, words)
+    plain_words, take_words = measure.aligned(plain, rate, words), measure.aligned(clip, rate, words)
+    assert read_words and plain_words and take_words
+    was = measure.follow(plain, rate, plain_words, aligned.audio, aligned.rate, read_words)
+    now = measure.follow(clip, rate, take_words, aligned.audio, aligned.rate, read_words)
+    assert now.f0_r is not None and now.f0_r >= 0.7 and (was.f0_r or 0.0) < 0.4, (was, now)
+    assert now.onset_s <= 0.08, (was, now)
+    to_role = measure.similarity(clip, rate, plain, rate)
+    assert to_role >= 0.8 and to_role > measure.similarity(clip, rate, aligned.audio, aligned.rate)
+
+
 def _refused(tmp_path: Path, capsys, read: Path, *extra: str, line_id: str = PAUSE.line_id) -> str:
     project_path = tmp_path / SAMPLE.name
     original = project_path.read_bytes()
