@@ -36,8 +36,7 @@ from PySide6.QtWidgets import (
 from app.document.commands import SetLineFields
 from app.takes.access import TakesStudio
 from engine.project.model import Line
-from engine.project.read_takes import read_take_of
-from engine.project.takes import locked, takes_of, unlocked, with_new_take, with_take
+from engine.project.takes import locked, read_take_of, takes_of, unlocked, with_new_take, with_take
 
 AUDITION_WAIT_S = 120.0  # how long the panel says a take is being voiced before it lets go
 _BASE_TEXT = Qt.ItemDataRole.UserRole + 1  # an item's text without the A/B marks

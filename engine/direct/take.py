@@ -25,8 +25,8 @@ from engine.direct.read import AlignedRead, ReadRefused, prepare_read
 from engine.fsutil import atomic_write_bytes
 from engine.output_paths import WAV, OutputPathError, folder_problem, problem_with
 from engine.project.model import Project
-from engine.project.read_takes import STRENGTH_RANGE, ReadTake, with_read_take
-from engine.project.takes import with_new_take
+from engine.project.read_takes import STRENGTH_RANGE, ReadTake
+from engine.project.takes import with_new_take, with_read_take
 from engine.rehearse.take_names import take_file_names
 from engine.synth.read_transfer import file_digest
 from engine.terminal_text import echo

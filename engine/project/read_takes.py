@@ -6,18 +6,16 @@ takes), its SHA-256 (a changed file no longer makes the take), where its words
 lie (aligned once, when the take was made), the text it was aligned to, and how
 much of its timing and intonation the take follows (0-100 %). With these the
 take reproduces from the project and the read's file alone
-(engine/synth/read_transfer.py makes its samples; engine/direct/ makes the take).
+(engine/synth/read_transfer.py makes its samples; engine/direct/ makes the take;
+engine.project.takes adds one to a line and finds a take's: ``with_read_take``,
+``read_take_of``).
 
 Functions here never change their arguments (lines are shared between snapshots).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from engine.project.model import Line
+from dataclasses import dataclass
 
 STRENGTH_RANGE = (0, 100)  # percent
 
@@ -40,19 +38,3 @@ class ReadTake:
         parts = [f"timing {self.timing} %" if self.timing else "", f"intonation {self.intonation} %"
                  if self.intonation else ""]
         return ", ".join(p for p in parts if p) or "nothing of it"
-
-
-def read_take_of(line: Line, seed: int | None = None) -> ReadTake | None:
-    """The read behind take ``seed`` (the chosen take by default), or None for a plain take."""
-    seed = line.take if seed is None else seed
-    return next((t for t in line.read_takes if t.seed == seed), None)
-
-
-def with_read_take(line: Line, take: ReadTake) -> Line:
-    """The line with ``take`` added as its newest take, chosen."""
-    from engine.project.takes import takes_of
-
-    seeds = takes_of(line)
-    if take.seed in seeds:
-        raise ValueError(f"line {line.id!r} already has a take {take.seed}")
-    return replace(line, takes=(*seeds, take.seed), take=take.seed, read_takes=(*line.read_takes, take))

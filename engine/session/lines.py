@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.audio.live import LivePlayer
 from engine.project.model import Line, Project, Role
-from engine.project.read_takes import read_take_of
+from engine.project.takes import read_take_of
 from engine.project.timeline import Placement
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler

@@ -18,7 +18,7 @@ from PySide6.QtCore import QTimer
 from app.takes.direct_dialog import FROM_FILE, DirectByVoiceDialog
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import Line, Project, Role, Scene
-from engine.project.read_takes import read_take_of
+from engine.project.takes import read_take_of
 from engine.session import LineState
 from engine.synth.pipeline import plan_line
 from tests.support.actor_reads import ESPEAK, READS, espeak_wav, make_read

@@ -17,7 +17,7 @@ from engine.cli import main
 from engine.direct import measure
 from engine.direct.read import prepare_read
 from engine.project.fileformat import load_project
-from engine.project.read_takes import read_take_of
+from engine.project.takes import read_take_of
 from engine.synth.errors import TextError
 from engine.synth.pipeline import plan_line
 from engine.synth.read_transfer import ReadError

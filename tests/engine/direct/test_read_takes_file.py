@@ -11,7 +11,8 @@ import pytest
 
 from engine.project.fileformat import ProjectFileError, load_project, save_project
 from engine.project.model import Line, Project, Role, Scene
-from engine.project.read_takes import ReadTake, read_take_of, with_read_take
+from engine.project.read_takes import ReadTake
+from engine.project.takes import read_take_of, with_read_take
 
 DIGEST = "ab" * 32
 
