@@ -43,6 +43,18 @@ def test_read_takes_round_trip_relative_to_the_project(tmp_path: Path) -> None:
         with_read_take(line, replace(take))
 
 
+def test_a_revision_that_changes_a_directed_line_leaves_its_read_in_the_history(tmp_path: Path) -> None:
+    from engine.project.revision_apply import revise
+
+    production = load_project(_saved(tmp_path))
+    draft = Project(cast=[Role(name="JUNE")], scenes=[Scene("S1")],
+                    lines=[Line("D1", "JUNE", "Needle's up.", "S1"), Line("D2", "JUNE", "Owen?", "S1")])
+    revised = revise(production, draft, name="Blue Revision", date="2026-12-07", colour="#4a7bd0").project
+    line = revised.line("L1")
+    assert line.text == "Needle's up." and line.read_takes == () and read_take_of(line) is None
+    assert read_take_of(revised.revisions[0].earlier[0]) is not None  # the old words' take, kept as history
+
+
 @pytest.mark.parametrize(("key", "value", "problem"), [
     ("take", 99, "lines[0].read_takes[0].take: expected one of the line's takes [0, 7], got 99"),
     ("timing", 140, "lines[0].read_takes[0].timing: "),
