@@ -23,7 +23,7 @@ from engine.terminal_text import echo, print_error
 def cmd_direct(args: argparse.Namespace) -> int:
     from engine.audio.sound_file import AudioFileError, read_audio
     from engine.direct.read import MAX_READ_S, ReadRefused
-    from engine.direct.take import DirectError, direct_line, strengths
+    from engine.direct.take import DirectError, direct_line, discard_read, strengths
     from engine.listen.recognizer import RecognizerUnavailable
     from engine.project.fileformat import ProjectFileError, load_project, save_project
     from engine.project.takes import takes_of, voice_of
@@ -61,13 +61,16 @@ def cmd_direct(args: argparse.Namespace) -> int:
         plan = plan_line(synth, directed.project, line)
         clip = synth.synthesize_plan(plan)
     except (TextError, VoiceError, KeyError) as exc:
+        discard_read(project, Path(directed.take.read))
         return print_error(f"line {echo(args.line_id, 60)} (role {echo(line.role, 60)}): {exc}; no take made")
     seconds = time.perf_counter() - started
     try:
         save_project(directed.project, target.path, guard=target.check_again)
     except OutputPathError as exc:
+        discard_read(project, Path(directed.take.read))
         return print_error(str(exc))
     except OSError as exc:
+        discard_read(project, Path(directed.take.read))
         return print_error(f"cannot write {echo(target.shown)}: {exc.strerror or exc}")
     number = takes_of(line).index(line.take) + 1
     length = clip.shape[0] / project.sample_rate

@@ -268,16 +268,18 @@ class DirectByVoiceDialog(QDialog):
     def _done(self, made: MadeTake) -> None:
         self._busy(False)
         self.task = None
+        from engine.direct.take import discard_read
+
         doc = self.window_.doc
         if self._cancelled:
-            made.read.unlink(missing_ok=True)  # nothing refers to it
+            discard_read(doc.project, made.read)
             return
         try:
             line = doc.project.line(self.line_id)
         except KeyError:
             line = None
         if line is None or line.locked is not None or made.fields["read_takes"][-1].text != line.text:
-            made.read.unlink(missing_ok=True)
+            discard_read(doc.project, made.read)
             self.status.setText("The line changed while your read was heard: make the take again")
             return
         self.made = made

@@ -113,6 +113,19 @@ def direct_line(project: Project, project_path: Path, line_id: str, audio: np.nd
                     take, aligned)
 
 
+def discard_read(project: Project, read: Path) -> None:
+    """Remove a read kept for a take that was not made (cancelled, or its voicing failed),
+    unless a take of ``project`` is directed by the same file: a read is named by its
+    contents, so the same read directing a line twice is one file."""
+    kept = read.resolve()
+    if any(Path(take.read).resolve() == kept for line in project.lines for take in line.read_takes):
+        return
+    try:
+        read.unlink(missing_ok=True)
+    except OSError:
+        pass  # a stray file beside the takes, never a wrong take
+
+
 def _write_read(folder: Path, name: str, data: bytes) -> Path:
     """The read's bytes at ``folder/name`` (atomically), by the rule of every output: the
     folder a folder, the name never a FIFO, a device or another kind of file."""
@@ -128,4 +141,4 @@ def _write_read(folder: Path, name: str, data: bytes) -> Path:
     return path
 
 
-__all__ = ["DirectError", "Directed", "ReadRefused", "direct_line", "strengths", "takes_folder"]
+__all__ = ["DirectError", "Directed", "ReadRefused", "direct_line", "discard_read", "strengths", "takes_folder"]

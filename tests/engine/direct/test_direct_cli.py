@@ -166,3 +166,25 @@ def test_reads_it_cannot_use_are_refused_in_one_line_and_nothing_is_written(tmp_
         "radioplay: error: strength 140 is out of range [0, 100] %")
     assert _refused(tmp_path, capsys, tmp_path / "missing.wav") == (
         f"radioplay: error: --read {tmp_path / 'missing.wav'}: file not found")
+
+
+def test_the_same_read_twice_is_two_takes_of_one_kept_file_which_a_dropped_take_leaves(tmp_path: Path, capsys):
+    from engine.direct.take import discard_read
+
+    project_path = _sample(tmp_path)
+    wav = make_read(PAUSE, tmp_path / "read.wav")
+    assert main(["direct", str(project_path), PAUSE.line_id, "--read", str(wav)]) == 0
+    assert main(["direct", str(project_path), PAUSE.line_id, "--read", str(wav), "--follow", "timing",
+                 "--strength", "60"]) == 0
+    assert "take 3 directed by the read (timing 60 %), " in capsys.readouterr().out
+    saved = load_project(project_path)
+    line = saved.line(PAUSE.line_id)
+    first, second = line.read_takes
+    assert (first.timing, first.intonation, second.timing, second.intonation) == (100, 100, 60, 0)
+    assert first.read == second.read and [p.name for p in (tmp_path / "takes").iterdir()] == [Path(first.read).name]
+    discard_read(saved, Path(first.read))  # another take reads it: kept
+    assert Path(first.read).is_file()
+    stray = tmp_path / "takes" / "stray.wav"
+    stray.write_bytes(b"RIFF")
+    discard_read(saved, stray)
+    assert not stray.exists()
