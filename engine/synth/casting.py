@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.project.casting import distinct_settings
 from engine.project.defaults import DEFAULT_VOICE
 from engine.project.model import Role, VoiceParams
+from engine.project.starting_voices import distinct_settings
 from engine.synth.kokoro_phonemes import native_language
 from engine.synth.library import VoiceInfo, VoiceLibrary
 

@@ -2,7 +2,7 @@
 
 One set of casting rules for every importer:
 - roles in order of first appearance, each given a distinct starting voice
-  (engine.project.casting: small pitch, speed and variation changes, pan
+  (engine.project.starting_voices: small pitch, speed and variation changes, pan
   spread) so a fresh import is already listenable with the single bundled
   voice;
 - possible aliases (``MR. WORTHING`` / ``WORTHING``) are reported, never
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
-from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
+from engine.project.casting import infer_characters
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
 from engine.project.direction import parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
@@ -46,6 +46,7 @@ from engine.project.importers.parsed import (
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
 from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults
 from engine.project.staging_rules import infer_room, perspective_words
+from engine.project.starting_voices import cast_summary, casting_summary, starting_voice
 from engine.project.timeline import MAX_PAUSE_S
 
 NARRATOR = "NARRATOR"

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.project.casting import distinct_settings
 from engine.project.defaults import ROLE_COLOURS
 from engine.project.fileformat import load_project, save_project
 from engine.project.importers.build import (
@@ -29,6 +28,7 @@ from engine.project.importers.parsed import (
     Transition,
 )
 from engine.project.importers.plaintext import parse_plaintext
+from engine.project.starting_voices import distinct_settings
 from tests.support.paths import SAMPLES
 
 SAMPLES = SAMPLES

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.project.casting import distinct_settings
 from engine.project.fileformat import load_project
 from engine.project.model import DEFAULT_VOICE, Role, VoiceParams
+from engine.project.starting_voices import distinct_settings
 from engine.synth.casting import ENGLISH_WER_MAX, english_wer, reads_english, suggest_cast
 from engine.synth.library import VoiceLibrary
 from tests.support.voice_files import install_voice
