@@ -26,7 +26,7 @@ from engine.export.command import add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 
 if TYPE_CHECKING:
-    pass
+    from engine.check.cast_progress import CastProgress
 
 
 def _error(message: str) -> int:
@@ -35,10 +35,10 @@ def _error(message: str) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from engine.check.casting import MeasuredCast, cast_roles
+    from engine.check.casting import cast_project
     from engine.project.fileformat import save_project
     from engine.project.importers.parsed import ScriptSyntaxError
-    from engine.project.model import Role, VoiceParams
+    from engine.project.starting_voices import cast_summary
     from engine.synth.library import VoiceLibrary
     from engine.synth.production_import import import_production
 
@@ -48,20 +48,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:
         return _error(f"{out} exists; pass --force to overwrite it")
     library = VoiceLibrary()
-    measured = MeasuredCast()
-
-    def suggest(roles: list[Role], lines: dict[str, int], spoken: dict[str, list[str]]) -> dict[str, VoiceParams]:
-        nonlocal measured
-        measured = cast_roles(roles, library, lines, progress=lambda done, total: print(
-            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None,
-            spoken=spoken)
-        return measured.voices
-
-    try:
+    try:  # the quick cast first, as the studio shows it
         imported = import_production(script, destination=out, narrate_action=args.narrate_action,
-                                     sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
+                                     sound_folders=[Path(f) for f in args.sounds], library=library)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
+    measured = cast_project(imported.project, library, progress=_CastReport())  # then the measured one, as the studio does
+    for role in imported.project.cast:
+        role.voice = measured.voices.get(role.name, role.voice)
+    imported.report.casting = cast_summary(imported.project.cast)
     try:
         save_project(imported.project, out)
     except OSError as exc:
@@ -81,6 +76,23 @@ def cmd_import(args: argparse.Namespace) -> int:
     for warning in imported.report.warnings:
         print(f"warning: {warning}")
     return 0
+
+
+class _CastReport:
+    """The measured cast's progress on standard error: a line when a role is cast, and at
+    most one every few seconds in between."""
+
+    def __init__(self, every_s: float = 5.0) -> None:
+        import time
+
+        self.clock, self.every_s = time.monotonic, every_s
+        self.last, self.settled = -every_s, -1
+
+    def __call__(self, progress: CastProgress) -> None:
+        now = self.clock()
+        if progress.settled != self.settled or now - self.last >= self.every_s:
+            self.last, self.settled = now, progress.settled
+            print(f"... casting: {progress.describe()}", file=sys.stderr, flush=True)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

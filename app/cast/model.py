@@ -148,7 +148,9 @@ class CastModel(QAbstractTableModel):
         except ValueError:
             return
         col = _COLUMN_OF_FIELD.get(field)
-        if field in ("voice", "voice.voice"):  # a new voice changes speaker choices and problems too
+        if field == "voice":  # the whole VoiceParams (Suggest Cast, a design): speed, pitch, variation too
+            self.dataChanged.emit(self.index(row, Col.VOICE), self.index(row, Col.VARIATION))
+        elif field == "voice.voice":  # a new voice changes speaker choices and problems too
             self.dataChanged.emit(self.index(row, Col.VOICE), self.index(row, Col.SPEAKER))
         elif field in ("mute", "solo"):  # solo changes what every lane's mute means
             self.dataChanged.emit(self.index(0, Col.MUTE), self.index(self.rowCount() - 1, Col.SOLO))

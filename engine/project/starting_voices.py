@@ -17,7 +17,9 @@ from __future__ import annotations
 import math
 from functools import cache
 
+from engine.project.design import NEUTRAL
 from engine.project.model import Project, Role, VoiceParams, next_colour
+from engine.project.voice_presets import PRESETS, design_for, preset_matching, source_gender
 
 PITCHES = (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)  # semitones
 SPEEDS = (0.90, 0.95, 1.00, 1.05, 1.10)
@@ -72,18 +74,60 @@ def casting_summary(roles: int) -> str:
 
 
 def cast_summary(cast: list[Role]) -> str:
-    """What a cast drawn from the installed voices does to tell the roles apart."""
-    models = {(r.voice.backend, r.voice.voice, r.voice.speaker) for r in cast}
-    shared = len(cast) - len(models)
+    """What tells the roles of a cast apart, in words a producer reads: how many voices, how
+    many roles are designed from them (the presets, and how far their pitch moves), and
+    which share a sound and differ only by small offsets."""
     if not cast:
         return ""
-    if shared == 0:
-        return (f"Every role has a voice or speaker of its own ({len(models)} in all), leads first; "
-                f"recast them in the cast panel.")
-    return (f"{len(cast)} roles on {len(models)} voices or speakers, leads first: {shared} share a voice and "
-            f"are told apart by small changes of its settings (pitch within ±{max(PITCHES):g} semitones, "
-            f"speed {min(SPEEDS):.2f}-{max(SPEEDS):.2f}×). Install more voices (radioplay voices --catalog) "
-            f"for more distinct ones.")
+    voices = {(r.voice.backend, r.voice.voice, r.voice.speaker) for r in cast}
+    sounds: dict[tuple[object, ...], int] = {}
+    for r in cast:
+        key = (r.voice.backend, r.voice.voice, r.voice.speaker, r.voice.design)
+        sounds[key] = sounds.get(key, 0) + 1
+    shared = sum(n - 1 for n in sounds.values())
+    designed = [r for r in cast if not r.voice.design.is_neutral]
+    text = f"{len(cast)} roles on {len(voices)} voice{'s' if len(voices) != 1 else ''}, leads first"
+    parts = []
+    if len(cast) > len(designed):
+        parts.append(f"{len(cast) - len(designed)} as installed")
+    if designed:
+        kinds = sorted({design_name(r.voice) for r in designed})
+        shifts = [r.voice.design.f0_shift for r in designed]
+        moved = f"pitch {min(shifts):+g} semitones" if min(shifts) == max(shifts) else \
+            f"pitch {min(shifts):+g} to {max(shifts):+g} semitones"
+        parts.append(f"{len(designed)} by voice designs ({', '.join(kinds)}; {moved})")
+    text += ": " + " and ".join(parts)
+    if shared:
+        offsets = max(abs(r.voice.pitch) for r in cast)
+        text += (f"; {shared} share a sound with another role and are told apart only by small offsets "
+                 f"(pitch within ±{offsets:g} semitones, variation). Install more voices (radioplay voices "
+                 f"--catalog) for more distinct ones.")
+    else:
+        text += "; every role has a sound of its own. Recast them in the cast panel."
+    return text
+
+
+def voice_label(voice: VoiceParams) -> str:
+    """A role's voice in words: "en_US-joe-medium as older woman", "kokoro:jf_nezumi"."""
+    name = f"kokoro:{voice.voice}" if voice.backend == "kokoro" else voice.voice
+    if voice.speaker is not None:
+        name += f" speaker {voice.speaker}"
+    return name if voice.design.is_neutral else f"{name} as {design_name(voice)}"
+
+
+def design_name(voice: VoiceParams) -> str:
+    """The presets a design is made of ("older woman", "woman (bright)", "deep"), else "custom"
+    (a Kokoro style's designs keep its tract: the formant is capped at 1 as the casting caps it)."""
+    gender = source_gender(voice.backend, voice.voice)
+    if (name := preset_matching(voice.design, gender)) is not None:
+        return name
+    for person in [None, *(p.name for p in PRESETS if p.gender is not None)]:
+        for colour in [None, *(p.name for p in PRESETS if p.gender is None)]:
+            made = design_for(person, gender) if person else NEUTRAL
+            made = made.then(design_for(colour, gender)) if colour else made
+            if (person or colour) and voice.design in (made, made.with_changes(formant=min(made.formant, 1.0))):
+                return f"{person} ({colour})" if person and colour else person or colour or ""
+    return "custom"
 
 
 def _sound(voice: VoiceParams) -> tuple[object, ...]:

@@ -11,27 +11,20 @@ import pytest
 from engine.check.candidate_measures import (
     LISTENING,
     REFERENCE,
-    Candidate,
+    WORDS_COST_MAX,
     EmbeddingStore,
     Listener,
     ReferenceClips,
     candidate_quality,
 )
-from engine.check.casting import (
-    APART,
-    QUALITY_MIN,
-    WORD_CHECKS_PER_ROLE,
-    WORDS_COST_MAX,
-    _clean_picks,
-    assign,
-    candidates,
-    measured_cast,
-)
+from engine.check.cast_progress import CastWork
+from engine.check.cast_search import APART, assign
+from engine.check.casting import QUALITY_MIN, WORD_CHECKS_PER_ROLE, _Settling, measured_cast
 from engine.listen import speaker
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.model import Character, Role, VoiceParams
 from engine.synth.cache import ClipCache
-from engine.synth.casting import Casting
+from engine.synth.cast_candidates import Candidate, Casting, candidates
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 
@@ -126,13 +119,14 @@ def test_a_design_that_loses_a_roles_words_is_not_cast_when_a_fitting_one_keeps_
     assert listener.cost(mangled, roles[0], spoken["A"]) > WORDS_COST_MAX  # the words go
     assert listener.cost(mangled, roles[1], spoken["B"]) > WORDS_COST_MAX  # no lines: the held-out sentences
     assert candidate_quality(mangled, clips, store) >= QUALITY_MIN  # words alone exclude it
-    assert sum(k.startswith("w:") for k in store.values) == 4  # both voices on both texts, kept
+    heard = [k for k in store.values if k.startswith("w1:")]  # each line heard once per voice, kept
+    assert len(heard) == listener.lines_heard and listener.lines_heard <= 2 * (2 + len(LISTENING))
     # In the cast: two fitting candidates, the mangled one farther from the other role.
     lighter = Candidate(joe, VoiceDesign(f0_shift=3.0, formant=1.05), "male", "adult", "joe lighter", 1)
     pool = [plain, mangled, lighter]
     embeddings = np.eye(3, dtype=np.float32)
     embeddings[2] = (embeddings[0] + embeddings[2]) / np.sqrt(2)  # "joe lighter" 0.71 to joe; mangled 0
-    picks = _clean_picks(roles, {"A": 2}, pool, embeddings, clips, store, spoken)
+    picks = _Settling(roles, {"A": 2}, pool, embeddings, clips, store, spoken, CastWork(2)).settle({})
     assert 1 not in picks and sorted(picks) == [0, 2]
 
 
@@ -150,13 +144,13 @@ def test_a_role_whose_picks_all_lose_words_takes_the_checked_one_that_lost_fewes
     roles = [Role("ANN", character=Character("female", "adult"))]
     spoken = {"ANN": ["I left the lantern by the door of the boat house."]}
     embeddings = np.eye(len(pool), dtype=np.float32)
-    picks = _clean_picks(roles, {"ANN": 1}, pool, embeddings, clips, store, spoken)
+    picks = _Settling(roles, {"ANN": 1}, pool, embeddings, clips, store, spoken, CastWork(1)).settle({})
     listener = Listener(clips, store)
     checked = {c: listener.cost(pool[c], roles[0], spoken["ANN"]) for c in range(WORD_CHECKS_PER_ROLE)}
     assert all(cost > WORDS_COST_MAX for cost in checked.values())
     assert picks == [min(checked, key=lambda c: (checked[c], c))]
     # The last design was never voiced: its figure is not in the store (own + the plain source's).
-    assert sum(k.startswith("w:") for k in store.values) == WORD_CHECKS_PER_ROLE + 1
+    assert sum(k.startswith("w1:") for k in store.values) == WORD_CHECKS_PER_ROLE + 1
 
 
 def test_assignment_finds_the_best_closest_pair_of_all_casts() -> None:
