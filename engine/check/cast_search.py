@@ -21,7 +21,6 @@ from engine.synth.cast_candidates import Candidate, fits
 APART = 0.75
 TIE = 0.005  # similarities this close count as equal: then the less transformed voice wins
 SEARCH_NODES = 400_000  # assignments tried at most (seven roles over the measured pool take far fewer)
-SAME = 2.0  # two roles on one candidate: farther from apart than any two candidates
 
 
 def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate],
@@ -31,9 +30,11 @@ def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candi
     its character (any when none fits) and is usable (``usable[role, candidate]``: it
     sounds clean and keeps the role's words, when any fitting one does), the closest pair as far apart
     as any assignment allows: an exhaustive search (branch and bound), so a cast
-    is not stuck where a greedy choice of the leads put it. Among casts whose
-    closest pairs are within TIE, or all below APART, the least transformed wins
-    (leads' voices counting by their lines), then the lower sum of similarities.
+    is not stuck where a greedy choice of the leads put it. First of all as few roles
+    as may be share a candidate (more roles than candidates: spread over all of them);
+    among casts whose closest pairs are within TIE, or all below APART, the least
+    transformed wins (leads' voices counting by their lines), then the lower sum of
+    similarities.
     ``pinned``: roles (by index) whose candidate is already decided. Deterministic."""
     allowed = []
     for r, each in enumerate(roles):
@@ -49,39 +50,50 @@ def assign(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candi
     options = [allowed[i] for i in order]
     depth_of = len(order)
     apart = round(APART / TIE)
-    best_key: tuple[int, int, float] | None = None
+    best_key: tuple[int, int, int, float] | None = None
     best_picks: list[int] = []
     budget = SEARCH_NODES
-    # The state at each depth: what is chosen above it, its closest pair so far, its
-    # transformation and sum of similarities; ``tried[d]``: the next option to try at depth d.
+    # What a candidate would add is kept per depth as arrays over the pool (how many chosen
+    # roles have it, its closest pair to the others chosen, its sum of similarities to them),
+    # so a node costs the same at depth 10 as at depth 1,000.
+    apart_of = np.array(similarity, dtype=np.float64, copy=True)
+    np.fill_diagonal(apart_of, -1.0)  # a shared candidate counts in ``shared``, not as a pair
+    alike = np.eye(len(pool), dtype=np.int64)
+    closest_to = [np.full(len(pool), -1.0)]  # per depth: each candidate's closest pair to the chosen
+    summed_to = [np.zeros(len(pool))]
+    holders = [np.zeros(len(pool), dtype=np.int64)]  # per depth: the roles chosen on each candidate
     chosen: list[int] = []
-    worst, transformed, total = [-1.0], [0], [0.0]
-    tried = [0] * (depth_of + 1)
+    shared, worst, transformed, total = [0], [-1.0], [0], [0.0]
+    tried = [0] * (depth_of + 1)  # the next option to try at each depth
     depth = 0
     while depth >= 0:
         if depth == depth_of or tried[depth] >= len(options[depth]) or budget <= 0:
             if depth == depth_of:
-                key = (max(round(worst[depth] / TIE), apart), transformed[depth], total[depth])
+                key = (shared[depth], max(round(worst[depth] / TIE), apart), transformed[depth], total[depth])
                 if best_key is None or key < best_key:
                     best_key, best_picks = key, list(chosen)
             tried[depth] = 0
             depth -= 1  # back up: the choice made at the depth above is undone
             if chosen:
                 chosen.pop()
-                del worst[-1], transformed[-1], total[-1]
+                del shared[-1], worst[-1], transformed[-1], total[-1], closest_to[-1], summed_to[-1], holders[-1]
             continue
         cand = options[depth][tried[depth]]
         tried[depth] += 1
         budget -= 1  # a huge pool: the best found so far (still the same every time)
-        values = [SAME if cand == other else float(similarity[cand, other]) for other in chosen]
-        new_worst = max([worst[depth], *values])
+        new_shared = shared[depth] + int(holders[depth][cand])
+        new_worst = max(worst[depth], float(closest_to[depth][cand]))
         new_transformed = transformed[depth] + pool[cand].transformed * weight[depth]
-        if best_key is not None and (max(round(new_worst / TIE), apart), new_transformed) > best_key[:2]:
-            continue  # the closest pair and the transformation only grow deeper down
+        if best_key is not None and (new_shared, max(round(new_worst / TIE), apart), new_transformed) > best_key[:3]:
+            continue  # sharing, the closest pair and the transformation only grow deeper down
         chosen.append(cand)
+        shared.append(new_shared)
+        holders.append(holders[depth] + alike[cand])
         worst.append(new_worst)
         transformed.append(new_transformed)
-        total.append(total[depth] + sum(values))
+        total.append(total[depth] + float(summed_to[depth][cand]))
+        closest_to.append(np.maximum(closest_to[depth], apart_of[cand]))
+        summed_to.append(summed_to[depth] + apart_of[cand])
         depth += 1
     by_role = dict(zip(order, best_picks, strict=True))
     return [by_role[i] for i in range(len(roles))]

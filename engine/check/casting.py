@@ -13,8 +13,9 @@ closest pair is farthest apart (engine/check/cast_search.py). Then, leads first,
 pick is heard: a harsh one (DNSMOS) or a design that loses the role's words on its own lines
 (Listener) is excluded for that role and the unsettled roles are assigned again, the
 settled ones kept: a pick is checked once, and a failure moves only the roles not yet
-settled. When the closest pair is still above GOAL, the colours (deep, bright, full) of
-the crowded roles' kinds are measured and only those roles are cast again.
+settled. When the closest pair is still above GOAL, colours (deep, bright, full) of the
+crowded roles' picks and of the installed voices that fit them are measured and only those
+roles are cast again.
 
 Only the MEASURED_ROLES leads are measured: further roles share the leads' checked voices
 (the quick cast's rule, with small offsets), as roles beyond the distinct sounds must.
@@ -56,7 +57,7 @@ from engine.synth.synthesizer import ClipSynthesizer
 __all__ = ["APART", "CastProgress", "MeasuredCast", "assign", "cast_project", "cast_roles", "measured_cast"]
 
 GOAL = 0.75  # the closest pair's similarity a cast aims below (two people usually are)
-QUALITY_MIN = 3.0  # DNSMOS OVRL of a candidate's reference clip: a harsher design is not cast
+QUALITY_MIN = 3.0  # DNSMOS OVRL of a design's reference clip: a harsher design is not cast
 # A role whose picks keep losing words is not checked without end (a check is a few lines voiced
 # and heard): after this many it takes the checked pick that lost fewest.
 WORD_CHECKS_PER_ROLE = 3
@@ -142,11 +143,26 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
     if crowded:
         names = " and ".join(leads[i].name for i in sorted(crowded, key=settling.leads.index))
         work.tell(f"setting {names} further apart: more voices of their kinds")
-        more = [c for c in candidates(sources, colours=True) if any(fits(c, leads[i].character) for i in crowded)]
+        more = _colours_for([(leads[i], settling.pool[picks[i]]) for i in sorted(crowded)], sources)
         work.expect(len(more))
         settling.grow(more, _embed(more, clips, store, work))
         picks = settling.settle({r: p for r, p in enumerate(picks) if r not in crowded})
     return _result(roles, leads, lines, settling, picks, sources)
+
+
+def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tuple[Casting, str]]) -> list[Candidate]:
+    """More candidates for roles too alike: the colours (deep, bright, full) of their picks, and
+    of the voices as installed that fit them; only where no installed voice fits (a child, an
+    older role) the colours of every fitting design. Not every colour of every design: each is
+    a clip voiced and embedded, and the installed voices' colours cost the fewest words."""
+    coloured = candidates(sources, colours=True)
+    chosen: dict[str, Candidate] = {}
+    for role, pick in crowded:
+        fitting = [c for c in coloured if fits(c, role.character)]
+        plain = [c for c in fitting if c.transformed == 1]  # a colour of a voice as installed
+        own = [c for c in fitting if c.label.startswith(f"{pick.label}, ")]
+        chosen.update((c.label, c) for c in (plain + own if plain else fitting))
+    return sorted(chosen.values(), key=lambda c: coloured.index(c))
 
 
 def _embed(pool: Sequence[Candidate], clips: ReferenceClips, store: EmbeddingStore, work: CastWork) -> np.ndarray:
@@ -201,7 +217,7 @@ class _Settling:
     def _expected(self, r: int, p: int) -> float:
         """The clips role ``r`` is expected to cost with pick ``p``: its quality and a word check
         (a voice as installed loses no words to a design), less what is known already."""
-        quality = 0 if p in self.clean else 1
+        quality = 0 if p in self.clean or self.pool[p].design.is_neutral else 1
         words = 0 if self.pool[p].design.is_neutral or p in self.costs[r] else CHECK_CLIPS
         return quality + words
 
@@ -209,6 +225,8 @@ class _Settling:
         """Whether role ``r`` keeps candidate ``p``: clean (DNSMOS, once per candidate) and
         losing at most WORDS_COST_MAX of the role's words; excluded where not."""
         role, cand = self.roles[r], self.pool[p]
+        if p not in self.clean and cand.design.is_neutral:
+            self.clean[p] = True  # an installed voice as it is: what the producer installed, not judged here
         if p not in self.clean:
             self.work.tell(f"{role.name}: how clean {cand.label} sounds")
             stored = self.store.lookup("q:" + self.clips.key(cand)) is not None

@@ -144,6 +144,8 @@ def infer_characters(project: Project) -> dict[str, Character]:
     # name is mostly called out ("Lucy, have you seen Biscuit? His lead...") and the pronoun
     # after it is someone else.
     prose = {f"line {line.id}" for line in project.lines if _NARRATING.match(line.role)}
+    # Every role's name words: a pronoun after another role's name is that role's.
+    others = {w.lower() for role in project.cast for w in _name_words(role.name) if w not in TITLES | _NEUTRAL_TITLES}
     result: dict[str, Character] = {}
     for role in project.cast:
         if role.character.by_producer:
@@ -158,7 +160,8 @@ def infer_characters(project: Project) -> dict[str, Character]:
         _self_introductions(reading, own_lines.get(role.name, []))
         _titles(reading, role.name)
         if pattern and mentioned:
-            _kinship_and_pronouns(reading, pattern, mentioned, prose)
+            own = {w.lower() for form in forms for w in _WORD.findall(form)}
+            _kinship_and_pronouns(reading, pattern, mentioned, prose, own, others - own)
         if role.name in first_line:
             _entrance(reading, first_line[role.name], project)
         words = [w for w in _name_words(role.name) if w not in TITLES | _NEUTRAL_TITLES]
@@ -279,9 +282,12 @@ def _texts_mentioning(forms: list[str], index: dict[str, list[int]]) -> list[int
 
 
 def _kinship_and_pronouns(reading: _Reading, pattern: str, texts: list[tuple[str, str]],
-                          prose: set[str]) -> None:
+                          prose: set[str], own: set[str], others: set[str]) -> None:
     """ "her son TOM", "my daughter Rosie" anywhere; the pronouns after the name in the prose
-    (``prose``: the narrators' lines; action and directions always are)."""
+    (``prose``: the narrators' lines; action and directions always are), up to the next
+    person named (``others``: the other roles' name words, or a name in capitals as a script
+    introduces one, not the role's ``own``): "MAIRI (70s) knits. GREGOR, a man in his forties"
+    is not his."""
     name = re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE)
     for where, text in texts:
         for m in name.finditer(text):  # "his daughter Rosie", "Aunt, Maud"
@@ -302,6 +308,8 @@ def _kinship_and_pronouns(reading: _Reading, pattern: str, texts: list[tuple[str
             continue
         for m in after.finditer(text):
             for word in re.findall(r"[A-Za-z]+", m.group("rest")):
+                if word.lower() in others or (len(word) > 1 and word.isupper() and word.lower() not in own):
+                    break  # someone else is named first: the pronoun is theirs
                 pronoun = PRONOUNS.get(word.lower())
                 if pronoun:
                     votes[pronoun] += 1

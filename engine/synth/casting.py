@@ -167,7 +167,8 @@ def shared_voice(cand: Candidate, base: VoiceParams, sharer: int) -> tuple[Voice
     if not sharer:
         return voice, cand.label
     pitch, variation = SHARING[sharer % len(SHARING)]
-    return voice.with_changes(pitch=pitch, variation=variation), f"{cand.label}, pitch {pitch:+g} st"
+    return (voice.with_changes(pitch=pitch, variation=variation),
+            f"{cand.label}, pitch {pitch:+g} st, variation {variation:g}")
 
 
 def suggest_cast(roles: Sequence[Role], library: VoiceLibrary, lines_per_role: Mapping[str, int] | None = None,

@@ -198,3 +198,10 @@ def test_a_pronoun_after_a_name_called_out_in_dialogue_is_someone_else(tmp_path:
     cast = _import(tmp_path, "MUM: Zaxi, have you seen Biscuit? His lead is still on the hook.\n"
                              "ZAXI: No.\n", ".txt")
     assert cast["ZAXI"].gender == ""
+
+
+def test_a_pronoun_after_another_person_named_is_theirs(tmp_path: Path) -> None:
+    cast = _import(tmp_path, "INT. CABIN - NIGHT\n\nQUORLE (70s) knits. VOSSMER, a stranger, reads his chart.\n\n"
+                             "QUORLE\nRough tonight.\n\nVOSSMER\nIt always is.\n")
+    assert cast["QUORLE"].gender == ""  # "his chart" is VOSSMER's
+    assert cast["VOSSMER"].gender == "male"
