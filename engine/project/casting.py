@@ -47,6 +47,14 @@ _KIN_REACH = max(len(k) for k in KIN) + 16
 _AGE_END = r"(?:\s+years?\s+old\b|\s*(?=[,.;:!?]|$)|(?=\s+(?:and|but|now|today)\b))"
 _SELF_AGE = re.compile(rf"\bI(?:'m|’m|\s+am)\s+(?:only\s+|just\s+|nearly\s+|almost\s+|now\s+)?{AGE}{_AGE_END}",
                        re.IGNORECASE)
+# After a name: maybe a surname or two in capitals (case-sensitive: "Tom runs (fast)" has none),
+# then a parenthesis and/or what follows a comma ("ELSIE MORGAN (70s), the keeper"); bounded.
+_INTRODUCED = re.compile(
+    rf"(?-i:(?:\s+[A-Z][\w'’-]*){{0,2}})(?:\s*\((?P<paren>[^()\n]{{0,{_PAREN_MAX}}})\))?"
+    rf"(?:\s*,\s*(?P<after>[^.;:!?()\n]{{0,{_AFTER_MAX}}}))?", re.IGNORECASE)
+_AGED = re.compile(rf"\s+(?:is|was|turned|turns)\s+(?:only\s+|just\s+|nearly\s+|almost\s+)?{AGE}{_AGE_END}",
+                   re.IGNORECASE)
+_NEXT_SENTENCE = re.compile(rf"[^.!?]{{0,{_SENTENCE_MAX}}}[.!?]?\s*[^.!?]{{0,{_SENTENCE_MAX}}}")  # the rest, and one more
 _SELF_PERSON = re.compile(rf"\bI(?:'m|’m|\s+am)\s+(?:just\s+|only\s+)?an?\s+{PERSON}", re.IGNORECASE)
 
 
@@ -153,15 +161,17 @@ def infer_characters(project: Project) -> dict[str, Character]:
             continue
         reading = _Reading()
         forms = _mentions(role.name)
-        pattern = "|".join(re.escape(f) for f in forms)
         mentioned = [texts[i] for i in _texts_mentioning(forms, index)]
-        if pattern and mentioned:
-            _introductions(reading, pattern, mentioned)
+        # One small pattern per role, its name; what follows a name is read by patterns
+        # compiled once (built into each role's, they were most of a 10,000-role import).
+        name = re.compile(rf"\b(?:{'|'.join(re.escape(f) for f in forms)})\b", re.IGNORECASE) if forms else None
+        if name is not None and mentioned:
+            _introductions(reading, name, mentioned)
         _self_introductions(reading, own_lines.get(role.name, []))
         _titles(reading, role.name)
-        if pattern and mentioned:
+        if name is not None and mentioned:
             own = {w.lower() for form in forms for w in _WORD.findall(form)}
-            _kinship_and_pronouns(reading, pattern, mentioned, prose, own, others - own)
+            _kinship_and_pronouns(reading, name, mentioned, prose, own, others - own)
         if role.name in first_line:
             _entrance(reading, first_line[role.name], project)
         words = [w for w in _name_words(role.name) if w not in TITLES | _NEUTRAL_TITLES]
@@ -172,28 +182,22 @@ def infer_characters(project: Project) -> dict[str, Character]:
     return result
 
 
-def _introductions(reading: _Reading, pattern: str, texts: list[tuple[str, str]]) -> None:
+def _introductions(reading: _Reading, name: re.Pattern[str], texts: list[tuple[str, str]]) -> None:
     """ "MARGARET (60s)", "ELSIE MORGAN (70s), the keeper" for ELSIE, "Ellen (late 30s, oilskins)",
     "ROSIE, a girl of nine", "TOM, 8,", "JOE, aged 70,", "McCrae (70s), a wiry man", "TAM, a man in
     his eighties", "KIT, a nine-year-old boy" in the action and directions."""
-    # The name, maybe a surname or two in capitals (case-sensitive: "Tom runs (fast)" has none),
-    # then a parenthesis and/or what follows a comma; every part bounded.
-    introduced = re.compile(
-        rf"\b(?:{pattern})\b(?-i:(?:\s+[A-Z][\w'’-]*){{0,2}})"
-        rf"(?:\s*\((?P<paren>[^()\n]{{0,{_PAREN_MAX}}})\))?(?:\s*,\s*(?P<after>[^.;:!?()\n]{{0,{_AFTER_MAX}}}))?",
-        re.IGNORECASE)
-    # "Tom is twelve", "Elsie turned seventy": an age said of the name anywhere, dialogue too.
-    aged = re.compile(rf"\b(?:{pattern})\s+(?:is|was|turned|turns)\s+(?:only\s+|just\s+|nearly\s+|almost\s+)?"
-                      rf"{AGE}{_AGE_END}", re.IGNORECASE)
     for where, text in texts:
-        for m in aged.finditer(text):
-            reading.add("", age_of(years(m.group("n"))), f"{where}: {_quote(text, m.start(), m.end())[:60]!r}")
-        if not where.startswith("scene") and "direction" not in where:
-            continue  # introductions are the writer's prose, not a character's words
-        for m in introduced.finditer(text):
-            gender, age = _introduced(m.group("paren") or "", (m.group("after") or "").strip())
-            if gender or age:
-                reading.add(gender, age, f"introduced in {where}: {_quote(text, m.start(), m.end())[:60]!r}")
+        prose = where.startswith("scene") or "direction" in where  # not a character's words
+        for m in name.finditer(text):
+            aged = _AGED.match(text, m.end())  # "Tom is twelve": of the name anywhere, dialogue too
+            if aged is not None:
+                reading.add("", age_of(years(aged.group("n"))), f"{where}: {_quote(text, m.start(), aged.end())[:60]!r}")
+            introduced = _INTRODUCED.match(text, m.end()) if prose else None
+            if introduced is not None:
+                gender, age = _introduced(introduced.group("paren") or "", (introduced.group("after") or "").strip())
+                if gender or age:
+                    reading.add(gender, age,
+                                f"introduced in {where}: {_quote(text, m.start(), introduced.end())[:60]!r}")
 
 
 def _introduced(paren: str, after: str) -> tuple[str, str]:
@@ -281,14 +285,13 @@ def _texts_mentioning(forms: list[str], index: dict[str, list[int]]) -> list[int
     return sorted(found)
 
 
-def _kinship_and_pronouns(reading: _Reading, pattern: str, texts: list[tuple[str, str]],
+def _kinship_and_pronouns(reading: _Reading, name: re.Pattern[str], texts: list[tuple[str, str]],
                           prose: set[str], own: set[str], others: set[str]) -> None:
     """ "her son TOM", "my daughter Rosie" anywhere; the pronouns after the name in the prose
     (``prose``: the narrators' lines; action and directions always are), up to the next
     person named (``others``: the other roles' name words, or a name in capitals as a script
     introduces one, not the role's ``own``): "MAIRI (70s) knits. GREGOR, a man in his forties"
     is not his."""
-    name = re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE)
     for where, text in texts:
         for m in name.finditer(text):  # "his daughter Rosie", "Aunt, Maud"
             kin = _KIN_BEFORE.search(text, max(0, m.start() - _KIN_REACH), m.start())
@@ -299,21 +302,21 @@ def _kinship_and_pronouns(reading: _Reading, pattern: str, texts: list[tuple[str
         return
     # Pronouns in the prose right after the name (same or next sentence), counted: "Worthing
     # sets the briefcase down and opens it. He..." A role's own lines never refer to it as he/she.
-    after = re.compile(rf"\b(?:{pattern})\b(?P<rest>[^.!?]{{0,{_SENTENCE_MAX}}}[.!?]?\s*[^.!?]{{0,{_SENTENCE_MAX}}})",
-                       re.IGNORECASE)
     votes = {"female": 0, "male": 0}
     first: dict[str, str] = {}
     for where, text in texts:
         if where.startswith("line") and where not in prose and "direction" not in where:
             continue
-        for m in after.finditer(text):
-            for word in re.findall(r"[A-Za-z]+", m.group("rest")):
+        for m in name.finditer(text):
+            rest = _NEXT_SENTENCE.match(text, m.end())
+            assert rest is not None  # it matches the empty string too
+            for word in re.findall(r"[A-Za-z]+", rest.group()):
                 if word.lower() in others or (len(word) > 1 and word.isupper() and word.lower() not in own):
                     break  # someone else is named first: the pronoun is theirs
                 pronoun = PRONOUNS.get(word.lower())
                 if pronoun:
                     votes[pronoun] += 1
-                    first.setdefault(pronoun, f"{where}: {_quote(text, m.start(), m.end())[:80]!r}")
+                    first.setdefault(pronoun, f"{where}: {_quote(text, m.start(), rest.end())[:80]!r}")
                     break
     if votes["female"] != votes["male"]:
         winner = max(votes, key=lambda g: votes[g])

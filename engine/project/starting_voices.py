@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from engine.project.design import NEUTRAL
+from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.model import Project, Role, VoiceParams, next_colour
 from engine.project.voice_presets import PRESETS, design_for, preset_matching, source_gender
 
@@ -118,14 +118,18 @@ def voice_label(voice: VoiceParams) -> str:
 def design_name(voice: VoiceParams) -> str:
     """The presets a design is made of ("older woman", "woman (bright)", "deep"), else "custom"
     (a Kokoro style's designs keep its tract: the formant is capped at 1 as the casting caps it)."""
-    gender = source_gender(voice.backend, voice.voice)
-    if (name := preset_matching(voice.design, gender)) is not None:
+    return _design_name(source_gender(voice.backend, voice.voice), voice.design)
+
+
+@cache  # a cast of thousands has a handful of designs
+def _design_name(gender: str, design: VoiceDesign) -> str:
+    if (name := preset_matching(design, gender)) is not None:
         return name
     for person in [None, *(p.name for p in PRESETS if p.gender is not None)]:
         for colour in [None, *(p.name for p in PRESETS if p.gender is None)]:
             made = design_for(person, gender) if person else NEUTRAL
             made = made.then(design_for(colour, gender)) if colour else made
-            if (person or colour) and voice.design in (made, made.with_changes(formant=min(made.formant, 1.0))):
+            if (person or colour) and design in (made, made.with_changes(formant=min(made.formant, 1.0))):
                 return f"{person} ({colour})" if person and colour else person or colour or ""
     return "custom"
 
