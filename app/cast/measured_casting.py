@@ -27,7 +27,7 @@ from engine.check.cast_progress import CastCancelled, CastProgress, remaining_te
 from engine.project.snapshot import freeze
 from engine.synth.library import VoiceLibrary
 
-LABEL_WIDTH = 520  # pixels of the label; the whole line is its tooltip
+LABEL_WIDTH = 460  # pixels of the label, the line cut to fit with "…"; the whole line is its tooltip
 PROGRESS_HZ = 4.0  # bar and label updates at most (a report comes after every clip measured)
 
 
@@ -140,6 +140,7 @@ class CastingProgress(QWidget):
         self.setObjectName("castingProgress")
         self.casting = casting
         self.label = QLabel("Measuring the cast…", self)
+        self.label.setFixedWidth(LABEL_WIDTH)
         self.bar = QProgressBar(self)
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)
@@ -168,7 +169,7 @@ class CastingProgress(QWidget):
         left = f", {remaining_text(step.remaining_s)}" if step.remaining_s is not None else ""
         text = f"Measuring the cast: {step.settled} of {step.roles} roles{left} — {step.message}"
         metrics = self.label.fontMetrics()
-        self.label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, LABEL_WIDTH))
+        self.label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, LABEL_WIDTH - 8))
         self.label.setToolTip(text)
         self.bar.setValue(round(step.fraction * 1000))
         self.bar.setToolTip(step.message)

@@ -112,7 +112,16 @@ def voice_label(voice: VoiceParams) -> str:
     name = f"kokoro:{voice.voice}" if voice.backend == "kokoro" else voice.voice
     if voice.speaker is not None:
         name += f" speaker {voice.speaker}"
-    return name if voice.design.is_neutral else f"{name} as {design_name(voice)}"
+    if voice.design.is_neutral:
+        return name
+    design = design_name(voice)  # "older woman", "woman (bright)", "deep": as the casting labels them
+    person, _, colour = design.removesuffix(")").partition(" (")
+    if person in COLOUR_NAMES:
+        return f"{name}, {person}"
+    return f"{name} as {person}, {colour}" if colour else f"{name} as {person}"
+
+
+COLOUR_NAMES = frozenset(p.name for p in PRESETS if p.gender is None)
 
 
 def design_name(voice: VoiceParams) -> str:

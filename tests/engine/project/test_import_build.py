@@ -396,14 +396,18 @@ def test_cli_import_writes_project_and_prints_cast(tmp_path: Path, capsys: pytes
     script.write_text(CLI_FOUNTAIN, encoding="utf-8")
     assert main(["import", str(script), "-o", str(out)]) == 0
     project = load_project(out)
-    from engine.check.casting import cast_roles
+    from engine.check.casting import cast_project
     from engine.synth.library import VoiceLibrary
+    from engine.synth.production_import import import_production
 
-    # What was written is the import as `radioplay import` casts it: measured, deterministic given
-    # the installed voices (the embeddings the CLI stored are read back, not measured again).
+    # What was written is the import as `radioplay import` and Import Script cast it: the quick
+    # cast, then the measured one (one entry, cast_project), deterministic given the installed
+    # voices (the embeddings the CLI stored are read back, not measured again).
     library = VoiceLibrary()
-    recast = import_script(script, suggest=lambda roles, lines, spoken: cast_roles(roles, library, lines,
-                                                                                  spoken=spoken).voices)[0]
+    recast = import_production(script, library=library).project
+    measured = cast_project(recast, library)
+    for role in recast.cast:
+        role.voice = measured.voices[role.name]
     assert project == recast
     assert len({role.voice for role in project.cast}) == 3
     stdout = capsys.readouterr().out
