@@ -21,7 +21,7 @@ from app.document.document import Document
 from app.widgets.delegates import range_text
 from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
 from engine.project.model import AGES, GENDERS, Character, Role
-from engine.project.voice_presets import preset_matching, source_gender
+from engine.project.starting_voices import design_name
 
 ROLE_NAME = Qt.ItemDataRole.UserRole + 1  # data(index, ROLE_NAME) -> the row's role name
 _Index = QModelIndex | QPersistentModelIndex
@@ -243,8 +243,9 @@ class CastModel(QAbstractTableModel):
         if col == Col.VOICE:
             problem = self.catalog.problem(v.voice, v.speaker, v.backend)
             shown = picker_id(v) if v.backend != "piper" else _short_voice(v.voice)
-            if not v.design.is_neutral:  # Cast > Design Voice…: say so, by its preset where it is one
-                shown += f" · {preset_matching(v.design, source_gender(v.backend, v.voice)) or 'designed'}"
+            if not v.design.is_neutral:  # say so, by its presets where it is made of them ("boy (bright)")
+                name = design_name(v)
+                shown += f" · {name if name != 'custom' else 'designed'}"
             return f"{shown} — missing" if problem and isinstance(
                 self.catalog.resolve(v.voice, v.backend), str) else shown
         if col == Col.SPEAKER:

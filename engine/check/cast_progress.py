@@ -2,11 +2,11 @@
 
 The measured cast (engine/check/casting.py) reports after every clip it voices and hears:
 what it is doing (which role, which voice), how many roles are settled, the fraction done
-and an estimate of the time left. The work still ahead is counted in clips (a candidate's
-reference sentence, a line heard in a word check, as many lines as a check usually takes);
-the estimate is that count at the pace measured so far in this run, so a loaded machine
-gets a longer estimate instead of a wrong one. A cancel event is looked at after every
-clip: the cast stops within one clip's time.
+and an estimate of the time left. The work still ahead is counted in units the caster
+weighs (a candidate embedded, a DNSMOS score, a line heard in a word check, as many lines
+as a check usually takes); the estimate is that count at the pace measured so far in this
+run, so a loaded machine gets a longer estimate instead of a wrong one. A cancel event is
+looked at after every clip: the cast stops within one clip's time.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def remaining_text(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min left" if seconds >= 90 else "about a minute left"
 
 
-STORED = 0.02  # a step whose result was stored, in clips: it moves the bar, it costs next to nothing
+STORED = 0.02  # a step whose result was stored, in units: it moves the bar, it costs next to nothing
 
 
 class CastWork:
@@ -51,8 +51,8 @@ class CastWork:
                  cancel: threading.Event | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.roles, self.report, self.cancel, self.clock = roles, report, cancel, clock
         self.start = clock()
-        self.done = 0.0  # clips voiced and measured in this run
-        self.ahead = 0.0  # clips still expected
+        self.done = 0.0  # work measured in this run, in the caster's units
+        self.ahead = 0.0  # work still expected
         self.settled = 0
         self.shown = 0.0  # the fraction last reported: a bar never moves back
         self.message = "reading the installed voices"
@@ -61,18 +61,18 @@ class CastWork:
         if self.cancel is not None and self.cancel.is_set():
             raise CastCancelled("casting cancelled")
 
-    def plan(self, clips: float) -> None:
+    def plan(self, work: float) -> None:
         """The work still expected, counted afresh."""
-        self.ahead = max(0.0, clips)
+        self.ahead = max(0.0, work)
 
-    def expect(self, clips: float) -> None:
+    def expect(self, work: float) -> None:
         """More work is expected (or, negative, less: a check that stopped early)."""
-        self.ahead = max(0.0, self.ahead + clips)
+        self.ahead = max(0.0, self.ahead + work)
 
-    def did(self, clips: float, expected: float, message: str | None = None) -> None:
-        """A step expected to cost ``expected`` clips cost ``clips`` (0: its result was stored,
+    def did(self, work: float, expected: float, message: str | None = None) -> None:
+        """A step expected to cost ``expected`` cost ``work`` (0: its result was stored,
         counted as a little)."""
-        self.done += clips or STORED
+        self.done += work or STORED
         self.ahead = max(0.0, self.ahead - expected)
         self.tell(message)
 

@@ -62,7 +62,11 @@ QUALITY_MIN = 3.0  # DNSMOS OVRL of a design's reference clip: a harsher design 
 # and heard): after this many it takes the checked pick that lost fewest.
 WORD_CHECKS_PER_ROLE = 3
 MEASURED_ROLES = 16  # leads measured and searched; more roles share their voices
-CHECK_CLIPS = 2 * (DECIDE_WORDS // 8 + 1)  # what a word check is expected to voice and hear, in clips
+# The work of a cast in units of one candidate embedded (its reference clip shaped and embedded),
+# weighed as they measure (docs/dev/voices.md): a DNSMOS score about two, a line voiced and heard
+# in a design and in its source about eight. Only the progress and its estimate use them.
+QUALITY_COST, LINE_COST, SOURCE_COST = 2.0, 8.0, 2.0
+CHECK_COST = LINE_COST * (DECIDE_WORDS // 8 + 1)  # a word check, as far as can be told before it
 MALE_BELOW_HZ = 165.0  # median F0 of the reference sentence: men ~85-155 Hz, women ~165-255 Hz
 
 
@@ -124,17 +128,17 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
     store = store if store is not None else default_store()
     if sources is None:
         found = castings(library.all(), "en")
-        work.expect(len(found))
+        work.expect(SOURCE_COST * len(found))
         sources = []
         for casting in found:
             work.tell(f"hearing whether {casting.voice} is a man's or a woman's voice")
             sources.append((casting, source_gender(casting, synth, store)))
-            work.did(0 if casting.backend == "kokoro" else 1, 1)
+            work.did(0 if casting.backend == "kokoro" else SOURCE_COST, SOURCE_COST)
     ranked = sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i))
     leads = [roles[i] for i in sorted(ranked[:MEASURED_ROLES])]
     clips = ReferenceClips(synth)
     pool = [c for c in candidates(sources) if any(fits(c, r.character) for r in leads)] or candidates(sources)
-    work.plan(len(pool) + len(leads) * (1 + CHECK_CLIPS / 2))  # about half the leads designed
+    work.plan(len(pool) + len(leads) * (QUALITY_COST + CHECK_COST) / 2)  # about half the leads designed
     embeddings = _embed(pool, clips, store, work)
     settling = _Settling(leads, lines, pool, embeddings, clips, store, spoken or {}, work)
     picks = settling.settle({})
@@ -215,10 +219,10 @@ class _Settling:
         return any(self.usable[r, c] for c, cand in enumerate(self.pool) if fits(cand, self.roles[r].character))
 
     def _expected(self, r: int, p: int) -> float:
-        """The clips role ``r`` is expected to cost with pick ``p``: its quality and a word check
-        (a voice as installed loses no words to a design), less what is known already."""
-        quality = 0 if p in self.clean or self.pool[p].design.is_neutral else 1
-        words = 0 if self.pool[p].design.is_neutral or p in self.costs[r] else CHECK_CLIPS
+        """The work role ``r`` is expected to cost with pick ``p``: its quality and a word check
+        (a voice as installed is neither), less what is known already."""
+        quality = 0 if p in self.clean or self.pool[p].design.is_neutral else QUALITY_COST
+        words = 0 if self.pool[p].design.is_neutral or p in self.costs[r] else CHECK_COST
         return quality + words
 
     def _keeps(self, r: int, p: int) -> bool:
@@ -231,7 +235,7 @@ class _Settling:
             self.work.tell(f"{role.name}: how clean {cand.label} sounds")
             stored = self.store.lookup("q:" + self.clips.key(cand)) is not None
             self.clean[p] = candidate_quality(cand, self.clips, self.store) >= QUALITY_MIN
-            self.work.did(0 if stored else 1, 1)
+            self.work.did(0 if stored else QUALITY_COST, QUALITY_COST)
             if not self.clean[p]:
                 self.usable[:, p] = False  # harsh for every role
                 return False
@@ -241,7 +245,8 @@ class _Settling:
             message = f"{role.name}: hearing {cand.label} say the role's lines"
             self.work.tell(message)
             self.costs[r][p] = self.listener.cost(cand, role, self.spoken.get(role.name, ()),
-                                                  on_line=lambda heard: self.work.did(2 if heard else 0, 2, message))
+                                                  on_line=lambda heard: self.work.did(
+                                                      LINE_COST if heard else 0, LINE_COST, message))
         if self.costs[r][p] > WORDS_COST_MAX:
             self.usable[r, p] = False
             return False

@@ -201,6 +201,10 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     for role in project.cast:
         role.character = characters[role.name]
     if suggest is not None:
+        # The casting decides the voices from the model's own settings: the starting offsets
+        # exist to tell roles of one voice apart, and the casting tells them apart itself.
+        for role in project.cast:
+            role.voice = VoiceParams()
         chosen = suggest(project.cast, dict(report.lines_per_role), project.spoken_by_role())
         for role in project.cast:
             role.voice = chosen.get(role.name, role.voice)
