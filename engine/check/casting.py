@@ -156,16 +156,18 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
 
 def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tuple[Casting, str]]) -> list[Candidate]:
     """More candidates for roles too alike: the colours (deep, bright, full) of their picks, and
-    of the voices as installed that fit them; only where no installed voice fits (a child, an
-    older role) the colours of every fitting design. Not every colour of every design: each is
-    a clip voiced and embedded, and the installed voices' colours cost the fewest words."""
+    of the natural candidates that fit them: the voices as installed where any fits, else (a
+    child, an older role) the fitting designs over voices of the role's own gender. Not every
+    colour of every design: each is a clip voiced and embedded, and the natural ones' colours
+    cost the fewest words."""
     coloured = candidates(sources, colours=True)
     chosen: dict[str, Candidate] = {}
     for role, pick in crowded:
         fitting = [c for c in coloured if fits(c, role.character)]
-        plain = [c for c in fitting if c.transformed == 1]  # a colour of a voice as installed
+        natural = [c for c in fitting if c.transformed == 1] or [  # a colour of a voice as installed
+            c for c in fitting if c.source_gender == c.gender]  # a girl's from a woman's voice, ...
         own = [c for c in fitting if c.label.startswith(f"{pick.label}, ")]
-        chosen.update((c.label, c) for c in (plain + own if plain else fitting))
+        chosen.update((c.label, c) for c in natural + own)
     return sorted(chosen.values(), key=lambda c: coloured.index(c))
 
 

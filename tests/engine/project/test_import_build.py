@@ -410,7 +410,9 @@ def test_cli_import_writes_project_and_prints_cast(tmp_path: Path, capsys: pytes
         role.voice = measured.voices[role.name]
     assert project == recast
     assert len({role.voice for role in project.cast}) == 3
-    stdout = capsys.readouterr().out
+    captured = capsys.readouterr()
+    stdout = captured.out
+    assert "... casting: 3 of 3 roles cast" in captured.err  # the measured cast's progress, role by role
     assert str(out) in stdout
     assert "The Keeper's Night" in stdout
     for name, count in {"ANNA": 2, "MR. WORTHING": 1, "WORTHING": 1}.items():
@@ -519,6 +521,19 @@ def test_cli_import_says_how_roles_were_told_apart(tmp_path: Path, capsys: pytes
     assert main(["import", str(script), "-o", str(tmp_path / "o.radioplay")]) == 0
     out = capsys.readouterr().out
     assert "12 roles on " in out and " by voice designs (" in out  # what tells them apart: designs, no pitch offsets
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(1800)
+def test_cli_imports_ten_thousand_roles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 57: the measured cast's search recursed once per role (a RecursionError from 1,000
+    # roles); the leads are measured, the other roles share their voices.
+    script = tmp_path / "crowd.txt"
+    script.write_text("".join(f"ROLE {i}: Line number {i}.\n" for i in range(10_000)), encoding="utf-8")
+    assert main(["import", str(script), "-o", str(tmp_path / "crowd.radioplay")]) == 0
+    project = load_project(tmp_path / "crowd.radioplay")
+    assert len(project.cast) == 10_000 and "10000 roles on " in capsys.readouterr().out
+    assert all(role.voice.speed == 1.0 and abs(role.voice.pitch) <= 1.5 for role in project.cast)
 
 
 @pytest.mark.parametrize(("script", "line", "problem"), [
