@@ -13,9 +13,9 @@ closest pair is farthest apart (engine/check/cast_search.py). Then, leads first,
 pick is heard: a harsh one (DNSMOS) or a design that loses the role's words on its own lines
 (Listener) is excluded for that role and the unsettled roles are assigned again, the
 settled ones kept: a pick is checked once, and a failure moves only the roles not yet
-settled. When the closest pair is still above GOAL, colours (deep, bright, full) of the
-crowded roles' picks and of the installed voices that fit them are measured and only those
-roles are cast again.
+settled. While the closest pair is still above GOAL, colours (deep, bright, full) are
+measured for the crowded roles, of their picks first, then of the natural voices that fit
+them, and only those roles are cast again.
 
 Only the MEASURED_ROLES leads are measured: further roles share the leads' checked voices
 (the quick cast's rule, with small offsets), as roles beyond the distinct sounds must.
@@ -142,32 +142,35 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
     embeddings = _embed(pool, clips, store, work)
     settling = _Settling(leads, lines, pool, embeddings, clips, store, spoken or {}, work)
     picks = settling.settle({})
-    pairs = _pairs_above(picks, settling.embeddings, GOAL)
-    crowded = {i for pair in pairs for i in pair}
-    if crowded:
+    for natural in (False, True):  # the picks' own colours first; the others only if still too alike
+        crowded = {i for pair in _pairs_above(picks, settling.embeddings, GOAL) for i in pair}
+        more = _colours_for([(leads[i], settling.pool[picks[i]]) for i in sorted(crowded)], sources, natural)
+        more = [c for c in more if c not in settling.pool]
+        if not more:
+            continue
         names = " and ".join(leads[i].name for i in sorted(crowded, key=settling.leads.index))
         work.tell(f"setting {names} further apart: more voices of their kinds")
-        more = _colours_for([(leads[i], settling.pool[picks[i]]) for i in sorted(crowded)], sources)
         work.expect(len(more))
         settling.grow(more, _embed(more, clips, store, work))
         picks = settling.settle({r: p for r, p in enumerate(picks) if r not in crowded})
     return _result(roles, leads, lines, settling, picks, sources)
 
 
-def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tuple[Casting, str]]) -> list[Candidate]:
-    """More candidates for roles too alike: the colours (deep, bright, full) of their picks, and
-    of the natural candidates that fit them: the voices as installed where any fits, else (a
-    child, an older role) the fitting designs over voices of the role's own gender. Not every
-    colour of every design: each is a clip voiced and embedded, and the natural ones' colours
-    cost the fewest words."""
+def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tuple[Casting, str]],
+                 natural: bool) -> list[Candidate]:
+    """More candidates for roles too alike: the colours (deep, bright, full) of their picks; with
+    ``natural``, also those of the natural candidates that fit them: the voices as installed
+    where any fits, else (a child, an older role) the fitting designs over voices of the role's
+    own gender. Not every colour of every design: each is a clip voiced and embedded, and the
+    natural ones' colours cost the fewest words."""
     coloured = candidates(sources, colours=True)
     chosen: dict[str, Candidate] = {}
     for role, pick in crowded:
         fitting = [c for c in coloured if fits(c, role.character)]
-        natural = [c for c in fitting if c.transformed == 1] or [  # a colour of a voice as installed
-            c for c in fitting if c.source_gender == c.gender]  # a girl's from a woman's voice, ...
         own = [c for c in fitting if c.label.startswith(f"{pick.label}, ")]
-        chosen.update((c.label, c) for c in natural + own)
+        kind = [c for c in fitting if c.transformed == 1] or [  # a colour of a voice as installed
+            c for c in fitting if c.source_gender == c.gender]  # a girl's from a woman's voice, ...
+        chosen.update((c.label, c) for c in own + (kind if natural else []))
     return sorted(chosen.values(), key=lambda c: coloured.index(c))
 
 
