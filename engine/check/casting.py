@@ -13,9 +13,9 @@ closest pair is farthest apart (engine/check/cast_search.py). Then, leads first,
 pick is heard: a harsh one (DNSMOS) or a design that loses the role's words on its own lines
 (Listener) is excluded for that role and the unsettled roles are assigned again, the
 settled ones kept: a pick is checked once, and a failure moves only the roles not yet
-settled. While the closest pair is still above GOAL, colours (deep, bright, full) are
-measured for the crowded roles, of their picks first, then of the natural voices that fit
-them, and only those roles are cast again.
+settled. When the closest pair is still above GOAL, colours (deep, bright, full) of the
+crowded roles' picks and of the natural voices that fit them are measured and only those
+roles are cast again (the cast before stands if that leaves its closest pair closer).
 
 Only the MEASURED_ROLES leads are measured: further roles share the leads' checked voices
 (the quick cast's rule, with small offsets), as roles beyond the distinct sounds must.
@@ -142,27 +142,26 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
     embeddings = _embed(pool, clips, store, work)
     settling = _Settling(leads, lines, pool, embeddings, clips, store, spoken or {}, work)
     picks = settling.settle({})
-    for natural in (False, True):  # the picks' own colours first; the others only if still too alike
-        crowded = {i for pair in _pairs_above(picks, settling.embeddings, GOAL) for i in pair}
-        more = _colours_for([(leads[i], settling.pool[picks[i]]) for i in sorted(crowded)], sources, natural)
-        more = [c for c in more if c not in settling.pool]
-        if not more:
-            continue
+    crowded = {i for pair in _pairs_above(picks, settling.embeddings, GOAL) for i in pair}
+    more = _colours_for([(leads[i], settling.pool[picks[i]]) for i in sorted(crowded)], sources)
+    if more:
         names = " and ".join(leads[i].name for i in sorted(crowded, key=settling.leads.index))
         work.tell(f"setting {names} further apart: more voices of their kinds")
         work.expect(len(more))
         settling.grow(more, _embed(more, clips, store, work))
+        before = picks
         picks = settling.settle({r: p for r, p in enumerate(picks) if r not in crowded})
+        if _closest(picks, settling.embeddings) > _closest(before, settling.embeddings):
+            picks = before  # the words excluded what would have set them apart: the cast before stands
     return _result(roles, leads, lines, settling, picks, sources)
 
 
-def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tuple[Casting, str]],
-                 natural: bool) -> list[Candidate]:
-    """More candidates for roles too alike: the colours (deep, bright, full) of their picks; with
-    ``natural``, also those of the natural candidates that fit them: the voices as installed
-    where any fits, else (a child, an older role) the fitting designs over voices of the role's
-    own gender. Not every colour of every design: each is a clip voiced and embedded, and the
-    natural ones' colours cost the fewest words."""
+def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tuple[Casting, str]]) -> list[Candidate]:
+    """More candidates for roles too alike: the colours (deep, bright, full) of their picks and
+    of the natural candidates that fit them: the voices as installed where any fits, else (a
+    child, an older role) the fitting designs over voices of the role's own gender. Not every
+    colour of every design: each is a clip voiced and embedded, and the natural ones' colours
+    cost the fewest words."""
     coloured = candidates(sources, colours=True)
     chosen: dict[str, Candidate] = {}
     for role, pick in crowded:
@@ -170,7 +169,7 @@ def _colours_for(crowded: Sequence[tuple[Role, Candidate]], sources: Sequence[tu
         own = [c for c in fitting if c.label.startswith(f"{pick.label}, ")]
         kind = [c for c in fitting if c.transformed == 1] or [  # a colour of a voice as installed
             c for c in fitting if c.source_gender == c.gender]  # a girl's from a woman's voice, ...
-        chosen.update((c.label, c) for c in own + (kind if natural else []))
+        chosen.update((c.label, c) for c in own + kind)
     return sorted(chosen.values(), key=lambda c: coloured.index(c))
 
 
@@ -256,6 +255,12 @@ class _Settling:
             self.usable[r, p] = False
             return False
         return True
+
+
+def _closest(picks: Sequence[int], embeddings: np.ndarray) -> float:
+    """The closest pair's similarity (1 for two roles on one candidate)."""
+    return max((float(embeddings[a] @ embeddings[b]) for i, a in enumerate(picks) for b in picks[i + 1:]),
+               default=-1.0)
 
 
 def _pairs_above(picks: Sequence[int], embeddings: np.ndarray, limit: float) -> list[tuple[int, int]]:
