@@ -46,7 +46,7 @@ from engine.check.candidate_measures import (
     reference_synthesizer,
 )
 from engine.check.cast_progress import CastProgress, CastWork
-from engine.check.cast_search import APART, assign
+from engine.check.cast_search import APART, TIE, assign
 from engine.listen import speaker
 from engine.project.model import Project, Role, VoiceParams
 from engine.synth.cast_candidates import Candidate, Casting, candidates, fits
@@ -151,7 +151,7 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
         settling.grow(more, _embed(more, clips, store, work))
         before = picks
         picks = settling.settle({r: p for r, p in enumerate(picks) if r not in crowded})
-        if _closest(picks, settling.embeddings) > _closest(before, settling.embeddings):
+        if _crowding(picks, settling.embeddings) > _crowding(before, settling.embeddings):
             picks = before  # the words excluded what would have set them apart: the cast before stands
     return _result(roles, leads, lines, settling, picks, sources)
 
@@ -257,10 +257,13 @@ class _Settling:
         return True
 
 
-def _closest(picks: Sequence[int], embeddings: np.ndarray) -> float:
-    """The closest pair's similarity (1 for two roles on one candidate)."""
-    return max((float(embeddings[a] @ embeddings[b]) for i, a in enumerate(picks) for b in picks[i + 1:]),
-               default=-1.0)
+def _crowding(picks: Sequence[int], embeddings: np.ndarray) -> tuple[int, int]:
+    """How alike a cast's roles are, as the search ranks it: the pairs sharing a candidate, then
+    the closest pair of the others (in steps of TIE)."""
+    shared = sum(a == b for i, a in enumerate(picks) for b in picks[i + 1:])
+    closest = max((float(embeddings[a] @ embeddings[b]) for i, a in enumerate(picks) for b in picks[i + 1:]
+                   if a != b), default=-1.0)
+    return shared, round(closest / TIE)
 
 
 def _pairs_above(picks: Sequence[int], embeddings: np.ndarray, limit: float) -> list[tuple[int, int]]:
