@@ -30,7 +30,14 @@ def add_studio(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def studio(args: argparse.Namespace) -> int:
-    """Open the studio window. Qt is imported here, on demand."""
+    """Open the studio window. Qt is imported here, on demand, once the system
+    libraries it needs are known to be there (app/qt_libraries.py)."""
+    from app.qt_libraries import missing_libraries
+
+    problem = missing_libraries()
+    if problem:
+        print(f"radioplay: error: {problem}", file=sys.stderr)
+        return 1
     try:
         from app.main import run
     except ModuleNotFoundError as exc:

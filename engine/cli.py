@@ -22,34 +22,44 @@ from engine import __version__
 from engine.check.command import add_parser as add_check_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
+from engine.cli_sounds import add_parser as add_sounds_parser
 from engine.export.command import add_render_parser, add_sounds_option
+from engine.output_paths import OVERWRITE_FLAG
 from engine.rehearse.command import add_parser as add_rehearse_parser
+from engine.terminal_text import echo, print_error, print_lines, terminal_line
 
 if TYPE_CHECKING:
     from engine.check.cast_progress import CastProgress
 
 
 def _error(message: str) -> int:
-    print(f"radioplay: error: {message}", file=sys.stderr)
-    return 1
+    return print_error(message)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from engine.check.casting import cast_project
+    from engine.output_paths import PROJECT, OutputPathError, output_file
     from engine.project.fileformat import save_project
     from engine.project.importers.parsed import ScriptSyntaxError
     from engine.project.starting_voices import cast_summary
     from engine.synth.library import VoiceLibrary
     from engine.synth.production_import import import_production
 
-    script, out = Path(args.script), Path(args.output)
+    script = Path(args.script)
     if not script.exists():
-        return _error(f"{script}: no such script file")
-    if out.exists() and not args.force:
-        return _error(f"{out} exists; pass --force to overwrite it")
+        return _error(f"{echo(script)}: no such script file")
+    try:  # before the voices are measured: never the script, a FIFO, a device or a folder
+        # import replaces no existing file at all without the flag (said below), so the kind is not asked
+        target = output_file(args.output, PROJECT, option="-o", inputs=[("the script (SCRIPT)", script)],
+                             overwrite=True, default_name=script.stem + ".radioplay")
+    except OutputPathError as exc:
+        return _error(str(exc))
+    out = Path(target.shown)
+    if target.path.exists() and not args.overwrite:
+        return _error(f"{echo(out)} exists; pass {OVERWRITE_FLAG} (or --force) to replace it")
     library = VoiceLibrary()
     try:  # the quick cast first, as the studio shows it
-        imported = import_production(script, destination=out, narrate_action=args.narrate_action,
+        imported = import_production(script, destination=target.path, narrate_action=args.narrate_action,
                                      sound_folders=[Path(f) for f in args.sounds], library=library)
     except (ScriptSyntaxError, ValueError) as exc:
         return _error(str(exc))
@@ -57,24 +67,31 @@ def cmd_import(args: argparse.Namespace) -> int:
     for role in imported.project.cast:
         role.voice = measured.voices.get(role.name, role.voice)
     imported.report.casting = cast_summary(imported.project.cast)
+    if args.accept_sound_cues:
+        from engine.project.sound_suggestions import answer, open_suggestions
+
+        answered = answer(imported.project, [s.id for s in open_suggestions(imported.project)])
+        answered.apply(imported.project)
+        imported.matched += [(clip, clip.file) for clip in answered.made if clip.file]
     try:
-        save_project(imported.project, out)
+        save_project(imported.project, target.path, guard=target.check_again)
+    except OutputPathError as exc:
+        return _error(str(exc))
     except OSError as exc:
-        return _error(f"cannot write {out}: {exc.strerror or exc}")
-    print(f"Imported {script} -> {out}")
-    print(f"Title: {imported.project.title}")
-    for line in imported.cast_lines(measured.labels):
-        print(line)
+        return _error(f"cannot write {echo(out)}: {exc.strerror or exc}")
+    # Names and words from the script: escaped and capped (a role named with ESC or BEL)
+    print_lines([f"Imported {script} -> {out}", f"Title: {imported.project.title}",
+                 *imported.cast_lines(measured.labels)])
     if imported.report.casting:
-        print(imported.report.casting)
+        print_lines([imported.report.casting])
     if measured.closest is not None:
-        print(measured.summary())
-    for note in imported.alias_notes():
-        print(f"note: {note}")
-    for line in imported.cue_lines():
-        print(line)
-    for warning in imported.report.warnings:
-        print(f"warning: {warning}")
+        print_lines([measured.summary()])
+    print_lines(f"note: {note}" for note in imported.alias_notes())
+    if unperformed := imported.report.unperformed_note():
+        print_lines([f"note: {unperformed}"])
+    print_lines(imported.cue_lines())
+    print_lines(imported.suggestion_lines(str(out)))
+    print_lines(f"warning: {warning}" for warning in imported.report.warnings)
     return 0
 
 
@@ -101,6 +118,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.project.timeline import MAX_START_S
     from engine.session import LineState, Session
+    from engine.synth.missing_voices import describe_missing, missing_voices
 
     path = Path(args.project)
     # Before loading anything: inf or 1e308 made the transport print 0:00.0 forever, nan played from 0.
@@ -126,7 +144,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     session.wait_idle(60.0)
     failed = [(lid, st.error) for lid, st in session.line_status().items() if st.state is LineState.FAILED]
     for line_id, error in failed:
-        print(f"warning: line {line_id} cannot be voiced: {error}", file=sys.stderr)
+        print(terminal_line(f"warning: line {line_id} cannot be voiced: {error}"), file=sys.stderr)
+    if absent := missing_voices(project, session.synth.library.resolve):  # said once, not per line
+        print(terminal_line(f"warning: {describe_missing(absent)}"), file=sys.stderr)
     outlook = session.outlook(args.start)
     if not outlook.keeps_up:
         print(f"radioplay: {outlook.describe()}", file=sys.stderr)
@@ -146,7 +166,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(outlook.realtime.items()))
                 status += f"  synthesis {rates} real time" if rates else ""
             print(("\r" + status + "  ") if tty else status, end="" if tty else "\n", flush=True)
-            if t.position_s >= t.duration_s:  # the length includes the tails
+            if t.ended or t.position_s >= t.duration_s:  # the length includes the tails; playing stops there
                 break
     except KeyboardInterrupt:
         pass
@@ -305,11 +325,15 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.add_argument("script", help="script file (.fountain, or plain text with NAME: line)")
     p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
     p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
-    p.add_argument("--force", action="store_true", help="overwrite an existing project file")
+    p.add_argument(OVERWRITE_FLAG, "--force", dest="overwrite", action="store_true",
+                   help="replace an existing file at -o (never SCRIPT itself); --force is the same")
+    p.add_argument("--accept-sound-cues", action="store_true",
+                   help="make every sound the action lines describe a clip where it stands (else: radioplay sounds)")
     add_sounds_option(p)
     p.set_defaults(func=cmd_import)
 
     add_revise_parser(sub)
+    add_sounds_parser(sub)
     add_render_parser(sub)
     add_lexicon_parser(sub)
 

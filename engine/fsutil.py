@@ -10,7 +10,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -58,10 +58,14 @@ def commit(temp: Path, final: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8",
+                guard: Callable[[], None] | None = None) -> Iterator[IO[Any]]:
     """Open a temporary sibling of ``final``; rename it into place on success.
 
     On an exception the temporary file is removed and ``final`` is untouched.
+    ``guard`` runs once the temporary file is complete, just before the rename:
+    what it raises leaves ``final`` as it was (engine/output_paths.py checks
+    there again that the name still holds what may be replaced).
     """
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -72,6 +76,8 @@ def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") ->
             yield f
             f.flush()
             os.fsync(f.fileno())
+        if guard is not None:
+            guard()
         os.replace(temp, final)
         fsync_dir(final.parent)
     except BaseException:
@@ -80,13 +86,13 @@ def atomic_open(final: Path, mode: str = "w", encoding: str | None = "utf-8") ->
         raise
 
 
-def atomic_write_text(final: Path, text: str) -> None:
-    with atomic_open(final, "w") as f:
+def atomic_write_text(final: Path, text: str, guard: Callable[[], None] | None = None) -> None:
+    with atomic_open(final, "w", guard=guard) as f:
         f.write(text)
 
 
-def atomic_write_bytes(final: Path, data: bytes) -> None:
-    with atomic_open(final, "wb", encoding=None) as f:
+def atomic_write_bytes(final: Path, data: bytes, guard: Callable[[], None] | None = None) -> None:
+    with atomic_open(final, "wb", encoding=None, guard=guard) as f:
         f.write(data)
 
 
@@ -104,6 +110,15 @@ DEFAULT_MAX_BYTES = 256 << 20
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
           (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def describe_mode(mode: int) -> str:
+    """What a file of this mode is, as a message says it ("a named pipe (FIFO)")."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
 def describe_size(n: int) -> str:
@@ -127,8 +142,7 @@ def open_regular(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> Binary
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-            raise NotRegularFileError(f"{kind}, not a regular file")
+            raise NotRegularFileError(f"{describe_mode(st.st_mode)}, not a regular file")
         if st.st_size > max_bytes:
             raise FileTooLargeError(f"{describe_size(st.st_size)}, larger than the {describe_size(max_bytes)} "
                                     "read at most")

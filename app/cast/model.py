@@ -20,6 +20,7 @@ from app.document.commands import RenameRole, SetRoleField
 from app.document.document import Document
 from app.widgets.delegates import range_text
 from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
+from engine.project.engines import engine_named
 from engine.project.model import AGES, GENDERS, Character, Role
 from engine.project.starting_voices import design_name
 
@@ -242,12 +243,13 @@ class CastModel(QAbstractTableModel):
             return r.name
         if col == Col.VOICE:
             problem = self.catalog.problem(v.voice, v.speaker, v.backend)
-            shown = picker_id(v) if v.backend != "piper" else _short_voice(v.voice)
+            shown = engine_named(v.backend).called(picker_id(v))
             if not v.design.is_neutral:  # say so, by its presets where it is made of them ("boy (bright)")
                 name = design_name(v)
                 shown += f" · {name if name != 'custom' else 'designed'}"
-            return f"{shown} — missing" if problem and isinstance(
-                self.catalog.resolve(v.voice, v.backend), str) else shown
+            if not problem or not isinstance(self.catalog.resolve(v.voice, v.backend), str):
+                return shown
+            return f"{shown} — {'not installed' if self.catalog.not_installed(v.voice, v.backend) else 'missing'}"
         if col == Col.SPEAKER:
             speakers = self.catalog.speakers(v.voice, v.backend)
             if not speakers:
@@ -361,8 +363,3 @@ class CastModel(QAbstractTableModel):
         return False
 
 
-def _short_voice(voice: str) -> str:
-    """A model path shows as its file name; library ids as they are."""
-    if "/" in voice or voice.endswith(".onnx"):
-        return voice.rsplit("/", 1)[-1].removesuffix(".onnx")
-    return voice

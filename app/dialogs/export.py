@@ -264,8 +264,10 @@ class ExportJob(QObject):
 
 
 def describe_export_error(exc: BaseException) -> str:
-    from engine.synth.pipeline import LineErrors
+    from engine.synth.pipeline import LineErrors, VoicesNotInstalled
 
+    if isinstance(exc, VoicesNotInstalled):
+        return str(exc)  # one fact about this machine, not a failure of each line
     if isinstance(exc, LineErrors):
         shown = exc.problems[:8]
         more = len(exc.problems) - len(shown)

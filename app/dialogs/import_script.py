@@ -146,8 +146,11 @@ class ImportDialog(QDialog):
         clips = imported.project.sounds
         lines = imported.cue_lines()
         hint = f"<br><i>{ADD_SOUNDS_HINT[0].upper()}{ADD_SOUNDS_HINT[1:]}.</i>" if imported.placeholders else ""
+        suggested = imported.suggestion_lines()
+        offered = (f"<br>{suggested[0].split(' (')[0]}: in the Sounds tab after the import, to accept or dismiss."
+                   if suggested else "")
         self.cues_summary.setText((lines[0] if lines else "No sound cues (SFX:, AMBIENCE:, MUSIC:) in the script.")
-                                  + hint)
+                                  + hint + offered)
         self.cues.setVisible(bool(clips))
         self.cues.setRowCount(len(clips))
         for row, clip in enumerate(clips):

@@ -4,7 +4,8 @@ Each command stores just what it needs to go both ways and applies it
 through the Document primitives, so views and the engine follow undo and
 redo exactly as they follow the original edit. Typing in one line's text
 merges into one command per editing session (``merge_key``), and repeated
-changes of one cast setting merge the same way.
+changes of one cast setting merge the same way; a session that ends where it
+began leaves no command at all.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class SetLineField(QUndoCommand):
         if (other.line_id, other.field) != (self.line_id, self.field):
             return False
         self.new = other.new
+        # Typed back to where it started (or put back by Escape): the stack drops the step
+        # rather than keep an edit that changes nothing, or leave one to redo.
+        self.setObsolete(self.new == self.old)
         return True
 
     def redo(self) -> None:

@@ -31,7 +31,7 @@ VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")
 # "sounds", "sound_lanes" and "lexicon" are replaced whole (app/sound/edits.py, app/lexicon/edits.py),
 # never changed in place.
 # "scenes": replaced whole (a scene's room is set by replacing the list: app/script/staging.py).
-PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "lexicon", "timing", "scenes")
+PROJECT_FIELDS = ("title", "master_effect", "sounds", "sound_lanes", "sound_suggestions", "lexicon", "timing", "scenes")
 # What applying a script revision replaces (apply_revision), each field whole.
 REVISION_FIELDS = ("cast", "scenes", "lines", "sound_lanes", "sounds", "revisions")
 
@@ -52,6 +52,8 @@ class Document(QObject):
         super().__init__(parent)
         self.project = project if project is not None else Project()
         self.path: Path | None = None
+        # The script an unsaved import was made from: Save As starts beside it, not in the last folder used.
+        self.source: Path | None = None
         # The file at ``path`` as it was last read or written here: recovery checks it is still that file.
         self.identity: FileIdentity | None = None
         self.set_path(path)
@@ -66,8 +68,9 @@ class Document(QObject):
 
     # ---- whole documents ------------------------------------------------
     def replace(self, project: Project, path: Path | None, *, modified: bool = False,
-                identity: FileIdentity | None = None) -> None:
+                identity: FileIdentity | None = None, source: Path | None = None) -> None:
         self.project = project
+        self.source = Path(source).absolute() if source is not None else None
         self.undo.clear()
         if modified:
             self.undo.resetClean()  # no clean state: the title keeps its [*] until saved

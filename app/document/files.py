@@ -20,6 +20,7 @@ from PySide6.QtCore import QIODevice, QSaveFile, QSettings
 
 from app.document.settings import RECENT_FILES
 from engine.fsutil import open_regular
+from engine.output_paths import PROJECT, OutputFile, OutputPathError, in_place, output_file
 from engine.project.fileformat import EXTENSION, load_project, project_to_dict
 from engine.project.model import Project
 
@@ -64,10 +65,28 @@ def project_text(project: Project, folder: Path | None = None) -> str:
     return json.dumps(project_to_dict(project, folder), indent=2, ensure_ascii=False) + "\n"
 
 
-def write_project(project: Project, path: Path) -> FileIdentity:
-    """Atomic save (QSaveFile: temporary file, then rename); OSError says why it failed.
+def save_target(path: Path, current: Path | None, confirmed: bool = True) -> OutputFile:
+    """Where a save of the document goes, by the rule of every output (engine/output_paths.py).
+
+    ``current``: the document's own file; saving to it again follows a link to it wherever
+    it leads. Any other path comes from the Save As dialog: ``confirmed`` when it is the
+    name the dialog asked "replace it?" about (the explicit overwrite), not when the
+    extension was added after it. A device, a FIFO, a folder or a link out of its folder
+    is refused either way. Raises OutputPathError (one line)."""
+    if current is not None and Path(path).absolute() == Path(current).absolute():
+        return in_place(path)
+    return output_file(path, PROJECT, overwrite=confirmed)
+
+
+def write_project(project: Project, path: Path, current: Path | None = None, confirmed: bool = True
+                  ) -> FileIdentity:
+    """Atomic save (QSaveFile: temporary file, then rename) to ``path`` checked by
+    :func:`save_target`; OSError says why it failed (OutputPathError, a ValueError, why
+    the name may not be written).
 
     Returns the identity of the file written."""
+    target = save_target(path, current, confirmed)
+    path = target.path
     data = project_text(project, path.absolute().parent).encode("utf-8")
     out = QSaveFile(str(path))
     if not out.open(QIODevice.OpenModeFlag.WriteOnly):
@@ -77,6 +96,12 @@ def write_project(project: Project, path: Path) -> FileIdentity:
         out.cancelWriting()
         out.commit()
         raise OSError(f"cannot write {path}: {error}")
+    try:
+        target.check_again()  # the name may hold a FIFO or a device by now
+    except OutputPathError:
+        out.cancelWriting()
+        out.commit()
+        raise
     if not out.commit():
         raise OSError(f"cannot write {path}: {out.errorString()}")
     st = os.stat(path)

@@ -43,7 +43,14 @@ from app.document.marshal import run_task
 from app.lexicon import edits as lexicon_edits
 from app.lexicon.access import LexiconStudio
 from app.lexicon.model import PROJECT_SCOPE, LexiconModel
-from engine.project.lexicon_io import LexiconFileError, entries_of, read_lexicon, write_lexicon
+from engine.output_paths import OutputPathError
+from engine.project.lexicon_io import (
+    LexiconFileError,
+    entries_of,
+    lexicon_output,
+    read_lexicon,
+    write_lexicon,
+)
 from engine.synth.lexicon_check import entry_problem, phoneme_problem
 
 AUDITION_QUIET_MS = 450  # typing pauses this long before the word is heard
@@ -330,6 +337,7 @@ class LexiconPanel(QWidget):
                   + ("" if command.steps else " (the lexicon had them all already)"))
 
     def export_file(self, path: Path | None = None) -> None:
+        asked = path is None  # the dialog's "replace it?" is the explicit overwrite (engine/output_paths.py)
         if path is None:
             name, _ = QFileDialog.getSaveFileName(self, "Export lexicon", "lexicon.pls", FILE_FILTER)
             if not name:
@@ -340,7 +348,10 @@ class LexiconPanel(QWidget):
         note = f" ({roles} role entries left out: PLS has no roles, CSV keeps them)" \
             if roles and path.suffix.lower() in (".pls", ".xml") else ""
         self._say(self.status, f"Writing {path.name}…")
-        self._task = run_task("radioplay-lexicon-io", lambda: write_lexicon(path, entries), self.window_.marshal,
+        inputs = [("the open project", self.doc.path)] if self.doc.path is not None else []
+        self._task = run_task("radioplay-lexicon-io",
+                              lambda: write_lexicon(lexicon_output(path, inputs=inputs, overwrite=asked), entries),
+                              self.window_.marshal,
                               lambda count: self._say(self.status, f"Exported {_entries(count)} to {path.name}{note}"),
                               self._failed)
 
@@ -350,7 +361,8 @@ class LexiconPanel(QWidget):
         label.setToolTip(text)
 
     def _failed(self, exc: BaseException) -> None:
-        message = str(exc) if isinstance(exc, (LexiconFileError, OSError)) else f"{type(exc).__name__}: {exc}"
+        message = (str(exc) if isinstance(exc, (LexiconFileError, OutputPathError, OSError))
+                   else f"{type(exc).__name__}: {exc}")
         self._say(self.status, message)
         self.window_.statusBar().showMessage(message, 10000)
 

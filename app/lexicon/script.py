@@ -1,7 +1,7 @@
 """The script's way into the Lexicon panel: "Add to Lexicon" on the word
 selected (or under the cursor) in the line being edited.
 
-The script's line editor is made by app/widgets/delegates.py; rather than add menu
+The script's line editor is made by app/script/line_editor.py; rather than add menu
 code there, an event filter on the script's viewport gives each line editor
 a context menu with the panel's action, and the action's Ctrl+Shift+L works
 anywhere in the window. GUI thread only.
@@ -12,21 +12,30 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
 
 from app.lexicon.access import LexiconStudio
 from app.lexicon.panel import LexiconPanel
 
 
+def _open_editor(window: LexiconStudio) -> QLineEdit | QPlainTextEdit | None:
+    """The script's open cell editor: the line's text box, or a line edit (the speaker, the delivery)."""
+    viewport = window.script.view.viewport()
+    return next((w for kind in (QPlainTextEdit, QLineEdit) for w in viewport.findChildren(kind) if w.isVisible()),
+                None)
+
+
 def script_word(window: LexiconStudio) -> tuple[str, str | None]:
     """The word selected (or under the cursor) in the script's open line editor, and its line's role."""
-    view = window.script.view
-    editor = next((w for w in view.viewport().findChildren(QLineEdit) if w.isVisible()), None)
+    editor = _open_editor(window)
     if editor is None:
         return "", None
-    word = editor.selectedText().strip()
+    if isinstance(editor, QPlainTextEdit):
+        cursor = editor.textCursor()
+        word, text, at = cursor.selectedText().strip(), editor.toPlainText(), cursor.position()
+    else:
+        word, text, at = editor.selectedText().strip(), editor.text(), editor.cursorPosition()
     if not word:
-        text, at = editor.text(), editor.cursorPosition()
         start = at
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'-"):
             start -= 1
@@ -47,15 +56,16 @@ class _EditorMenus(QObject):
         self.panel = panel
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        # Polished, not added: a child is announced while its constructor still runs (not yet a QLineEdit).
+        # Polished, not added: a child is announced while its constructor still runs (not yet an editor).
         if event.type() == QEvent.Type.ChildPolished:
             child = event.child()  # type: ignore[attr-defined]
-            if isinstance(child, QLineEdit) and child.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu:
+            editor = isinstance(child, (QLineEdit, QPlainTextEdit))
+            if editor and child.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu:
                 child.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
                 child.customContextMenuRequested.connect(lambda pos, e=child: self._menu(e, pos))
         return False
 
-    def _menu(self, editor: QLineEdit, pos: Any) -> None:
+    def _menu(self, editor: QLineEdit | QPlainTextEdit, pos: Any) -> None:
         menu = editor.createStandardContextMenu()
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.addSeparator()

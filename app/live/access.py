@@ -11,6 +11,7 @@ from typing import Protocol
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+from app.cast.voices import VoiceCatalog
 from app.document.document import Document
 from app.live.outlook import OutlookLabel
 from app.script.editor import ScriptEditor
@@ -38,6 +39,8 @@ class LiveStudio(Protocol):
     def outlook_label(self) -> OutlookLabel: ...
     @property
     def actions_(self) -> Mapping[str, QAction]: ...
+    @property
+    def catalog(self) -> VoiceCatalog: ...
 
     def show_error(self, title: str, text: str) -> None: ...
     def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name

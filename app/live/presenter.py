@@ -25,9 +25,11 @@ from app.script.spoken_word import SpokenWord
 from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout
 from engine.session import ClipView, LineState, LineStatus, SessionState
-from engine.session.views import SoundView
+from engine.session.views import SoundView, voiced_lines
+from engine.synth.missing_voices import describe_missing, missing_voices
 
 POLL_HZ = 20
+MISSING_VOICES_MS = 30_000  # how long the status line says which voices are not installed
 ENGINE_ACTIONS = ("play_pause", "stop", "from_start", "play_line", "loop", "audition")
 
 
@@ -51,6 +53,8 @@ class EnginePresenter(QObject):
         self._sounds: Sequence[SoundView] = ()
         self._errors: dict[str, str] = {}
         self._polls = 0
+        self._unvoiced = 0  # lines whose voice is not installed, when last counted
+        self._voices_said: frozenset[str] = frozenset()  # the missing voices the status line has named
         self.gate = PlayGate(window, engine, self)  # Play asks first when synthesis cannot keep up
         self.spoken = SpokenWord(window.script.view, Col.TEXT, engine.words, lambda lid: window.doc.project.line(lid).text, self)
         self.timer = QTimer(self)
@@ -67,6 +71,7 @@ class EnginePresenter(QObject):
     # ---- engine life cycle ----------------------------------------------------------
     def starting(self) -> None:
         self._status, self._clips, self._sounds = None, None, ()
+        self._unvoiced, self._voices_said = 0, frozenset()
         self._errors.clear()
         self.window.engine_label.setText("Engine: starting…")
         self._set_engine_actions(False)
@@ -134,6 +139,8 @@ class EnginePresenter(QObject):
             if arrived:
                 w.timeline.invalidate_peaks(arrived)
             w.lines_label.setText(lines_summary(state.line_status, len(lines)))
+            self._show_unvoiceable(state)
+            self._say_missing_voices(state.line_status)
         # Until the engine has planned the lines its clip list is empty: keep the estimates.
         clips_new = state.clips is not self._clips and bool(state.clips or not lines)
         sounds_new = state.sounds is not self._sounds
@@ -155,12 +162,43 @@ class EnginePresenter(QObject):
         draw.show_transport(w.timeline, w.transport, w.doc.project, state.transport, state.levels)
         w.script.show_playhead(state.transport.position_s, state.transport.playing)
         self.spoken.show(state, w.script.model.playing_line())
+        w.monitor.show_lines(state.voiced_lines, len(lines))  # the status bar's count, the one definition
         w.monitor.update_from(state.metrics)
         for key, error in (("audio", state.transport.audio_error), ("engine", state.error)):
             if error and error != self._errors.get(key):
                 self._errors[key] = error
                 w.statusBar().showMessage(error, 10000)
 
+
+    def _show_unvoiceable(self, state: SessionState) -> None:
+        """The lines no clip will come for, on the transport beside (never in) the late lines."""
+        lines = self.window.doc.project.lines
+        number = {line.id: i for i, line in enumerate(lines, start=1)}
+        counts: dict[str, int] = {}
+        detail: list[str] = []
+        for line_id in sorted(state.unvoiceable, key=lambda lid: number.get(lid, len(lines) + 1)):
+            status = state.line_status[line_id]
+            counts[status.state.value] = counts.get(status.state.value, 0) + 1
+            at = number.get(line_id)
+            who = f"Line {at} ({lines[at - 1].role})" if at is not None else f"Line {line_id}"
+            detail.append(f"{who}: {status.state.value}: {status.error or 'no reason given'}")
+        self.window.transport.show_unvoiceable(counts, "\n".join(detail[:12]) + (
+            f"\n… and {len(detail) - 12} more" if len(detail) > 12 else ""))
+
+    def _say_missing_voices(self, statuses: Mapping[str, LineStatus]) -> None:
+        """Which voices the cast needs are not installed, and how to get them: said once in the
+        status line for each new set of them, and kept as the lines summary's tooltip."""
+        unvoiced = sum(1 for s in statuses.values() if s.state is LineState.NO_VOICE)
+        if unvoiced == self._unvoiced:
+            return
+        self._unvoiced = unvoiced
+        w = self.window
+        missing = missing_voices(w.doc.project, w.catalog.library.resolve) if unvoiced else []
+        w.lines_label.setToolTip(describe_missing(missing) if missing else "")
+        voices = frozenset(m.voice for m in missing)
+        if voices and not voices <= self._voices_said:
+            w.statusBar().showMessage(describe_missing(missing), MISSING_VOICES_MS)
+        self._voices_said = voices
 
     def _show_outlook(self, state: SessionState) -> None:
         """Twice a second: can synthesis keep up with playback from the playhead?"""
@@ -173,10 +211,13 @@ def lines_summary(statuses: Mapping[str, LineStatus], total: int) -> str:
     counts: dict[LineState, int] = {}
     for status in statuses.values():
         counts[status.state] = counts.get(status.state, 0) + 1
-    parts = [f"{counts.get(LineState.READY, 0)} of {total} lines voiced"]
+    parts = [f"{voiced_lines(statuses)} of {total} lines voiced"]
     busy = counts.get(LineState.SYNTHESIZING, 0) + counts.get(LineState.QUEUED, 0)
     if busy:
         parts.append(f"{busy} in progress")
-    if counts.get(LineState.FAILED):
-        parts.append(f"{counts[LineState.FAILED]} failed")
+    for state, n in counts.items():
+        if state is LineState.NO_VOICE:  # not failures: their voices are not installed (the tooltip says how)
+            parts.append(f"{n} without a voice")
+        elif state.unvoiceable:
+            parts.append(f"{n} {state.value.replace('_', ' ')}")
     return " · ".join(parts)

@@ -11,6 +11,7 @@ longer match -- and applying it is one undo step (app/revisions/apply.py).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,8 +35,10 @@ from PySide6.QtWidgets import (
 from app.document.files import SCRIPT_FILTER
 from app.revisions.access import RevisionStudio
 from app.revisions.apply import ApplyRevision
+from engine.project.defaults import MAX_REVISION_NAME_CHARS
 from engine.project.importers.parsed import ScriptSyntaxError
 from engine.project.model import Project
+from engine.project.revision import revision_name_problem
 from engine.project.revision_apply import RevisedProduction
 from engine.project.revision_report import Change
 from engine.synth.library import VoiceLibrary
@@ -65,6 +68,7 @@ class RevisionDialog(QDialog):
         self.summary.setWordWrap(True)
         self.name = QLineEdit(self)
         self.name.setObjectName("revisionName")
+        self.name.setMaxLength(MAX_REVISION_NAME_CHARS)
         self.colour = QLabel(self)
         form = QFormLayout()
         form.addRow("Revision name:", self.name)
@@ -139,6 +143,9 @@ class RevisionDialog(QDialog):
         if self.revised is None:
             return
         name = self.name.text().strip()
+        if (problem := revision_name_problem(name)) is not None:  # a pasted line break or control character
+            self.notes.setText(f"Revision name: {html.escape(problem)}")
+            return
         if name:
             self.revised.project.revisions[-1].name = name
             self.revised.report.name = name

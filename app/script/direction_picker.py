@@ -53,6 +53,8 @@ class DirectionPicker(QWidget):
         layout.addWidget(self.delivery, 3)
         layout.addWidget(self.intensity, 2)
         self.setAutoFillBackground(True)
+        for combo in (self.delivery, self.intensity):
+            fit_popup(combo)
 
     def set_note(self, note: str) -> None:
         found = match_delivery(note)
@@ -64,6 +66,15 @@ class DirectionPicker(QWidget):
 
     def note(self) -> str:
         return compose(self.delivery.currentText(), str(self.intensity.currentData()))
+
+
+def fit_popup(combo: QComboBox) -> None:
+    """The combo's list as wide as its widest item: Qt opens it as wide as the combo, which in a
+    table cell cut "whispering" to "w…g"."""
+    view = combo.view()
+    view.setTextElideMode(Qt.TextElideMode.ElideNone)
+    view.setMinimumWidth(view.sizeHintForColumn(0) + view.verticalScrollBar().sizeHint().width()
+                         + 2 * view.frameWidth())
 
 
 class DirectionDelegate(QStyledItemDelegate):
@@ -83,6 +94,11 @@ class DirectionDelegate(QStyledItemDelegate):
 
     def _commit(self, picker: DirectionPicker) -> None:
         self.commitData.emit(picker)
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: _Index) -> None:  # noqa: N802
+        # As wide as its words (over the Line column while it is open), not the narrow column's width.
+        rect = option.rect  # type: ignore[attr-defined]
+        editor.setGeometry(rect.x(), rect.y(), max(rect.width(), editor.sizeHint().width()), rect.height())
 
     def setEditorData(self, editor: QWidget, index: _Index) -> None:  # noqa: N802
         assert isinstance(editor, DirectionPicker)

@@ -2,22 +2,27 @@
 
 Keyboard flow like a screenwriting tool: type the speaker (type-ahead over
 the cast), Tab to the delivery note and the text; Enter commits what was
-typed. Adding a line is its own command (Ctrl+Enter, "Insert line after"):
-the next speaker is guessed from the alternation and the new line's text
-opens for typing. Delete removes the selected lines (one undo step). While
-playing, the line under the playhead is highlighted and, with "Follow
-playhead" on, kept in view.
+typed, Escape puts it back (app/script/line_editor.py). Adding a line is its
+own command (Ctrl+Enter, "Insert line after"): the next speaker is guessed
+from the alternation and the new line's text opens for typing. Delete removes
+the selected lines (one undo step). While playing, the line under the
+playhead is highlighted and, with "Follow playhead" on, kept in view.
+
+The Line column takes the width the narrow columns leave and wraps
+(app/script/columns.py); each row is as tall as its text (app/script/row_heights.py).
+Tab on the table, with no cell open, leaves it for the next panel (the window
+sets the order), as Tab does in any other widget; inside an open cell it
+goes on to the next cell.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
     QAbstractItemView,
     QApplication,
-    QHeaderView,
     QLineEdit,
     QTableView,
     QVBoxLayout,
@@ -27,11 +32,19 @@ from PySide6.QtWidgets import (
 from app.document.commands import InsertLine, SetLineField, remove_lines
 from app.document.document import Document
 from app.script.clipboard import LineClipboard
+from app.script.columns import fit_columns, fit_role_column
 from app.script.direction_picker import DirectionDelegate
 from app.script.find_replace import FindBar
+from app.script.line_editor import LineTextEdit
 from app.script.model import LINE_ID, Col, ScriptModel
+from app.script.row_heights import RowHeights
 from app.script.spoken_word import SpokenWordDelegate
 from app.widgets.delegates import OneLineDelegate, RoleDelegate, SpinDelegate
+
+# The Line column is never narrower than this many average characters (about ten words), and
+# the script never shorter than this many one-line rows.
+TEXT_MIN_CHARS = 56
+TEXT_MIN_ROWS = 16
 
 
 class ScriptView(QTableView):
@@ -42,6 +55,15 @@ class ScriptView(QTableView):
     def __init__(self, doc: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
+        self.heights = RowHeights(self)
+        self.verticalHeader().sectionResized.connect(self._row_resized)
+
+    def sizeHintForRow(self, row: int) -> int:  # noqa: N802 - Qt override
+        return self.heights.row_height(row)
+
+    def _row_resized(self, row: int, _old: int, _new: int) -> None:
+        if self.state() == QAbstractItemView.State.EditingState and row == self.currentIndex().row():
+            self.scrollTo(self.currentIndex())  # the line being typed grows: keep it in view
 
     def closeEditor(self, editor: QWidget, hint: QAbstractItemDelegate.EndEditHint) -> None:  # noqa: N802
         session = editor.property("typingSession")
@@ -50,11 +72,13 @@ class ScriptView(QTableView):
             self._revert_typing(session)
 
     def _revert_typing(self, session: int) -> None:
-        """Escape while typing puts the text back as it was (the text was written live)."""
+        """Escape while typing puts the text back as it was (the text was written live). Not
+        by undoing the typing, which would leave it to redo: the text as it was merges into the
+        session's step, which then changes nothing and leaves the stack (SetLineField.mergeWith)."""
         undo = self.doc.undo
         top = undo.command(undo.index() - 1) if undo.index() > 0 else None
         if isinstance(top, SetLineField) and top.merge_key == ("text", session):
-            undo.undo()
+            undo.push(SetLineField(self.doc, top.line_id, top.field, top.old, merge_key=top.merge_key))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         index = self.currentIndex()
@@ -63,6 +87,10 @@ class ScriptView(QTableView):
             # AnyKeyPressed would open the editor with everything selected and replace it.
             self.edit(index)
             editor = self.focusWidget()
+            if isinstance(editor, LineTextEdit):
+                editor.moveCursor(QTextCursor.MoveOperation.End)
+                QApplication.sendEvent(editor, event)
+                return
             if isinstance(editor, QLineEdit):
                 editor.deselect()
                 editor.end(False)
@@ -97,6 +125,7 @@ class ScriptEditor(QWidget):
         super().__init__(parent)
         self.doc = doc
         self.model = ScriptModel(doc, self)
+        self.model.refused.connect(self.status)
         self.view = ScriptView(doc, self)
         self.view.setObjectName("scriptTable")
         self.view.setModel(self.model)
@@ -108,27 +137,12 @@ class ScriptEditor(QWidget):
         self.view.setWordWrap(True)
         self.view.setShowGrid(False)
         self.view.setAlternatingRowColors(True)
-        self.view.setTabKeyNavigation(True)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(Col.TEXT, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((Col.STATUS, 92), (Col.TIME, 58), (Col.PAUSE, 112), (Col.ROLE, 110), (Col.NOTE, 120)):
-            self.view.setColumnWidth(col, width)
-        # Rows wrap their text, so each row is as tall as its text needs; measured here when what
-        # it shows changes, not by the header's ResizeToContents: that re-measures every row on any
-        # dataChanged, and the engine's status updates (several a second while a production is
-        # voiced) then held the GUI thread: 150 lines, 150 ms a status update, the event loop
-        # stopped for 2.5 s at a time (tests/app/lexicon/test_studio_big_lexicon.py).
-        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self._rows_timer = QTimer(self)
-        self._rows_timer.setSingleShot(True)
-        self._rows_timer.setInterval(50)
-        self._rows_timer.timeout.connect(self.view.resizeRowsToContents)
-        header.sectionResized.connect(self._column_resized)
-        self.model.modelReset.connect(self._rows_timer.start)
-        self.model.rowsInserted.connect(lambda _parent, first, last: self._fit_rows(first, last))
-        self.model.dataChanged.connect(self._cells_changed)
-        self.view.resizeRowsToContents()
+        # Tab leaves the table for the next panel; inside an open cell it goes on to the next cell.
+        self.view.setTabKeyNavigation(False)
+        fit_columns(self.view, self.doc.project.role_names())
+        self.view.heights.watch(self.model)
+        doc.castReset.connect(self._fit_role_column)
+        doc.projectReplaced.connect(self._fit_role_column)
 
         self.role_delegate = RoleDelegate(self.doc.project.role_names, self.view)
         self.role_delegate.rejected.connect(self.status)
@@ -191,25 +205,27 @@ class ScriptEditor(QWidget):
                 and self.view.state() != QAbstractItemView.State.EditingState):
             self.view.scrollTo(self.model.index(self.model.row_of_line(line_id), Col.TEXT))
 
-    def _column_resized(self, _index: int, _old: int, _new: int) -> None:
-        self._rows_timer.start()
-
-    # The columns whose text can wrap onto a second line; status and time never do.
-    _WRAPPING = frozenset((Col.PAUSE, Col.ROLE, Col.NOTE, Col.TEXT))
-
-    def _cells_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, _roles: object = None) -> None:
-        if any(col in self._WRAPPING for col in range(top_left.column(), bottom_right.column() + 1)):
-            self._fit_rows(top_left.row(), bottom_right.row())
-
-    def _fit_rows(self, first: int, last: int) -> None:
-        if last - first > 64:  # a cast change or a paste: one pass over every row, once
-            self._rows_timer.start()
-            return
-        for row in range(first, last + 1):
-            self.view.resizeRowToContents(row)
-
     def _rebind_roles(self) -> None:
         self.role_delegate.names = self.doc.project.role_names
+
+    def _fit_role_column(self) -> None:
+        fit_role_column(self.view, self.doc.project.role_names())
+        self.updateGeometry()  # the narrowest the script can be follows the names
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Never narrower than its narrow columns and a Line column of TEXT_MIN_CHARS, nor shorter
+        than TEXT_MIN_ROWS lines: in a window made smaller the panels around give way first
+        (app/shell/panels.py), so a small window still shows who says what."""
+        hint = super().minimumSizeHint()
+        view = self.view
+        header = view.horizontalHeader()
+        narrow = sum(header.sectionSize(col) for col in Col if col != Col.TEXT and not header.isSectionHidden(col))
+        chrome = (view.verticalHeader().sizeHint().width() + view.verticalScrollBar().sizeHint().width()
+                  + 2 * view.frameWidth())
+        text = view.fontMetrics().averageCharWidth() * TEXT_MIN_CHARS
+        rows = (view.horizontalHeader().sizeHint().height() + 2 * view.frameWidth()
+                + TEXT_MIN_ROWS * (view.fontMetrics().height() + 6))
+        return QSize(max(hint.width(), narrow + chrome + text), max(hint.height(), rows))
 
     def _span_scenes(self) -> None:
         self.view.clearSpans()

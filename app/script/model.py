@@ -13,18 +13,20 @@ playhead is highlighted while playing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import IntEnum
+from dataclasses import replace
 from typing import Any, Protocol
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from app.document.commands import SetLineField, SetLineFields
 from app.document.document import Document
+from app.script.columns import COLUMNS, STATES, Col
 from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_tooltip
+from app.script.line_editor import TYPING_ROLE
 from app.script.said_as import said_as
 from app.script.staging import room_label
-from app.widgets.delegates import TYPING_ROLE
+from engine.project.bounds import edited_overstep
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.direction import note_directions
 from engine.project.model import Line, Revision
@@ -44,38 +46,6 @@ class TimedLine(Protocol):
 LINE_ID = Qt.ItemDataRole.UserRole + 1  # data(index, LINE_ID) -> line id, or None on a scene row
 SCENE_ROW = Qt.ItemDataRole.UserRole + 2  # True on a scene heading row
 _Index = QModelIndex | QPersistentModelIndex
-
-
-class Col(IntEnum):
-    STATUS = 0
-    TIME = 1
-    PAUSE = 2
-    ROLE = 3
-    NOTE = 4
-    TEXT = 5
-
-
-HEADERS = {Col.STATUS: "Status", Col.TIME: "Time", Col.PAUSE: "Pause", Col.ROLE: "Role",
-           Col.NOTE: "Delivery", Col.TEXT: "Line"}
-HEADER_TIPS = {
-    Col.STATUS: "Ready (voiced and cached), queued, synthesizing, empty (no text yet), or failed (hover for the "
-                "reason)",
-    Col.TIME: "Where the line starts on the timeline (estimated until it is voiced)",
-    Col.PAUSE: "Extra silence before the line, in seconds; or how the line is placed: an overlap with the "
-               "previous line or a pinned start time (made by dragging its clip). Typing a pause unpins it",
-    Col.ROLE: "Speaker: type a few letters of a cast name",
-    Col.NOTE: "Delivery: how the line is said (never spoken): pick a direction the voice performs, e.g. whispering",
-    Col.TEXT: "What is said. Enter commits; Ctrl+Enter adds the next line",
-}
-# Engine line states (engine.session.LineState names) -> label and colour.
-STATES = {
-    "READY": ("ready", "#3cb44b"),
-    "QUEUED": ("queued", "#9a9a9a"),
-    "SYNTHESIZING": ("voicing…", "#f5a623"),
-    "FAILED": ("failed", "#d03030"),
-    "MISSING": ("not voiced", "#c8c8c8"),
-    "EMPTY": ("empty", "#e0e0e0"),
-}
 PLAYING_BACKGROUND = QColor(255, 214, 102, 110)  # the line under the playhead: a translucent amber
 
 
@@ -109,6 +79,8 @@ def placement_text(line: Line) -> str:
 
 
 class ScriptModel(QAbstractTableModel):
+    refused = Signal(str)  # an edit past the line's bounds (engine/project/bounds.py), not taken: why
+
     def __init__(self, doc: Document, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
@@ -253,9 +225,9 @@ class ScriptModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(Col):
             if role == Qt.ItemDataRole.DisplayRole:
-                return HEADERS[Col(section)]
+                return COLUMNS[Col(section)].title
             if role == Qt.ItemDataRole.ToolTipRole:
-                return HEADER_TIPS[Col(section)]
+                return COLUMNS[Col(section)].tip
         if orientation == Qt.Orientation.Vertical:
             return self._line_header(self.line_id_at(section), role)
         return None
@@ -328,6 +300,8 @@ class ScriptModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if status is not None and status[0] == "FAILED":
                 return f"This line cannot be voiced: {status[1] or 'unknown error'}"
+            if status is not None and status[0] == "NO_VOICE":
+                return f"Not voiced yet: its {status[1] or 'voice is not installed'}"
             if col == Col.TIME and (line.start is not None or line.overlap or line.with_previous):
                 how = ("pinned" if line.start is not None else
                        f"overlaps the previous line by {line.overlap:g} s" if line.overlap else
@@ -337,7 +311,7 @@ class ScriptModel(QAbstractTableModel):
                 return note_tooltip(line.note)
             if col == Col.TEXT and (said := said_as(self.doc.project, line)) is not None:
                 return said  # the spoken form ("£20" -> "twenty pounds"), where it differs
-            return HEADER_TIPS.get(col)
+            return COLUMNS[col].tip
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == Col.ROLE:
                 try:
@@ -349,14 +323,8 @@ class ScriptModel(QAbstractTableModel):
                 return QBrush(PERFORMED if performed else UNPERFORMED)
             if col == Col.TEXT and status is not None and status[0] == "FAILED":
                 return QBrush(QColor("#d03030"))
-        if role == Qt.ItemDataRole.FontRole and col == Col.ROLE:
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.FontRole and col == Col.NOTE:
-            font = QFont()
-            font.setItalic(True)
-            return font
+        if role == Qt.ItemDataRole.FontRole:
+            return COLUMNS[col].font()  # bold speakers, italic deliveries (app/script/columns.py)
         return None
 
     def _scene_data(self, scene_id: str, column: int, role: int) -> Any:
@@ -383,7 +351,7 @@ class ScriptModel(QAbstractTableModel):
         col = Col(index.column())
         if role == TYPING_ROLE and col == Col.TEXT:
             text, session = value
-            if text != line.text:
+            if text != line.text and not self._refused(line, text=text):
                 self.doc.undo.push(SetLineField(self.doc, line_id, "text", text, merge_key=("text", session)))
             return True
         if role != Qt.ItemDataRole.EditRole:
@@ -391,6 +359,8 @@ class ScriptModel(QAbstractTableModel):
         note, words = split_delivery_note(str(value)) if col == Col.TEXT else ("", "")
         if note and words:  # "(out of breath) Wait for me!": how to say it, never spoken or captioned
             note = line.note if note in line.note.split("; ") else join_notes(line.note, note)
+            if self._refused(line, text=words, note=note):
+                return False
             self.doc.undo.push(SetLineFields(self.doc, line_id, {"text": words, "note": note}, "Edit line"))
             return True
         field, new = {Col.TEXT: ("text", value), Col.NOTE: ("note", str(value).strip().strip("()")),
@@ -402,6 +372,8 @@ class ScriptModel(QAbstractTableModel):
                 new = min(600.0, max(0.0, float(value)))
             except (TypeError, ValueError):
                 return False
+            if new != line.pause_before and self._refused(line, pause_before=new):
+                return False
             if line.start is not None or line.overlap or line.with_previous:
                 # A typed pause places the line after the previous one again: unpin it.
                 values = {"pause_before": new, "start": None, "overlap": 0.0, "with_previous": False}
@@ -409,10 +381,17 @@ class ScriptModel(QAbstractTableModel):
                 return True
         if field == "role" and new not in self.doc.project.role_names():
             return False
-        if getattr(line, field) == new:
+        if getattr(line, field) == new or (field in ("text", "note") and self._refused(line, **{field: new})):
             return False
         self.doc.undo.push(SetLineField(self.doc, line_id, field, new))
         return True
+
+    def _refused(self, line: Line, **changes: Any) -> bool:
+        """Whether the edit would take the line (or the production) past its bounds; says why."""
+        problem = edited_overstep(self.doc.project, replace(line, **changes))
+        if problem is not None:
+            self.refused.emit(f"Edit not taken: {problem}")
+        return problem is not None
 
 
 def _short(error: str, limit: int = 90) -> str:

@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QTextCharFormat, QTextLayo
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
 from app.script.directions import direction_formats
-from app.widgets.delegates import TypingDelegate
+from app.script.line_editor import TypingDelegate
 from engine.session import ClipView, SessionState
 from engine.synth.wordmap import WordTime, written_words
 

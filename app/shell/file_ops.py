@@ -42,6 +42,7 @@ from app.document.settings import (
 from app.shell import panels
 from app.shell.studio_window import StudioWindow
 from engine.export.render import RenderOptions, RenderReport
+from engine.output_paths import OutputPathError
 from engine.project.fileformat import ProjectFileError
 from engine.project.soundformat import absolute_sounds
 
@@ -79,17 +80,24 @@ class FileOps(QObject):
         return Path(path) if path else None
 
     def ask_save_path(self) -> Path | None:
-        suggestion = self.doc.path or Path(self._start_dir()) / f"{self.doc.project.title or 'Untitled'}.radioplay"
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", str(suggestion), FILE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", str(self.save_suggestion()), FILE_FILTER)
         return with_extension(path) if path else None
+
+    def save_suggestion(self) -> Path:
+        """What Save As offers: the project's own file, else its title in the folder it belongs in."""
+        return self.doc.path or Path(self._start_dir()) / f"{self.doc.project.title or 'Untitled'}.radioplay"
 
     def ask_script_path(self) -> Path | None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Import script", self._start_dir(), SCRIPT_FILTER)
         return Path(path) if path else None
 
     def _start_dir(self) -> str:
+        """Where a file dialog opens: beside the project's file, or the script of an unsaved import;
+        else where the last project was, else Documents."""
         if self.doc.path:
             return str(self.doc.path.parent)
+        if self.doc.source is not None:
+            return str(self.doc.source.parent)
         recent = self.recent.paths()
         if recent:
             return str(recent[0].parent)
@@ -140,19 +148,22 @@ class FileOps(QObject):
         path = path or self.ask_save_path()
         if path is None:
             return False
-        if not self._write(with_extension(path)):
+        # The dialog asked about the name it returned, not about one with the extension added.
+        if not self._write(with_extension(path), confirmed=with_extension(path) == Path(path)):
             return False
         self.window.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         return True
 
-    def _write(self, path: Path) -> bool:
+    def _write(self, path: Path, confirmed: bool = True) -> bool:
         old = self.doc.path
         if old is not None and old.resolve().parent != Path(path).resolve().parent:
             # Sound files named relative to the old folder stay where they are.
             self.doc.project.sounds = absolute_sounds(self.doc.project.sounds, old.resolve().parent)
+            self.doc.project.sound_suggestions = absolute_sounds(self.doc.project.sound_suggestions,
+                                                                 old.resolve().parent)
         try:
-            identity = write_project(self.doc.project, path)
-        except OSError as exc:
+            identity = write_project(self.doc.project, path, current=old, confirmed=confirmed)
+        except (OSError, OutputPathError) as exc:
             self.window.show_error("Cannot save the project", str(exc))
             return False
         self.doc.set_path(path, identity)
@@ -178,7 +189,7 @@ class FileOps(QObject):
     def _imported(self, dialog: ImportDialog) -> None:
         if dialog.project is None:
             return
-        self.doc.replace(dialog.project, None, modified=True)
+        self.doc.replace(dialog.project, None, modified=True, source=dialog.script)
         # The quick cast is in place; the measured one (radioplay import's) refines it meanwhile.
         measuring = self.window.cast.casting.start("Import Script")
         self.window.statusBar().showMessage(

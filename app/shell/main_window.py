@@ -113,9 +113,11 @@ class MainWindow(QMainWindow):
         self.presenter = EnginePresenter(self, self.engine, self)
         self.check_marks = CheckMarks(self, self)  # the speech check and locks in script and timeline
         panels.arrange_default(self)  # after the bars: they take their height from the docks
+        panels.set_tab_order(self)
         self._connect()
         self._default_state = self.saveState()
-        self._restore_settings()
+        if not self._restore_settings():
+            panels.arrange_when_shown(self)  # the default layout, for the size the window opens at
 
         if path is not None:
             self.files.load(Path(path))
@@ -172,7 +174,7 @@ class MainWindow(QMainWindow):
         a["blend_voice"].triggered.connect(lambda: self.cast.blend_voice())
         a["get_voices"].triggered.connect(lambda: self.get_voices())
         a["play_line"].triggered.connect(self.play_from_line)
-        a["reset_layout"].triggered.connect(lambda: self.restoreState(self._default_state))
+        a["reset_layout"].triggered.connect(lambda: panels.reset_layout(self, self._default_state))
         a["shortcuts"].triggered.connect(self.show_shortcuts)
         a["timing"].triggered.connect(lambda: edit_timing(self.doc, self))
         a["about"].triggered.connect(self.show_about)
@@ -210,13 +212,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message, 8000)
 
     # ---- settings ------------------------------------------------------------
-    def _restore_settings(self) -> None:
+    def _restore_settings(self) -> bool:
+        """The window's size and panels as the producer left them; True if there were any."""
         geometry = WINDOW_GEOMETRY.read(self.settings)
         if geometry is not None:
             self.restoreGeometry(geometry)
         state = WINDOW_STATE.read(self.settings)
         if state is not None:
             self.restoreState(state)
+        return state is not None
 
     def _save_settings(self) -> None:
         WINDOW_GEOMETRY.write(self.settings, self.saveGeometry())
@@ -325,11 +329,13 @@ class MainWindow(QMainWindow):
         self.engine.stop_playback()
 
     def from_start(self) -> None:
-        """Home: back to the top; keeps playing if it was."""
+        """Home (Play from Start): play from the top, playing or stopped. Stopped, Play asks
+        first when synthesis cannot keep up from there, as Play does."""
+        self.timeline.set_playhead(0.0)
         if self._playing():
             self.engine.play(0.0)
         else:
-            self.seek(0.0)
+            self.presenter.gate.play(0.0)
 
     def seek(self, seconds: float) -> None:
         self.engine.seek(max(0.0, seconds))

@@ -18,6 +18,7 @@ from app.revisions.dialog import open_revision_dialog
 from app.shell import panels
 from app.shell.actions import shortcut_table
 from app.shell.studio_window import StudioWindow
+from app.sound.menus import sound_menu
 from app.transport.table_read import open_table_read
 from engine import __version__
 
@@ -80,6 +81,7 @@ def build_menus(w: StudioWindow) -> None:
     w.master_menu.setToolTipsVisible(True)
     w.master_menu.aboutToShow.connect(lambda: fill_master_menu(w))
     mix.addMenu(w.master_menu)
+    bar.addMenu(sound_menu(w.doc, w))  # app/sound/menus.py: Add Sound Lane
 
     cast = bar.addMenu("&Cast")
     for name in ("add_role", "audition"):

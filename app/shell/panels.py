@@ -8,11 +8,12 @@ The engine's snapshots are drawn on them by app/live/draw.py.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
@@ -51,10 +52,21 @@ def make_transport(parent: QWidget) -> TransportBar:
     return bar
 
 
+# The default layout gives the script in the middle most of the width: it is where the producer
+# reads and writes. The left column (cast above the monitor) is as wide as the cast's columns up
+# to this share of the window (the rest of the cast scrolls sideways). The cast is as tall as
+# every role (at least CAST_ROWS); the timeline across the bottom as tall as six lanes where the
+# window has the height, less where the cast would not show whole (its lanes shrink to fit).
+LEFT_SHARE = 0.36
+CAST_ROWS = 7  # roles the cast shows without scrolling, however few the project has yet
+
+
 def arrange_default(window: StudioWindow) -> None:
-    """The default layout: every cast column shown, six timeline lanes, the monitor below the
-    cast with the rest of the left column. Sizes come from the panels' contents, so a window of
-    1600x1000 (or one restored larger) shows them whole."""
+    """The default layout, for the window's size as it is: the script with most of the width,
+    the cast as wide as its columns allow (LEFT_SHARE) and tall enough for every role, the
+    monitor below it with the rest of the left column, the timeline across the bottom. Where
+    the window is made smaller later, the panels give way before the script (its minimum
+    size: app/script/editor.py)."""
     layout = window.layout()
     if layout is not None:
         layout.activate()  # dock sizes are set against the laid-out window, not a guess
@@ -62,18 +74,64 @@ def arrange_default(window: StudioWindow) -> None:
     header = table.horizontalHeader()
     for col in range(header.count()):  # no header cut to "ariation"
         header.resizeSection(col, max(header.sectionSize(col), header.sectionSizeHint(col)))
-    cast_w = header.length() + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width() + 8
+    scroll_w = table.verticalScrollBar().sizeHint().width()
+    whole = header.length() + 2 * table.frameWidth() + scroll_w + 8
+    cast_w = min(whole, int(window.width() * LEFT_SHARE))
     window.resizeDocks([window.cast_dock], [cast_w], Qt.Orientation.Horizontal)
-    # The timeline's size hint is six lanes; the dock's adds its title bar.
-    window.resizeDocks([window.timeline_dock], [window.timeline_dock.sizeHint().height()], Qt.Orientation.Vertical)
-    rows = max(table.model().rowCount(), 7)
-    # Dock title and tool bar (laid out above), then the table's header, rows and frame.
+    rows = max(table.model().rowCount(), CAST_ROWS)
+    # Dock title and tool bar (laid out above), then the table's header, rows, frame and, where
+    # the cast is narrower than its columns, the scroll bar under them.
+    sideways = table.horizontalScrollBar().sizeHint().height() if cast_w < whole else 0
     chrome = (window.cast_dock.sizeHint().height() - table.sizeHint().height() + header.sizeHint().height()
-              + 2 * table.frameWidth())
+              + 2 * table.frameWidth() + sideways)
     cast_h = chrome + rows * table.verticalHeader().defaultSectionSize() + 4  # + what rounding takes
+    # The left column holds the cast, the monitor's tab group at its smallest, and their tab bar
+    # and separators (what the column has beyond the two docks now); the timeline takes the rest
+    # of the height, up to its six lanes.
+    below = max(dock.minimumSizeHint().height()
+                for dock in (window.monitor_dock, *window.tabifiedDockWidgets(window.monitor_dock)))
+    column = window.script.height()
+    extra = max(0, column - window.cast_dock.height() - window.monitor_dock.height())
+    spare = column + window.timeline_dock.height() - (cast_h + below + extra)
+    timeline_h = max(window.timeline_dock.minimumSizeHint().height(),
+                     min(window.timeline_dock.sizeHint().height(), spare))
+    window.resizeDocks([window.timeline_dock], [timeline_h], Qt.Orientation.Vertical)
     left = window.cast_dock.height() + window.monitor_dock.height()  # sizes that do not add up get scaled
-    window.resizeDocks([window.cast_dock, window.monitor_dock], [cast_h, max(200, left - cast_h)],
+    window.resizeDocks([window.cast_dock, window.monitor_dock], [cast_h, max(below, left - cast_h)],
                        Qt.Orientation.Vertical)
+    if layout is not None:
+        layout.activate()  # applied now, not on a later turn of the event loop
+
+
+def arrange_when_shown(window: StudioWindow) -> None:
+    """Arrange the default layout again once the window is first shown, at the size it opened
+    at (a small screen's, say), rather than the size it was made at."""
+    window.installEventFilter(_FirstShow(window))
+
+
+class _FirstShow(QObject):
+    def __init__(self, window: StudioWindow) -> None:
+        super().__init__(window)  # type: ignore[arg-type]  # the window is a QMainWindow
+        self.window = window
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Show:
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self, lambda: arrange_default(self.window))  # once it is laid out
+        return False
+
+
+def reset_layout(window: StudioWindow, default_state: QByteArray) -> None:
+    """View > Reset Layout: every panel back in its place, sized for the window as it is now."""
+    window.restoreState(default_state)
+    arrange_default(window)
+
+
+def set_tab_order(window: StudioWindow) -> None:
+    """Tab goes through the window as a producer works: the script (with its find bar when it is
+    open), the cast, the timeline. Each table gives Tab up (no cell to cell), so it never traps it."""
+    for first, second in itertools.pairwise((window.script, window.cast, window.timeline)):
+        QWidget.setTabOrder(first, second)
 
 
 def timeline_actions(timeline: TimelineView) -> list[QAction]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QLabel, QLayout, QMenu, QMenuBar, QStatusBar, QToolBar
 
@@ -74,6 +74,11 @@ class StudioWindow(Protocol):
     def addAction(self, action: QAction) -> None: ...  # noqa: N802
     def addToolBar(self, toolbar: QToolBar) -> None: ...  # noqa: N802
     def layout(self) -> QLayout | None: ...
+    def width(self) -> int: ...
+    def installEventFilter(self, watcher: QObject) -> None: ...  # noqa: N802
+    def tabifiedDockWidgets(self, dock: QDockWidget) -> list[QDockWidget]: ...  # noqa: N802
+    def restoreState(self, state: QByteArray, version: int = 0) -> bool: ...  # noqa: N802
+    def height(self) -> int: ...
     def resizeDocks(self, docks: list[QDockWidget], sizes: list[int],  # noqa: N802
                     orientation: Qt.Orientation) -> None: ...
 

@@ -12,9 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from app.document.commands import SetProjectField
+from app.document.commands import Macro, SetProjectField
 from app.document.document import Document
-from engine.project.sound import SoundClip, SoundLane, bed_defaults, new_sound_id
+from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, bed_defaults, new_sound_id
+from engine.project.sound_suggestions import answer, lane_of_kind
 
 
 def set_clip(doc: Document, clip_id: str, values: dict[str, Any], text: str) -> SetProjectField | None:
@@ -67,3 +68,38 @@ def add_clip(doc: Document, lane: SoundLane, file: Path, at_s: float) -> SetProj
     if lane.kind != "effects":
         clip = replace(clip, end="length", length=20.0, lead=0.0)
     return SetProjectField(doc, "sounds", [*doc.project.sounds, clip], f"Add sound {Path(file).name}")
+
+
+def new_lane(doc: Document, kind: str) -> SoundLane:
+    """A lane of ``kind`` the project does not have yet (FX, then FX 2...), not added."""
+    if kind not in LANE_KINDS:
+        raise ValueError(f"unknown sound lane kind {kind!r} (choose {', '.join(LANE_KINDS)})")
+    lanes = list(doc.project.sound_lanes)
+    return lane_of_kind(lanes, kind, busy=[lane.name for lane in lanes])
+
+
+def add_lane(doc: Document, kind: str) -> SetProjectField:
+    """Sound > Add Sound Lane: a new, empty lane of ``kind`` under the others (one undo step)."""
+    lane = new_lane(doc, kind)
+    return SetProjectField(doc, "sound_lanes", [*doc.project.sound_lanes, lane], f"Add sound lane {lane.name}")
+
+
+def add_lane_with_clip(doc: Document, kind: str, file: Path, at_s: float) -> Macro:
+    """A sound dropped on the timeline where no sound lane is: a new lane of ``kind`` and the
+    clip on it, as one undo step."""
+    lane = new_lane(doc, kind)
+    made = SetProjectField(doc, "sound_lanes", [*doc.project.sound_lanes, lane], f"Add sound lane {lane.name}")
+    return Macro(f"Add sound {Path(file).name} on a new lane {lane.name}", [made, add_clip(doc, lane, file, at_s)])
+
+
+def answer_suggestions(doc: Document, accept: list[str], dismiss: list[str]) -> Macro:
+    """Accept and dismiss suggested sounds (engine/project/sound_suggestions.py) as one undo
+    step: the lanes, clips and suggestions replaced whole."""
+    answered = answer(doc.project, accept, dismiss)
+    what = (f"Accept suggested sound{'s' if len(accept) != 1 else ''}" if accept
+            else f"Dismiss suggested sound{'s' if len(dismiss) != 1 else ''}")
+    steps = [SetProjectField(doc, "sound_suggestions", answered.sound_suggestions, what)]
+    if answered.made:  # lanes first: a clip's lane must be there when the timeline reads it
+        steps = [SetProjectField(doc, "sound_lanes", answered.sound_lanes, what),
+                 SetProjectField(doc, "sounds", answered.sounds, what), *steps]
+    return Macro(what, steps)

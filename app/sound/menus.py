@@ -1,6 +1,6 @@
-"""Right-click menus of the timeline's sound lanes and sound clips (the shell's
-app/shell/context_menus.py picks these by the lane's kind). Each action is one undoable edit
-(app/sound/edits.py). GUI thread only.
+"""The Sound menu of the menu bar, and the right-click menus of the timeline's sound lanes and
+sound clips (the shell's app/shell/context_menus.py picks these by the lane's kind). Each action
+is one undoable edit (app/sound/edits.py). GUI thread only.
 """
 
 from __future__ import annotations
@@ -10,6 +10,23 @@ from PySide6.QtWidgets import QMenu, QWidget
 from app.document.commands import SetProjectField
 from app.document.document import Document
 from app.sound import edits as sound_edits
+from engine.project.sound import LANE_KINDS
+
+_KIND_TITLES = {"effects": "&Effects Lane (one-shots)", "ambience": "&Ambience Lane (beds)", "music": "&Music Lane"}
+
+
+def sound_menu(doc: Document, parent: QWidget) -> QMenu:
+    """Sound > Add Sound Lane > Effects / Ambience / Music: a new, empty lane under the others."""
+    menu = QMenu("&Sound", parent)
+    menu.setObjectName("soundMenu")
+    lanes = menu.addMenu("Add Sound &Lane")
+    lanes.setObjectName("addSoundLaneMenu")
+    for kind in LANE_KINDS:
+        action = lanes.addAction(_KIND_TITLES[kind])
+        action.setObjectName(f"addSoundLane_{kind}")
+        action.setStatusTip(f"Add an empty {kind} lane under the sound lanes; drop sounds on it")
+        action.triggered.connect(lambda _on=False, k=kind: _push(doc, sound_edits.add_lane(doc, k)))
+    return menu
 
 
 def sound_clip_menu(doc: Document, clip_id: str, parent: QWidget) -> QMenu:

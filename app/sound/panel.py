@@ -49,11 +49,13 @@ from app.sound import edits as sound_edits
 from app.sound.access import SoundStudio
 from app.sound.bring_in import bring_in, sounds_folder
 from app.sound.clip_form import SoundClipForm
+from app.sound.suggestions import SuggestedSounds
 from app.timeline.scene import LaneKind
 from engine.synth.sound_library import SOUND_SUFFIXES, SoundInfo, SoundLibrary, library_folders, load_sound
 
 RESCAN_AFTER_MS = 400  # a file being written fires several changes: index once they settle
 MISSING_SHOWN = 6
+BED_AT_S = 10.0  # a sound this long or longer, dropped where there is no lane, starts an ambience lane
 
 _COLUMNS = ("Lane", "Kind", "Gain dB", "Duck dB", "M", "S")
 
@@ -81,6 +83,9 @@ class SoundPanel(QWidget):
         self._scans = 0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        # The sounds the script describes first: after an import, they are what to answer.
+        self.suggested = SuggestedSounds(window, self)
+        layout.addWidget(self.suggested)
         self.lanes = QTableWidget(0, len(_COLUMNS), self)
         self.lanes.setObjectName("soundLanes")
         self.lanes.setHorizontalHeaderLabels(_COLUMNS)
@@ -378,7 +383,9 @@ class SoundPanel(QWidget):
         return super().eventFilter(watched, event)
 
     def drop(self, file: Path, x: float, y: float) -> bool:
-        """A sound dropped at viewport (x, y): onto a sound clip, or onto a sound lane."""
+        """A sound dropped at viewport (x, y): onto a sound clip (its sound), onto a sound lane
+        (a new clip there), or onto the empty timeline under the lanes, or anywhere while the
+        play has no sound lane yet (a new lane with the clip: its first one comes by a drop)."""
         timeline = self.studio.timeline
         for item in timeline.items(int(x), int(y)):
             clip_id = getattr(item, "line_id", None)
@@ -386,11 +393,20 @@ class SoundPanel(QWidget):
                 self._assign(clip_id, file)
                 return True
         lane = timeline.lane_at(y)
-        if lane is None or lane.kind is not LaneKind.SOUND:
+        doc = self.studio.doc
+        if lane is None or not doc.project.sound_lanes:  # no sound lane there (or none at all): make one
+            doc.undo.push(sound_edits.add_lane_with_clip(doc, self._kind_of(file), file, timeline.time_at(x)))
+            return True
+        if lane.kind is not LaneKind.SOUND:
             return False  # a role's lane takes no sounds
-        target = self.studio.doc.project.sound_lane(lane.subject)
-        self.studio.doc.undo.push(sound_edits.add_clip(self.studio.doc, target, file, timeline.time_at(x)))
+        doc.undo.push(sound_edits.add_clip(doc, doc.project.sound_lane(lane.subject), file, timeline.time_at(x)))
         return True
+
+    def _kind_of(self, file: Path) -> str:
+        """The lane kind a sound dropped on no lane starts: a bed (ambience) for a long file, an
+        effect for a short one (the producer moves it or changes the lane's kind after)."""
+        info = next((s for s in self.library.sounds if s.path == str(file)), None) if self.library else None
+        return "ambience" if info is not None and info.duration >= BED_AT_S else "effects"
 
 
 def scrolled(panel: QWidget, name: str = "soundScroll") -> QScrollArea:

@@ -54,7 +54,7 @@ class TransportBar(QToolBar):
 
     * ``play_toggled(bool)``: True = start playing, False = pause (Space);
     * ``stop_requested()``: stop and return to where play started (Shift+Space);
-    * ``home_requested()``: go to the start (Home);
+    * ``home_requested()``: play from the start, playing or stopped (Home);
     * ``loop_toggled(bool)``: loop the selected region or not (L).
     """
 
@@ -83,7 +83,7 @@ class TransportBar(QToolBar):
             self.addAction(a)
             return a
 
-        self.home_action = action("From Start", "Home", "Go to the start",
+        self.home_action = action("From Start", "Home", "Play from the start",
                                   QStyle.StandardPixmap.SP_MediaSkipBackward)
         self.play_action = action("Play", "Space", "Play or pause", QStyle.StandardPixmap.SP_MediaPlay,
                                   checkable=True)
@@ -124,8 +124,16 @@ class TransportBar(QToolBar):
         self.meter.setMinimumWidth(300)  # the bar, and the loudness and limiter readouts beside it
         self.addWidget(self.meter)
         self.addSeparator()
-        self.late_label = self._counter("Lines whose audio was not ready when the playhead reached them")
-        self.underrun_label = self._counter("Times the sound device ran out of audio (glitches)")
+        self.late_label = self._counter("Lines whose audio was not ready when the playhead reached them "
+                                        "(lines that cannot be voiced are never late: see beside)")
+        # Lines no clip will come for (failed): silent where they are, counted apart from the
+        # late lines, hidden while there are none.
+        self.silent_label = QLabel("")
+        self.silent_label.setObjectName("silentLines")
+        self.silent_label.setStyleSheet(_ERROR_STYLE)
+        self._silent_action = self.addWidget(self.silent_label)
+        self._silent_action.setVisible(False)
+        self.underrun_label = self._counter("Times the sound device ran out of audio while playing (glitches)")
         self.cpu_label = QLabel("CPU --")
         self.cpu_label.setToolTip("Share of the synthesis workers' time spent busy")
         self.cpu_label.setStyleSheet(_CALM_STYLE)
@@ -225,6 +233,28 @@ class TransportBar(QToolBar):
                                     levels.master_overs)
         elif self.meter.reduction_db is not None:  # stopped: nothing limits
             self.meter.set_dynamics(None, 0.0, self.meter.reduction_max_db)
+
+    def show_unvoiceable(self, counts: Mapping[str, int], detail: str = "") -> None:
+        """The lines that cannot be voiced, by state (``{"failed": 2}``): shown as such
+        ("Failed 2"), apart from the late lines; ``detail`` (which lines, and why) is the
+        tooltip. Nothing to show hides it."""
+        shown = {name: n for name, n in counts.items() if n > 0}
+        if not shown:
+            self._silent_action.setVisible(False)
+            self.silent_label.clear()
+            return
+        text = "  ".join(f"{name.replace('_', ' ').capitalize()} {n}" for name, n in sorted(shown.items()))
+        if self.silent_label.text() != text:
+            self.silent_label.setText(text)
+        tip = ("Lines that cannot be voiced: they are silent where they are, playback does not wait "
+               "for them and they never count as late. Fix their text or voice in the script.")
+        tip = f"{tip}\n{detail}" if detail else tip
+        if self.silent_label.toolTip() != tip:
+            self.silent_label.setToolTip(tip)
+        self._silent_action.setVisible(True)
+
+    def silent_visible(self) -> bool:
+        return self._silent_action.isVisible()
 
     def set_audio_error(self, message: str | None) -> None:
         """Show why there is no sound and how to fix it (None hides the warning)."""

@@ -110,6 +110,7 @@ class MonitorDock(QDockWidget):
         self._pool_frag: dict[str, Trace] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._queue_top = 0.0
+        self._lines: tuple[int, int] | None = None  # (voiced, total): the status bar's count
         self.updates = 0  # snapshots drawn (hidden updates that were skipped do not count)
 
         body = QWidget()
@@ -203,6 +204,12 @@ class MonitorDock(QDockWidget):
     def _poll(self) -> None:
         if self._source is not None and self.isVisible():
             self.update_from(self._source())
+
+    def show_lines(self, voiced: int, total: int) -> None:
+        """The project's lines with a clip, of all (``SessionState.voiced_lines``): the one
+        count of voiced lines, the status bar's. The engine's finished requests count more
+        (every take, audition and replaced clip): the summary calls those clips made."""
+        self._lines = (voiced, total)
 
     def update_from(self, snapshot: Any) -> None:
         """Draw an ``engine.metrics.hub.EngineSnapshot`` (kept for later while hidden)."""
@@ -346,8 +353,11 @@ class MonitorDock(QDockWidget):
                 self._curve(key, self.pool_plot, i, label, dashed).setData(t, v)
 
     def _draw_summary(self, snap: Any) -> None:
-        parts = [listener_summary(getattr(snap, "latency_by_origin", {})),
-                 f"{snap.requests} lines voiced", f"{snap.audio_seconds_total:.0f} s of audio"]
+        parts = [listener_summary(getattr(snap, "latency_by_origin", {}))]
+        if self._lines is not None:
+            parts.append(f"{self._lines[0]} of {self._lines[1]} lines voiced")
+        parts += [f"{snap.requests} clip{'' if snap.requests == 1 else 's'} made",
+                  f"{snap.audio_seconds_total:.0f} s of audio"]
         if snap.anomalies:
             parts.append(f"{snap.anomalies} slow outliers")
         for name, pool in sorted(snap.pools.items()):

@@ -73,6 +73,10 @@ class TableReadChoice:
     hide_own: bool = False  # the reader's lines are cued without their words
 
 
+NO_MICROPHONE = ("No microphone found: connect one and open Table Read again, or choose "
+                 "Simulated reader to read the part from recordings.")
+
+
 def input_devices() -> list[str]:
     """Names of the input devices PortAudio knows (none when it cannot run here)."""
     try:
@@ -80,6 +84,15 @@ def input_devices() -> list[str]:
         return [str(d["name"]) for d in sounddevice.query_devices() if int(d["max_input_channels"]) > 0]
     except (ImportError, OSError):
         return []
+
+
+def has_default_input() -> bool:
+    """Whether "System default input" is a microphone (PortAudio has a default input device)."""
+    from engine.audio.portaudio import load_sounddevice
+    from engine.rehearse.reader import default_input
+
+    sd = load_sounddevice()
+    return sd is not None and default_input(sd) is not None
 
 
 class TableReadDialog(QDialog):
@@ -95,7 +108,8 @@ class TableReadDialog(QDialog):
             item.setCheckState(Qt.CheckState.Unchecked)
             self.roles.addItem(item)
         self.device = QComboBox()
-        self.device.addItem("System default input", None)
+        self.microphone = has_default_input()
+        self.device.addItem("System default input" if self.microphone else "No microphone found", None)
         for name in input_devices():
             self.device.addItem(name, name)
         self.device.addItem(SIMULATE, SIMULATE)
@@ -187,6 +201,8 @@ class TableReadDialog(QDialog):
         choice = self.choice()
         if not choice.roles:
             self.error.setText("Choose at least one role to read live.")
+        elif self.device.currentIndex() == 0 and not self.microphone:
+            self.error.setText(NO_MICROPHONE)
         elif self.device.currentData() == SIMULATE and not (choice.simulate and choice.simulate.is_dir()):
             self.error.setText(f"Simulated reader: {self.folder.text() or 'no folder'} is not a folder.")
         elif choice.record is not None and not self.record_dir.text().strip():
@@ -291,6 +307,14 @@ class TableReadPanel(QDialog):
         lines = plan_lines(project, options)
         rate = project.sample_rate
         names = take_file_names([ln.id for ln in project.lines])
+        if c.record is not None:  # before anything plays: the takes never replace the recordings read
+            from engine.rehearse.takes import check_takes
+
+            live = [ln.id for ln in lines if ln.role in c.roles]
+            inputs: list[tuple[str, str | Path]] = [("the project", path)] if path is not None else []
+            if c.simulate is not None:
+                inputs += [("a recording the simulated reader reads", c.simulate / names[lid]) for lid in live]
+            check_takes(c.record, [names[lid] for lid in live], inputs)
         reader: Reader = (SimulatedReader(c.simulate, rate, [ln.id for ln in lines if ln.role in c.roles],
                                           file_names=names)
                           if c.simulate is not None else MicReader(rate, c.device))

@@ -3,13 +3,12 @@
 Editors are small and keyboard-first: a spin box with the engine's range
 (a number typed outside it is clamped and the clamp is reported, with the
 range, never dropped digit by digit), a combo box for choices, a line edit
-with type-ahead over the cast (picking from its popup is the edit), and a
-line edit that writes while you type (merged into one undo step).
+with type-ahead over the cast (picking from its popup is the edit). The
+script's line editor, which writes while you type, is app/script/line_editor.py.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +23,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QKeyEvent, QPainter, QValidator
+from PySide6.QtGui import QPainter, QValidator
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -237,74 +236,6 @@ def resolve_role(typed: str, names: list[str]) -> str | None:
         if len(found) == 1:
             return found[0]
     return None
-
-
-class EditorKeys(QObject):
-    """While a line editor is open, the keys are the editor's: Space types a space rather than
-    starting playback (the window's shortcut), and Ctrl+Home / Ctrl+End move the cursor to the
-    start or end of the text instead of moving the table to its first or last row."""
-
-    def __init__(self, editor: QLineEdit) -> None:
-        super().__init__(editor)
-        self.editor = editor
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        kind = event.type()
-        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not isinstance(event, QKeyEvent):
-            return False
-        ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
-        jump = bool(ctrl) and event.key() in (Qt.Key.Key_Home, Qt.Key.Key_End)
-        if kind == QEvent.Type.ShortcutOverride:
-            typed = event.text()
-            if jump or (typed and typed.isprintable() and not ctrl):
-                event.accept()  # the editor takes the key: no shortcut fires
-            return False
-        if jump:
-            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-            self.editor.home(shift) if event.key() == Qt.Key.Key_Home else self.editor.end(shift)
-            return True  # not passed on to the table, which would move to another row
-        return False
-
-
-TYPING_ROLE = Qt.ItemDataRole.UserRole + 20  # setData(index, (text, session_key), TYPING_ROLE)
-_sessions = itertools.count(1)
-
-
-class TypingDelegate(QStyledItemDelegate):
-    """A line edit that writes to the model on every keystroke.
-
-    The model receives ``(text, session)`` under TYPING_ROLE, where
-    ``session`` is the same for one opening of the editor, so the undo
-    stack merges the whole typing session into one step, while the
-    timeline and the engine see the text as it is typed.
-    """
-
-    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:  # noqa: N802
-        edit = QLineEdit(parent)
-        edit.setFrame(False)
-        edit.installEventFilter(EditorKeys(edit))
-        session = next(_sessions)
-        edit.setProperty("typingSession", session)  # Escape undoes this session's typing
-        persistent = QPersistentModelIndex(index)
-        edit.textEdited.connect(lambda text: self._typed(persistent, text, session))
-        return edit
-
-    def _typed(self, index: QPersistentModelIndex, text: str, session: int) -> None:
-        if index.isValid():
-            model = index.model()
-            model.setData(model.index(index.row(), index.column()), (text, session), TYPING_ROLE)
-
-    def setEditorData(self, editor: QWidget, index: _Index) -> None:  # noqa: N802
-        assert isinstance(editor, QLineEdit)
-        text = str(index.data(Qt.ItemDataRole.EditRole) or "")
-        if editor.text() != text:  # the model echoes each keystroke back: keep the cursor
-            editor.setText(text)
-
-    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
-        assert isinstance(editor, QLineEdit)
-        # Always commit, even when typing already stored this text: the model
-        # finishes the text on commit (a leading "(note)" becomes the line's note).
-        model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
 
 
 class OneLineDelegate(QStyledItemDelegate):

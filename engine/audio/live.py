@@ -19,6 +19,12 @@ for a block and the mixer never waits for them.
 Transport commands arrive through a deque (atomic append/popleft) and take
 effect at the next block boundary: at most one block period (``block /
 rate``: 21 ms at 1024 frames and 48 kHz) after the call.
+
+Playing stops by itself at the programme's end (:meth:`LivePlayer.set_end`, the
+last clip's end and its tail) unless a loop is set: the playhead stays at the end
+and ``on_end`` says so, as a DAW stops at the end of its project rather than
+playing silence on. The sink is told whether the transport plays, so it counts
+underruns only then (engine/audio/sinks.py).
 """
 
 from __future__ import annotations
@@ -72,19 +78,25 @@ class PlayerSnapshot:
     loop: tuple[float, float] | None
     late_lines: int
     sink: SinkStats
+    audition: object = None  # the tag of the audition being heard now (None: none)
+    ended: bool = False  # playing stopped at the programme's end, and has not started since
 
 
 class LivePlayer:
     def __init__(self, source: BlockSource, rate: int, sink: OutputSink,
                  on_late: Callable[[str, int], None] | None = None,
                  on_wrap: Callable[[], None] | None = None,
-                 block: int = BLOCK, ring_frames: int = RING_FRAMES) -> None:
+                 block: int = BLOCK, ring_frames: int = RING_FRAMES,
+                 on_end: Callable[[], None] | None = None) -> None:
+        """``on_late``, ``on_wrap`` and ``on_end`` (playing stopped at the programme's end)
+        are called on the mixer thread: they hand over and return."""
         self.source = source  # swapped whole when the cast changes
         self.rate = rate
         self.sink = sink
         self.block = block
         self.on_late = on_late
         self.on_wrap = on_wrap
+        self.on_end = on_end
         self.ring = FrameRing(ring_frames, use_portaudio=sink.name != "null")
         self.pending = PendingLines.empty()
         self._commands: deque[tuple[str, int, int]] = deque()
@@ -105,9 +117,12 @@ class LivePlayer:
         self.first_sound_counter: int | None = None
         self.hold_counter: int | None = None
         self._hold: int | None = None  # play(until=): the timeline frame where playing stops
+        self._end: int | None = None  # the programme's end (set_end): playing stops there without a loop
+        self._ended = False  # playing stopped at _end (until the next play or seek)
         self._region_at = 0  # ring counter of the region being rendered
         self._audition: tuple[np.ndarray, int] | None = None  # (clip, next frame)
         self._audition_level = (np.float32(1.0), np.float32(1.0))
+        self._audition_tag: object = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="radioplay-mixer", daemon=True)
         self._started = False
@@ -118,6 +133,7 @@ class LivePlayer:
         if not self._started:
             self._started = True
             self._prime()
+            self.sink.set_playing(False)
             self.sink.start(self.ring)
             self._thread.start()
 
@@ -153,11 +169,18 @@ class LivePlayer:
                 raise ValueError(f"loop region {start}..{end}: the end must come after the start")
             self._commands.append(("loop", start, end))
 
-    def audition(self, clip: np.ndarray, gain: float = 1.0, ceiling: float = 1.0) -> None:
-        """Play a mono clip at once, over the programme (playing or not), at
-        ``gain``, held under ``ceiling`` (it does not pass the master chain)."""
+    def audition(self, clip: np.ndarray, gain: float = 1.0, ceiling: float = 1.0, tag: object = None) -> None:
+        """Play a clip at once, over the programme (playing or not), at ``gain``, held
+        under ``ceiling`` (it does not pass the master chain): mono, or (frames, 2)
+        already mixed. ``tag`` says what it is while it is heard (the snapshot's
+        ``audition``)."""
         self._audition_level = (np.float32(gain), np.float32(ceiling))
+        self._audition_tag = tag
         self._audition = (clip, 0)
+
+    def set_end(self, frame: int | None) -> None:
+        """The programme's end (None: none): playing without a loop stops there."""
+        self._end = frame
 
     def set_pending(self, pending: PendingLines) -> None:
         self.pending = pending
@@ -169,8 +192,9 @@ class LivePlayer:
     def snapshot(self) -> PlayerSnapshot:
         sink = self.sink.stats()
         loop = None if self._loop is None else (self._loop[0] / self.rate, self._loop[1] / self.rate)
+        tag = self._audition_tag if self._audition is not None else None
         return PlayerSnapshot(self._heard(sink.frames_played) / self.rate, self._t / self.rate, self._playing,
-                              loop, self._late, sink)
+                              loop, self._late, sink, tag, self._ended)
 
     def close(self) -> None:
         self._stop.set()
@@ -198,10 +222,16 @@ class LivePlayer:
                 continue
             self._fill_block()
 
+    def _set_playing(self, playing: bool) -> None:
+        self._playing = playing
+        self.sink.set_playing(playing)  # underruns count only while the transport plays
+
     def _apply(self, command: str, a: int, b: int) -> None:
+        if command in ("play", "cue", "seek"):
+            self._ended = False
         if command in ("play", "cue"):
             self._hold = b if b > 0 else None  # 0: no stop (a stop at frame 0 would play nothing)
-            self._playing = True
+            self._set_playing(True)
             self._watch_first_audio = True
             self._watch_first_sound = True
             if a >= 0:
@@ -213,7 +243,7 @@ class LivePlayer:
             # (the device played on meanwhile) and seeking back to it repeats audio.
             if self._playing:
                 self._t = self._timeline_at(self._retract_boundary())
-            self._playing = False
+            self._set_playing(False)
             self._hold = None
             self._retract()
         elif command == "seek":
@@ -307,11 +337,18 @@ class LivePlayer:
             if loop is not None and self._t + length > loop[1]:
                 length = max(1, loop[1] - self._t)
             hold = self._hold
-            if hold is not None and self._t + length >= hold:
-                length = hold - self._t
+            end = self._end if loop is None else None  # a loop plays on past the end
+            stop = hold if end is None or (hold is not None and hold <= end) else end
+            if stop is not None and self._t + length >= stop:
+                length = stop - self._t
                 if length <= 0:
-                    self._playing, self._hold = False, None
+                    self._set_playing(False)
+                    self._hold = None
                     self.hold_counter = self._region_at + done
+                    if stop != hold:
+                        self._ended = True
+                        if self.on_end is not None:
+                            self.on_end()
                     continue
             view = out[done:done + length]
             self._check_late(self._t, length)
@@ -342,7 +379,7 @@ class LivePlayer:
         if take > 0:
             gain, ceiling = self._audition_level
             target = out[:take]
-            np.add(target, clip[at:at + take, None] * gain, out=target)
+            np.add(target, (clip[at:at + take] if clip.ndim == 2 else clip[at:at + take, None]) * gain, out=target)
             np.clip(target, -ceiling, ceiling, out=target)
         self._audition = (clip, at + take) if at + take < clip.shape[0] else None
 

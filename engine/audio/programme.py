@@ -244,6 +244,22 @@ class Programme:
         """The last :attr:`latency` frames of the master, still in the limiter."""
         return self._master.flush()
 
+    def render(self, frames: int) -> np.ndarray:
+        """Frames [0, frames) of the master as one (frames, 2) array, as an export writes
+        them: the limiter's look-ahead delay dropped, its last frames flushed. For a short
+        programme held in memory (a take heard alone); the stream is reset before and after."""
+        self.reset()
+        latency = self.latency
+        out = np.zeros((frames + latency, 2), dtype=np.float32)
+        try:
+            for t in range(0, frames, self.max_block):
+                n = min(self.max_block, frames - t)
+                self.process(t, n, out=out[t:t + n])
+            out[frames:] = self.flush()[:latency]
+        finally:
+            self.reset()
+        return out[latency:]
+
     def analyse(self, frames: int, block: int | None = None,
                 check: Callable[[], None] | None = None) -> ProgrammeAnalysis:
         """Peaks and K-weighted power (1 ms grid) of frames [0, frames) before the

@@ -15,7 +15,10 @@ sink needed (the mixer thread was late). rtmixer ends a ring-buffer action
 when the ring runs dry, so the device sink notices that in :meth:`service`
 (called by the mixer thread), counts it, and starts the ring again.
 PortAudio's own output-underflow flags and the callback's CPU load are
-reported beside it.
+reported beside it. They are counted only while the transport plays (the
+player says so through ``set_playing``): a stopped transport's ring holds
+silence, and one that runs dry while voices load (the GIL held for seconds)
+plays silence all the same, so the producer's trouble counter stays quiet.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ class OutputSink(Protocol):
 
     def service(self) -> None: ...
 
+    def set_playing(self, playing: bool) -> None: ...
+
     def stats(self) -> SinkStats: ...
 
     def close(self) -> None: ...
@@ -77,6 +82,7 @@ class NullSink:
         self._ring: FrameRing | None = None
         self._consumed = 0
         self._underruns = 0
+        self._counting = True  # a sink fed by no player counts every dry ring
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -95,7 +101,7 @@ class NullSink:
                 continue
             available = ring.read_available()
             take = min(due, available)
-            if take < due:
+            if take < due and self._counting:
                 self._underruns += 1
             ring.commit_read(take)
             # Time moves on whether or not there was audio, as on a sound card.
@@ -103,6 +109,10 @@ class NullSink:
 
     def service(self) -> None:
         pass
+
+    def set_playing(self, playing: bool) -> None:
+        """Count underruns from now on only if ``playing`` (the transport's state)."""
+        self._counting = playing
 
     def stats(self) -> SinkStats:
         return SinkStats(self._consumed, self._underruns, 0, 0.0, 0.0)
@@ -143,8 +153,12 @@ class DeviceSink:
         self._ring: FrameRing | None = None
         self._action: Any = None
         self._done_frames = 0  # frames played by actions that have ended
-        self._ended_underflows = 0
+        self._ended_underflows = 0  # PortAudio's flags of the actions that have ended, all of them
+        self._underflows_seen = 0  # the flags (all actions) at the last count
+        self._underflows = 0  # the flags raised while the transport played
         self._underruns = 0
+        self._counting = True
+        self._flows_lock = threading.Lock()  # the mixer thread's set_playing vs a reader's stats
 
     @staticmethod
     def available() -> list[str]:
@@ -164,15 +178,35 @@ class DeviceSink:
             return
         self._done_frames += int(action.done_frames)
         self._ended_underflows += int(action.stats.output_underflows)
-        self._underruns += 1
+        if self._counting:
+            self._underruns += 1
         assert self._ring is not None
         self._action = self._mixer.play_ringbuffer(self._ring.portaudio_ring)
+
+    def set_playing(self, playing: bool) -> None:
+        """Count underruns from now on only if ``playing`` (the transport's state)."""
+        self._count_underflows()
+        self._counting = playing
+
+    def _all_underflows(self) -> int:
+        action = self._action
+        return self._ended_underflows + (int(action.stats.output_underflows) if action is not None else 0)
+
+    def _count_underflows(self) -> int:
+        """PortAudio's flags raised while playing: those since the last count join the
+        count only if the transport played meanwhile (it changes state only through
+        set_playing, which counts first)."""
+        with self._flows_lock:
+            seen = self._all_underflows()
+            if self._counting:
+                self._underflows += seen - self._underflows_seen
+            self._underflows_seen = seen
+            return self._underflows
 
     def stats(self) -> SinkStats:
         action = self._action
         done = self._done_frames + (int(action.done_frames) if action is not None else 0)
-        flows = self._ended_underflows + (int(action.stats.output_underflows) if action is not None else 0)
-        return SinkStats(done, self._underruns, flows, float(self._mixer.cpu_load),
+        return SinkStats(done, self._underruns, self._count_underflows(), float(self._mixer.cpu_load),
                          float(self._mixer.latency))
 
     def close(self) -> None:

@@ -4,7 +4,8 @@ Sound clips, recorded takes and a table read's recordings are all read
 here, so every such file is first a regular file of a sane size (no FIFO
 that blocks, no device that never ends: engine.fsutil.open_regular), then
 a header with a real sample rate and a length under the caller's cap,
-and only then are samples allocated. Without the header check a WAV that
+and only then are samples allocated (and they must be numbers: a float
+file's NaN or infinity is refused). Without the header check a WAV that
 claims 1 Hz asks the resampler for an absurd buffer, and a sparse 4 GB file
 asks for 8 GiB of floats before anything fails.
 
@@ -13,6 +14,7 @@ Every problem is one line starting with the path (AudioFileError).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,4 +108,9 @@ def read_audio(path: Path | str, max_seconds: float) -> tuple[np.ndarray, int]:
         raise
     except (OSError, ValueError, RuntimeError, sf.LibsndfileError) as exc:
         raise _open_failure(path, exc) from None
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = math.isfinite(float(np.sum(audio, dtype=np.float64)))
+    if audio.size and not finite:
+        # A float file may hold NaN or infinity: mixed, either silences or spikes everything after it.
+        raise AudioFileError(path, "it holds samples that are not numbers (NaN or infinity)")
     return audio, header.rate

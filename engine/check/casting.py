@@ -48,6 +48,7 @@ from engine.check.candidate_measures import (
 from engine.check.cast_progress import CastProgress, CastWork
 from engine.check.cast_search import APART, TIE, assign
 from engine.listen import speaker
+from engine.project.engines import engine_named
 from engine.project.model import Project, Role, VoiceParams
 from engine.synth.cast_candidates import Candidate, Casting, candidates, fits
 from engine.synth.casting import QuickCast, castings, lines_per_role, quick_cast, share_out, shared_voice
@@ -89,8 +90,9 @@ def source_gender(casting: Casting, synth: ClipSynthesizer, store: EmbeddingStor
     """The gender a source voice is heard as: a Kokoro style says it in its name
     (af_, jm_: the second letter); a Piper voice's median F0, measured on the reference
     sentence (and kept in the store), says it for the others."""
-    if casting.backend == "kokoro" and len(casting.voice) > 1 and casting.voice[1] in "fm":
-        return "female" if casting.voice[1] == "f" else "male"
+    named = engine_named(casting.backend).gender(casting.voice)
+    if named is not None:
+        return named
     voice = VoiceParams(backend=casting.backend, voice=casting.voice, speaker=casting.speaker)
     key = "f0:" + synth.plan(REFERENCE, voice).key
     stored = store.lookup(key)
@@ -133,7 +135,8 @@ def measured_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[s
         for casting in found:
             work.tell(f"hearing whether {casting.voice} is a man's or a woman's voice")
             sources.append((casting, source_gender(casting, synth, store)))
-            work.did(0 if casting.backend == "kokoro" else SOURCE_COST, SOURCE_COST)
+            named = engine_named(casting.backend).gender(casting.voice) is not None  # no F0 measured
+            work.did(0 if named else SOURCE_COST, SOURCE_COST)
     ranked = sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i))
     leads = [roles[i] for i in sorted(ranked[:MEASURED_ROLES])]
     clips = ReferenceClips(synth)

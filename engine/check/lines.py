@@ -9,6 +9,7 @@ best-scoring one; locked lines are never touched.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,9 @@ from engine.check.voice import VoiceJudge, take_rank
 from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
 from engine.project.takes import voice_of, with_new_take, with_take
-from engine.synth.pipeline import plan_line
+from engine.synth.clipfolder import usable_samples
+from engine.synth.errors import TextError
+from engine.synth.pipeline import LineErrors, plan_line, plan_lines
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 CONTEXT_LINES = 2  # neighbours on each side whose words the recognizer may also hear
@@ -39,8 +42,25 @@ class LineResult:
     quality: float | None = None  # DNSMOS overall, 1-5
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "role": self.role, "score": self.score, "flagged": self.flagged,
-                "reason": self.reason, "similarity": self.similarity, "quality": self.quality}
+        return {"id": self.id, "role": self.role, "score": _number(self.score), "flagged": self.flagged,
+                "reason": self.reason, "similarity": _number(self.similarity), "quality": _number(self.quality)}
+
+
+def _number(value: float | None) -> float | None:
+    """A measure as JSON has it: NaN or infinity (a measure of no sound) is null, never a bare NaN."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A line with nothing to say (blank, or only directions): no clip, so nothing to check."""
+
+    id: str
+    role: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "role": self.role, "reason": self.reason}
 
 
 @dataclass
@@ -48,13 +68,42 @@ class CheckReport:
     lines: list[LineResult] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)  # lines whose chosen take --fix changed
     rates: dict[str, float] = field(default_factory=dict)  # seconds per phoneme by voice (seconds_per_phoneme)
+    skipped: list[Skipped] = field(default_factory=list)  # lines with nothing to say
 
     @property
     def flagged(self) -> int:
         return sum(1 for r in self.lines if r.flagged)
 
     def to_json(self) -> dict[str, Any]:
-        return {"lines": [r.to_json() for r in self.lines], "flagged": self.flagged, "fixed": list(self.fixed)}
+        return {"lines": [r.to_json() for r in self.lines], "flagged": self.flagged, "fixed": list(self.fixed),
+                "skipped": [s.to_json() for s in self.skipped]}
+
+
+def plan_checked(project: Project, synth: ClipSynthesizer) -> tuple[dict[str, ClipPlan], list[Skipped]]:
+    """The plans of the lines to check, and the lines skipped because they have nothing to
+    say (blank, or only directions: TextError). Any other problem (an unknown role, a voice
+    that cannot be had) is LineErrors with plan_lines' own words."""
+    try:
+        return plan_lines(project, synth), []
+    except LineErrors as exc:
+        errors = exc
+    plans: dict[str, ClipPlan] = {}
+    skipped: list[Skipped] = []
+    prefixes = []
+    for number, line in enumerate(project.lines, start=1):
+        try:
+            plans[line.id] = plan_line(synth, project, line)
+        except TextError as text:
+            skipped.append(Skipped(line.id, line.role, str(text)))
+            prefixes.append(f"line {number} ({line.id}, role {line.role}): ")
+        except Exception:  # noqa: BLE001 - said by plan_lines, in its words
+            continue
+    rest = [problem for problem in errors.problems if not problem.startswith(tuple(prefixes))]
+    if rest == errors.problems:
+        raise errors
+    if rest:
+        raise LineErrors(rest)
+    return plans, skipped
 
 
 def context_of(project: Project, index: int) -> list[str]:
@@ -113,7 +162,9 @@ def check_line(project: Project, synth: ClipSynthesizer, line: Line, clip: np.nd
     plan = plan or plan_line(synth, project, line)
     inputs = clip_inputs(project, synth, line, index, rates, plan)
     result = line_result(line, plan, check_clip(clip, synth.sample_rate, **inputs))
-    return judge.judge(result, clip, voice_of(project, line)) if judge is not None else result
+    if judge is None or not usable_samples(clip):  # no voice to compare in no sound
+        return result
+    return judge.judge(result, clip, voice_of(project, line))
 
 
 def check_lines(project: Project, synth: ClipSynthesizer, clips: Mapping[str, np.ndarray],

@@ -149,6 +149,12 @@ def check_clip(audio: np.ndarray, rate: int, text: str, *, lexicon: Mapping[str,
     the semitones the role's voice was shifted by, undone before listening
     (the recognizer knows natural voices; a voice 5 semitones down lost it
     words)."""
+    samples = np.asarray(audio).reshape(-1)
+    if samples.size == 0 or not np.isfinite(samples).all():
+        # Nothing to hear (the recognizer indexes past an empty buffer), or samples that are
+        # not numbers: flagged as they are, without listening.
+        reason = "no sound: the clip is empty" if samples.size == 0 else "samples that are not numbers (NaN or infinity)"
+        return ClipCheck(0.0, True, reason, problems=(reason,))
     problems: list[str] = []
     audio16 = _to_16k(audio, rate)
     if pitch:

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.export.presets import CONTAINERS, PRESET_NAMES, PRESETS
+from engine.output_paths import OVERWRITE_FLAG
 from engine.project.defaults import DEFAULT_TARGET_LUFS
+from engine.terminal_text import echo, print_error, print_lines
 
 if TYPE_CHECKING:
     from engine.export.encoders import Tags
@@ -20,8 +22,7 @@ if TYPE_CHECKING:
 
 
 def _error(message: str) -> int:
-    print(f"radioplay: error: {message}", file=sys.stderr)
-    return 1
+    return print_error(message)
 
 
 def render_os_error(exc: OSError, project: Path, output: Path) -> str:
@@ -48,7 +49,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from engine.progress import TerminalProgress
     from engine.project.fileformat import ProjectFileError, load_project
     from engine.synth.errors import VoiceError
-    from engine.synth.pipeline import LineErrors
+    from engine.synth.pipeline import LineErrors, VoicesNotInstalled
 
     path = Path(args.project)
     try:
@@ -57,12 +58,14 @@ def cmd_render(args: argparse.Namespace) -> int:
         options = RenderOptions(target_lufs=preset.target_lufs, stems=not args.no_stems,
                                 format="wav32f" if preset.bit_depth == 32 else "wav24", preset=preset, tags=_tags(args),
                                 daw=args.daw or "", name=path.stem, allow_missing_sounds=args.allow_missing_sounds,
-                                sound_folders=tuple(Path(f) for f in args.sounds), stem_names=args.stem_names)
+                                sound_folders=tuple(Path(f) for f in args.sounds), stem_names=args.stem_names,
+                                overwrite=args.overwrite)
     except (ProjectFileError, ValueError) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot read {exc.filename}: {exc.strerror or exc}")
     from engine.synth.clipfolder import CacheFolderError
+    from engine.synth.recording import RecordingError
     from engine.synth.synthesizer import make_synthesizer
 
     try:
@@ -74,10 +77,15 @@ def cmd_render(args: argparse.Namespace) -> int:
         with open_farm(args.ray, synth) as farm:  # --ray: synthesis on Ray actors, placed by the same scheduler
             report = render_project(project, synth, Path(args.output), options, progress,
                                     scheduler=farm.scheduler if farm else None, project_path=path)
+    except VoicesNotInstalled as exc:
+        # Refused, not rendered without them: a drama missing some of its cast is not a
+        # deliverable, and silence in their place would pass the loudness checks.
+        progress.close()
+        return _error(f"{path}: {exc}")
     except LineErrors as exc:
         progress.close()
         return _error(f"{path}: lines cannot be voiced:\n  " + "\n  ".join(exc.problems))
-    except VoiceError as exc:
+    except (VoiceError, RecordingError) as exc:  # RecordingError names the line and the file
         progress.close()
         return _error(f"{path}: {exc}")
     except (ExportError, NoWorkers) as exc:  # NoWorkers: a Ray cluster unreachable, or every actor lost
@@ -87,10 +95,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         progress.close()
         return _error(render_os_error(exc, path, Path(args.output)))
     progress.close()
-    for warning in report.warnings:
-        print(f"warning: {warning}")
+    print_lines(f"warning: {warning}" for warning in report.warnings)
     minutes, seconds = divmod(report.duration_s, 60)
-    print(f"Rendered {project.title!r}: {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
+    print(f"Rendered '{echo(project.title)}': {int(minutes)}:{seconds:04.1f} of audio, {report.lines} lines "
           f"({report.synthesized} synthesized, {report.cached} from cache) in {report.wall_s:.1f} s")
     print(f"Loudness: pre-mix {report.premix_lufs:.1f} LUFS, gain {report.gain_db:+.1f} dB, limiter "
           f"-> {report.predicted_lufs:.1f} LUFS (target {_render_target(preset):.1f})")
@@ -99,10 +106,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     if report.prediction_observations:
         print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
-    for file in report.files:
-        print(f"  {file}")
-    for note in report.notes:
-        print(f"note: {note}")
+    print_lines(f"  {file}" for file in report.files)
+    print_lines(f"note: {note}" for note in report.notes)
     if farm:
         print("\n".join(farm.summary()))
     if report.compliance is not None:
@@ -161,6 +166,8 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p = sub.add_parser("render", help="render master mix, stems, captions and cue sheet")
     p.add_argument("project", help="project file (.radioplay)")
     p.add_argument("-o", "--output", required=True, help="output folder")
+    p.add_argument(OVERWRITE_FLAG, action="store_true", help="replace a file in the output folder that the last "
+                   "render did not write even when it holds something else (the project and its sounds never)")
     p.add_argument("--preset", choices=list(PRESET_NAMES), default=None,
                    help="deliver to a spec: " + "; ".join(f"{k}: {v.describe()}" for k, v in PRESETS.items())
                    + " (default custom); the flags below override single values. With --preset a file that misses "

@@ -53,6 +53,7 @@ class Measurement:
     head_room_tone_s: float = 0.0
     tail_room_tone_s: float = 0.0
     noise_floor_db: float = -math.inf
+    nonfinite_samples: int = 0  # NaN or infinite samples the file was made from (a PCM cast hides them)
 
 
 @dataclass
@@ -187,9 +188,15 @@ class FileMeter:
         self._frames, self._squares, self._peak, self._true_peak = 0, 0.0, 0.0, 0.0
         self._held: list[np.ndarray] = []
         self._held_frames = 0
+        self._nonfinite = 0  # in the blocks measured
+        self._nonfinite_made = 0  # in the float samples PCM blocks were cast from
 
-    def feed(self, block: np.ndarray) -> None:
-        """Frames of any count; measured in whole :attr:`BLOCK` s (the rest at :meth:`result`)."""
+    def feed(self, block: np.ndarray, made_from: np.ndarray | None = None) -> None:
+        """Frames of any count; measured in whole :attr:`BLOCK` s (the rest at :meth:`result`).
+        ``made_from``: the float samples a PCM file's ``block`` was cast from, whose NaN the
+        cast turned into silence; counted, so such a file never passes."""
+        if made_from is not None:
+            self._nonfinite_made += _nonfinite(made_from)
         self._held.append(np.array(block, dtype=np.float32, copy=True))
         self._held_frames += block.shape[0]
         if self._held_frames < self.BLOCK:
@@ -203,6 +210,7 @@ class FileMeter:
 
     def measure(self, block: np.ndarray) -> None:
         """One block as read from the file."""
+        self._nonfinite += _nonfinite(block)
         self._frames += block.shape[0]
         self._power.feed(block, self._hops.append)
         self._squares += float(np.einsum("ij,ij->", block, block, dtype=np.float64))
@@ -232,10 +240,19 @@ class FileMeter:
         m.sample_peak_dbfs = 20 * math.log10(self._peak) if self._peak > 0 else -math.inf
         m.true_peak_dbtp = 20 * math.log10(true_peak) if true_peak > 0 else -math.inf
         m.rms_dbfs = _db(self._squares / max(1, self._frames * self.channels))
+        m.nonfinite_samples = max(self._nonfinite, self._nonfinite_made)
         if room_tone:
             windows = self._windows
             _room_tone(m, np.frombuffer(windows, dtype=np.float64) if len(windows) else np.zeros(0))
         return m
+
+
+def _nonfinite(block: np.ndarray) -> int:
+    """How many samples are NaN or infinite (summed first: a finite sum means none is)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if math.isfinite(float(np.sum(block, dtype=np.float64))):
+            return 0
+    return int(np.count_nonzero(~np.isfinite(block)))
 
 
 def _blocks(path: Path) -> tuple[int, int, Iterator[np.ndarray]]:
@@ -322,6 +339,9 @@ def check(preset: DeliveryPreset, measurements: Sequence[Measurement], expected_
             within(m, "room tone at head", "head_room_tone_s", *preset.head_range, "s")
         if preset.tail_range:
             within(m, "room tone at tail", "tail_room_tone_s", *preset.tail_range, "s")
+        if m.nonfinite_samples:  # listed only when it fails: every file passes it otherwise
+            add(Requirement(m.file, "samples not finite (NaN, infinity)", "nonfinite_samples", "0",
+                            m.nonfinite_samples, "", False))
         add(Requirement(m.file, "sample rate", "sample_rate", f"{expected_rate}", m.sample_rate, "Hz",
                         m.sample_rate == expected_rate))
         if preset.container == "m4b":  # AAC in MP4 is never strictly constant: its average must fit

@@ -52,6 +52,13 @@ CHAPTER_DIR = "chapters"
 _RELEASE_S = 0.3  # kept after a scene's last line: the release of its last word
 _LEAD_S = 0.5  # a chapter mark starts this much (at most half the gap) before its first line
 _MAX_PASSES = 6
+_BISECT = 8  # steps of the search for the loudest gain within the limiting budget (1/256 of the span)
+# The most a delivered file's limiter takes off while its level may still give way (down to
+# level_floor, inside the spec's range): a sparse ACX chapter, its pauses and room tone
+# counted in its RMS, reached -20 dBFS only with 10-30 dB of limiting, audibly squashed. The
+# dialogue leveller does the levelling before (engine/export/chapter_levels.py); this is
+# what is left to the limiter: an encoder's or a resampler's overshoot, a hot syllable.
+LIMITING_BUDGET_DB = 2.0
 _RETRIES = 2
 _BLOCK = 65_536
 # How far a written file may sit off its target before it is made again: half
@@ -65,6 +72,7 @@ class Chapter:
     title: str
     line_ids: tuple[str, ...]
     file: str = ""  # its own file (per-scene presets)
+    scene: str | None = None  # the scene it is (None: the lines outside any scene)
 
 
 @dataclass
@@ -95,7 +103,7 @@ def plan_delivery(project: Project, preset: DeliveryPreset, tags: Tags | None = 
         words = [" ".join(re.findall(r"\w+", c.title)) for c in chapters]
         names = unique_file_names([f"{n:0{width}d} {w}" for n, w in enumerate(words, start=1)],
                                   preset.extension())
-        chapters = [Chapter(c.title, c.line_ids, f"{CHAPTER_DIR}/{name.file}")
+        chapters = [Chapter(c.title, c.line_ids, f"{CHAPTER_DIR}/{name.file}", c.scene)
                     for c, name in zip(chapters, names, strict=True)]
         files = [c.file for c in chapters]
     else:
@@ -115,7 +123,7 @@ def scene_chapters(project: Project) -> list[Chapter]:
         key = line.scene if line.scene in order else None
         groups.setdefault(key, []).append(line.id)
     keys = sorted(groups, key=lambda k: -1 if k is None else order[k])
-    return [Chapter(project.title if k is None else heading[k], tuple(groups[k])) for k in keys]
+    return [Chapter(project.title if k is None else heading[k], tuple(groups[k]), scene=k) for k in keys]
 
 
 def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], output: OutputSet,
@@ -130,7 +138,7 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
     if plan.direct:
         measured = [known or measure(output.path(plan.files[0]), plan.files[0])]
         return _finish(plan, output, measured, work)
-    spans = _spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
+    spans = file_spans(plan, placements, project.sample_rate, sf.info(output.path(PREMASTER)).frames)
     measured = []
     for n, (rel, (start, stop), marks) in enumerate(spans):
         if check_cancel:
@@ -140,9 +148,10 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
         source, _ = sf.read(output.path(PREMASTER), start=start, stop=stop, dtype="float32", always_2d=True)
         audio = _resample(source, project.sample_rate, plan.rate)
         del source
-        ceiling, offset = _ceiling(preset), 0.0
+        ceiling, offset, floor = limiter_ceiling(preset), 0.0, level_floor(preset)
         for _attempt in range(_RETRIES + 1):
-            made, levelled = _make_file(audio, plan.rate, preset, ceiling, _target(preset) + offset, seed=n)
+            made, levelled, reached = _make_file(audio, plan.rate, preset, ceiling, level_target(preset) + offset,
+                                                 n, floor + offset)
             tags = Tags(plan.tags.title if not preset.per_scene else plan.chapters[n].title,
                         plan.tags.author, plan.tags.album or plan.tags.title, plan.tags.comment,
                         plan.tags.cover, [Mark(m.title, m.start, m.end) for m in marks])
@@ -151,13 +160,16 @@ def deliver(plan: DeliveryPlan, project: Project, placements: list[Placement], o
             write_audio(output.path(rel), made, plan.rate, preset, tags)
             result = measure(output.path(rel), rel, room_tone=preset.room_tone_db is not None)
             over = _peak_excess(preset, result.true_peak_dbtp, result.sample_peak_dbfs)
-            miss = _target(preset) - (result.rms_dbfs if preset.level == "rms" else result.integrated_lufs)
+            # What the encoder took (its low-pass) of the level the file was made at: a file the
+            # limiting budget held under its target is not pushed into the limiter again.
+            measured_level = result.rms_dbfs if preset.level == "rms" else result.integrated_lufs
+            miss = reached - measured_level if math.isfinite(reached) else math.nan
             slack = _LEVEL_SLACK * (preset.lufs_tolerance if preset.level == "loudness" else 1.0)
             if over <= 0 and (abs(miss) <= slack or not math.isfinite(miss)):
                 break
             if over > 0:
                 ceiling -= over + 0.2
-            else:  # the encoder took some level (its low-pass): ask for that much more
+            else:  # the encoder took some level: ask for that much more
                 offset += miss
         measured.append(result)
         work.append(LimiterWork(rel, *levelled))
@@ -175,8 +187,8 @@ def _finish(plan: DeliveryPlan, output: OutputSet, measured: list[Measurement],
     return report
 
 
-def _spans(plan: DeliveryPlan, placements: list[Placement], rate: int,
-           frames: int) -> list[tuple[str, tuple[int, int], list[Mark]]]:
+def file_spans(plan: DeliveryPlan, placements: list[Placement], rate: int,
+               frames: int) -> list[tuple[str, tuple[int, int], list[Mark]]]:
     """Each delivered file's span of the premaster (frames) and its chapter marks (seconds in the file)."""
     by_line = {p.line_id: p for p in placements}
     ranges = []
@@ -209,7 +221,7 @@ def _resample(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
     return np.asarray(soxr.resample(audio, rate, target, quality="VHQ"), dtype=np.float32)
 
 
-def _ceiling(preset: DeliveryPreset) -> float:
+def limiter_ceiling(preset: DeliveryPreset) -> float:
     """Where the limiter sits: under the limit by what resampling and an
     encoder may add to a peak (measured on the sample: MP3 at 128 kbps adds
     up to 0.6 dB, inter-sample peaks of speech 0.3 dB)."""
@@ -229,30 +241,66 @@ def _peak_excess(preset: DeliveryPreset, true_peak: float, sample_peak: float) -
 
 
 def _make_file(programme: np.ndarray, rate: int, preset: DeliveryPreset, ceiling_db: float, target: float,
-               seed: int) -> tuple[np.ndarray, tuple[float, float, float]]:
-    """Head room, programme, tail room; levelled; room tone under it all.
-    Also (gain dB, the limiter's deepest reduction dB, its seconds over 1 dB)."""
+               seed: int, floor: float | None = None) -> tuple[np.ndarray, tuple[float, float, float], float]:
+    """Head room, programme, tail room; levelled; room tone under it all. Also (gain dB, the
+    limiter's deepest reduction dB, its seconds over 1 dB) and the level reached. Where
+    ``target`` takes more than LIMITING_BUDGET_DB of limiting, the file is made as loud as
+    the budget allows, but not under ``floor`` (:func:`level_floor`)."""
     head, tail = int(round(preset.head_s * rate)), int(round(preset.tail_s * rate))
     channels = programme.shape[1]
-    gain_db = 0.0
-    limited = programme
-    limiter = LookaheadLimiter(rate, ceiling_db, channels=channels)
-    applied = gain_db
-    for _ in range(_MAX_PASSES):
-        limited, limiter = _limit(programme, rate, ceiling_db, gain_db)
-        applied = gain_db
-        error = target - _level(preset, limited, rate, head + tail)
-        if not math.isfinite(error) or abs(error) < 0.05:
-            break
-        gain_db += error
+    silent = head + tail
+    gain_db, limited, limiter, level = _reach(programme, rate, preset, ceiling_db, target, silent)
+    reduction = -limiter.gain_reduction_db
+    if floor is not None and floor < target and reduction > LIMITING_BUDGET_DB:
+        # The loudest gain whose file takes at most the budget, or reaches no higher than the
+        # floor: both hold below one gain (the limiting and the level grow with the gain), found
+        # by halving; under the budget's gain less the target's own limiting, both hold.
+        lo, hi = gain_db - (target - floor) - reduction, gain_db
+        limited, limiter = _limit(programme, rate, ceiling_db, lo)
+        gain_db, level = lo, _level(preset, limited, rate, silent)
+        for _ in range(_BISECT):
+            mid = (lo + hi) / 2
+            made, lim = _limit(programme, rate, ceiling_db, mid)
+            reached = _level(preset, made, rate, silent)
+            if -lim.gain_reduction_db <= LIMITING_BUDGET_DB or reached <= floor:
+                lo, gain_db, limited, limiter, level = mid, mid, made, lim, reached
+            else:
+                hi = mid
     out = np.zeros((head + limited.shape[0] + tail, channels), dtype=np.float32)
     out[head:head + limited.shape[0]] = limited
     if preset.room_tone_db is not None:
         out += room_tone(out.shape[0], channels, rate, preset.room_tone_db, seed)
-    return out, (applied, -limiter.gain_reduction_db, limiter.working_s)
+    return out, (gain_db, -limiter.gain_reduction_db, limiter.working_s), level
 
 
-def _target(preset: DeliveryPreset) -> float:
+def _reach(programme: np.ndarray, rate: int, preset: DeliveryPreset, ceiling_db: float, target: float,
+           silent: int) -> tuple[float, np.ndarray, LookaheadLimiter, float]:
+    """The gain whose limited result measures ``target``: (gain, the result, its limiter,
+    its level)."""
+    gain_db = applied = 0.0
+    limited, limiter, level = programme, LookaheadLimiter(rate, ceiling_db, channels=programme.shape[1]), -math.inf
+    for _ in range(_MAX_PASSES):
+        limited, limiter = _limit(programme, rate, ceiling_db, gain_db)
+        applied = gain_db
+        level = _level(preset, limited, rate, silent)
+        error = target - level
+        if not math.isfinite(error) or abs(error) < 0.05:
+            break
+        gain_db += error
+    return applied, limited, limiter, level
+
+
+def level_floor(preset: DeliveryPreset) -> float:
+    """The lowest level a file is delivered at where its target would take more limiting than
+    LIMITING_BUDGET_DB: the spec's lower bound with _LEVEL_SLACK to spare (ACX: RMS -22.5
+    dBFS for a target of -20; a loudness preset: its tolerance's lower half)."""
+    if preset.level == "rms":
+        low = preset.rms_range[0] if preset.rms_range is not None else preset.rms_target
+        return min(preset.rms_target, low + _LEVEL_SLACK)
+    return preset.target_lufs - preset.lufs_tolerance * (1.0 - _LEVEL_SLACK)
+
+
+def level_target(preset: DeliveryPreset) -> float:
     return preset.rms_target if preset.level == "rms" else preset.target_lufs
 
 

@@ -22,7 +22,7 @@ from engine.sched.policy import RolePriorityPolicy
 from engine.sched.request import Deadline, LineRequest, Origin
 from engine.sched.scheduler import Scheduler
 from engine.synth.pipeline import Cancelled, Progress, SynthesisResult, plan_lines
-from engine.synth.recording import load_recording
+from engine.synth.recording import load_recordings
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 
@@ -41,9 +41,9 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
                      voiced: Voiced | None = None) -> SynthesisResult:
     """Make sure every line has a clip; returns them pinned (see release_clips)."""
     plans = plan_lines(project, synth)
+    recorded = load_recordings(project, synth.sample_rate)  # RecordingError before any line is voiced
     weights = {r.name: r.priority for r in project.cast}
     requests: dict[str, LineRequest] = {}
-    recorded = {line.id: line.recording for line in project.lines if line.recording is not None}
     # Due where each line will roughly start: lines come back in about timeline
     # order (the role's weight still counts), so the mix can follow them.
     starts = {p.line_id: p.start for p in layout(project, {})}
@@ -66,7 +66,7 @@ def synthesize_lines(project: Project, synth: ClipSynthesizer, progress: Progres
     # Pinned so later work cannot evict what the caller is about to mix.
     for line_id, plan in plans.items():
         if line_id in recorded:  # a recorded take: heard instead of the synthesis
-            result.clips[line_id] = load_recording(recorded[line_id], synth.sample_rate)
+            result.clips[line_id] = recorded[line_id]
             continue
         clip = synth.cache.get(plan.key, pin=True, promote=False)  # mixed once: mapped, not copied
         if clip is None:  # evicted, or its cached file was damaged (and removed): make it again

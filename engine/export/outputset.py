@@ -50,7 +50,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from engine.export.names import safe_stem
-from engine.fsutil import atomic_write_text, fsync_dir
+from engine.fsutil import atomic_write_text, describe_mode, fsync_dir
+from engine.output_paths import (
+    BINARY,
+    FLAC,
+    JSON,
+    MP3,
+    MP4,
+    TEXT,
+    WAV,
+    Content,
+    folder_problem,
+    problem_with,
+    stat_inputs,
+)
+from engine.terminal_text import echo
 
 MANIFEST = ".radioplay-export.json"
 JOURNAL = ".radioplay-commit.json"
@@ -59,6 +73,10 @@ TRASH = ".radioplay-old"
 # What a render made before manifests existed (the old set when there is no manifest).
 LEGACY_FILES = ("mix.wav", "captions.srt", "captions.vtt", "cues.json")
 LEGACY_STEMS = "stems"
+# What each file of a set holds, by suffix: a file of the folder the last set did not
+# write is replaced only when it holds the same (engine/output_paths.py).
+_CONTENT_BY_SUFFIX = {".wav": WAV, ".flac": FLAC, ".mp3": MP3, ".m4b": MP4, ".json": JSON, ".otio": JSON,
+                      ".srt": TEXT, ".vtt": TEXT, ".rpp": TEXT, ".lof": TEXT, ".txt": TEXT}
 # Temporary files of the renders before staging folders (fsutil.temp_path_for names).
 _STALE_PART = re.compile(r"^\..+\.part$")
 
@@ -67,35 +85,48 @@ class ExportError(Exception):
     """An export that cannot be written: one line naming the path and why."""
 
 
-def check_output(outdir: Path, files: Sequence[str]) -> None:
+def check_output(outdir: Path, files: Sequence[str], inputs: Sequence[tuple[str, str | Path]] = (),
+                 overwrite: bool = False) -> None:
     """Fail early, before any synthesis, when the set cannot be written to
-    ``outdir``; creates nothing."""
+    ``outdir``; creates nothing. Each file of the set obeys the rule of every
+    output (engine/output_paths.py): never one of ``inputs`` (what, path), a
+    device, a FIFO or a link out of the folder, and a file the folder's last
+    set did not write only when it holds what the set writes there, or with
+    ``overwrite``."""
     outdir = Path(outdir)
     if outdir.exists() and not outdir.is_dir():
-        raise ExportError(f"{outdir} is a file, not a folder; choose another output folder")
-    existing = outdir
-    while not existing.exists():
-        if existing.parent == existing:
-            break
-        existing = existing.parent
-        if existing.exists() and not existing.is_dir():
-            raise ExportError(f"cannot create output folder {outdir}: {existing} is a file")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ExportError(f"cannot write to output folder {outdir}: {existing} is not writable")
+        mode = outdir.stat().st_mode
+        kind = "a file" if stat.S_ISREG(mode) else describe_mode(mode)
+        raise ExportError(f"{echo(outdir)} is {kind}, not a folder; choose another output folder")
+    problem = folder_problem(outdir)
+    if problem is not None:
+        raise ExportError(f"cannot write to output folder {echo(outdir)}: {problem}")
     if outdir.is_dir():
-        _check_finals(outdir, files)
+        _check_finals(outdir, files, inputs, overwrite)
 
 
-def _check_finals(outdir: Path, files: Iterable[str]) -> None:
+def content_of(rel: str) -> Content:
+    """What a file of the set holds, by its suffix (BINARY: anything may be replaced)."""
+    return _CONTENT_BY_SUFFIX.get(PurePosixPath(rel).suffix.lower(), BINARY)
+
+
+def _check_finals(outdir: Path, files: Iterable[str], inputs: Sequence[tuple[str, str | Path]] = (),
+                  overwrite: bool = False) -> None:
+    ours = set(_listed(outdir) or ())
+    seen = stat_inputs(inputs)
     for rel in files:
         final = outdir / rel
         parent = final.parent
         while parent != outdir:
             if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
-                raise ExportError(f"{parent} is in the way of {rel} (not a plain folder); move it away")
+                raise ExportError(f"{echo(parent)} is in the way of {rel} (not a plain folder); move it away")
             parent = parent.parent
         if final.is_dir() and not final.is_symlink():
-            raise ExportError(f"{final} is a folder where the export writes a file; move it away")
+            raise ExportError(f"{echo(final)} is a folder where the export writes a file; move it away")
+        content = content_of(rel)
+        problem = problem_with(final, content, seen, overwrite or rel in ours or content is BINARY, folder=outdir)
+        if problem is not None:
+            raise ExportError(f"{echo(final)}: {problem}")
 
 
 def _safe_rel(rel: str) -> bool:
@@ -123,19 +154,22 @@ class OutputSet:
     drops an uncommitted staging folder and unlocks.
     """
 
-    def __init__(self, outdir: Path, files: Sequence[str]) -> None:
+    def __init__(self, outdir: Path, files: Sequence[str], inputs: Sequence[tuple[str, str | Path]] = (),
+                 overwrite: bool = False) -> None:
         self.outdir = Path(outdir)
         self.files = [*files, MANIFEST]
+        self.inputs = inputs  # (what, path) the render reads: never replaced (engine/output_paths.py)
+        self.overwrite = overwrite
         self.staging: Path | None = None
         self._lock_fd: int | None = None
 
     def open(self) -> OutputSet:
-        check_output(self.outdir, self.files)
+        check_output(self.outdir, self.files, self.inputs, self.overwrite)
         try:
             self.outdir.mkdir(parents=True, exist_ok=True)
             self._lock()
             recover(self.outdir)
-            _check_finals(self.outdir, self.files)
+            _check_finals(self.outdir, self.files, self.inputs, self.overwrite)
             self.staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.outdir))
         except OSError as exc:
             self.close()
@@ -188,7 +222,7 @@ class OutputSet:
             list(pool.map(_fsync_file, [staging / rel for rel in new]))
         for folder in {(staging / rel).parent for rel in new}:
             fsync_dir(folder)
-        _check_finals(self.outdir, new)
+        _check_finals(self.outdir, new, self.inputs, self.overwrite)
         old = [rel for rel in _current_set(self.outdir) if rel not in set(new)]
         journal = {"staging": staging.name, "new": new, "retire": old}
         atomic_write_text(self.outdir / JOURNAL, json.dumps(journal, indent=1))
@@ -281,18 +315,22 @@ def file_identity(path: Path) -> list[int]:
     return [found.st_size, found.st_mtime_ns, found.st_ino]
 
 
+def _listed(outdir: Path) -> list[str] | None:
+    """The files the folder's manifest lists, the manifest itself included (None: no manifest)."""
+    try:
+        listed = json.loads((outdir / MANIFEST).read_text(encoding="utf-8"))["files"]
+        return [*(str(r) for r in listed if isinstance(r, str) and _safe_rel(r)), MANIFEST]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _current_set(outdir: Path) -> list[str]:
     """The files of the set the folder holds now: its manifest's, or for a
     render made before manifests, the names such a render wrote."""
-    manifest = outdir / MANIFEST
-    files: list[str] = []
-    try:
-        listed = json.loads(manifest.read_text(encoding="utf-8"))["files"]
-        files = [str(r) for r in listed if isinstance(r, str) and _safe_rel(r)]
-    except (OSError, ValueError, KeyError, TypeError):
-        files = [*LEGACY_FILES, *_legacy_stems(outdir)]
-    return [r for r in [*files, MANIFEST]
-            if _inside(outdir, r) and ((outdir / r).is_file() or (outdir / r).is_symlink())]
+    files = _listed(outdir)
+    if files is None:
+        files = [*LEGACY_FILES, *_legacy_stems(outdir), MANIFEST]
+    return [r for r in files if _inside(outdir, r) and ((outdir / r).is_file() or (outdir / r).is_symlink())]
 
 
 def _legacy_stems(outdir: Path) -> list[str]:

@@ -12,7 +12,9 @@ true-peak limiter), in two steps:
    effect and master gain, pre master chain: they sum to what enters it).
    With stems, ``dme/DX.wav`` (every role), ``dme/FX.wav`` (effects and
    ambience lanes) and ``dme/MX.wav`` (music lanes) are written too, after
-   ducking: the three sum to what enters the master chain as well.
+   ducking: the three sum to what enters the master chain as well. FX and MX
+   are written only where a clip plays a sound on their lanes
+   (engine/export/dme.py).
 Sound clips are resolved first (engine/export/sound_check.py): a missing or
 unreadable file fails the render with one line naming the file and the
 cue, before any synthesis, unless ``allow_missing_sounds``.
@@ -44,6 +46,7 @@ from engine.audio.programme import Programme
 from engine.audio.wavwriter import SparseWavWriter
 from engine.export.compliance import REPORT_FILE, ComplianceReport, FileMeter, LimiterWork, described
 from engine.export.delivery import DeliveryPlan, deliver, plan_delivery
+from engine.export.dme import dme_buses, dme_files
 from engine.export.encoders import Tags
 from engine.export.lines import release_clips, synthesize_lines
 from engine.export.master_gain import gain_target, solve_master_gain
@@ -66,7 +69,6 @@ from engine.synth.pipeline import Cancelled, Progress, SynthesisResult
 from engine.synth.synthesizer import ClipSynthesizer
 
 FORMATS = {"wav24": "PCM_24", "wav32f": "FLOAT"}
-DME_FILES = ("DX.wav", "FX.wav", "MX.wav")  # OUTDIR/dme/: dialogue, effects (and ambience), music
 STEM_SUBTYPE = "FLOAT"
 LIMITER_FIELDS = ("limiter_max_db", "limiter_working_s")  # kept with the audio, for the report
 
@@ -88,6 +90,9 @@ class RenderOptions:
     # Stem file names: plain (stems/ROLE.wav, dme/DX.wav) or broadcast
     # (stems/TITLE_ROLESTEM_2ch_48k_32b.wav, dme/TITLE_DXSTEM_2ch_48k_32b.wav).
     stem_names: str = "plain"
+    # Replace a file in the folder that the last render did not write and that holds
+    # something else than the render writes there (``--overwrite``; engine/output_paths.py).
+    overwrite: bool = False
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -123,6 +128,8 @@ class RenderReport:
     predicted_lufs: float = -math.inf  # of mix.wav, from the limiter simulation
     gain_db: float = 0.0
     staging_db: float = 0.0  # the master gain the dialogue leveller levelled the lines for
+    # Each scene's lines levelled this much louder: the gain their delivered file takes (ACX's chapters).
+    scene_db: dict[str, float] = field(default_factory=dict)
     limiter_max_db: float = 0.0  # the master limiter's deepest gain reduction
     limiter_working_s: float = 0.0  # how long it took more than 1 dB off
     master_effect: str = ""
@@ -145,6 +152,7 @@ class RenderReport:
     prediction_misses: int = 0
     prediction_observations: int = 0
     compliance: ComplianceReport | None = None  # the preset's requirements, measured on the written files
+    dme_buses: tuple[int, ...] = (0, 1, 2)  # the DME stems written (engine/export/dme.py)
 
 
 def stem_filename(role: str) -> str:
@@ -163,19 +171,12 @@ def stem_files(project: Project, style: str = "plain") -> list[FileName]:
     return unique_file_names([r.name for r in project.cast], ".wav")
 
 
-def dme_files(project: Project, style: str = "plain") -> list[str]:
-    """The DX, FX and MX stems' files in dme/, in that order."""
-    if style == "broadcast":
-        return [_broadcast(project, name.removesuffix(".wav")) + ".wav" for name in DME_FILES]
-    return list(DME_FILES)
-
-
 def _broadcast(project: Project, name: str) -> str:
     return broadcast_stem(project.title, name, project.sample_rate, 32)  # stems are 32-bit float (STEM_SUBTYPE)
 
 
 def _measure(meter: FileMeter, writer: SparseWavWriter, block: np.ndarray) -> None:
-    meter.feed(writer.decoded(block))
+    meter.feed(writer.decoded(block), made_from=block)
 
 
 def _write_blocks(writers: list[SparseWavWriter], blocks: list[np.ndarray | int]) -> None:
@@ -213,18 +214,22 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
             report.notes.append(f"role {stem.name!r} makes the same file name as {stem.shared_with!r}: "
                                 f"its stem is stems/{stem.file}")
     plan = plan_delivery(project, options.delivery_preset(), options.tags)
-    dme = [f"dme/{name}" for name in dme_files(project, options.stem_names)] if options.stems else []
+    # A missing or unreadable sound file fails the render before any synthesis
+    # (its header is enough); the audio is read and resampled while the lines
+    # are voiced: the first resample imports scipy.signal (~2 s on the
+    # development machine), which used to delay the first line. What it finds
+    # says which DME buses carry a sound.
+    heard, _ = project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
+    report.dme_buses = dme_buses(project, set(heard.files) - set(heard.problems))
+    dme = [f"dme/{name}" for name in dme_files(project, options.stem_names, report.dme_buses)] if options.stems else []
     files = [*plan.files, *(f"stems/{s.file}" for s in stems), *dme, *TEXT_FILES, REPORT_FILE]
     if options.daw:
         from engine.export.daw import daw_files
 
         files += daw_files(options.daw, project, options.name or project.title)
-    check_output(outdir, files)
-    # A missing or unreadable sound file fails the render before any synthesis
-    # (its header is enough); the audio is read and resampled while the lines
-    # are voiced: the first resample imports scipy.signal (~2 s on the
-    # development machine), which used to delay the first line.
-    project_sounds(project, project_path, options.sound_folders, options.allow_missing_sounds, load=False)
+    inputs: list[tuple[str, str | Path]] = [("the project", project_path)] if project_path is not None else []
+    inputs += [("a sound file the project plays", file) for file in sorted(set(heard.files.values()))]
+    check_output(outdir, files, inputs, options.overwrite)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="radioplay-sounds") as loader:
         loading = loader.submit(project_sounds, project, project_path, options.sound_folders,
                                 options.allow_missing_sounds, synth.cache)
@@ -243,7 +248,7 @@ def render_project(project: Project, synth: ClipSynthesizer, outdir: Path,
                 release_clips(synth, result)
                 raise
             try:
-                with OutputSet(outdir, files).open() as output:
+                with OutputSet(outdir, files, inputs, options.overwrite).open() as output:
                     _mix_and_write(project, synth, result, report, output, options, plan, progress, cancel,
                                    started, sounds, prefix)
             finally:
@@ -289,11 +294,11 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     key = programme_key(project, placements, identities, programme.lane_effects, programme.master_effect, total,
                         gain_target(plan), LIMITER_CEILING_DB, sounds)  # the same for any levelling
 
-    def replan(staging_db: float) -> Programme:
-        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities)[0]
+    def replan(staging_db: float, scene_db: dict[str, float]) -> Programme:
+        return plan_mix(project, result.clips, options.block, sounds, staging_db, stager, identities, scene_db)[0]
 
     if start != staging and not math.isfinite((memo.load(key) or SolvedGain(0, 0, 0)).staging_db):
-        programme, start = replan(staging), staging  # not measured so: the solve starts from the estimate
+        programme, start = replan(staging, {}), staging  # not measured so: the solve starts from the estimate
     passed = PassedClips((clip.end, clip.audio) for clip in programme.mixer.clips)
     master = solve_master_gain(key, memo, programme, placements, sound_placements, total, options.block, plan,
                                start, replan, passed, prefix, progress, check_cancel)
@@ -302,7 +307,7 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
     programme, passed = master.programme, master.passed
     report.gain_reused, report.analysis_pass, report.analysis_streamed = (master.reused, master.analysis_pass,
                                                                           master.streamed)
-    report.analysis_wall_s, report.staging_db = master.wall_s, master.staging_db
+    report.analysis_wall_s, report.staging_db, report.scene_db = master.wall_s, master.staging_db, master.scene_db
     report.premix_lufs, report.gain_db, report.predicted_lufs = (master.solved.premix_lufs, master.solved.gain_db,
                                                                  master.solved.predicted_lufs)
     # The audio the folder holds already, written for the same programme, gain and files, is
@@ -321,14 +326,15 @@ def _mix_and_write(project: Project, synth: ClipSynthesizer, result: SynthesisRe
         # written, on a third thread, instead of read back afterwards (the same
         # numbers: FileMeter): the report's measurement no longer follows the write.
         meter = FileMeter(rate, 2) if plan.direct and not report.gain_reused else None
-        _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel)
+        _write_audio(programme, total, output, options, plan, passed, meter, progress, check_cancel,
+                     report.dme_buses)
         limiter = programme.limiter  # as the last block left it
         report.limiter_max_db, report.limiter_working_s = -limiter.gain_reduction_db, limiter.working_s
     if progress:
         progress("finishing", 0, 1)
     write_texts(project, synth, result, placements, sound_placements, sounds, output, options.daw,
                 options.name or project.title, {role: f"stems/{path.name}" for role, path in report.stems.items()},
-                report.staging_db, memo)
+                report.staging_db, memo, report.scene_db)
     _deliver(project, placements, output, plan, report, memo, key, meter, progress, check_cancel)
     check_cancel()
     report.files = output.commit()
@@ -353,8 +359,9 @@ def _report_synthesis(report: RenderReport, synth: ClipSynthesizer, result: Synt
 
 def _write_audio(programme: Programme, total: int, output: OutputSet, options: RenderOptions, plan: DeliveryPlan,
                  passed: PassedClips, meter: FileMeter | None, progress: Progress | None,
-                 check_cancel: Callable[[], None]) -> None:
-    """The master and the stems, block by block through the programme."""
+                 check_cancel: Callable[[], None], buses: tuple[int, ...] = (0, 1, 2)) -> None:
+    """The master and the stems, block by block through the programme (``buses``: the DME
+    buses written, :func:`dme_buses`)."""
     rate = programme.rate
     blocks = range(0, total, options.block)
     latency = programme.latency
@@ -375,7 +382,7 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
         writers.append(SparseWavWriter(output.path(plan.master), rate, 2, plan.master_subtype, frames_hint=total))
         writers += [SparseWavWriter(output.path(rel), rate, 2, STEM_SUBTYPE, frames_hint=total)
                     for rel in output.files if rel.startswith(("stems/", "dme/"))]
-        roles = len(writers) - 1 - (len(DME_FILES) if options.stems else 0)
+        roles = len(writers) - 1 - (len(buses) if options.stems else 0)
         for i, t in enumerate(blocks):
             check_cancel()
             passed.release_before(t)
@@ -386,7 +393,8 @@ def _write_audio(programme: Programme, total: int, output: OutputSet, options: R
             # Copies: the writer thread encodes them while the next block is mixed.
             stem_blocks = [_held(stems[lane]) for lane in range(roles)]
             if options.stems:  # dme/DX, FX, MX after the roles' stems, in output.files order
-                stem_blocks += [_held(bus) for bus in programme.buses(stems)]
+                dme = programme.buses(stems)
+                stem_blocks += [_held(dme[i]) for i in buses]
             for future in pending:
                 future.result()
             pending = [mix_pool.submit(_write_blocks, writers[:1], [limited])]

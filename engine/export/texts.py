@@ -29,10 +29,12 @@ WORDS_VERSION = 1
 
 def write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResult, placements: list[Placement],
                 sound_placements: list[SoundPlacement], sounds: SoundSet, output: OutputSet, daw: str, name: str,
-                stems: dict[str, str], staging_db: float, memo: MixMemo) -> None:
+                stems: dict[str, str], staging_db: float, memo: MixMemo,
+                scene_db: dict[str, float] | None = None) -> None:
     """Captions, the cue sheet and (``daw`` named) the DAW project ``name`` (``stems``: each
     role's stem file in the set, which the hand-offs carry beside a staged role's dry lines;
-    the line files are the lines as the mix levels them for ``staging_db``, before their staging)."""
+    the line files are the lines as the mix levels them for ``staging_db``, each scene's
+    ``scene_db`` louder, before their staging)."""
     timed = timed_lines(project, synth, result, memo)
     texts = (captions.srt(project, placements, timed), captions.vtt(project, placements, timed),
              captions.cue_sheet(project, placements, sound_placements, sounds.files))
@@ -41,7 +43,7 @@ def write_texts(project: Project, synth: ClipSynthesizer, result: SynthesisResul
     if daw:
         from engine.export.daw import write_daw  # its modules (0.2 s of imports) only when asked for
 
-        write_daw(daw, project, name, placements, LevelledLines(project, result.clips, staging_db), output,
+        write_daw(daw, project, name, placements, LevelledLines(project, result.clips, staging_db, scene_db), output,
                   sound_placements, sounds, stems)
 
 

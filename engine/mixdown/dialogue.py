@@ -20,6 +20,11 @@ tail as the levelled voice excites it (the leveller never pumps a
 reverberation), and keeps the hand-off's dry line files the lines the
 rooms were fed.
 
+A delivered file levelled on its own (ACX levels each chapter's RMS) reaches its
+listener louder than the master gain by its own gain: ``scene_db`` names, per scene,
+how much louder its lines are delivered, and the leveller levels them for that, so the
+delivery's limiter has as little to do as the master's (engine/export/chapter_levels.py).
+
 An unstaged line's curve is applied by the mixer as it mixes the clip
 (allocation-free, the clip stays mapped from the cache); a staged line is
 staged once from the levelled clip (the stager remembers it by clip,
@@ -31,15 +36,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 
 from engine.audio.leveller import DIALOGUE, STAGED_WALL, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
-from engine.audio.staging import Stager, line_stages
+from engine.audio.staging import Stager, direct_db, line_stages
 from engine.mixdown.overlaps import OverlapWalls
-from engine.project.direction import parse_line
+from engine.project.deliveries import delivery
+from engine.project.direction import Phrase, parse_line
 from engine.project.model import Line, Project
 
 # How much a staged line's wall (after its room: the leveller's curve as a brick wall on
@@ -57,7 +64,14 @@ def intended_db(line: Line, project: Project) -> float:
     directed = parse_line(line.text, line.note, project.timing)
     if directed.is_plain:
         return 0.0
-    return max([0.0] + [phrase.performance().design.gain for phrase in directed.phrases if phrase.words])
+    return max([0.0] + [_offset_db(phrase) for phrase in directed.phrases if phrase.words])
+
+
+def _offset_db(phrase: Phrase) -> float:
+    """A phrase's directed level over its line's, less what a ``levelled`` delivery adds (a
+    voice raised over a storm is levelled as the role's plain lines are)."""
+    kept = tuple(d for d in phrase.deliveries if not delivery(d.name).levelled)
+    return replace(phrase, deliveries=kept).performance().design.gain
 
 
 class DialogueChain:
@@ -65,10 +79,13 @@ class DialogueChain:
     ``staging_db`` (the gain the leveller levels for)."""
 
     def __init__(self, project: Project, staging_db: float, stager: Stager | None = None,
-                 clip_keys: Mapping[str, str] | None = None, walls: OverlapWalls | None = None) -> None:
+                 clip_keys: Mapping[str, str] | None = None, walls: OverlapWalls | None = None,
+                 scene_db: Mapping[str, float] | None = None) -> None:
         """``clip_keys``: the dry clips' content keys, under which a stager with a store
         keeps the staged lines (engine/audio/staging.py ``staged_key``). ``walls``: the
-        overlaps' walls made before (live playback keeps one across its relayouts)."""
+        overlaps' walls made before (live playback keeps one across its relayouts).
+        ``scene_db``: how much louder than ``staging_db`` each scene's lines are delivered
+        (a chapter levelled on its own; none: every line at ``staging_db``)."""
         self.walls = walls or OverlapWalls()
         self.rate = project.sample_rate
         self._keys = clip_keys or {}
@@ -85,13 +102,21 @@ class DialogueChain:
         # The leveller sees each line at its neutral level; a role's lines are then trimmed
         # together by its loudest intended offset, so a shout keeps its offset over the
         # role's plain lines and still peaks under the stems' ceiling (one gain per role,
-        # as a re-recording engineer pulls a lane down, never the shout line by line).
+        # as a re-recording engineer pulls a lane down, never the shout line by line). A
+        # shout the staging puts far off (O.S.: 6 m and round a corner, 24 dB down) peaks
+        # under the ceiling by the distance: it needs no trim, so it is a loud voice heard
+        # from over there, louder than the role's plain line from there, rather than
+        # pulling the whole role down by its offset (which left it as loud as the plain line).
         self._intended = {line.id: intended_db(line, project) for line in project.lines}
+        scenes = scene_db or {}
+        self._extra = {line.id: scenes.get(line.scene or "", 0.0) for line in project.lines} if scenes else {}
         self.deferred: list[str] = []  # the lines the last place() left for later (its ``until``)
+        self.trims: dict[str, float] = {}  # each role's staged trim in the last place()
         self._trim_db = {r.name: 0.0 for r in project.cast}
         for line in project.lines:
             if line.role in self._trim_db:
-                self._trim_db[line.role] = max(self._trim_db[line.role], self._intended[line.id])
+                under = max(0.0, -direct_db(self.stages[line.id])) if line.id in self.stages else 0.0
+                self._trim_db[line.role] = max(self._trim_db[line.role], self._intended[line.id] - under)
 
     def offset_db(self, line_id: str, role: str) -> float:
         """How much louder than its clip the line's peaks reach its stem after the master
@@ -100,7 +125,8 @@ class DialogueChain:
         staging then takes past the stems' ceiling is the stager's trim. A directed line
         is detected without its direction's level offset (``intended_db``): the curve is
         the neutral line's, the offset stays on top."""
-        return self._unstaged_db[role] + self.staging_db - self._intended.get(line_id, 0.0)
+        return (self._unstaged_db[role] + self.staging_db + self._extra.get(line_id, 0.0)
+                - self._intended.get(line_id, 0.0))
 
     def trim_db(self, role: str) -> float:
         """The role's trim (dB, >= 0 down): its loudest intended offset, so that offset,
@@ -122,7 +148,7 @@ class DialogueChain:
         return self.place([(lane, start, line_id, role, clip, envelope)])[0]
 
     def place(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]],
-              until: float | None = None) -> list[PlacedClip]:
+              until: float | None = None, trims: Mapping[str, float] | None = None) -> list[PlacedClip]:
         """The lines (lane, start frame, line id, role, clip, its curve or None) on their
         lanes as the mixer plays them. A role whose staged lines pass the stems' ceiling
         (a close position, a room's field) has all its staged lines trimmed by one gain
@@ -135,7 +161,10 @@ class DialogueChain:
         ``until`` (a time.monotonic() deadline; live playback): lines are staged until then
         and a line whose staging is not made yet is left out after it, named in
         ``deferred``: the caller, which must answer Stop and Play meanwhile, places them
-        at a later call (staging the sample's 48 lines takes seconds)."""
+        at a later call (staging the sample's 48 lines takes seconds).
+
+        ``trims``: the roles' staged trims to use instead of those of ``lines`` (a take
+        heard alone gets its role's trim in the whole mix: engine/mixdown/take_alone.py)."""
         made: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None, bool]] = []
         peaks: dict[str, list[float]] = {}
         self.deferred = []
@@ -154,19 +183,28 @@ class DialogueChain:
                 staged = known
             else:
                 staged = self.stager.clip(line_id, clip, stage, self.rate, key, envelope=envelope)
-            peaks.setdefault(role, []).append(self.stager.peak(line_id, staged))
+            # Each line against its own ceiling (its scene's delivery gain), as the role's share.
+            peaks.setdefault(role, []).append(self.stager.peak(line_id, staged) * self._extra_gain(line_id))
             made.append((lane, start, line_id, role, staged, None, True))
-        trims = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
+        found = {role: self.staged_trim(role, role_peaks) for role, role_peaks in peaks.items()}
+        self.trims = found if trims is None else {**found, **trims}
         placed = []
         for lane, start, line_id, role, audio, envelope, is_staged in made:
-            trim = trims.get(role, 1.0) if is_staged else 1.0
+            trim = self.trims.get(role, 1.0) if is_staged else 1.0
             # (a line the trim takes exactly to the ceiling needs no wall: not for a rounding)
-            if is_staged and self.stager.peak(line_id, audio) * trim > self.ceiling(role) * (1 + 1e-6):
-                level_db = DIALOGUE.ceiling_db + 20 * math.log10(trim / self.ceiling(role))
+            ceiling = self.ceiling(role) / self._extra_gain(line_id)
+            if is_staged and self.stager.peak(line_id, audio) * trim > ceiling * (1 + 1e-6):
+                level_db = DIALOGUE.ceiling_db + 20 * math.log10(trim / ceiling)
                 envelope = self.stager.wall(line_id, audio, level_db,
                                             partial(line_envelope, audio, self.rate, level_db, STAGED_WALL))
             placed.append(PlacedClip(lane, start, audio, envelope, trim))
-        return self.walls.wall(placed, self._lanes(lines), self.rate, self.staging_db)
+        extra = [self._extra.get(line_id, 0.0) for _, _, line_id, _, _, _, _ in made]
+        return self.walls.wall(placed, self._lanes(lines), self.rate, self.staging_db, extra)
+
+    def _extra_gain(self, line_id: str) -> float:
+        """How much louder (a factor) than the master gain the line's scene is delivered."""
+        extra = self._extra.get(line_id, 0.0)
+        return float(10 ** (extra / 20)) if extra else 1.0
 
     def _lanes(self, lines: Sequence[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]]
                ) -> dict[int, tuple[float, float]]:
@@ -209,9 +247,10 @@ class LevelledLines(Mapping[str, np.ndarray]):
     made when asked for, one at a time: the DAW hand-off's line files, which
     then peak under full scale as the stems do."""
 
-    def __init__(self, project: Project, clips: Mapping[str, np.ndarray], staging_db: float) -> None:
+    def __init__(self, project: Project, clips: Mapping[str, np.ndarray], staging_db: float,
+                 scene_db: Mapping[str, float] | None = None) -> None:
         self._clips = clips
-        self._chain = DialogueChain(project, staging_db)
+        self._chain = DialogueChain(project, staging_db, scene_db=scene_db)
 
     def __getitem__(self, line_id: str) -> np.ndarray:
         return self._chain.levelled(line_id, self._clips[line_id])

@@ -41,7 +41,8 @@ from engine.synth.pipeline import SynthesisResult
 # staging, a staged line trimmed under the stems' ceiling; 5: the leveller levels a staged line as a dry one
 # 6: a directed line levelled at its neutral level, its role trimmed by its loudest direction;
 # 7: a role's staged lines trimmed together (the largest trim any needs), not line by line
-MEMO_VERSION = 8
+# 9: the scenes' lines levelled for the gain their delivered file is made at (scene_db)
+MEMO_VERSION = 9
 KEEP = 256
 FOLDER = "loudness"
 
@@ -54,6 +55,9 @@ class SolvedGain:
     # The master gain the dialogue leveller levelled for (engine/audio/leveller.py
     # expected_gain_db, or the render's second levelling); NaN: the estimate.
     staging_db: float = math.nan
+    # How much louder than staging_db each scene's lines were levelled for (the gain their
+    # delivered file takes over the master gain: engine/export/chapter_levels.py).
+    scene_db: tuple[tuple[str, float], ...] = ()
 
 
 def programme_key(project: Project, placements: list[Placement], clip_keys: dict[str, str],
@@ -117,7 +121,8 @@ class GainMemo:
             return None  # none yet, or unreadable: measure again
         try:
             solved = SolvedGain(float(data["premix_lufs"]), float(data["gain_db"]), float(data["predicted_lufs"]),
-                                float(data.get("staging_db", math.nan)))
+                                float(data.get("staging_db", math.nan)),
+                                tuple((str(scene), float(db)) for scene, db in data.get("scene_db", [])))
         except (ValueError, KeyError, TypeError):
             return None
         if not (math.isfinite(solved.gain_db) and math.isfinite(solved.predicted_lufs)):

@@ -7,6 +7,8 @@ programme's length with its tail.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from engine.audio.leveller import expected_gain_db
@@ -58,16 +60,18 @@ def restage_for(staging_db: float, gain_db: float, excess_before: float | None) 
 
 def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
                  staging_db: float | None = None, stager: Stager | None = None,
-                 clip_keys: dict[str, str] | None = None) -> list[PlacedClip]:
+                 clip_keys: dict[str, str] | None = None, scene_db: Mapping[str, float] | None = None,
+                 ) -> list[PlacedClip]:
     """The lines' clips where the mixer plays them (lane = the role's place in
     the cast), through the dialogue chain (engine/mixdown/dialogue.py): the
     leveller's curve for a master gain of ``staging_db`` (default:
     :func:`expected_gain_db` at the default target), then the staging in
     their scenes' rooms and perspectives (``stager``: one that remembers
     what it staged, for a mix planned again; ``clip_keys``: the clips'
-    content keys, under which a stager with a store keeps the staged clips)."""
+    content keys, under which a stager with a store keeps the staged clips; ``scene_db``:
+    how much louder each scene's lines are delivered, engine/mixdown/dialogue.py)."""
     chain = DialogueChain(project, expected_gain_db(project) if staging_db is None else staging_db, stager,
-                          clip_keys)
+                          clip_keys, scene_db=scene_db)
     lane = {r.name: i for i, r in enumerate(project.cast)}
     rate = project.sample_rate
     return chain.place([(lane[p.role], int(round(p.start * rate)), p.line_id, p.role, clips[p.line_id], None)
@@ -76,9 +80,9 @@ def placed_clips(project: Project, clips: dict[str, np.ndarray], placements: lis
 
 def build_mixer(project: Project, clips: dict[str, np.ndarray], placements: list[Placement],
                 max_block: int = BLOCK, staging_db: float | None = None, stager: Stager | None = None,
-                clip_keys: dict[str, str] | None = None) -> BlockMixer:
-    mixer = BlockMixer(placed_clips(project, clips, placements, staging_db, stager, clip_keys), len(project.cast),
-                       max_block)
+                clip_keys: dict[str, str] | None = None, scene_db: Mapping[str, float] | None = None) -> BlockMixer:
+    mixer = BlockMixer(placed_clips(project, clips, placements, staging_db, stager, clip_keys, scene_db),
+                       len(project.cast), max_block)
     audible = project.audible_roles()
     for i, role in enumerate(project.cast):
         mixer.set_lane(i, role.gain_db, role.pan, role.name in audible)
@@ -107,7 +111,7 @@ def programme_for(project: Project, clips: dict[str, np.ndarray], block: int = B
 
 def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK, sounds: SoundSet | None = None,
              staging_db: float | None = None, stager: Stager | None = None,
-             clip_keys: dict[str, str] | None = None,
+             clip_keys: dict[str, str] | None = None, scene_db: Mapping[str, float] | None = None,
              ) -> tuple[Programme, list[Placement], list[SoundPlacement], int]:
     """:func:`programme_for` with the sound clips' placements too (``stager``: share one
     between the plans of one mix, levelled again, so that a line whose curve did not
@@ -116,7 +120,7 @@ def plan_mix(project: Project, clips: dict[str, np.ndarray], block: int = BLOCK,
     sounds = sounds or SoundSet()
     placements, sound_placements = layout_all(project, {lid: clip.shape[0] / rate for lid, clip in clips.items()},
                                               sounds.durations(rate))
-    mixer = build_mixer(project, clips, placements, block, staging_db, stager, clip_keys)
+    mixer = build_mixer(project, clips, placements, block, staging_db, stager, clip_keys, scene_db)
     programme = build_programme(project, mixer, sounds, sound_placements, staging_db)
     end = max(mixer.length, programme.sounds.length if programme.sounds is not None else 0)
     return programme, placements, sound_placements, programme_frames(end, programme)

@@ -42,16 +42,20 @@ class OverlapWalls:
         self._walls: dict[tuple[object, ...], tuple[list[PlacedClip], _Wall]] = {}
 
     def wall(self, placed: Sequence[PlacedClip], lanes: Mapping[int, tuple[float, float]], rate: int,
-             staging_db: float) -> list[PlacedClip]:
-        """``placed`` with the overlaps' wall in their curves (``wall_overlaps``)."""
+             staging_db: float, extra_db: Sequence[float] | None = None) -> list[PlacedClip]:
+        """``placed`` with the overlaps' wall in their curves (``wall_overlaps``). ``extra_db``:
+        how much louder than ``staging_db`` each clip is delivered (its scene's file levelled
+        on its own); an overlap is walled for the loudest of its clips'."""
+        extra = {id(c): e for c, e in zip(placed, extra_db, strict=True)} if extra_db is not None else {}
         clips = [c for c in placed if c.role_index in lanes]
         out = {id(c): c for c in placed}
         used: dict[tuple[object, ...], tuple[list[PlacedClip], _Wall]] = {}
         for lo, hi, members in _overlaps(clips):
-            key = (lo, hi, rate, staging_db, *((c.role_index, c.start, id(c.audio), id(c.envelope), c.gain,
-                                                lanes[c.role_index]) for c in members))
+            level_db = staging_db + max(extra.get(id(c), 0.0) for c in members)
+            key = (lo, hi, rate, level_db, *((c.role_index, c.start, id(c.audio), id(c.envelope), c.gain,
+                                              lanes[c.role_index]) for c in members))
             known = self._walls.get(key)
-            made = known[1] if known is not None else _overlap_wall(lo, hi, members, lanes, rate, staging_db)
+            made = known[1] if known is not None else _overlap_wall(lo, hi, members, lanes, rate, level_db)
             used[key] = (members, made)
             if made is None:
                 continue

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine.terminal_text import echo
+
 
 def finite(value: float) -> bool:
     try:
@@ -17,8 +19,14 @@ def finite(value: float) -> bool:
         return False
 
 
+# A key of the file shown in a path (an unknown field's name may be a megabyte long).
+KEY_CHARS = 60
+
+
 def join_path(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+    """``path.key``, the key escaped and capped (engine/terminal_text.py): it comes from the file."""
+    shown = echo(key, KEY_CHARS)
+    return f"{path}.{shown}" if path else shown
 
 
 def kind_of(value: Any) -> str:

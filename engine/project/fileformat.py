@@ -12,12 +12,13 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.jsontext import first_long_number, first_too_deep, line_column
-from engine.project.blend import BlendError, parse_blend
+from engine.project.bounds import project_overstep
 from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
     DEFAULT_BACKEND,
@@ -49,12 +50,13 @@ from engine.project.defaults import (
     too_long,
 )
 from engine.project.designformat import design_from_dict
+from engine.project.engines import engine_named
 from engine.project.fileerrors import finite, join_path, kind_of
 from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
 from engine.project.revisionformat import revisions_from_dict, revisions_to_dict
-from engine.project.soundformat import sounds_from_dict, sounds_to_dict
+from engine.project.soundformat import sounds_from_dict, sounds_to_dict, suggestions_from_dict
 from engine.project.stagingformat import (
     line_staging_from_dict,
     line_staging_to_dict,
@@ -63,12 +65,15 @@ from engine.project.stagingformat import (
 )
 from engine.project.takes import takes_from_dict, takes_to_dict
 from engine.project.timeline import MAX_PAUSE_S, MAX_START_S, impossible_start
+from engine.terminal_text import echo
 
 # 2: sound lanes and clips (engine/project/soundformat.py); 3: script revisions
 # (engine/project/revisionformat.py). Files of earlier versions load unchanged.
 FORMAT_VERSION = 3
 EXTENSION = ".radioplay"
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# How much of a JSON path and of a problem an error shows (both may quote the file).
+PATH_CHARS, PROBLEM_CHARS = 200, 400
 # No project needs more than a few levels; deeper JSON is reported at the
 # first bracket past this depth (json itself would raise RecursionError).
 _MAX_DEPTH = 100
@@ -78,8 +83,9 @@ class ProjectFileError(ValueError):
     """A project file is unreadable, malformed or from a newer Radioplay."""
 
     def __init__(self, file: str | Path, path: str, problem: str) -> None:
-        where = f"{path}: " if path else ""
-        super().__init__(f"{file}: {where}{problem}")
+        # Parts of the message quote the file (keys, values): escaped and capped, one line.
+        where = f"{echo(path, PATH_CHARS)}: " if path else ""
+        super().__init__(f"{echo(file)}: {where}{echo(problem, PROBLEM_CHARS)}")
         self.file = str(file)
         self.path = path
         self.problem = problem
@@ -243,14 +249,11 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
         raise r.fail(join_path(path, "speaker"), f"expected a speaker id or name, got {kind_of(speaker)}")
     backend = r.text(d, "backend", path, DEFAULT_BACKEND, empty=False)
     voice = r.text(d, "voice", path, DEFAULT_VOICE, empty=False)
-    if backend == "kokoro":  # a style name or a blend of them: malformed ones fail here, not at play
-        try:
-            parse_blend(voice)
-        except BlendError as exc:
-            raise r.fail(join_path(path, "voice"), f"{role}{exc}") from None
-        if speaker is not None:
-            raise r.fail(join_path(path, "speaker"), f"{role}Kokoro voices have no speakers (pick a style "
-                         "vector or a blend in voice)")
+    # What the engine's voices may be (a Kokoro style or blend, no speaker): fails here, not at play.
+    problem = engine_named(backend).check(voice, speaker)
+    if problem is not None:
+        field, message = problem
+        raise r.fail(join_path(path, field), f"{role}{message}")
     return VoiceParams(
         backend=backend,
         voice=voice,
@@ -351,6 +354,7 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
         cast=cast, scenes=scenes, lines=lines, lexicon=lexicon, timing=timing,
         master_effect=r.choice(root, "master_effect", "", DEFAULT_MASTER_EFFECT, MASTER_EFFECTS, "master effect"),
         sound_lanes=sound_lanes, sounds=sounds,
+        sound_suggestions=suggestions_from_dict(r, root, seen_ids, scene_ids, {clip.id for clip in sounds}),
         revisions=revisions_from_dict(r, root, folder, line_from_dict),
     )
     # Refused here, before any work: a start hours past the rest of the play
@@ -358,6 +362,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     if (problem := impossible_start(project)) is not None:
         index, message = problem
         raise r.fail(f"lines[{index}].start", message)
+    # And a line whose directions ask for hours of silence or thousands of phrases.
+    if (overstep := project_overstep(project)) is not None:
+        index, what = overstep
+        raise r.fail(join_path(f"lines[{index}]", what.field),
+                     f"line {project.lines[index].id!r}: {what}")
     return project
 
 
@@ -420,8 +429,9 @@ def load_project(path: str | Path) -> Project:
     return project_from_dict(data, path)
 
 
-def save_project(project: Project, path: str | Path) -> None:
-    """Write atomically (temporary file, fsync, rename)."""
+def save_project(project: Project, path: str | Path, guard: Callable[[], None] | None = None) -> None:
+    """Write atomically (temporary file, fsync, rename); ``guard`` runs just before the
+    rename (engine/output_paths.py's check that the name may still be replaced)."""
     path = Path(path)
     text = json.dumps(project_to_dict(project, path.absolute().parent), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(path, text)
+    atomic_write_text(path, text, guard)

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
+from engine.output_paths import CSV_LEXICON, PLS_LEXICON, OutputFile, output_file
 from engine.project.defaults import lexicon_entry_too_long
 from engine.project.model import Project
+from engine.terminal_text import echo
 
 PLS_NS = "http://www.w3.org/2005/01/pronunciation-lexicon"
 PLS_ALPHABET = "ipa"
@@ -74,7 +76,8 @@ def lexicon_from_dict(r: Reader, value: Any, path: str) -> dict[str, str]:
 # ------------------------------------------------------------------ PLS
 
 
-def write_pls(path: Path, entries: Iterable[Entry], language: str = "en-US") -> int:
+def write_pls(path: Path, entries: Iterable[Entry], language: str = "en-US",
+              guard: Callable[[], None] | None = None) -> int:
     """Write the entries as PLS 1.0 (atomically); returns how many. A respelling
     is an ``<alias>``, ``[[...]]`` a ``<phoneme>``."""
     # Here, not at the top: saxutils imports urllib.request (0.1 s), which every project load paid.
@@ -92,7 +95,7 @@ def write_pls(path: Path, entries: Iterable[Entry], language: str = "en-US") -> 
         out.append(f"  <lexeme><grapheme>{escape(entry.word)}</grapheme>{body}</lexeme>")
         count += 1
     out.append("</lexicon>\n")
-    atomic_write_text(Path(path), "\n".join(out))
+    atomic_write_text(Path(path), "\n".join(out), guard)
     return count
 
 
@@ -207,7 +210,7 @@ def read_pls(path: Path, phoneme_problem: Callable[[str], str | None] | None = N
 # ------------------------------------------------------------------ CSV
 
 
-def write_csv(path: Path, entries: Iterable[Entry]) -> int:
+def write_csv(path: Path, entries: Iterable[Entry], guard: Callable[[], None] | None = None) -> int:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_HEADER)
@@ -215,7 +218,7 @@ def write_csv(path: Path, entries: Iterable[Entry]) -> int:
     for entry in entries:
         writer.writerow((entry.word, entry.say, entry.role or ""))
         count += 1
-    atomic_write_text(Path(path), buffer.getvalue())
+    atomic_write_text(Path(path), buffer.getvalue(), guard)
     return count
 
 
@@ -267,14 +270,25 @@ def read_lexicon(path: Path, phoneme_problem: Callable[[str], str | None] | None
     raise LexiconFileError(f"{path}: unknown lexicon format {suffix or '(no suffix)'!r} (use .pls or .csv)")
 
 
-def write_lexicon(path: Path, entries: Iterable[Entry]) -> int:
-    """PLS keeps the project's entries only (it has no roles); CSV keeps all."""
+def lexicon_output(path: str | Path, *, option: str = "", inputs: Iterable[tuple[str, str | Path]] = (),
+                   overwrite: bool = False) -> OutputFile:
+    """Where a lexicon export goes, checked by the rule of every output (engine/output_paths.py):
+    PLS for ``.pls``/``.xml``, CSV for ``.csv``. Raises LexiconFileError for another
+    suffix, OutputPathError for a name that must not be replaced."""
     suffix = Path(path).suffix.lower()
-    if suffix in (".pls", ".xml"):
-        return write_pls(path, (e for e in entries if e.role is None))
-    if suffix == ".csv":
-        return write_csv(path, entries)
-    raise LexiconFileError(f"{path}: unknown lexicon format {suffix or '(no suffix)'!r} (use .pls or .csv)")
+    if suffix not in (".pls", ".xml", ".csv"):
+        raise LexiconFileError(f"{echo(path)}: unknown lexicon format {suffix or '(no suffix)'!r} (use .pls or .csv)")
+    return output_file(path, CSV_LEXICON if suffix == ".csv" else PLS_LEXICON, option=option, inputs=inputs,
+                       overwrite=overwrite)
+
+
+def write_lexicon(target: OutputFile | Path, entries: Iterable[Entry]) -> int:
+    """PLS keeps the project's entries only (it has no roles); CSV keeps all. A bare path is
+    checked as :func:`lexicon_output` checks it (without ``overwrite``)."""
+    out = target if isinstance(target, OutputFile) else lexicon_output(target)
+    if out.writes is PLS_LEXICON:
+        return write_pls(out.path, (e for e in entries if e.role is None), guard=out.check_again)
+    return write_csv(out.path, entries, guard=out.check_again)
 
 
 def _read(path: Path) -> bytes:

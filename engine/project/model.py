@@ -32,7 +32,7 @@ from engine.project.defaults import (
 )
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
-from engine.project.sound import SoundClip, SoundLane
+from engine.project.sound import SoundClip, SoundLane, SoundSuggestion
 from engine.project.staging import Position, Room
 
 
@@ -140,7 +140,7 @@ class Line:
     stored relative to the project file): the mix and the export use it
     instead of synthesis for this line.
 
-    Staging: ``perspective`` (engine.project.staging.PERSPECTIVES: off, phone,
+    Staging: ``perspective`` (engine.project.staging.PERSPECTIVES: off, phone, radio,
     door, moving-away...) with ``perspective_evidence``, and ``position`` (pan,
     distance, movement keyframes) set in the studio.
     """
@@ -212,6 +212,8 @@ class Project:
     # Sound design (engine/project/sound.py): lanes under the cast's, and their clips.
     sound_lanes: list[SoundLane] = field(default_factory=list)
     sounds: list[SoundClip] = field(default_factory=list)
+    # Sounds the script's action lines describe, offered as cues (engine/project/sound_suggestions.py).
+    sound_suggestions: list[SoundSuggestion] = field(default_factory=list)
     # Script revisions brought in, oldest first (engine/project/revision.py): marks and history.
     revisions: list[Revision] = field(default_factory=list)
 

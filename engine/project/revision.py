@@ -13,6 +13,9 @@ revision took out of the script is in its ``removed``, whole.
 
 from __future__ import annotations
 
+import unicodedata
+
+from engine.project.defaults import MAX_REVISION_NAME_CHARS, too_long
 from engine.project.model import Line, Project, Revision
 
 # The industry's order of revision colours (white is the first draft, not a revision).
@@ -21,6 +24,17 @@ REVISION_COLOURS: tuple[tuple[str, str], ...] = (
     ("Goldenrod", "#d4a017"), ("Buff", "#d8c49a"), ("Salmon", "#f08a6c"), ("Cherry", "#c2185b"),
     ("Tan", "#b48a60"),
 )
+
+
+def revision_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a revision (a page header, a menu entry, a report's
+    first line: one short line), or None."""
+    if (long := too_long(name, MAX_REVISION_NAME_CHARS)) is not None:
+        return long
+    control = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
+    if control is not None:
+        return f"holds a control character (U+{ord(control):04X}); a name is one line of text"
+    return None
 
 
 def next_revision_look(project: Project) -> tuple[str, str]:

@@ -7,9 +7,13 @@ the same parse as ``radioplay import``). The lines are matched by
 - a line whose words did not change (in place or moved) is the production's line as it
   was: its id, takes, chosen take, lock, recording, placement and delivery note; only
   its scene follows the draft;
-- a line whose words changed keeps its id, role and placement and is voiced again: its
-  old version (words, takes, lock, recording) goes to the revision's history, and a
-  recording a person made of the old words is flagged there, never reused;
+- a line whose words changed, or whose draft gives it a direction (its delivery note: a
+  leading ``(whispering)``) other than the production's, keeps its id, role and
+  placement and is voiced again with the draft's words and direction: a changed
+  direction is a changed line. Its old version (words, note, takes, lock, recording)
+  goes to the revision's history, and a recording a person made of it is flagged
+  there, never reused. A draft line without a direction says nothing about delivery:
+  the production's note (a producer's, set in the studio) stays;
 - a split line's first part keeps the id (changed), the rest are new; a merged line
   keeps the first id and the other old line is removed into the history;
 - a new line gets a fresh id; a removed line is kept whole in the revision's history.
@@ -64,7 +68,7 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
             flagged.append(before.id)
             report.flagged.append((before.id, before.recording))
         changed.append(before.id)
-        return replace(before, text=after.text, scene=after.scene, note=before.note or after.note,
+        return replace(before, text=after.text, scene=after.scene, note=after.note or before.note,
                        takes=(), locked=None, recording=None)
 
     for j, line in enumerate(new):
@@ -72,7 +76,11 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
         if match is None:
             made = replace(line, id=fresh.next())
             added.append(made.id)
-            report.changes.append(Change("added", line.role, None, made.id, new_text=line.text))
+            report.changes.append(Change("added", line.role, None, made.id, new_text=written(line)))
+        elif match.kind in (Kind.UNCHANGED, Kind.MOVED) and _redirected(old[match.old[0]], line):
+            before = old[match.old[0]]
+            made = voiced_anew(before, line)
+            report.changes.append(Change("changed", line.role, before.id, made.id, written(before), written(made)))
         elif match.kind in (Kind.UNCHANGED, Kind.MOVED):
             made = replace(old[match.old[0]], scene=line.scene)
             report.takes_kept += 1
@@ -86,13 +94,13 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
             first = draft_to_revised[new[match.new[0]].id]
             made = replace(line, id=fresh.next())
             changed.append(made.id)
-            report.changes.append(Change("split", line.role, None, made.id, new_text=line.text, partner=first))
+            report.changes.append(Change("split", line.role, None, made.id, new_text=written(line), partner=first))
         else:
             before = old[match.old[0]]
             made = voiced_anew(before, line)
             kind = {Kind.SPLIT: "split", Kind.MERGED: "merged"}.get(match.kind, "changed")
-            old_text = " / ".join(old[i].text for i in match.old)
-            report.changes.append(Change(kind, line.role, before.id, made.id, old_text, line.text))
+            old_text = " / ".join(written(old[i]) for i in match.old)
+            report.changes.append(Change(kind, line.role, before.id, made.id, old_text, written(made)))
             for i in match.old[1:]:  # the other lines of a merge leave the script
                 revision.removed.append(replace(old[i]))
                 report.changes.append(Change("merged", old[i].role, old[i].id, None, old[i].text,
@@ -121,6 +129,16 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
         report.revoice_seconds += seconds
         report.revoice_by_backend[voice.backend] = report.revoice_by_backend.get(voice.backend, 0.0) + seconds
     return RevisedProduction(revised, report, alignment)
+
+
+def written(line: Line) -> str:
+    """A line as the draft writes it: its direction (delivery note) leading its words."""
+    return f"({line.note}) {line.text}" if line.note.strip() else line.text
+
+
+def _redirected(before: Line, after: Line) -> bool:
+    """The draft gives the line a direction the production's line does not have."""
+    return bool(after.note.strip()) and " ".join(after.note.split()) != " ".join(before.note.split())
 
 
 def _copy(production: Project) -> Project:

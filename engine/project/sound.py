@@ -117,6 +117,43 @@ def new_sound_id() -> str:
     return "X" + uuid.uuid4().hex[:10]
 
 
+# cue: a sound an action line describes, where it stands; bed: a scene's weather or exposure
+# bed, standing before its first line (engine/project/weather.py).
+SUGGESTION_KINDS = ("cue", "bed")
+SUGGESTION_STATES = ("suggested", "accepted", "dismissed")
+
+
+@dataclass(frozen=True)
+class SoundSuggestion:
+    """A sound the script describes but does not cue (``Gulls. A diesel engine idles.`` in an
+    action line): offered to the producer, who accepts it (a clip on a lane of
+    ``lane_kind`` where it stands: engine/project/sound_suggestions.py) or dismisses it;
+    never spoken. Its span is where it stands: its ``scene`` and the ``line`` it stands
+    before (None: after the last line), from line ``source_line`` of the script.
+    ``sound`` is what the vocabulary read (``engine``), ``text`` the clip's cue.
+    ``evidence`` is the script's own sentence; ``file`` the library sound it matched
+    ("": none matched, shown unmatched, never guessed); ``clip`` the clip an accepted one
+    made."""
+
+    id: str
+    text: str
+    sound: str = ""  # what it is: a name of engine/project/sound_words.py's vocabulary ("gulls", "engine")
+    lane_kind: str = "effects"
+    kind: str = "cue"
+    evidence: str = ""
+    scene: str | None = None
+    line: str | None = None
+    source_line: int = 0
+    file: str = ""
+    state: str = "suggested"
+    clip: str | None = None
+
+    @property
+    def open(self) -> bool:
+        """Still waiting for the producer's answer."""
+        return self.state == "suggested"
+
+
 @dataclass(frozen=True)
 class Cue:
     """A script line that is a sound cue: ``SFX: thunder`` or ``MUSIC OUT``."""

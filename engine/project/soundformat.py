@@ -6,6 +6,12 @@ are reported like every other field, with the JSON path
 (``sounds[3].lane: unknown sound lane 'MUSIK'``). A clip's ``file`` is
 written relative to the project's folder when it lies inside it, so a
 project folder with its ``sounds/`` can be moved or shared whole.
+
+``sound_suggestions`` (sounds the script's action lines describe, offered as cues:
+engine/project/sound_suggestions.py) is written only when a project has some; a file
+without it (any version) loads with none, and a Radioplay that does not know the key
+ignores it. A suggestion's line that is gone (deleted since) leaves it standing after
+the last line: it is advice, not a reason to refuse the file.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.project.defaults import (
     DEFAULT_GAIN_DB,
@@ -26,10 +32,22 @@ from engine.project.defaults import (
 )
 from engine.project.formatreader import Reader
 from engine.project.model import Project
-from engine.project.sound import ANCHORS, ENDS, LANE_KINDS, Ducking, SoundClip, SoundLane, default_ducking
+from engine.project.sound import (
+    ANCHORS,
+    ENDS,
+    LANE_KINDS,
+    SUGGESTION_KINDS,
+    SUGGESTION_STATES,
+    Ducking,
+    SoundClip,
+    SoundLane,
+    SoundSuggestion,
+    default_ducking,
+)
 from engine.project.stagingformat import placement_from_dict, placement_to_dict
 from engine.project.timeline import MAX_SILENCE_S
 
+_Filed = TypeVar("_Filed", SoundClip, SoundSuggestion)
 _LONG = 86_400.0  # a day: no offset or length in a radio play is longer
 
 
@@ -49,9 +67,9 @@ def portable_path(file: str, project_dir: Path | None) -> str:
     return file if relative.parts and relative.parts[0] == ".." else relative.as_posix()
 
 
-def absolute_sounds(clips: list[SoundClip], project_dir: Path) -> list[SoundClip]:
-    """``clips`` with relative files made absolute against ``project_dir``
-    (before a Save As to another folder: the files stay where they are)."""
+def absolute_sounds(clips: list[_Filed], project_dir: Path) -> list[_Filed]:
+    """``clips`` (sound clips, or suggested sounds) with relative files made absolute against
+    ``project_dir`` (before a Save As to another folder: the files stay where they are)."""
     out = []
     for clip in clips:
         if clip.file and not Path(clip.file).expanduser().is_absolute():
@@ -61,12 +79,46 @@ def absolute_sounds(clips: list[SoundClip], project_dir: Path) -> list[SoundClip
 
 
 def sounds_to_dict(project: Project, project_dir: Path | None) -> dict[str, Any]:
-    if not project.sound_lanes and not project.sounds:
-        return {}
-    return {
-        "sound_lanes": [_lane_to_dict(lane) for lane in project.sound_lanes],
-        "sounds": [_clip_to_dict(clip, project_dir) for clip in project.sounds],
-    }
+    out: dict[str, Any] = {}
+    if project.sound_lanes or project.sounds:
+        out["sound_lanes"] = [_lane_to_dict(lane) for lane in project.sound_lanes]
+        out["sounds"] = [_clip_to_dict(clip, project_dir) for clip in project.sounds]
+    if project.sound_suggestions:
+        out["sound_suggestions"] = [_suggestion_to_dict(s, project_dir) for s in project.sound_suggestions]
+    return out
+
+
+def _suggestion_to_dict(s: SoundSuggestion, project_dir: Path | None) -> dict[str, Any]:
+    return {"id": s.id, "kind": s.kind, "sound": s.sound, "text": s.text, "lane_kind": s.lane_kind,
+            "span": {"scene": s.scene, "line": s.line, "source_line": s.source_line},
+            "evidence": s.evidence, "file": portable_path(s.file, project_dir), "state": s.state, "clip": s.clip}
+
+
+def suggestions_from_dict(r: Reader, root: dict[str, Any], line_ids: set[str], scene_ids: set[str],
+                          clip_ids: set[str]) -> list[SoundSuggestion]:
+    out: list[SoundSuggestion] = []
+    seen: set[str] = set()
+    for i, sd in enumerate(r.items(root.get("sound_suggestions", []), "sound_suggestions")):
+        path = f"sound_suggestions[{i}]"
+        sd = r.obj(sd, path)
+        sid = r.text(sd, "id", path, empty=False)
+        if sid in seen:
+            raise r.fail(f"{path}.id", f"duplicate suggestion id {sid!r}")
+        seen.add(sid)
+        span = r.obj(sd.get("span", {}), f"{path}.span")
+        line, scene, clip = span.get("line"), span.get("scene"), sd.get("clip")
+        source_line = r.num(span, "source_line", f"{path}.span", 0, lo=0, hi=10**9)
+        out.append(SoundSuggestion(
+            id=sid, text=r.text(sd, "text", path, ""), sound=r.text(sd, "sound", path, ""),
+            lane_kind=r.choice(sd, "lane_kind", path, "effects", {k: k for k in LANE_KINDS}, "sound lane kind"),
+            kind=r.choice(sd, "kind", path, "cue", {k: k for k in SUGGESTION_KINDS}, "suggestion kind"),
+            evidence=r.text(sd, "evidence", path, ""),
+            scene=scene if isinstance(scene, str) and scene in scene_ids else None,
+            line=line if isinstance(line, str) and line in line_ids else None,
+            source_line=int(source_line), file=r.text(sd, "file", path, ""),
+            state=r.choice(sd, "state", path, "suggested", {k: k for k in SUGGESTION_STATES}, "suggestion state"),
+            clip=clip if isinstance(clip, str) and clip in clip_ids else None))
+    return out
 
 
 def _lane_to_dict(lane: SoundLane) -> dict[str, Any]:

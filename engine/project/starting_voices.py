@@ -18,6 +18,7 @@ import math
 from functools import cache
 
 from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.engines import listed_id
 from engine.project.model import Project, Role, VoiceParams, next_colour
 from engine.project.voice_presets import PRESETS, design_for, preset_matching, source_gender
 
@@ -109,7 +110,7 @@ def cast_summary(cast: list[Role]) -> str:
 
 def voice_label(voice: VoiceParams) -> str:
     """A role's voice in words: "en_US-joe-medium as older woman", "kokoro:jf_nezumi"."""
-    name = f"kokoro:{voice.voice}" if voice.backend == "kokoro" else voice.voice
+    name = listed_id(voice.backend, voice.voice)
     if voice.speaker is not None:
         name += f" speaker {voice.speaker}"
     if voice.design.is_neutral:

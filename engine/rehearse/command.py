@@ -17,6 +17,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from engine.output_paths import (
+    OVERWRITE_FLAG,
+    TABLE_READ_REPORT,
+    OutputFile,
+    OutputPathError,
+    in_place,
+    output_file,
+)
+from engine.terminal_text import echo, print_error, terminal_line
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rehearse", help="table read: read roles live while the engine plays the others on cue")
@@ -37,6 +47,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "read live, its words expected and heard, accuracy, missed and extra words")
     p.add_argument("--record", metavar="DIR", help="save each live line as a recorded take in DIR, used by the "
                    "mix and the export instead of synthesis (the project file is saved with them)")
+    p.add_argument(OVERWRITE_FLAG, action="store_true", help="let --report replace a file that holds something "
+                   "else than a table-read report, and --record a take's name that holds something else than a WAV "
+                   "(the project and the --simulate recordings never)")
     p.add_argument("--manual", action="store_true", help="advance only with the key (Enter), never by recognition")
     p.add_argument("--simulate", metavar="DIR", help="a simulated reader: DIR/<LINE_ID>.wav is read as the "
                    "microphone, starting 300 ms after each cue, in real time")
@@ -49,8 +62,24 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _error(message: str) -> int:
-    print(f"radioplay: error: {message}", file=sys.stderr)
-    return 1
+    return print_error(message)
+
+
+def check_outputs(args: argparse.Namespace, path: Path, live_ids: list[str], take_files: dict[str, str]
+                  ) -> OutputFile | None:
+    """``--report`` and ``--record``'s takes checked before the read starts (engine/output_paths.py):
+    never the project or a recording ``--simulate`` reads, a device, a FIFO or a folder. Returns the
+    report's target; raises OutputPathError."""
+    inputs: list[tuple[str, str | Path]] = [("the project", path)]
+    if args.simulate:
+        inputs += [("a --simulate recording", Path(args.simulate) / take_files[lid]) for lid in live_ids]
+    if args.record:
+        from engine.rehearse.takes import check_takes
+
+        check_takes(Path(args.record), [take_files[lid] for lid in live_ids], inputs, args.overwrite)
+    if not args.report:
+        return None
+    return output_file(args.report, TABLE_READ_REPORT, option="--report", inputs=inputs, overwrite=args.overwrite)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,19 +101,24 @@ def run(args: argparse.Namespace) -> int:
     except (ProjectFileError, RehearseError, ValueError) as exc:
         return _error(str(exc))
     live_ids = [line.id for line in lines if line.role in options.roles]
+    take_files = take_file_names([line.id for line in project.lines])
+    try:  # before anything is read or played: a wrong --report fails now, not after the read
+        report_file = check_outputs(args, path, live_ids, take_files)
+        saved = in_place(path) if options.record is not None else None
+    except OutputPathError as exc:
+        return _error(str(exc))
     reader: Reader
     try:
         if args.simulate:
-            reader = SimulatedReader(Path(args.simulate), project.sample_rate, live_ids,
-                                     file_names=take_file_names([line.id for line in project.lines]))
+            reader = SimulatedReader(Path(args.simulate), project.sample_rate, live_ids, file_names=take_files)
         else:
             reader = MicReader(project.sample_rate, args.input)
     except ReaderError as exc:
         return _error(str(exc))
     out = sys.stderr if args.json else sys.stdout
 
-    def say(text: str) -> None:
-        print(text, file=out, flush=True)
+    def say(text: str) -> None:  # the script's words and names: escaped, capped
+        print("\n".join(terminal_line(part) for part in text.split("\n")), file=out, flush=True)
 
     try:
         session = Session(project, path, output=args.device, prerender=False)
@@ -105,22 +139,26 @@ def run(args: argparse.Namespace) -> int:
     finally:
         session.close()
         reader.close()
-    if options.record is not None:
+    if saved is not None:
         takes = {r.line_id: Path(r.take) for r in report.results if r.take}
         if takes:
             try:
-                save_project(attach_takes(project, takes), path)
+                save_project(attach_takes(project, takes), saved.path, guard=saved.check_again)
             except OSError as exc:
-                return _error(f"cannot save {path} with the recorded takes: {exc.strerror or exc}")
-            say(f"{len(takes)} recorded take(s) in {options.record}; {path} uses them")
-    if args.report:
+                return _error(f"cannot save {echo(path)} with the recorded takes: {exc.strerror or exc}")
+            except OutputPathError as exc:
+                return _error(f"cannot save the recorded takes: {exc}")
+            say(f"{len(takes)} recorded take(s) in {echo(options.record)}; {echo(path)} uses them")
+    if report_file is not None:
         from engine.fsutil import atomic_write_text
 
         try:
-            atomic_write_text(Path(args.report), json.dumps({**report.figures(), "lines_read": report.accuracy_lines()},
-                                                            indent=2) + "\n")
+            atomic_write_text(report_file.path, json.dumps({**report.figures(), "lines_read": report.accuracy_lines()},
+                                                           indent=2) + "\n", guard=report_file.check_again)
+        except OutputPathError as exc:
+            return _error(str(exc))
         except OSError as exc:
-            return _error(f"--report {args.report}: {exc.strerror or exc}")
+            return _error(f"--report {echo(args.report)}: {exc.strerror or exc}")
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

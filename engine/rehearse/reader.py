@@ -55,6 +55,19 @@ class ReaderError(RuntimeError):
     """The input cannot be opened, or a recording is missing or unreadable."""
 
 
+NO_MICROPHONE = ("no microphone found (no sound input device here): connect one, or read the part from "
+                 "recordings (radioplay rehearse --simulate DIR; in the studio, Input: Simulated reader)")
+
+
+def default_input(sd: Any) -> int | None:
+    """The system's default input device, or None where there is none (PortAudio's -1)."""
+    try:
+        index = int(sd.query_devices(kind="input")["index"])
+    except (ValueError, TypeError, KeyError, sd.PortAudioError):
+        return None
+    return index if index >= 0 else None
+
+
 class MicReader:
     """A PortAudio input device (by name, or the default one)."""
 
@@ -73,6 +86,12 @@ class MicReader:
                 raise ReaderError(f"no input device called {device!r}; inputs: "
                                   f"{', '.join(n for _, n in inputs) or 'none'}")
             index = (exact or loose)[0]
+        elif default_input(sd) is None:
+            # PortAudio would say "Error querying device -1".
+            names = [str(d["name"]) for d in sd.query_devices() if d["max_input_channels"] > 0]
+            raise ReaderError(NO_MICROPHONE if not names else
+                              f"no default microphone: choose one of {', '.join(names)} "
+                              "(radioplay rehearse --input NAME; in the studio, Input)")
         self.rate = rate
         self.chunks: queue.SimpleQueue[Chunk] = queue.SimpleQueue()
         try:

@@ -33,6 +33,7 @@ from engine.listen.follow import Recognize, recognize_here
 from engine.listen.listening_process import ListeningProcess
 from engine.listen.recognizer import read_dictionary_ahead
 from engine.listen.vad import VoiceDetector, make_detector
+from engine.output_paths import OutputPathError
 from engine.project.direction import spoken_text
 from engine.project.model import Line, Project
 from engine.rehearse.listener import Heard, LineListener, Outcome
@@ -239,7 +240,11 @@ class TableRead:
         if heard.speech_start is not None and heard.speech_end is not None:
             result.speech_s = round(heard.speech_end - heard.speech_start, 3)
         if self.options.record is not None and heard.outcome is not Outcome.MISSED:
-            path = save_take(heard, self.reader.rate, self.options.record, self.take_files[line.id])
+            try:
+                path = save_take(heard, self.reader.rate, self.options.record, self.take_files[line.id])
+            except OutputPathError as exc:  # the take's name holds a FIFO or a device now: the read goes on
+                self.say(f"  (take not saved: {exc})")
+                path = None
             result.take = str(path) if path is not None else None
         self._record(result)
         return listener, i + 1
@@ -302,7 +307,8 @@ class TableRead:
             views = {c.line_id: c for c in self.session.clips()}
             waiting = [lid for lid in line_ids if status.get(lid) is None or status[lid].state is not LineState.READY
                        or lid not in views or views[lid].estimated]
-            failed = [lid for lid in waiting if status.get(lid) is not None and status[lid].state is LineState.FAILED]
+            failed = [lid for lid in waiting if status.get(lid) is not None
+                      and status[lid].state in (LineState.FAILED, LineState.NO_VOICE)]
             if failed:
                 raise RehearseError(f"line {failed[0]} cannot be voiced: {status[failed[0]].error}")
             if not waiting:

@@ -13,14 +13,17 @@ recordings is read under the same names.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from engine.fsutil import commit, temp_path_for
+from engine.output_paths import WAV, OutputPathError, folder_problem, problem_with, stat_inputs
 from engine.project.model import Project
 from engine.rehearse.listener import Heard
+from engine.terminal_text import echo
 
 PAD_S = 0.15
 
@@ -35,6 +38,27 @@ def trimmed(heard: Heard, rate: int, pad_s: float = PAD_S) -> np.ndarray | None:
     return audio[begin:end] if end > begin else None
 
 
+def check_takes(folder: Path, file_names: Iterable[str], inputs: Sequence[tuple[str, str | Path]] = (),
+                overwrite: bool = False) -> None:
+    """The takes folder and each take's name, checked before a read starts by the rule of
+    every output (engine/output_paths.py): a folder (made where missing), and no take
+    replaces one of ``inputs`` (the project, a simulated reader's recordings: one folder
+    for both would replace each read with its trimmed take), a FIFO or a device, or (without
+    ``overwrite``) a file that is not a WAV. Raises OutputPathError (one line)."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputPathError(f"--record {echo(folder)}: is a file, not a folder; --record needs a folder")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise OutputPathError(f"--record {echo(folder)}: {problem}")
+    if not folder.is_dir():
+        return  # nothing in it yet
+    seen = stat_inputs(inputs)
+    for name in file_names:
+        problem = problem_with(folder / name, WAV, seen, overwrite)
+        if problem is not None:
+            raise OutputPathError(f"--record {echo(folder)}: {echo(name)} {problem}")
+
+
 def save_take(heard: Heard, rate: int, folder: Path, file_name: str) -> Path | None:
     """Write the line's take as ``folder/file_name`` (engine/rehearse/take_names.py)."""
     import soundfile
@@ -47,6 +71,11 @@ def save_take(heard: Heard, rate: int, folder: Path, file_name: str) -> Path | N
     temp = temp_path_for(final)
     try:
         soundfile.write(str(temp), audio, rate, subtype="PCM_24", format="WAV")
+        # What the name holds was checked before the read (engine/rehearse/command.py);
+        # a FIFO, a device or a link out of the folder put there since is not replaced.
+        problem = problem_with(final, WAV, overwrite=True)
+        if problem is not None:
+            raise OutputPathError(f"--record {echo(folder)}: {echo(file_name)} {problem}")
         commit(temp, final)
     finally:
         temp.unlink(missing_ok=True)

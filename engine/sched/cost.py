@@ -25,10 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.project.timeline import estimate_duration
-from engine.synth.backend import BackendCost
-from engine.synth.kokoro_backend import KokoroBackend
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
+from engine.synth.backends.base import BackendCost
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.registry import cost_priors
 from engine.synth.synthesizer import ClipPlan
 
 _ALPHA = 0.2
@@ -73,7 +72,7 @@ class CostModel:
 def prior_realtime(backend: str) -> float:
     """What a backend makes per wall second here before any line has run: its prior
     cost on the worker layout every session uses (one session per core, up to 4)."""
-    cost = CostModel({"piper": PiperBackend.cost, "kokoro": KokoroBackend.cost})
+    cost = CostModel(cost_priors())
     return cost.realtime(backend, SessionLayout.for_throughput().sessions)
 
 
@@ -85,6 +84,9 @@ class PendingLine:
     duration: float
     backend: str
     voiced: bool  # its clip exists: costs nothing
+    # False: no clip can come (its synthesis failed, its voice cannot be used): playback
+    # never waits for it, so it costs nothing either, and the outlook counts it apart.
+    voiceable: bool = True
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class Outlook:
     work_s: float  # wall seconds the workers need for it (all of them busy)
     wait_s: float  # pre-render this long first and playback never waits for a line
     realtime: dict[str, float]  # backend -> audio seconds made per wall second, all workers
+    silent: int = 0  # lines from the start position on that cannot be voiced: not waited for
 
     @property
     def keeps_up(self) -> bool:
@@ -120,18 +123,24 @@ def playback_outlook(lines: Iterable[PendingLine], cost: CostModel, workers: int
     that is than its start, and the worst wait is how long pre-rendering has
     to run first. Optimistic for one long line (it cannot be split over
     workers), which the honest figures below still bound well on two cores.
+    A line that cannot be voiced is never waited for (waiting would never end):
+    it is counted in ``silent`` instead.
     """
     workers = max(1, workers)
     done = 0.0
     audio = 0.0
     wait = 0.0
+    silent = 0
     seen: set[str] = set()
     for line in sorted(lines, key=lambda ln: ln.start):
         if line.voiced or line.start + line.duration <= from_s:
+            continue
+        if not line.voiceable:
+            silent += 1
             continue
         seen.add(line.backend)
         audio += line.duration
         done += line.duration * cost.seconds_per_audio_second(line.backend) / workers
         wait = max(wait, done - max(0.0, line.start - from_s))
     realtime = {name: cost.realtime(name, workers) for name in seen}  # the one speed figure
-    return Outlook(audio, done, wait, realtime)
+    return Outlook(audio, done, wait, realtime, silent)

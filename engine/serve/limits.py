@@ -39,6 +39,8 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from aiohttp.web_protocol import RequestHandler
 
+from engine.terminal_text import echo
+
 log = logging.getLogger("radioplay.serve")
 
 MAX_DEFAULT_CONNECTIONS = 4096  # beyond this each connection's buffers cost more than they serve
@@ -107,6 +109,29 @@ class _Connection(RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         self.guard.lost(self)
         super().connection_lost(exc)
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """aiohttp's answer to a request it could not parse quotes the offending line back
+        (a NUL in an ``Authorization`` header: the token, in the body); the service's says
+        what was wrong in a few words and never quotes the request."""
+        response = super().handle_error(request, status, exc, message)
+        if status == 500:  # aiohttp's own text: no request quoted
+            return response
+        body = json.dumps({"error": f"malformed request: {parse_problem(exc, message)}", "field": None})
+        refusal = web.Response(status=status, text=body, content_type="application/json")
+        refusal.force_close()
+        return refusal
+
+
+def parse_problem(exc: BaseException | None, message: str | None) -> str:
+    """What aiohttp's parser found wrong, without the bytes it quotes: the first line of
+    its message up to any quotation, escaped and capped (engine/terminal_text.py)."""
+    text = str(getattr(exc, "message", None) or message or exc or "")
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    for mark in ("b'", 'b"', "'", '"'):
+        first = first.split(mark, 1)[0]
+    return echo(first.strip().rstrip(":").strip(), 80).lower() or "bad request"
 
 
 class ConnectionGuard:

@@ -22,11 +22,19 @@ class LineRecord:
 
     plan: ClipPlan | None = None
     error: str | None = None
+    no_voice: bool = False  # ``error`` says the voice is not installed here: nothing failed
     clip: np.ndarray | None = None
     clip_key: str | None = None  # the key ``clip`` was made for (pinned in the cache)
     request: LineRequest | None = None
     failed: str | None = None
     recording: str | None = None  # the recorded take ``clip`` was read from (no plan, no synthesis)
+
+    @property
+    def voiceable(self) -> bool:
+        """A clip can come for it (planned, nothing failed): playback waits for one it lacks.
+        A line that cannot be voiced (its text, its voice, a failed synthesis) or has no
+        text yet is silent where it is laid out, never a late line."""
+        return self.plan is not None and self.error is None and self.failed is None
 
 
 @dataclass

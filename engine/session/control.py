@@ -45,8 +45,8 @@ from engine.audio.programme import Programme
 from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, open_sink
 from engine.audio.soundbus import SoundBus
 from engine.metrics.hub import MetricsHub
-from engine.mixdown.mixplan import programme_frames
 from engine.mixdown.sound_placement import SoundSet
+from engine.project.defaults import DEFAULT_BACKEND
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
 from engine.sched.cost import Outlook, PendingLine, playback_outlook
@@ -60,6 +60,7 @@ from engine.session.playback import PlaybackPass
 from engine.session.sound_desk import SoundDesk
 from engine.session.views import (
     ClipView,
+    LineState,
     LineStatus,
     SessionState,
     SoundView,
@@ -114,8 +115,10 @@ class Session:
         self.live_mix = LiveMix(applied, self.rate, self.synth, self.scheduler, self.sound_desk, sink, block,
                                 records=lambda: self.book.records, pending=lambda: self.playback.pending,
                                 on_late=lambda line_id, frame: self.playback.on_late(line_id, frame),
-                                on_wrap=lambda: self.playback.on_wrap(),
-                                on_gain=lambda: self.playback.relayout(), post=self._post,
+                                on_wrap=lambda: self.playback.on_wrap(), on_end=lambda: self.playback.on_end(),
+                                on_gain=lambda: self.playback.relayout(),
+                                take_alone=lambda line_id, clip: self.playback.take_alone(line_id, clip),
+                                post=self._post,
                                 closed=lambda: self._closed, report_error=self._report_error,
                                 audio_error=audio_error)
         self.book = LineBook(applied, self.rate, self.synth, self.scheduler, lambda: self.live_mix.player,
@@ -257,10 +260,17 @@ class Session:
     def outlook(self, from_s: float = 0.0) -> Outlook:
         """Can the workers voice the lines not voiced yet before the playhead reaches them
         from ``from_s`` (at the speed they measure here)? Any thread: it reads the published
-        clip views and the snapshot the control thread applied."""
+        clip views and the snapshot the control thread applied. A line whose voice is not
+        installed is no work for the workers: it is left out (the studio says how to get it)."""
         backend = {r.name: r.voice.backend for r in self.project.cast}
-        lines = [PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"), not c.estimated)
-                 for c in self.playback.clip_views]
+        status = self.book.status
+        lines = []
+        for c in self.playback.clip_views:
+            known = status.get(c.line_id)
+            state = known.state if known is not None else LineState.MISSING
+            # A blank line has nothing to voice; a failed one nothing that will come.
+            lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, DEFAULT_BACKEND),
+                                     not c.estimated or state is LineState.EMPTY, not state.unvoiceable))
         return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
 
     def sounds(self) -> list[SoundView]:
@@ -301,12 +311,11 @@ class Session:
         player = mix.player
         snap = player.snapshot()
         sink: SinkStats = snap.sink
-        end = max(max((c.end for c in self.playback.clip_views), default=0.0),
-                  max((s.end for s in self.sound_desk.views), default=0.0))
-        duration = programme_frames(int(round(end * self.rate)), mix.programme) / self.rate  # as export
+        duration = self.playback.end_frame / self.rate  # as export: where playing stops
+        audition = snap.audition if isinstance(snap.audition, tuple) else None
         return TransportSnapshot(snap.position_s, snap.playing, duration, snap.loop, len(self.playback.late_log),
                                  sink.underruns, sink.cpu_load, player.sink.name, mix.audio_error,
-                                 sink.device_underflows)
+                                 sink.device_underflows, audition, snap.ended)
 
     def state(self) -> SessionState:
         """One read of everything the studio draws; never waits for the control thread."""

@@ -21,8 +21,8 @@ from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord
 from engine.session.views import LineState, LineStatus
-from engine.synth.errors import TextError, VoiceError
-from engine.synth.library import VoiceInfo
+from engine.synth.backends.voice_info import VoiceInfo
+from engine.synth.errors import TextError, VoiceError, VoiceNotInstalled
 from engine.synth.pipeline import plan_line
 from engine.synth.recording import RecordingError, load_recording
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
@@ -150,6 +150,7 @@ class LineBook:
             role = roles.get(line.role)
             plan: ClipPlan | None = None
             error: str | None = None
+            no_voice = False
             if role is None:
                 error = f"unknown role {line.role!r} (not in the cast)"
             elif not line.text.strip():
@@ -158,7 +159,7 @@ class LineBook:
                 try:
                     plan = plan_line(self.synth, project, line)
                 except (TextError, VoiceError) as exc:
-                    error = str(exc)
+                    error, no_voice = str(exc), isinstance(exc, VoiceNotInstalled)
             if plan is not None and record.plan is not None and plan.key == record.plan.key and record.error is None:
                 continue  # nothing that changes the sound changed
             self._drop_request(record)
@@ -168,7 +169,7 @@ class LineBook:
                 self.playback.hold(line_id, old_clip, record.clip_key)
                 record.clip, record.clip_key = None, None
             self.release(record)
-            record.plan, record.error, record.failed = plan, error, None
+            record.plan, record.error, record.no_voice, record.failed = plan, error, no_voice, None
             if plan is not None:
                 self._take_cached(line_id, record)
                 if record.clip is None and (edited or self.playback.prerendering):
@@ -182,6 +183,7 @@ class LineBook:
         self._drop_request(record)
         self.release(record)
         record.plan, record.failed, record.error, record.recording = None, None, None, recording
+        record.no_voice = False
         if recording is None:
             return False
         try:
@@ -266,8 +268,9 @@ class LineBook:
         exc = future.exception()
         if exc is not None:
             record.failed = str(exc)
-            self.publish_status()
+            self.playback.relayout()  # no longer pending for the mixer: silent where it is, never late
             return
+        record.failed = None  # a retry (the next play asks again) that worked
         if record.clip is None:
             self._take_cached(line_id, record)
             if record.clip is None:  # not kept in memory or on disk: use the result itself
@@ -280,7 +283,7 @@ class LineBook:
         status: dict[str, LineStatus] = {}
         for line_id, record in self.records.items():
             if record.error is not None:
-                status[line_id] = LineStatus(LineState.FAILED, record.error)
+                status[line_id] = LineStatus(LineState.NO_VOICE if record.no_voice else LineState.FAILED, record.error)
             elif record.failed is not None:
                 status[line_id] = LineStatus(LineState.FAILED, record.failed)
             elif record.clip is not None:  # voiced, or a recorded take (which has no plan)

@@ -38,17 +38,21 @@ class LiveMix:
     def __init__(self, project: Callable[[], Project], rate: int, synth: ClipSynthesizer, scheduler: Scheduler,
                  sounds: SoundDesk, sink: OutputSink, block: int, *,
                  records: Callable[[], Mapping[str, LineRecord]], pending: Callable[[], PendingLines],
-                 on_late: Callable[[str, int], None], on_wrap: Callable[[], None], on_gain: Callable[[], None],
+                 on_late: Callable[[str, int], None], on_wrap: Callable[[], None], on_end: Callable[[], None],
+                 on_gain: Callable[[], None], take_alone: Callable[[str, np.ndarray], np.ndarray],
                  post: Callable[[Callable[[], None]], None], closed: Callable[[], bool],
                  report_error: Callable[[str], None], audio_error: str | None) -> None:
         """``records``: the line book's records (the loudness waits for every clip);
         ``pending``: the playback pass's lines without a clip (a new output takes them);
-        ``on_late``, ``on_wrap``: the playback pass's, called on the mixer thread;
+        ``on_late``, ``on_wrap``, ``on_end``: the playback pass's, called on the mixer thread;
         ``on_gain``: the playback pass lays the lines out again, levelled for a solved master gain;
+        ``take_alone``: the playback pass's take of a line as the mix plays the line, alone;
         ``post``: onto the control thread; ``closed``: the session closed."""
         self._project, self.rate, self.synth, self.scheduler, self.sounds = project, rate, synth, scheduler, sounds
         self._records, self._pending, self._on_late, self._on_wrap = records, pending, on_late, on_wrap
-        self._on_gain = on_gain
+        self._on_end = on_end
+        self._end: int | None = None  # the programme's end (set_end), for a new output's player too
+        self._on_gain, self._take_alone = on_gain, take_alone
         self._post, self._closed, self._report_error = post, closed, report_error
         self.audio_error = audio_error
         self.master_gain_db: float | None = None  # solved like export's once every clip exists
@@ -68,8 +72,15 @@ class LiveMix:
         self.player.close()
 
     def _make_player(self, sink: OutputSink) -> LivePlayer:
-        return LivePlayer(self.programme, self.rate, sink, on_late=self._on_late, on_wrap=self._on_wrap,
-                          block=self._block)
+        player = LivePlayer(self.programme, self.rate, sink, on_late=self._on_late, on_wrap=self._on_wrap,
+                            block=self._block, on_end=self._on_end)
+        player.set_end(self._end)
+        return player
+
+    def set_end(self, frame: int) -> None:
+        """The programme's end (its last clip's end and tail): playing stops there."""
+        self._end = frame
+        self.player.set_end(frame)
 
     def _new_programme(self) -> Programme:
         """The export's chain over the live mixer, so what is heard is what is exported."""
@@ -183,7 +194,9 @@ class LiveMix:
         self._audition_plan(plan, role_name, role.priority)
 
     def audition_take(self, line_id: str, seed: int) -> None:
-        """One take of a line, made at audition priority if it is not cached, then heard."""
+        """One take of a line, made at audition priority if it is not cached, then heard as
+        playback plays the line (levelled, staged, through its lane and the master), so two
+        takes compared are heard as the programme would play each."""
         project = self._project()
         try:
             line = project.line(line_id)
@@ -192,9 +205,10 @@ class LiveMix:
         except (KeyError, TextError, VoiceError) as exc:
             self._report_error(str(exc))
             return
-        self._audition_plan(plan, line.role, weight)
+        self._audition_plan(plan, line.role, weight, (line_id, seed))
 
-    def _audition_plan(self, plan: ClipPlan, role_name: str, weight: float) -> None:
+    def _audition_plan(self, plan: ClipPlan, role_name: str, weight: float,
+                       take: tuple[str, int] | None = None) -> None:
         request = LineRequest(plan=plan, role=role_name, origin=Origin.AUDITION, weight=weight)
         # The newest audition of a role supersedes the one before (a producer moving a blend's
         # weights asks again and again; a Kokoro line takes seconds): an older one not started
@@ -204,17 +218,26 @@ class LiveMix:
             self.scheduler.cancel(lambda r: r is previous)
         self._auditions[role_name] = request
         future = self.scheduler.submit(request, timeout=0.0)
-        future.add_done_callback(lambda f: self._post(lambda: self._play_audition(role_name, f, request)))
+        future.add_done_callback(lambda f: self._post(lambda: self._play_audition(role_name, f, request, take)))
 
-    def _play_audition(self, role_name: str, future: Future[np.ndarray], request: LineRequest) -> None:
+    def _play_audition(self, role_name: str, future: Future[np.ndarray], request: LineRequest,
+                       take: tuple[str, int] | None) -> None:
         if self._auditions.get(role_name) is not request:
             return  # a newer audition of this role was asked for meanwhile
         del self._auditions[role_name]
         if future.cancelled() or future.exception() is not None:
             return
-        gain = 10 ** (self.programme.gain_db / 20)
+        ceiling = 10 ** (LIMITER_CEILING_DB / 20)
         self.player.start()
-        self.player.audition(future.result(), gain, 10 ** (LIMITER_CEILING_DB / 20))
+        if take is None:  # words typed for a role: its voice, at the master gain
+            self.player.audition(future.result(), 10 ** (self.programme.gain_db / 20), ceiling)
+            return
+        try:
+            heard = self._take_alone(take[0], future.result())
+        except KeyError as exc:  # the line or its role went meanwhile
+            self._report_error(f"take {take[1]} of line {take[0]}: {exc}")
+            return
+        self.player.audition(heard, 1.0, ceiling, tag=take)
 
     def play_recording(self, audio: np.ndarray, rate: int) -> None:
         """A recording levelled like a clip, at the project rate, heard like an audition."""

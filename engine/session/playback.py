@@ -4,6 +4,11 @@ Lays the timeline out for the mixer, keeps the prefetch window ahead of the
 playhead, pre-renders the rest, and handles play, pause, stop, seek, loop
 wraps and late lines. A pass (reset on play, seek and loop wrap) keeps what
 it has passed, so nothing already heard moves.
+
+The programme ends where its last line or sound clip ends, plus the tail (the
+export's length, ``programme_frames``): playing stops there by itself, with the
+playhead at the end, as a DAW stops at the end of its project; Play from there
+starts again from the top. A loop plays on past it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from engine.audio.mixer import PlacedClip
 from engine.audio.staging import Stager
 from engine.mixdown.dialogue import DialogueChain
 from engine.mixdown.live_gain import nominal_gain_db
+from engine.mixdown.mixplan import programme_frames
 from engine.mixdown.overlaps import OverlapWalls
+from engine.mixdown.take_alone import take_alone
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout_all
 from engine.sched.request import Deadline, Origin
@@ -62,6 +69,8 @@ class PlaybackPass:
         self._prerendering = prerender and prerender_on_open
         self._play_origin = 0.0  # where the last play() started (stop returns here)
         self.late_log: list[tuple[str, float]] = []  # (line id, timeline seconds where it was reached)
+        self.end_frame = 0  # the programme's end with its tail, as laid out now (the transport's length)
+        self._trims: dict[str, float] = {}  # each staged role's trim in the mix as placed now
         self.pending = PendingLines.empty()
         # Rooms are made off the control thread (engine/audio/staging.py); a line heard before
         # its room is ready is staged again (a relayout, on the control thread) when it is.
@@ -171,6 +180,7 @@ class PlaybackPass:
         chain = DialogueChain(project, staging, self.stager, clip_keys=self._clip_keys(clips), walls=self._walls)
         envelopes: dict[tuple[int, float, float], tuple[np.ndarray, LineEnvelope]] = {}
         lines: list[tuple[int, int, str, str, np.ndarray, LineEnvelope | None]] = []
+        voiceable = {line_id for line_id, record in self.book.records.items() if record.voiceable}
         for p in self.placements:
             lane = self.mix.lane_of.get(p.role)
             if lane is None:
@@ -184,8 +194,9 @@ class PlaybackPass:
                             else chain.envelope(p.line_id, p.role, clip))
                 envelopes[key] = (clip, envelope)
                 lines.append((lane, start, p.line_id, p.role, clip, envelope))
-            elif p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting:
-                pending.append((start, p.line_id))
+            elif (p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting
+                  and p.line_id in voiceable):
+                pending.append((start, p.line_id))  # late if the playhead gets there first
         pending.sort()
         # Staged nearest the playhead first, for a slice of the control thread at a time: the
         # rest are pending (the mixer treats them as lines not voiced yet) and the next
@@ -193,6 +204,7 @@ class PlaybackPass:
         here = int(round(self.mix.player.snapshot().mixed_s * self.rate))
         lines.sort(key=lambda line: abs(line[1] - here))
         placed += chain.place(lines, until=time.monotonic() + STAGING_SLICE_S)
+        self._trims = dict(chain.trims)
         if chain.deferred:
             starts = {line[2]: line[1] for line in lines}
             pending = sorted([*pending, *((starts[line_id], line_id) for line_id in chain.deferred)])
@@ -204,8 +216,24 @@ class PlaybackPass:
         self.mix.player.set_pending(self.pending)
         self.clip_views = [ClipView(p.line_id, p.role, p.start, p.end, self.book.records[p.line_id].clip is None
                                      if p.line_id in self.book.records else True) for p in self.placements]
-        self.mix.apply_lanes()
+        self.mix.apply_lanes()  # the lane effects' tails are the programme's
+        end = max(max((p.end for p in self.placements), default=0.0), max((v.end for v in self.sounds.views),
+                                                                            default=0.0))
+        self.end_frame = programme_frames(int(round(end * self.rate)), self.mix.programme)
+        self.mix.set_end(self.end_frame)
         self.book.publish_status()
+
+    def take_alone(self, line_id: str, clip: np.ndarray) -> np.ndarray:
+        """A take of a line as this mix plays the line, alone (engine/mixdown/take_alone.py):
+        levelled for the gain playback levels for, staged, trimmed as its role's lines are
+        now, through its lane and the master at the gain playback plays at. A room not made
+        yet is made in the background and the take heard without it meanwhile, as playback
+        does (its own stager: the playback's keeps the chosen take's staging)."""
+        project = self._project()
+        staging = self.mix.staging_db if self.mix.staging_db is not None else nominal_gain_db(project)
+        stager = Stager(self.stager.responses, room_ready=lambda: None)
+        return take_alone(project, line_id, clip, staging_db=staging, gain_db=self.mix.programme.gain_db,
+                          stager=stager, trims=self._trims)
 
     def _clip_keys(self, clips: dict[str, np.ndarray]) -> dict[str, str]:
         """The content keys of the synthesized clips placed now (a recorded take, or a
@@ -236,7 +264,10 @@ class PlaybackPass:
 
     def play(self, from_s: float | None, until_s: float | None = None) -> None:
         self._prerendering = self.prerender
-        position = self.mix.player.snapshot().position_s if from_s is None else max(0.0, from_s)
+        snap = self.mix.player.snapshot()
+        position = snap.position_s if from_s is None else max(0.0, from_s)
+        if from_s is None and snap.loop is None and int(round(position * self.rate)) >= self.end_frame > 0:
+            position = 0.0  # at the end (playing stopped there): Play plays it again from the top
         self._play_origin = position
         self._new_pass(position)
         self.mix.player.start()
@@ -304,6 +335,16 @@ class PlaybackPass:
     def on_wrap(self) -> None:  # mixer thread: hand over to the control thread
         self._post(self._wrapped)
 
+    def on_end(self) -> None:  # mixer thread: playing stopped at the programme's end
+        self._post(self._ended)
+
+    def _ended(self) -> None:
+        snap = self.mix.player.snapshot()
+        if snap.playing:
+            return  # played again meanwhile: that pass goes on
+        self.scheduler.set_playhead(snap.position_s, playing=False, cancel_behind=False)
+        self._end_pass()
+
     def _wrapped(self) -> None:
         loop = self.mix.player.snapshot().loop
         if loop is not None:
@@ -314,8 +355,8 @@ class PlaybackPass:
 
     def _late(self, line_id: str) -> None:
         record = self.book.records.get(line_id)
-        if record is None or record.clip is not None:
-            return
+        if record is None or record.clip is not None or not record.voiceable:
+            return  # voiced meanwhile, or failed meanwhile: silent, not late
         placement = self.placement(line_id)
         self.late_log.append((line_id, placement.start if placement is not None else -1.0))
         self.pass_state.waiting.add(line_id)

@@ -22,6 +22,24 @@ class LineState(enum.Enum):
     READY = "ready"
     FAILED = "failed"
     EMPTY = "empty"  # no text yet (a line just inserted): nothing to voice, nothing wrong
+    NO_VOICE = "no voice"  # its voice is not installed here (the error says how to get it): nothing failed
+
+    @property
+    def coming(self) -> bool:
+        """A clip is being made or will be asked for: playback waits for this line (the
+        play outlook counts it, the mixer calls it late when the playhead gets there first)."""
+        return self in _COMING
+
+    @property
+    def unvoiceable(self) -> bool:
+        """No clip comes until the producer changes something (a failure): playback never
+        waits for the line, and it is silent, never late. Every state that is neither
+        coming, voiced nor blank is one, so a new reason a line cannot be voiced is
+        treated so without another change here."""
+        return self not in _COMING and self not in (LineState.READY, LineState.EMPTY)
+
+
+_COMING = frozenset({LineState.MISSING, LineState.QUEUED, LineState.SYNTHESIZING})
 
 
 @dataclass(frozen=True)
@@ -64,6 +82,11 @@ class TransportSnapshot:
     output: str
     audio_error: str | None
     device_underflows: int = 0
+    # (line id, seed) of the take an audition plays now (the Takes panel's A/B says which)
+    audition: tuple[str, int] | None = None
+    # Playing stopped at the programme's end (the layout may have moved since: a line late
+    # in that pass has its real length now), and has not started since.
+    ended: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +133,22 @@ class SessionState:
     sounds: Sequence[SoundView] = ()  # sound clips on the sound lanes
     checks: Mapping[str, LineResult] = field(default_factory=lambda: NO_CHECKS)  # line id -> the speech check of the clip it has now
     fixing: FixProgress | None = None  # the latest "Fix flagged lines"
+
+    @property
+    def voiced_lines(self) -> int:
+        """The lines of the project as it is now that have a clip: the one count of voiced
+        lines (the status bar's and the monitor's); takes replaced or auditioned do not count."""
+        return voiced_lines(self.line_status)
+
+    @property
+    def unvoiceable(self) -> list[str]:
+        """The lines no clip will come for until the producer changes them, in no order."""
+        return [line_id for line_id, status in self.line_status.items() if status.state.unvoiceable]
+
+
+def voiced_lines(line_status: Mapping[str, LineStatus]) -> int:
+    """How many lines have a clip (``line_status`` holds the project's lines, and only them)."""
+    return sum(1 for status in line_status.values() if status.state is LineState.READY)
 
 
 def waveform_peaks(clip: np.ndarray, columns: int) -> np.ndarray:

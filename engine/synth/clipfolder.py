@@ -19,6 +19,7 @@ voiced before is voiced again.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shutil
 import threading
@@ -36,6 +37,15 @@ CACHE_LIMIT_ENV = "RADIOPLAY_CACHE_LIMIT_MB"
 DEFAULT_LIMIT_BYTES = 4096 << 20  # about 6 hours of clips at 48 kHz
 # Eviction goes this far below the limit, so it runs once per many writes.
 _LOW_WATER = 0.9
+
+
+def usable_samples(audio: np.ndarray) -> bool:
+    """Whether a clip read back has samples and every one is finite. An empty clip would mix
+    as silence; a NaN or infinite sample silences or spikes the mix and slips past loudness
+    measurement, which gates it away. The sum in float64 is finite exactly when every float32
+    sample is (no sum of float32 values can overflow it), without a temporary the clip's size."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN: the answer, not a problem
+        return audio.size > 0 and math.isfinite(float(np.sum(audio, dtype=np.float64)))
 
 
 class CacheFolderError(OSError):
@@ -91,8 +101,8 @@ class ClipFolder:
         return self.path(key).is_file() or any((d / f"{key}.npy").is_file() for d in self.legacy)
 
     def load(self, key: str) -> np.ndarray | None:
-        """The clip memory-mapped, or None; a damaged file is removed (it is
-        re-synthesized, not trusted)."""
+        """The clip memory-mapped, or None; a damaged file, an empty clip and one with a
+        sample that is not finite are removed (re-synthesized, not trusted)."""
         path = self.path(key)
         if not path.is_file() and not self._adopt(key):
             return None
@@ -112,6 +122,14 @@ class ClipFolder:
                 path.unlink()
             return None
         if mapped.dtype != np.float32 or mapped.ndim != ndim or (ndim == 2 and mapped.shape[1] != 2):
+            return None
+        if not usable_samples(mapped):
+            # Never mixed, never measured: the caller voices the line again (and writes it anew).
+            del mapped
+            with contextlib.suppress(OSError):
+                path.unlink()
+            with contextlib.suppress(OSError):
+                self.words_path(key).unlink()
             return None
         with self._lock:
             self._used.add(key)

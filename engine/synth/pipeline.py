@@ -15,6 +15,7 @@ import numpy as np
 from engine.project.model import Line, Project
 from engine.project.takes import voice_of
 from engine.synth.errors import TextError, VoiceError
+from engine.synth.missing_voices import MissingVoice, describe_missing, missing_voices
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 Progress = Callable[[str, int, int], None]
@@ -27,6 +28,15 @@ class LineErrors(ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+
+
+class VoicesNotInstalled(LineErrors):
+    """The only problem: the cast needs voices this machine does not have (one line, grouped
+    by voice, with how to get them: engine/synth/missing_voices.py)."""
+
+    def __init__(self, missing: list[MissingVoice]) -> None:
+        super().__init__([describe_missing(missing)])
+        self.missing = missing
 
 
 class Cancelled(RuntimeError):
@@ -53,10 +63,13 @@ def plan_line(synth: ClipSynthesizer, project: Project, line: Line, seed: int | 
 
 
 def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
-    """Plan every line or raise LineErrors listing every problem at once."""
+    """Plan every line or raise LineErrors listing every problem at once (VoicesNotInstalled
+    when the only problem is voices this machine does not have: said once, not per line)."""
     roles = {r.name: r for r in project.cast}
     plans: dict[str, ClipPlan] = {}
     problems: list[str] = []
+    absent = missing_voices(project, synth.library.resolve)
+    unvoiced = {line_id for missing in absent for line_id in missing.line_ids}
     # A voice problem (missing model, unknown speaker) is the role's: said once, with its lines counted.
     role_problems: dict[str, tuple[int, str, list[int]]] = {}  # role -> (index in problems, message, lines)
     for number, line in enumerate(project.lines, start=1):
@@ -64,6 +77,8 @@ def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
         role = roles.get(line.role)
         if role is None:
             problems.append(f"{where}: unknown role {line.role!r}")
+            continue
+        if line.id in unvoiced:
             continue
         if line.role in role_problems:
             role_problems[line.role][2].append(number)
@@ -78,7 +93,9 @@ def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:
     for name, (index, message, numbers) in role_problems.items():
         count = f"{len(numbers)} line{'s' if len(numbers) != 1 else ''}, first line {numbers[0]}"
         problems[index] = f"role {name} ({count}): {message}"
-    if problems:
-        raise LineErrors(problems)
+    if absent and not problems:
+        raise VoicesNotInstalled(absent)
+    if problems or absent:
+        raise LineErrors(([describe_missing(absent)] if absent else []) + problems)
     return plans
 

@@ -1,5 +1,5 @@
 """A script imported as a production: parsed, cast from the voices installed, its sound cues
-matched to the sound library. The one import path of ``radioplay import`` and the studio's
+and the sounds its action lines describe (suggested cues) matched to the sound library. The one import path of ``radioplay import`` and the studio's
 File > Import Script, so both make the same project and say the same about it.
 """
 
@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.project.engines import listed_id
 from engine.project.importers.build import CastSuggester, ImportReport, import_script
 from engine.project.model import Project, Role, VoiceParams
 from engine.project.sound import SoundClip
+from engine.project.sound_suggestions import describe, open_suggestions
 
 if TYPE_CHECKING:
     from engine.synth.library import VoiceLibrary
@@ -45,6 +47,20 @@ class ImportedProduction:
             lines.append(f"  ({ADD_SOUNDS_HINT})")
         return lines
 
+    def suggestion_lines(self, project_file: str = "PROJECT.radioplay") -> list[str]:
+        """The sounds the action lines describe, offered as cues, a line each, and how to
+        answer them (empty without any)."""
+        offered = open_suggestions(self.project)
+        if not offered:
+            return []
+        matched = sum(1 for s in offered if s.file)
+        lines = [f"Suggested sounds from the action lines: {len(offered)} ({matched} with a sound in the library, "
+                 f"{len(offered) - matched} with none; never spoken, no clip until accepted)"]
+        lines += [f"  {describe(s)}" for s in offered]
+        lines.append(f"  (accept: radioplay sounds {project_file} --accept {offered[0].id} ... or --accept all; "
+                     f"dismiss: --dismiss ID; or in the studio's Sounds tab)")
+        return lines
+
     def cast_lines(self, labels: Mapping[str, str] | None = None) -> list[str]:
         """A line per role: its lines, who the script says it is (and why), its voice.
         ``labels``: a role's voice as the casting that chose it names it (a design, a style)."""
@@ -54,7 +70,7 @@ class ImportedProduction:
         for role in project.cast:
             count, v = report.lines_per_role.get(role.name, 0), role.voice
             speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
-            voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
+            voice = listed_id(v.backend, v.voice)
             c = role.character
             who = f"{c.gender or '?'}/{c.age or '?'}"
             sound = (labels or {}).get(role.name) or f"{voice}{speaker}, pitch {v.pitch:+g} st, speed {v.speed:g}"
@@ -79,7 +95,7 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
     voices when None). Raises ScriptSyntaxError, ValueError or OSError with one line."""
     from engine.synth.casting import suggest_cast
     from engine.synth.library import VoiceLibrary
-    from engine.synth.sound_library import SoundLibrary, assign_matches
+    from engine.synth.sound_library import SoundLibrary, assign_matches, match_suggestions
 
     if suggest is None:
         voices = library if library is not None else VoiceLibrary()
@@ -89,8 +105,9 @@ def import_production(script: Path, *, destination: Path | None = None, narrate_
 
     project, report = import_script(script, narrate_action=narrate_action, suggest=suggest)
     matched: list[tuple[SoundClip, str]] = []
-    if project.sounds:
+    if project.sounds or project.sound_suggestions:
         where = destination if destination is not None else script
         sounds = SoundLibrary.for_project(where, [Path(f) for f in sound_folders])
         matched = [(clip, info.path) for clip, info in assign_matches(project, sounds)]
+        match_suggestions(project, sounds)
     return ImportedProduction(project, report, matched)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.project.model import Project
-from engine.project.revision import next_revision_look
+from engine.project.revision import next_revision_look, revision_name_problem
 from engine.project.revision_apply import RevisedProduction, revise
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ def revise_from_script(production: Project, script: Path, *, destination: Path |
     Raises ScriptSyntaxError, ValueError or OSError with one line."""
     from engine.synth.production_import import import_production
 
+    if name is not None and (problem := revision_name_problem(name.strip())) is not None:
+        raise ValueError(f"revision name: {problem}")
     imported = import_production(Path(script), destination=destination, library=library)
     if not imported.project.lines:  # a wrong or empty file would otherwise remove every line
         raise ValueError(f"{script}: no dialogue found; a revision needs the new draft's lines")

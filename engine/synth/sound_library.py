@@ -29,7 +29,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -38,7 +38,7 @@ import numpy as np
 from engine.audio.sound_file import AudioFileError, read_audio, read_header
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.project.model import Project
-from engine.project.sound import SoundClip
+from engine.project.sound import SoundClip, SoundSuggestion
 from engine.synth.cache import ClipCache
 from engine.synth.clipfolder import CACHE_DIR_ENV
 
@@ -262,12 +262,24 @@ class SoundLibrary:
 
     def match(self, cue: str) -> SoundInfo | None:
         """The sound for a cue's text, or None (no shared word, or a tie)."""
-        cue_words = set(words(cue))
+        return self._best(set(words(cue)), self.sounds)
+
+    def match_sound(self, names: Sequence[str], cue: str) -> SoundInfo | None:
+        """The sound for a suggested cue: among the files whose names hold one of
+        ``names`` (the words a file of that sound is named with: ``knock`` for
+        door-knock.flac), the one that shares the most words with ``cue`` and
+        ``names``; None when no file is of that sound (a kettle in a library without
+        one stays unmatched, never given the nearest other sound) or for a tie."""
+        wanted = {w for name in names for w in words(name)}
+        candidates = [info for info in self.sounds if wanted.intersection(info.words)]
+        return self._best(wanted | set(words(cue)), candidates)
+
+    def _best(self, cue_words: set[str], sounds: Sequence[SoundInfo]) -> SoundInfo | None:
         if not cue_words:
             return None
         best: tuple[int, int, int] | None = None
         chosen: list[SoundInfo] = []
-        for info in self.sounds:
+        for info in sounds:
             shared = len(cue_words.intersection(info.words))
             if shared == 0:
                 continue
@@ -288,6 +300,25 @@ def assign_matches(project: Project, library: SoundLibrary) -> list[tuple[SoundC
             clip.file = match.path
             assigned.append((clip, match))
     return assigned
+
+
+def match_suggestions(project: Project, library: SoundLibrary) -> list[SoundSuggestion]:
+    """Give every open suggested cue the library sound of what it describes (a new list in
+    the project, the suggestions being frozen); returns the ones matched. A sound the
+    library has no file of stays unmatched."""
+    from engine.project.sound_words import SOUND_WORDS
+
+    matched, out = [], []
+    for suggestion in project.sound_suggestions:
+        sound = SOUND_WORDS.get(suggestion.sound)
+        if suggestion.open and not suggestion.file and sound is not None:
+            info = library.match_sound(sound.library, suggestion.text)
+            if info is not None:
+                suggestion = replace(suggestion, file=info.path)
+                matched.append(suggestion)
+        out.append(suggestion)
+    project.sound_suggestions = out
+    return matched
 
 
 def _sound_files(folder: Path) -> Iterable[Path]:

@@ -605,3 +605,14 @@ def level_db(signal: np.ndarray) -> float:
     """RMS level in dBFS (-inf for silence)."""
     rms = float(np.sqrt(np.mean(np.square(np.asarray(signal, dtype=np.float64)))))
     return 20.0 * np.log10(rms) if rms > 0.0 else float("-inf")
+
+
+def no_sound_devices(folder: Path) -> Path:
+    """An ALSA configuration whose only devices talk to a sound server that is not there: PortAudio
+    (through ALSA, its only host API on Debian) then finds no device at all, as on a machine
+    without sound hardware."""
+    config = folder / "asound.conf"
+    socket = folder / "no-server"
+    config.write_text("".join(f'{kind}.!default {{\n    type pulse\n    server "unix:{socket}"\n}}\n'
+                              for kind in ("pcm", "ctl")))
+    return config

@@ -23,6 +23,7 @@ LONGEST_FIRST = (
     "tests/engine/rehearse/test_rehearse_modes.py",  # 64 s, mostly waiting on real time
     "tests/engine/farm/test_farm.py",  # 59 s, mostly Ray starting
     "tests/engine/export/test_delivery_sample.py",  # 52 s, the voiced sample
+    "tests/contracts/test_default_install.py",  # ~90 s at load 6-11: make's default install, the voiced sample
     "tests/engine/check/test_normalized_script.py",  # 42 s
     "tests/engine/audio/test_programme.py",  # 33 s
     "tests/engine/synth/test_kokoro.py",  # 32 s

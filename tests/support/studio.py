@@ -57,11 +57,12 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
     earlier = {t.ident for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS)}
 
     def make(path: Path | None = None, *, prerender: bool = False, show: bool = True,
-             project: Project | None = None, check: bool = False) -> MainWindow:
+             project: Project | None = None, check: bool = False, output: str = "null") -> MainWindow:
         # check: the background speech check (a recognizer process per window): only where a test looks at it.
+        # output: a device name (the pulse_server fixture's) where a test records what the studio plays.
         settings = QSettings(str(settings_path), QSettings.Format.IniFormat)
         window = MainWindow(path, settings=settings, project=project,
-                            session_factory=default_session_factory(output="null", prerender=prerender,
+                            session_factory=default_session_factory(output=output, prerender=prerender,
                                                                     check=check),
                             recovery=RecoveryStore(state_dir))
         window.files.ask_save_changes = lambda: "discard"  # type: ignore[method-assign]

@@ -42,6 +42,7 @@ import re
 from engine.project.delivery import join_notes, split_delivery_note, stage_direction
 from engine.project.sound import parse_cue
 from engine.project.timeline import MAX_PAUSE_S
+from engine.terminal_text import quoted
 
 from .parsed import (
     Action,
@@ -119,8 +120,7 @@ def _dialogue_line(line: str, source: str, number: int) -> list[Element]:
         cut = head.rfind("(")
         head, note = head[:cut].strip(), " ".join(head[cut + 1:-1].split())
     if colon < 0 or ")" in note or not _NAME.fullmatch(head) or not any(c.isalpha() for c in head):
-        shown = line if len(line) <= 60 else line[:57] + "..."
-        raise ScriptSyntaxError(source, number, f"expected 'NAME: text', got '{shown}'")
+        raise ScriptSyntaxError(source, number, f"expected 'NAME: text', got {quoted(line, 60)}")
     name = " ".join(head.split()).upper()
     text = line[colon + 1:].strip()
     after: list[Element] = []

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QLineEdit, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QStyleOptionViewItem, QWidget
 
 from app.document.document import Document
+from app.script.line_editor import TYPING_ROLE, LineTextEdit, TypingDelegate
 from app.script.model import Col, ScriptModel
-from app.widgets.delegates import TYPING_ROLE, TypingDelegate
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 
 
@@ -25,10 +25,10 @@ def test_typing_a_leading_parenthetical_makes_it_the_note_on_commit(doc, qapp):
     delegate = TypingDelegate()
     parent = QWidget()
     editor = delegate.createEditor(parent, QStyleOptionViewItem(), index)
-    assert isinstance(editor, QLineEdit)
+    assert isinstance(editor, LineTextEdit)
     for text in ("(", "(out of breath)", "(out of breath) Wait for me!"):  # keystrokes reach the model live
         model.setData(index, (text, 99), TYPING_ROLE)
-    editor.setText("(out of breath) Wait for me!")
+    editor.set_text("(out of breath) Wait for me!")
     delegate.setModelData(editor, model, index)  # Enter
     line = doc.project.line("L1")
     assert (line.text, line.note) == ("Wait for me!", "loud; out of breath")

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from app.dialogs.import_script import ImportDialog
 from app.document.recovery import RecoveryStore
 from engine.project.fileformat import load_project
+from tests.support.paths import SAMPLE
 from tests.support.studio import wait_all_ready, wait_engine
 
 FOUNTAIN = """Title: The Lighthouse
@@ -91,6 +92,27 @@ def test_import_a_fountain_script_through_the_preview_dialog(qtbot, make_window,
     assert window.cast.model.rowCount() == 4
     assert window.script.model.rowCount() == 1 + 5  # the scene heading and five lines
     wait_engine(qtbot, window)  # the engine restarted on the imported production
+
+
+def test_save_as_of_an_import_starts_beside_the_script_not_where_the_last_project_was(qtbot, make_window, tmp_path):
+    """The first hour: the studio opens on the bundled sample (the last project, in samples/),
+    then the producer imports their own script; Save As offers the script's folder."""
+    last = tmp_path / "samples" / "the-last-broadcast.radioplay"
+    last.parent.mkdir()
+    last.write_bytes(SAMPLE.read_bytes())
+    scripts = tmp_path / "my scripts"
+    scripts.mkdir()
+    script = scripts / "lighthouse.fountain"
+    script.write_text(FOUNTAIN, encoding="utf-8")
+    window = make_window(last)
+    assert window.files.save_suggestion() == last
+    dialog = window.files.import_script(script)
+    dialog.accept()
+    qtbot.waitUntil(lambda: window.doc.project.title == "The Lighthouse")
+    assert window.doc.path is None
+    assert window.files.save_suggestion() == scripts / "The Lighthouse.radioplay"
+    assert window.files.save_as(window.files.save_suggestion())
+    assert window.files.save_suggestion() == scripts / "The Lighthouse.radioplay"
 
 
 def test_a_script_that_cannot_be_imported_says_why_and_cannot_be_accepted(qtbot, make_window, tmp_path):

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtGui import QTextCursor
 
+from app.script.line_editor import LineTextEdit
 from app.script.model import Col
 from app.shell.main_window import MainWindow
 from engine.project.fileformat import save_project
@@ -65,9 +66,12 @@ def test_add_from_the_script_edit_remove_and_import_voice_only_the_lines_using_t
     # Select "Llanfair" in the line being edited; Add to Lexicon fills the form.
     window.script.select_line("L0002")
     window.script.view.edit(window.script.model.index(window.script.model.row_of_line("L0002"), Col.TEXT))
-    editor = next(w for w in window.script.view.viewport().findChildren(QLineEdit) if w.isVisible())
+    editor = next(w for w in window.script.view.viewport().findChildren(LineTextEdit) if w.isVisible())
     assert editor.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu  # its menu offers the action
-    editor.setSelection(0, len("Llanfair"))
+    cursor = editor.textCursor()
+    cursor.setPosition(0)
+    cursor.setPosition(len("Llanfair"), QTextCursor.MoveMode.KeepAnchor)
+    editor.setTextCursor(cursor)
     panel.add_action.trigger()
     assert (panel.word.text(), panel.say.text(), panel.voice.currentText()) == ("Llanfair", "", "ROLE1")
     window.script.view.setFocus()  # the editor closes

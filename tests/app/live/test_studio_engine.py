@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt
 
 from app.cast.model import Col as CastCol
 from app.script.model import Col as ScriptCol
+from engine.project.fileformat import load_project, save_project
+from engine.project.model import VoiceParams
 from tests.support.studio import voice_everything, wait_all_ready, wait_engine
 
 
@@ -37,11 +39,13 @@ def test_recasting_a_role_requeues_only_its_lines(qtbot, make_window, tiny_file)
     assert project.role("ROLE1").voice.pitch == 5.0
 
 
-def test_a_line_that_cannot_be_voiced_shows_why_in_the_script(qtbot, make_window, tiny_file):
+def test_a_line_that_cannot_be_voiced_shows_why_in_the_script(qtbot, make_window, tiny_file, tmp_path):
     window = make_window(tiny_file, prerender=True)
     wait_engine(qtbot, window)
     cast = window.cast.model
-    cast.setData(cast.index(cast.row_of("ROLE2"), CastCol.VOICE), "no-such-voice")
+    damaged = tmp_path / "damaged.onnx"  # a voice that is there but cannot be used: no config beside it
+    damaged.write_bytes(b"not a model")
+    cast.setData(cast.index(cast.row_of("ROLE2"), CastCol.VOICE), str(damaged))
     model = window.script.model
     broken = [line.id for line in window.doc.project.lines if line.role == "ROLE2"]
 
@@ -51,15 +55,52 @@ def test_a_line_that_cannot_be_voiced_shows_why_in_the_script(qtbot, make_window
     qtbot.waitUntil(shown, timeout=30_000)
     row = model.row_of_line(broken[0])
     assert model.data(model.index(row, ScriptCol.STATUS)) == "failed"
-    assert "unknown voice 'no-such-voice'" in model.data(model.index(row, ScriptCol.TEXT))
-    assert "no-such-voice" in model.data(model.index(row, ScriptCol.TEXT), Qt.ItemDataRole.ToolTipRole)
+    assert "voice config not found" in model.data(model.index(row, ScriptCol.TEXT))
+    assert "damaged.onnx.json" in model.data(model.index(row, ScriptCol.TEXT), Qt.ItemDataRole.ToolTipRole)
     voice = cast.index(cast.row_of("ROLE2"), CastCol.VOICE)
-    assert "missing" in cast.data(voice)
+    assert cast.data(voice).endswith("— missing")
     assert "FAILED" not in {(model.status_of(line.id) or ("", None))[0]
                             for line in window.doc.project.lines if line.role != "ROLE2"}
     window.actions_["undo"].trigger()  # the voice comes back, and so do the lines
     qtbot.waitUntil(lambda: not any((model.status_of(lid) or ("", None))[0] == "FAILED" for lid in broken),
                     timeout=30_000)
+
+
+def test_a_project_whose_voice_is_not_installed_says_so_once_and_no_line_fails(qtbot, make_window, tiny_file):
+    project = load_project(tiny_file)
+    for role in ("ROLE0", "ROLE2"):  # made on a machine that had this voice
+        project.role(role).voice = VoiceParams(voice="xx_XX-nobody-medium")
+    save_project(project, tiny_file)
+    window = make_window(tiny_file, prerender=True)
+    said: list[str] = []
+    window.statusBar().messageChanged.connect(lambda text: said.append(text) if "not installed" in text else None)
+    wait_engine(qtbot, window)
+    cast = window.cast.model
+    model = window.script.model
+    unvoiced = [line.id for line in window.doc.project.lines if line.role in ("ROLE0", "ROLE2")]
+
+    def shown() -> bool:
+        return all((model.status_of(lid) or ("", None))[0] == "NO_VOICE" for lid in unvoiced)
+
+    qtbot.waitUntil(shown, timeout=30_000)
+    row = model.row_of_line(unvoiced[0])
+    assert model.data(model.index(row, ScriptCol.STATUS)) == "no voice"
+    text = window.doc.project.line(unvoiced[0]).text
+    assert model.data(model.index(row, ScriptCol.TEXT)) == text  # no failure written under each line
+    assert "radioplay voices --download xx_XX-nobody-medium" in model.data(
+        model.index(row, ScriptCol.STATUS), Qt.ItemDataRole.ToolTipRole)
+    qtbot.waitUntil(lambda: "without a voice" in window.lines_label.text(), timeout=10_000)
+    assert "failed" not in window.lines_label.text()
+    assert window.lines_label.text().endswith(f"{len(unvoiced)} without a voice")
+    assert said and said[0] == window.lines_label.toolTip()
+    assert said[0].startswith(f"1 voice the cast needs is not installed, so {len(unvoiced)} lines cannot be voiced; "
+                              "get it with Voices > Get Voices")
+    assert said[0].endswith("Not installed: xx_XX-nobody-medium (ROLE0, ROLE2)")
+    assert cast.data(cast.index(cast.row_of("ROLE0"), CastCol.VOICE)).endswith("— not installed")
+    assert "FAILED" not in {(model.status_of(line.id) or ("", None))[0] for line in window.doc.project.lines}
+    cast.setData(cast.index(cast.row_of("ROLE1"), CastCol.VOICE), "xx_XX-nobody-medium")  # the same voice again
+    qtbot.waitUntil(lambda: window.lines_label.text().endswith("6 without a voice"), timeout=30_000)
+    assert len(said) == 1 and "(ROLE0, ROLE1, ROLE2)" in window.lines_label.toolTip()
 
 
 def test_audition_is_synthesized_on_the_session_control_thread_not_the_gui(qtbot, make_window, tiny_file):

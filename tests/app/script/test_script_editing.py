@@ -5,26 +5,35 @@ column, and the script following the playhead."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QLineEdit, QWidget
 
 from app.document.commands import SetLineFields
+from app.script.line_editor import LineTextEdit
 from app.script.model import LINE_ID, Col
 from tests.support.studio import wait_engine
 
 
-def _open_editor(qtbot, window, line_id: str, column: int) -> QLineEdit:
+def _open_editor(qtbot, window, line_id: str, column: int) -> QWidget:
+    """The open cell's editor: the line editor on the text, a line edit on the speaker."""
     view = window.script.view
     index = window.script.model.index(window.script.model.row_of_line(line_id), column)
     view.setCurrentIndex(index)
     view.edit(index)
-    editor = view.findChild(QLineEdit)
+    editor = view.findChild(LineTextEdit if column == Col.TEXT else QLineEdit)
     assert editor is not None and editor.isVisible()
     return editor
 
 
 def _editing(window) -> bool:
-    editor = window.script.view.findChild(QLineEdit)
-    return editor is not None and editor.isVisible()
+    return any(editor.isVisible() for kind in (LineTextEdit, QLineEdit)
+               for editor in window.script.view.findChildren(kind))
+
+
+def _cursor_to(editor: LineTextEdit, position: int) -> None:
+    cursor = editor.textCursor()
+    cursor.setPosition(position)
+    editor.setTextCursor(cursor)
 
 
 def test_enter_on_the_text_commits_and_adds_no_line(qtbot, make_window, tiny_file):
@@ -32,7 +41,7 @@ def test_enter_on_the_text_commits_and_adds_no_line(qtbot, make_window, tiny_fil
     lines = window.doc.project.lines
     count = len(lines)
     editor = _open_editor(qtbot, window, lines[2].id, Col.TEXT)
-    editor.end(False)
+    editor.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(editor, " Enough.")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.wait(50)  # an inserted line would arrive on the next event loop turn
@@ -57,7 +66,7 @@ def test_ctrl_enter_inserts_the_next_speakers_line_and_opens_it(qtbot, make_wind
     assert new.role == "ROLE1" and new.text == "" and new.scene == lines[2].scene  # A, B, A -> B
     qtbot.waitUntil(lambda: _editing(window))
     assert window.script.view.currentIndex().data(LINE_ID) == new.id
-    qtbot.keyClicks(window.script.view.findChild(QLineEdit), "Me again.")
+    qtbot.keyClicks(window.script.view.findChild(LineTextEdit), "Me again.")
     assert new.text == "Me again."
 
 
@@ -168,9 +177,9 @@ def test_typing_on_a_selected_line_adds_to_its_text_and_never_replaces_it(qtbot,
     view.setFocus()
     qtbot.keyClicks(view, " ")  # the first key opens the editor ...
     assert _editing(window)
-    editor = view.findChild(QLineEdit)
+    editor = view.findChild(LineTextEdit)
     qtbot.keyClicks(editor, "More")  # ... which has the keyboard from then on
-    assert editor.text() == before + " More" and editor.cursorPosition() == len(editor.text())
+    assert editor.text() == before + " More" and editor.textCursor().position() == len(editor.text())
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     assert line.text == before + " More"
     window.doc.undo.undo()  # the typing is one undo step
@@ -194,13 +203,13 @@ def test_keys_belong_to_the_open_line_editor(qtbot, make_window, tiny_file):
         override.ignore()
         QApplication.sendEvent(editor, override)
         assert override.isAccepted(), key  # a shortcut with this key does not fire while typing
-    editor.setCursorPosition(3)
+    _cursor_to(editor, 3)
     qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     assert _editing(window) and window.script.view.currentIndex().data(LINE_ID) == lines[2].id
-    assert editor.cursorPosition() == len(editor.text())
+    assert editor.textCursor().position() == len(editor.text())
     qtbot.keyClick(editor, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
     assert _editing(window) and window.script.view.currentIndex().data(LINE_ID) == lines[2].id
-    assert editor.cursorPosition() == 0
+    assert editor.textCursor().position() == 0
     qtbot.keyClick(editor, Qt.Key.Key_Space)
     state = window.engine.state()
     assert editor.text().startswith(" ") and (state is None or not state.transport.playing)

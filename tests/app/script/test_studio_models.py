@@ -10,9 +10,10 @@ from app.cast.model import Col as CastCol
 from app.cast.voices import VoiceCatalog
 from app.document.commands import SetLineField, move_clip, remove_lines
 from app.document.document import Document
+from app.script.line_editor import TYPING_ROLE
 from app.script.model import LINE_ID, ScriptModel
 from app.script.model import Col as ScriptCol
-from app.widgets.delegates import TYPING_ROLE, resolve_role
+from app.widgets.delegates import resolve_role
 from engine.project.model import Line, Project, Role, Scene, VoiceParams
 from engine.project.timeline import layout
 from engine.synth.library import VoiceLibrary
@@ -144,8 +145,9 @@ def test_a_missing_voice_is_shown_in_its_cast_row(qapp, tmp_path):
     doc = Document(_project(voice="no-such-voice"))
     model = CastModel(doc, VoiceCatalog(VoiceLibrary(user_dir=tmp_path)))
     voice = model.index(0, CastCol.VOICE)
-    assert "missing" in model.data(voice)
-    assert "unknown voice 'no-such-voice'" in model.data(voice, Qt.ItemDataRole.ToolTipRole)
+    assert model.data(voice).endswith("— not installed")
+    assert "voice no-such-voice is not installed: get it with Voices > Get Voices" in model.data(
+        voice, Qt.ItemDataRole.ToolTipRole)
 
 
 def test_renaming_a_role_renames_its_lines_and_undoes(doc, tmp_path):

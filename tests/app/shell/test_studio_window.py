@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QImage, QKeySequence
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtGui import QAction, QImage, QKeySequence, QTextCursor
 
+from app.script.line_editor import LineTextEdit
 from app.script.model import Col as ScriptCol
 from tests.support.paths import REPO, SAMPLE
 from tests.support.studio import wait_engine
@@ -42,14 +42,14 @@ def test_the_sample_shows_in_cast_script_and_lanes(qtbot, make_window):
     assert window.engine_label.text() == "Engine: ready"
 
 
-def _edit_text(qtbot, window, line_id: str, typed: str) -> QLineEdit:
+def _edit_text(qtbot, window, line_id: str, typed: str) -> LineTextEdit:
     view = window.script.view
     index = window.script.model.index(window.script.model.row_of_line(line_id), ScriptCol.TEXT)
     view.setCurrentIndex(index)
     view.edit(index)
-    editor = view.findChild(QLineEdit)
+    editor = view.findChild(LineTextEdit)
     assert editor is not None and editor.isVisible()
-    editor.end(False)
+    editor.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(editor, typed)
     return editor
 

@@ -199,10 +199,10 @@ def test_broadcast_stem_names_name_title_stem_channels_rate_and_bits(tmp_path, t
     roles = [r.name for r in project.cast]
     assert sorted(p.name for p in (out / "stems").iterdir()) == sorted(
         f"The_Long_Night_{role}STEM_2ch_48k_32b.wav" for role in roles)
-    assert sorted(p.name for p in (out / "dme").iterdir()) == [
-        f"The_Long_Night_{d}STEM_2ch_48k_32b.wav" for d in ("DX", "FX", "MX")]
+    # No sound lanes: DX alone (an FX or MX stem would be silence).
+    assert sorted(p.name for p in (out / "dme").iterdir()) == ["The_Long_Night_DXSTEM_2ch_48k_32b.wav"]
     # The same audio as the plain names: only the names differ.
-    pairs = [(f"dme/{d}.wav", f"dme/The_Long_Night_{d}STEM_2ch_48k_32b.wav") for d in ("DX", "FX", "MX")]
+    pairs = [("dme/DX.wav", "dme/The_Long_Night_DXSTEM_2ch_48k_32b.wav")]
     pairs += [(f"stems/{r}.wav", f"stems/The_Long_Night_{r}STEM_2ch_48k_32b.wav") for r in roles]
     for a, b in pairs:
         audio_a, rate = sf.read(plain / a, dtype="float32")

@@ -83,7 +83,7 @@ def test_hostile_role_names_render_one_stem_each_inside_the_folder(tmp_path, tin
     stems = sorted((outdir / "stems").iterdir())
     assert len(stems) == len(HOSTILE)
     listed = [line.strip() for line in printed.splitlines() if line.strip().startswith(f"{outdir}/")]
-    assert len(listed) == len(set(listed)) == len(HOSTILE) + 8  # mix, dme/DX FX MX, captions, cues, report, a stem per role
+    assert len(listed) == len(set(listed)) == len(HOSTILE) + 6  # mix, dme/DX, captions, cues, report, a stem per role
     assert "note: role 'A_B' makes the same file name as 'A B': its stem is stems/A_B-2.wav" in printed
     made = {p for p in tmp_path.rglob("*")} - before
     outside = [p for p in made if p.is_file() and outdir not in p.parents

@@ -119,7 +119,12 @@ def test_error_shows_at_most_60_characters() -> None:
     long = "x" * 100
     err = error(f"BOB: Hi.\n{long}\n")
     assert err.line == 2
-    assert err.problem == f"expected 'NAME: text', got '{'x' * 57}...'"
+    assert err.problem == f"expected 'NAME: text', got '{'x' * 60}\u2026 (100 characters)'"
+
+
+def test_error_escapes_control_characters_of_the_line() -> None:
+    err = error("SUE\x1b[31m\x07: Hello there.\n")
+    assert err.problem == "expected 'NAME: text', got 'SUE\\x1b[31m\\x07: Hello there.'"
 
 
 @pytest.mark.parametrize(

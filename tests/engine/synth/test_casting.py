@@ -95,7 +95,7 @@ def test_voices_of_another_language_are_not_offered(tmp_path: Path, tiny_voices:
 def test_kokoro_styles_of_another_language_are_offered_by_their_measured_english(tmp_path: Path) -> None:
     library = VoiceLibrary(user_dir=tmp_path / "none")
     styles = [v.style for v in library.bundled() if v.backend == "kokoro"]
-    assert styles, "the kokoro extra (in the test extra) is not installed"
+    assert styles, "the bundled Kokoro voices (a default dependency) are not installed"
     intelligible = sorted(s for s in styles if (english_wer(s) or 1.0) <= ENGLISH_WER_MAX)
     assert "jf_gongitsune" in intelligible and "jf_alpha" not in intelligible  # 0.04 and 0.71, measured
     english = suggest_cast(_roles(1 + len(intelligible)), library)

@@ -74,10 +74,10 @@ def test_a_delivery_moves_its_features_the_right_way(synth: ClipSynthesizer, dir
 
 @pytest.mark.integration
 def test_kokoro_performs_a_direction_with_its_speed_and_the_shaping() -> None:
-    """Kokoro-82M int8 (the kokoro extra): the rate through Kokoro's speed, the rest through shaping."""
+    """Kokoro-82M int8 (the bundled Kokoro voices): the rate through Kokoro's speed, the rest through shaping."""
     library = VoiceLibrary()
     bundled = [v for v in library.bundled() if v.backend == "kokoro"]
-    assert bundled, "the kokoro extra (in the test extra) is not installed"
+    assert bundled, "the bundled Kokoro voices (a default dependency) are not installed"
     rate = 24_000
     synth = ClipSynthesizer(library, rate, ClipCache())
     params = VoiceParams(backend="kokoro", voice=bundled[0].style)

