@@ -143,6 +143,7 @@ class MainWindow(QMainWindow):
         self.lines_label = QLabel("", self)
         self.lines_label.setObjectName("linesLabel")
         self.outlook_label = OutlookLabel(self)  # shown while synthesis cannot keep up with playback
+        status.addPermanentWidget(self.cast.casting_progress)  # shown while a measured cast runs
         status.addPermanentWidget(self.outlook_label)
         status.addPermanentWidget(self.lines_label)
         status.addPermanentWidget(self.engine_label)
@@ -416,6 +417,7 @@ class MainWindow(QMainWindow):
         """Stop timers and threads; a clean exit removes the window's recovery slot."""
         self.presenter.timer.stop()
         self.autosaver.timer.stop()
+        self.cast.casting.stop()
         self._save_settings()
         self.engine.stop()
         self.engine.wait()
