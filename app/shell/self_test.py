@@ -162,7 +162,7 @@ def _size(size: QSize) -> list[int]:
 
 def _line_column_right(window: MainWindow) -> int:
     """Where the script's Line column ends, in its view's viewport (past its width: cut off)."""
-    from app.script.model import Col
+    from app.script.columns import Col
 
     header = window.script.view.horizontalHeader()
     return header.sectionViewportPosition(Col.TEXT) + header.sectionSize(Col.TEXT)
