@@ -18,9 +18,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.document.files import FileIdentity
-from engine.project.casting import suggest_new_role
 from engine.project.model import Line, Project, Role, new_line_id
 from engine.project.sound import SoundClip
+from engine.project.starting_voices import suggest_new_role
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
