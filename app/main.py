@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from app.shell.main_window import MainWindow
+from app.shell.main_window import MainWindow, first_size
 from app.shell.self_test import SelfTest
 
 ORGANIZATION = "Radioplay"
@@ -73,7 +73,7 @@ def run(project: str | Path | None = None, output: str | None = None, self_test:
         probe.constructing()
     # Without --output the window plays through the device chosen last time (Transport > Sound Output),
     # without --device it synthesizes where it did last time (Transport > Synthesis Device).
-    window = MainWindow(path, output=output, device=device)
+    window = MainWindow(path, output=output, device=device, size=first_size())
     window.show()
     if probe is not None:
         probe.attach(window)  # a self-test answers no recovery question: it only watches

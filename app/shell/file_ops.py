@@ -190,8 +190,11 @@ class FileOps(QObject):
         if dialog.project is None:
             return
         self.doc.replace(dialog.project, None, modified=True, source=dialog.script)
+        # The quick cast is in place; the measured one (radioplay import's) refines it meanwhile.
+        measuring = self.window.cast.casting.start("Import Script")
         self.window.statusBar().showMessage(
-            f"Imported {dialog.script.name}: {len(dialog.project.lines)} lines. Save to keep it.", 8000)
+            f"Imported {dialog.script.name}: {len(dialog.project.lines)} lines. Save to keep it."
+            + (" Measuring the cast in the background…" if measuring else ""), 8000)
 
     # ---- export --------------------------------------------------------------------------
     def default_export_dir(self) -> Path:

@@ -77,7 +77,8 @@ def test_import_a_fountain_script_through_the_preview_dialog(qtbot, make_window,
     assert dialog is not None and dialog.isVisible()
     names = [dialog.cast.item(r, 0).text() for r in range(dialog.cast.rowCount())]
     assert names == ["KEEPER", "MR. ASH", "ASH"]
-    assert [dialog.cast.item(r, 1).text() for r in range(3)] == ["2", "1", "1"]
+    assert [dialog.cast.item(r, 2).text() for r in range(3)] == ["2", "1", "1"]
+    assert dialog.cast.item(1, 1).text() == "male"  # the Who column: "MR." says so (gender, no age)
     assert "'MR. ASH' and 'ASH' may be the same character" in dialog.notes.text()  # as radioplay import says it
     dialog.narrate.setChecked(True)  # the action line becomes a NARRATOR line
     assert [dialog.cast.item(r, 0).text() for r in range(dialog.cast.rowCount())][0] == "NARRATOR"
