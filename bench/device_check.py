@@ -14,7 +14,7 @@ here on the CPU provider.
    voice on the same lines, no scheduler, no binding, no shaping.
 3. The ratios: device over CPU provider, and device over its ceiling, for render and serve.
 
-Every model is run once before its timing (CUDA's kernels and ONNX Runtime's arenas are made
+Each engine runs a line before its timing (CUDA's kernels and ONNX Runtime's arenas are made
 on a first run), and each serve run has a fresh clip cache, so every line is synthesized.
 Prints a table and the JSON (``--json``: the JSON only) and writes the JSON to
 ``$OUT/gpu-check.json`` when OUT is set. Where no GPU answers, ``auto`` takes the CPU and the
@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 from engine import benchmark  # noqa: E402
 from engine.export.render import render_project  # noqa: E402
 from engine.project.fileformat import load_project, save_project  # noqa: E402
-from engine.project.model import Line, Project  # noqa: E402
+from engine.project.model import Line, Project, Role  # noqa: E402
 from engine.serve.server import ServeConfig, start_in_thread  # noqa: E402
 from engine.synth.backends.synth_device import SynthDevice, choose_device  # noqa: E402
 from engine.synth.clipfolder import CACHE_DIR_ENV  # noqa: E402
@@ -77,10 +77,15 @@ def cut_sample(lines: int) -> Project:
     return dataclasses.replace(project, lines=spoken, sounds=[], sound_suggestions=[], revisions=[])
 
 
+def first_role_of_each_engine(project: Project) -> list[Role]:
+    """A role on each engine: an engine's voices share its sessions (Kokoro's styles one model)."""
+    return list({role.voice.backend: role for role in reversed(project.cast)}.values())
+
+
 def warm(synth: ClipSynthesizer, project: Project) -> None:
-    """One short line in each role's voice: the first run of a model on a device makes its kernels."""
-    for role in project.cast:
-        synth.synthesize(f"Warming up {role.name.lower()}.", role.voice)
+    """A short line on each engine: the first run of a model on a device makes its kernels."""
+    for role in first_role_of_each_engine(project):
+        synth.synthesize("Warming up the voice.", role.voice)
 
 
 def device_tests(device: SynthDevice, paths: list[str]) -> dict[str, Any]:
@@ -155,8 +160,8 @@ def serve_rate(project: Project, path: Path, device: SynthDevice, folder: Path) 
     with fresh_cache(folder):
         handle = start_in_thread(ServeConfig(project=path, port=0, metrics_port=0, device=device.name))
         try:
-            for role in project.cast:
-                post(handle.url, role.name, f"Warming up {role.name.lower()}.")
+            for role in first_role_of_each_engine(project):
+                post(handle.url, role.name, "Warming up the voice.")
             started = time.perf_counter()
             with ThreadPoolExecutor(CLIENTS) as clients:
                 audio = sum(clients.map(lambda line: post(handle.url, line.role, line.text), project.lines))
