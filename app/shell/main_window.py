@@ -66,13 +66,10 @@ class MainWindow(QMainWindow):
                  session_factory: SessionFactory | None = None, recovery: RecoveryStore | None = None,
                  catalog: VoiceCatalog | None = None, project: Project | None = None,
                  output: str | None = None, device: str | None = None, size: QSize = DEFAULT_SIZE) -> None:
-        """``output`` and ``device`` (``--output``, ``--device``): the sound device and the
-        synthesis device for this run, over the ones remembered. ``size``: the first window's."""
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
-        # Read here, on the GUI thread; the Session's start task reads the attribute.
-        self.synthesis_device = device or SYNTH_DEVICE.read(self.settings)
+        self.synthesis_device = device or SYNTH_DEVICE.read(self.settings)  # --device over the remembered one
         self.session_factory = session_factory or default_session_factory(
             output=output or OUTPUT_DEVICE.read(self.settings), device=lambda: self.synthesis_device)
         self.marshal = Marshal(self)
@@ -88,7 +85,6 @@ class MainWindow(QMainWindow):
         # Made by app/shell/menus.py:
         self.recent_menu: QMenu
         self.output_menu: QMenu
-        self.device_menu: QMenu
         self.master_menu: QMenu
         self.resize(size)  # before the default layout, which is made for it (app/shell/panels.arrange_default)
 
@@ -302,14 +298,12 @@ class MainWindow(QMainWindow):
         self.engine.set_output(name)
 
     def set_synthesis_device(self, name: str) -> None:
-        """Synthesize on another device (remembered): the engine starts again on it; its clips
-        are in the cache, so only what was being voiced is voiced again."""
-        if name == self.synthesis_device:
-            return
-        self.synthesis_device = name
-        SYNTH_DEVICE.write(self.settings, name)
-        self.statusBar().showMessage(f"Synthesis device: {name}; the engine starts again on it", 5000)
-        self._start_engine()
+        """Synthesize on another device (remembered): the engine starts again on it (its clips stay cached)."""
+        if name != self.synthesis_device:
+            self.synthesis_device = name
+            SYNTH_DEVICE.write(self.settings, name)
+            self.statusBar().showMessage(f"Synthesis device: {name}; the engine starts again on it", 5000)
+            self._start_engine()
 
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
