@@ -21,8 +21,8 @@ from app.lexicon.panel import LexiconPanel
 def _open_editor(window: LexiconStudio) -> QLineEdit | QPlainTextEdit | None:
     """The script's open cell editor: the line's text box, or a line edit (the speaker, the delivery)."""
     viewport = window.script.view.viewport()
-    return next((w for kind in (QPlainTextEdit, QLineEdit) for w in viewport.findChildren(kind) if w.isVisible()),
-                None)
+    editors: list[QLineEdit | QPlainTextEdit] = [*viewport.findChildren(QPlainTextEdit), *viewport.findChildren(QLineEdit)]
+    return next((w for w in editors if w.isVisible()), None)
 
 
 def script_word(window: LexiconStudio) -> tuple[str, str | None]:

@@ -42,7 +42,7 @@ def show_clips(timeline: TimelineView, project: Project, clips: Iterable[Any], s
     texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     timeline.set_clips(clips, texts)
     # The scene holds the clips; placed effects carry their position as lines do.
-    timeline.scene().set_positions(staged_positions(project) | sound_lanes.staged_positions(project))
+    timeline.set_positions(staged_positions(project) | sound_lanes.staged_positions(project))
     timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QRect
+from PySide6.QtGui import QPolygonF
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView, QWidget
 
 from app.timeline.items import Z_CLIP, Z_DRAGGED, ClipItem, DropHint, SnapGuide
@@ -39,7 +40,7 @@ class _View(Protocol):
     def zoom(self) -> float: ...
     def move_item(self, item: ClipItem, start: float) -> None: ...
     def viewport(self) -> QWidget: ...
-    def mapToScene(self, rect: QRect) -> object: ...
+    def mapToScene(self, rect: QRect) -> QPolygonF: ...
 
 
 @dataclass

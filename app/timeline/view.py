@@ -62,7 +62,16 @@ class TimelineView(QGraphicsView):
     seek_requested = Signal(float)
     loop_changed = Signal(object)
 
-    # Its View-menu actions (zoom_in_action, fit_action, snap_action, ...): app/timeline/actions.py.
+    # Its View-menu actions, made by app/timeline/actions.py (build_view_actions).
+    zoom_in_action: QAction
+    zoom_out_action: QAction
+    zoom_preset_actions: list[QAction]
+    fit_action: QAction
+    taller_lanes_action: QAction
+    shorter_lanes_action: QAction
+    clear_loop_action: QAction
+    snap_action: QAction
+    follow_action: QAction
 
     def __init__(self, peaks: PeaksFn | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,7 +100,7 @@ class TimelineView(QGraphicsView):
         self.ruler = Ruler(self)
         self.header = LaneHeader(self)
         #: Every action of the timeline, for the main window's View menu.
-        self.view_actions: list[QAction] = build_view_actions(self)
+        self.view_actions: list[QAction] = build_view_actions(self, self)
         self._relayout()
         self.set_playhead(0.0)
 
@@ -147,6 +156,10 @@ class TimelineView(QGraphicsView):
         self._scene.duration = max(0.0, float(seconds))
         self._update_scene_rect()
 
+    def set_positions(self, paths: Mapping[str, tuple[tuple[float, float, float], ...]]) -> None:
+        """Staged lines' pan and distance keyframes, drawn on their clips (others: none)."""
+        self._scene.set_positions(paths)
+
     def invalidate_peaks(self, line_ids: Iterable[str] | None = None) -> None:
         """Forget cached waveforms (all, or these lines'): their audio changed in place."""
         self._scene.invalidate_peaks(line_ids)
@@ -154,7 +167,8 @@ class TimelineView(QGraphicsView):
     def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None,
                         loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
         """Per-role peak dBFS, holds, short-term LUFS and overs (lane meters); a missing role is silent."""
-        self.header.set_levels(dict(peaks_db), *(dict(m) if m is not None else None for m in (holds_db, loudness, overs)))
+        self.header.set_levels(dict(peaks_db), None if holds_db is None else dict(holds_db),
+                               None if loudness is None else dict(loudness), None if overs is None else dict(overs))
 
     def set_playhead(self, seconds: float) -> None:
         """Move the playhead. Only the strips under the old and new line are repainted, unless
