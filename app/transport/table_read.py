@@ -232,11 +232,11 @@ class TableReadPanel(QDialog):
         self.prompt = QLabel()
         self.prompt.setWordWrap(True)
         self.prompt.setStyleSheet("font-size: 13pt; color: #1565c0")
-        self.result = QLabel()
-        self.result.setWordWrap(True)
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
         self.advance_button = QPushButton(f"Advance ({QKeySequence(ADVANCE_KEY).toString()})")
         self.advance_button.clicked.connect(self.advance)
-        QShortcut(QKeySequence(ADVANCE_KEY), self, activated=self.advance)
+        QShortcut(QKeySequence(ADVANCE_KEY), self, self.advance)
         self.back_button = QPushButton("Back a line")
         self.back_button.clicked.connect(self.back)
         self.stop_button = QPushButton("Stop")
@@ -261,7 +261,7 @@ class TableReadPanel(QDialog):
         layout.addWidget(self.line)
         layout.addWidget(self.prompt)
         layout.addLayout(buttons)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(self.accuracy, 1)
         layout.addStretch(0)
         self.resize(640, 420)
@@ -361,7 +361,7 @@ class TableReadPanel(QDialog):
         self.prompt.clear()
         takes = {r.line_id: r.take for r in report.results if r.take}
         order = [line.id for line in self.window_.doc.project.lines]
-        self.result.setText(report_text(report, order, len(takes)))
+        self.result_label.setText(report_text(report, order, len(takes)))
         self.accuracy.show_report(report, order)
         self.accuracy.setVisible(any(r.live for r in report.results))
         self._attach(takes)
@@ -378,11 +378,11 @@ class TableReadPanel(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self._end()
         self.line.setText("The table read stopped.")
-        self.result.setText(f"Error: {exc}")
+        self.result_label.setText(f"Error: {exc}")
 
     def closeEvent(self, event: object) -> None:  # noqa: N802
         if self.task is not None and self.task.running():
-            self.result.setText("Finish the read first (Advance through the remaining lines).")
+            self.result_label.setText("Finish the read first (Advance through the remaining lines).")
             event.ignore()  # type: ignore[attr-defined]
             return
         super().closeEvent(event)  # type: ignore[arg-type]
