@@ -49,9 +49,9 @@ from engine.project.soundformat import absolute_sounds
 
 class FileOps(QObject):
     def __init__(self, window: StudioWindow) -> None:
-        self.dialog_parent = window.window()  # the window as a QWidget: the parent of every dialog asked
-        super().__init__(self.dialog_parent)
+        super().__init__(window.window())
         self.window = window
+        self.dialog_parent = window.window()  # the window as a QWidget: the parent of every dialog asked
         self.doc = window.doc
         self.recent = RecentFiles(window.settings)
         self.export_job: ExportJob | None = None
