@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from PySide6.QtCore import QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView, QWidget
 
@@ -97,8 +97,8 @@ class TimelineView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setMouseTracking(True)
         self.setViewportMargins(HEADER_WIDTH, RULER_HEIGHT, 0, 0)
-        self.ruler = Ruler(self)
-        self.header = LaneHeader(self)
+        self.ruler = Ruler(self, self)
+        self.header = LaneHeader(self, self)
         #: Every action of the timeline, for the main window's View menu.
         self.view_actions: list[QAction] = build_view_actions(self, self)
         self._relayout()
@@ -441,9 +441,9 @@ class TimelineView(QGraphicsView):
             return
         super().keyPressEvent(event)
 
-    def leaveEvent(self, event: object) -> None:
+    def leaveEvent(self, event: QEvent) -> None:
         self._mouse_x = None
-        super().leaveEvent(event)  # type: ignore[arg-type]
+        super().leaveEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if not wheel_zoom(self, event):

@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QUndoCommand
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -55,6 +56,9 @@ from engine.project.model import Line, Project
 from engine.rehearse.report import Report
 from engine.rehearse.strictness import STRICTNESS
 from engine.session import Session
+
+if TYPE_CHECKING:  # imported where a read starts: the runner loads the listening stack
+    from engine.rehearse.runner import TableRead
 
 SIMULATE = "Simulate from a folder…"
 ADVANCE_KEY = "Ctrl+Return"
@@ -221,7 +225,7 @@ class TableReadPanel(QDialog):
         self.setWindowTitle("Table Read")
         self.setObjectName("tableReadPanel")
         self.window_, self.choice = window, choice
-        self.table: object | None = None
+        self.table: TableRead | None = None
         self.task: Task | None = None
         self.report: Report | None = None
         self.started_at: float | None = None
@@ -270,15 +274,15 @@ class TableReadPanel(QDialog):
 
     def advance(self) -> None:
         if self.table is not None:
-            self.table.advance()  # type: ignore[attr-defined]
+            self.table.advance()
 
     def back(self) -> None:
         if self.table is not None:
-            self.table.back()  # type: ignore[attr-defined]
+            self.table.back()
 
     def stop(self) -> None:
         if self.table is not None:
-            self.table.stop()  # type: ignore[attr-defined]
+            self.table.stop()
 
     def start(self) -> None:
         from engine.rehearse.runner import muted_for_reading
@@ -380,12 +384,12 @@ class TableReadPanel(QDialog):
         self.line.setText("The table read stopped.")
         self.result_label.setText(f"Error: {exc}")
 
-    def closeEvent(self, event: object) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self.task is not None and self.task.running():
             self.result_label.setText("Finish the read first (Advance through the remaining lines).")
-            event.ignore()  # type: ignore[attr-defined]
+            event.ignore()
             return
-        super().closeEvent(event)  # type: ignore[arg-type]
+        super().closeEvent(event)
 
 
 class RecordTakes(QUndoCommand):
