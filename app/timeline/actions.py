@@ -22,6 +22,21 @@ LANE_STEP = 1.25  # lane height factor of Taller/Shorter Lanes and of a Ctrl+Shi
 WHEEL_ZOOM_STEP = 1.25  # zoom factor per wheel notch (120 eighths of a degree)
 
 
+class ViewActions:
+    """The timeline view's View-menu actions, which build_view_actions makes on it: a base of
+    TimelineView, so that its type declares them."""
+
+    zoom_in_action: QAction
+    zoom_out_action: QAction
+    zoom_preset_actions: list[QAction]
+    fit_action: QAction
+    taller_lanes_action: QAction
+    shorter_lanes_action: QAction
+    clear_loop_action: QAction
+    snap_action: QAction
+    follow_action: QAction
+
+
 class _View(Protocol):
     """The timeline view (app/timeline/view.py): the actions become these attributes of it."""
 

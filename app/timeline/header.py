@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -88,8 +88,8 @@ class LaneHeader(QWidget):
 
     # ------------------------------------------------------------------ levels
 
-    def set_levels(self, levels: dict[str, float], holds: dict[str, float] | None = None,
-                   loudness: dict[str, float] | None = None, overs: dict[str, int] | None = None) -> None:
+    def set_levels(self, levels: Mapping[str, float], holds: Mapping[str, float] | None = None,
+                   loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
         """Per-lane peak dBFS and hold marks (missing: silence), short-term LUFS and the
         engine's count of overs. Bars fall at the engine's rate from what they showed; a new
         over latches the lane's clip box (without counts, as before them: a peak or hold at

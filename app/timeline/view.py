@@ -26,7 +26,7 @@ from PySide6.QtCore import QEvent, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView, QWidget
 
-from app.timeline.actions import ZOOM_PRESETS, build_view_actions, wheel_zoom
+from app.timeline.actions import ZOOM_PRESETS, ViewActions, build_view_actions, wheel_zoom
 from app.timeline.drag import ClipDrag
 from app.timeline.header import HEADER_WIDTH, LaneHeader
 from app.timeline.items import ClipItem, ClipLike, PeaksFn
@@ -45,7 +45,7 @@ MIN_ZOOM, MAX_ZOOM = 0.5, 2000.0  # pixels per second
 __all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "LaneKind", "TimelineView"]
 
 
-class TimelineView(QGraphicsView):
+class TimelineView(QGraphicsView, ViewActions):
     """Cast-lane timeline. See the module docstring for the model; signals:
 
     * ``clip_moved(line_id, new_start)`` when a dragged clip is released somewhere new;
@@ -61,17 +61,6 @@ class TimelineView(QGraphicsView):
     clip_activated = Signal(str)
     seek_requested = Signal(float)
     loop_changed = Signal(object)
-
-    # Its View-menu actions, made by app/timeline/actions.py (build_view_actions).
-    zoom_in_action: QAction
-    zoom_out_action: QAction
-    zoom_preset_actions: list[QAction]
-    fit_action: QAction
-    taller_lanes_action: QAction
-    shorter_lanes_action: QAction
-    clear_loop_action: QAction
-    snap_action: QAction
-    follow_action: QAction
 
     def __init__(self, peaks: PeaksFn | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -156,10 +145,6 @@ class TimelineView(QGraphicsView):
         self._scene.duration = max(0.0, float(seconds))
         self._update_scene_rect()
 
-    def set_positions(self, paths: Mapping[str, tuple[tuple[float, float, float], ...]]) -> None:
-        """Staged lines' pan and distance keyframes, drawn on their clips (others: none)."""
-        self._scene.set_positions(paths)
-
     def invalidate_peaks(self, line_ids: Iterable[str] | None = None) -> None:
         """Forget cached waveforms (all, or these lines'): their audio changed in place."""
         self._scene.invalidate_peaks(line_ids)
@@ -167,8 +152,7 @@ class TimelineView(QGraphicsView):
     def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None,
                         loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
         """Per-role peak dBFS, holds, short-term LUFS and overs (lane meters); a missing role is silent."""
-        self.header.set_levels(dict(peaks_db), None if holds_db is None else dict(holds_db),
-                               None if loudness is None else dict(loudness), None if overs is None else dict(overs))
+        self.header.set_levels(peaks_db, holds_db, loudness, overs)
 
     def set_playhead(self, seconds: float) -> None:
         """Move the playhead. Only the strips under the old and new line are repainted, unless
