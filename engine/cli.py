@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
+from engine.cli_direct import add_parser as add_direct_parser
 from engine.cli_import import add_parser as add_import_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
@@ -328,6 +329,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.set_defaults(func=cmd_voices)
     add_rehearse_parser(sub)
     add_check_parser(sub)
+    add_direct_parser(sub)
     return parser
 
 

@@ -24,7 +24,7 @@ from engine.project.starting_voices import suggest_new_role
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
-               "take", "takes", "locked", "recording", "perspective", "perspective_evidence", "position")
+               "take", "takes", "locked", "recording", "read_takes", "perspective", "perspective_evidence", "position")
 # Role fields outside the voice (mix settings and looks; the role's lexicon, replaced whole).
 ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon", "character")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")

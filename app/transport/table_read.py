@@ -53,6 +53,8 @@ from app.document.marshal import Task, run_task
 from app.transport.access import TableReadStudio
 from app.transport.table_read_report import AccuracyTable, report_text
 from engine.project.model import Line, Project
+from engine.rehearse.reader import has_default_input
+from engine.rehearse.reader import input_names as input_devices
 from engine.rehearse.report import Report
 from engine.rehearse.strictness import STRICTNESS
 from engine.session import Session
@@ -79,24 +81,6 @@ class TableReadChoice:
 
 NO_MICROPHONE = ("No microphone found: connect one and open Table Read again, or choose "
                  "Simulated reader to read the part from recordings.")
-
-
-def input_devices() -> list[str]:
-    """Names of the input devices PortAudio knows (none when it cannot run here)."""
-    try:
-        import sounddevice
-        return [str(d["name"]) for d in sounddevice.query_devices() if int(d["max_input_channels"]) > 0]
-    except (ImportError, OSError):
-        return []
-
-
-def has_default_input() -> bool:
-    """Whether "System default input" is a microphone (PortAudio has a default input device)."""
-    from engine.audio.portaudio import load_sounddevice
-    from engine.rehearse.reader import default_input
-
-    sd = load_sounddevice()
-    return sd is not None and default_input(sd) is not None
 
 
 class TableReadDialog(QDialog):

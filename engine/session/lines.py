@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.audio.live import LivePlayer
 from engine.project.model import Line, Project, Role
+from engine.project.takes import read_take_of
 from engine.project.timeline import Placement
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler
@@ -31,8 +32,9 @@ TYPING_QUIET_S = 0.35  # a line being typed is re-planned once it has been quiet
 
 
 def _sound(line: Line) -> tuple[object, ...]:
-    """The line's fields that change its clip (the role's voice aside; the Delivery note is performed)."""
-    return line.text, line.role, line.take, line.locked, line.note
+    """The line's fields that change its clip (the role's voice aside; the Delivery note is performed;
+    a read behind the chosen take)."""
+    return line.text, line.role, line.take, line.locked, line.note, read_take_of(line)
 
 
 class PassView(Protocol):
