@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QUndoCommand
+from PySide6.QtGui import QAction, QColor, QStandardItemModel, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QColorDialog,
@@ -51,9 +51,10 @@ class VoiceDelegate(ChoiceDelegate):
         combo = super().createEditor(parent, option, index)
         assert isinstance(combo, QComboBox)
         items = combo.model()
+        assert isinstance(items, QStandardItemModel)  # a combo box's own model
         for i in range(combo.count()):
             if combo.itemData(i) == GROUP:
-                item = items.item(i)  # type: ignore[attr-defined]
+                item = items.item(i)
                 item.setEnabled(False)  # a heading: never picked, the keys skip it
                 font = item.font()
                 font.setBold(True)
@@ -61,7 +62,8 @@ class VoiceDelegate(ChoiceDelegate):
         return combo
 
     def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
-        value = editor.currentData()  # type: ignore[attr-defined]
+        assert isinstance(editor, QComboBox)  # made by createEditor
+        value = editor.currentData()
         if value == GROUP:
             return
         if value == BLEND:

@@ -267,6 +267,12 @@ class MainWindow(QMainWindow):
         """The table read plays through this window's Session with ``transform`` applied."""
         self.engine.hand_over_as(transform)
 
+    def another_window(self) -> MainWindow:
+        """A second studio (a recovery opens one per further autosave): this one's settings and
+        engine factory, its own autosave slot and voice catalogue, sized for the screen."""
+        return MainWindow(None, settings=self.settings, session_factory=self.session_factory,
+                          recovery=RecoveryStore(self.recovery.root), size=first_size())
+
     def follow_read(self, line_id: str) -> None:
         """The table read is at this line: select it in the script (the playhead is the Session's)."""
         self.script.select_line(line_id)

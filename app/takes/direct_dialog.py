@@ -138,7 +138,7 @@ class DirectByVoiceDialog(QDialog):
 
     # ---- the read ------------------------------------------------------------------------
     def _from_file(self) -> bool:
-        return self.input.currentData() == FROM_FILE
+        return bool(self.input.currentData() == FROM_FILE)  # currentData() is untyped
 
     def _input_changed(self, *_: object) -> None:
         self.stop_recording()

@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QUndoCommand
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -57,6 +58,9 @@ from engine.rehearse.reader import input_names as input_devices
 from engine.rehearse.report import Report
 from engine.rehearse.strictness import STRICTNESS
 from engine.session import Session
+
+if TYPE_CHECKING:  # imported where a read starts: the runner loads the listening stack
+    from engine.rehearse.runner import TableRead
 
 SIMULATE = "Simulate from a folder…"
 ADVANCE_KEY = "Ctrl+Return"
@@ -205,7 +209,7 @@ class TableReadPanel(QDialog):
         self.setWindowTitle("Table Read")
         self.setObjectName("tableReadPanel")
         self.window_, self.choice = window, choice
-        self.table: object | None = None
+        self.table: TableRead | None = None
         self.task: Task | None = None
         self.report: Report | None = None
         self.started_at: float | None = None
@@ -216,11 +220,11 @@ class TableReadPanel(QDialog):
         self.prompt = QLabel()
         self.prompt.setWordWrap(True)
         self.prompt.setStyleSheet("font-size: 13pt; color: #1565c0")
-        self.result = QLabel()
-        self.result.setWordWrap(True)
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
         self.advance_button = QPushButton(f"Advance ({QKeySequence(ADVANCE_KEY).toString()})")
         self.advance_button.clicked.connect(self.advance)
-        QShortcut(QKeySequence(ADVANCE_KEY), self, activated=self.advance)
+        QShortcut(QKeySequence(ADVANCE_KEY), self, self.advance)
         self.back_button = QPushButton("Back a line")
         self.back_button.clicked.connect(self.back)
         self.stop_button = QPushButton("Stop")
@@ -245,7 +249,7 @@ class TableReadPanel(QDialog):
         layout.addWidget(self.line)
         layout.addWidget(self.prompt)
         layout.addLayout(buttons)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(self.accuracy, 1)
         layout.addStretch(0)
         self.resize(640, 420)
@@ -254,15 +258,15 @@ class TableReadPanel(QDialog):
 
     def advance(self) -> None:
         if self.table is not None:
-            self.table.advance()  # type: ignore[attr-defined]
+            self.table.advance()
 
     def back(self) -> None:
         if self.table is not None:
-            self.table.back()  # type: ignore[attr-defined]
+            self.table.back()
 
     def stop(self) -> None:
         if self.table is not None:
-            self.table.stop()  # type: ignore[attr-defined]
+            self.table.stop()
 
     def start(self) -> None:
         from engine.rehearse.runner import muted_for_reading
@@ -345,7 +349,7 @@ class TableReadPanel(QDialog):
         self.prompt.clear()
         takes = {r.line_id: r.take for r in report.results if r.take}
         order = [line.id for line in self.window_.doc.project.lines]
-        self.result.setText(report_text(report, order, len(takes)))
+        self.result_label.setText(report_text(report, order, len(takes)))
         self.accuracy.show_report(report, order)
         self.accuracy.setVisible(any(r.live for r in report.results))
         self._attach(takes)
@@ -362,14 +366,14 @@ class TableReadPanel(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self._end()
         self.line.setText("The table read stopped.")
-        self.result.setText(f"Error: {exc}")
+        self.result_label.setText(f"Error: {exc}")
 
-    def closeEvent(self, event: object) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self.task is not None and self.task.running():
-            self.result.setText("Finish the read first (Advance through the remaining lines).")
-            event.ignore()  # type: ignore[attr-defined]
+            self.result_label.setText("Finish the read first (Advance through the remaining lines).")
+            event.ignore()
             return
-        super().closeEvent(event)  # type: ignore[arg-type]
+        super().closeEvent(event)
 
 
 class RecordTakes(QUndoCommand):

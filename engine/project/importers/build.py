@@ -308,7 +308,7 @@ def _cue(project: Project, report: ImportReport, element: SoundCue, waiting: lis
             waiting.append((bed, "out_line"))
         return
     clip = SoundClip(id=f"X{len(project.sounds) + 1:04d}", lane=lane.name, cue=element.text or lane.kind,
-                     **bed_defaults(element.kind))  # type: ignore[arg-type]
+                     **bed_defaults(element.kind))
     project.sounds.append(clip)
     report.cues += 1
     waiting.append((clip, "line"))
