@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         # Made by app/shell/menus.py:
         self.recent_menu: QMenu
         self.output_menu: QMenu
+        self.device_menu: QMenu
         self.master_menu: QMenu
         self.resize(size)  # before the default layout, which is made for it (app/shell/panels.arrange_default)
 
@@ -255,7 +256,7 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.doc.is_modified())
 
     # ---- the engine -------------------------------------------------------------
-    def _start_engine(self) -> None:
+    def start_engine(self) -> None:
         self.presenter.starting()
         self.engine.start()
 
@@ -303,19 +304,11 @@ class MainWindow(QMainWindow):
         OUTPUT_DEVICE.write(self.settings, name)
         self.engine.set_output(name)
 
-    def set_synthesis_device(self, name: str) -> None:
-        """Synthesize on another device (remembered): the engine starts again on it (its clips stay cached)."""
-        if name != self.synthesis_device:
-            self.synthesis_device = name
-            SYNTH_DEVICE.write(self.settings, name)
-            self.statusBar().showMessage(f"Synthesis device: {name}; the engine starts again on it", 5000)
-            self._start_engine()
-
     def _project_replaced(self) -> None:
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         self._update_title()
         draw.show_new_project(self.timeline, self.doc.project)
-        self._start_engine()  # it forgets the previous engine's clips, so the estimates show
+        self.start_engine()  # it forgets the previous engine's clips, so the estimates show
         self.autosaver.schedule()
 
     def move_clip(self, line_id: str, new_start: float) -> None:

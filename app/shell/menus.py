@@ -2,8 +2,10 @@
 
 Menus only arrange the window's QActions (app/shell/actions.py) and the panels'
 own actions; every command itself lives on the window, the file commands or
-a panel. The Mix menu's master presets and the Transport menu's output
-devices and synthesis devices are filled when they open, from the engine's current lists.
+a panel, but for the synthesis device's choice (a setting and an engine start,
+nothing else of the window). The Mix menu's master presets and the Transport
+menu's output devices and synthesis devices are filled when they open, from
+the engine's current lists.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
 
 from app.cast.voices import master_presets
 from app.document.commands import SetProjectField
+from app.document.settings import SYNTH_DEVICE
 from app.revisions.dialog import open_revision_dialog
 from app.shell import panels
 from app.shell.actions import shortcut_table
@@ -71,7 +74,7 @@ def build_menus(w: StudioWindow) -> None:
     w.output_menu.setToolTipsVisible(True)
     w.output_menu.aboutToShow.connect(lambda: fill_output_menu(w))
     transport.addMenu(w.output_menu)
-    w.device_menu = QMenu("S&ynthesis Device", w)
+    w.device_menu = QMenu("S&ynthesis Device", w.window())
     w.device_menu.setObjectName("synthesisDeviceMenu")
     w.device_menu.aboutToShow.connect(lambda: fill_device_menu(w))
     transport.addMenu(w.device_menu)
@@ -170,7 +173,16 @@ def fill_device_menu(w: StudioWindow) -> None:
         action.setCheckable(True)
         action.setChecked(name == w.synthesis_device)
         group.addAction(action)
-        action.triggered.connect(lambda _=False, n=name: w.set_synthesis_device(n))
+        action.triggered.connect(lambda _=False, n=name: set_synthesis_device(w, n))
+
+
+def set_synthesis_device(w: StudioWindow, name: str) -> None:
+    """Synthesize on another device (remembered): the engine starts again on it (its clips stay cached)."""
+    if name != w.synthesis_device:
+        w.synthesis_device = name
+        SYNTH_DEVICE.write(w.settings, name)
+        w.statusBar().showMessage(f"Synthesis device: {name}; the engine starts again on it", 5000)
+        w.start_engine()
 
 
 def fill_master_menu(w: StudioWindow) -> None:
