@@ -54,11 +54,11 @@ class CostModel:
         with self._lock:
             if name in self._measured:
                 rate = (1 - _ALPHA) * self._rate[name] + _ALPHA * rate
-            elif not wide and _wide(backend) not in self._measured:
-                # Until a wide run is measured, it is this much faster than what is measured.
-                self._rate[_wide(backend)] = rate / WIDE_SPEEDUP
             self._measured.add(name)
             self._rate[name] = rate
+            if not wide and _wide(backend) not in self._measured:
+                # Until a wide run is measured, it is this much faster than what is measured.
+                self._rate[_wide(backend)] = rate / WIDE_SPEEDUP
 
     def seconds_per_audio_second(self, backend: str, wide: bool = False) -> float:
         """Inference seconds per audio second on one worker (``wide``: on every core)."""
@@ -144,6 +144,12 @@ class Outlook:
     def keeps_up(self) -> bool:
         return self.wait_s < 0.5 and self.first_sound_s <= FIRST_SOUND_ASK_S
 
+    @property
+    def prerender_s(self) -> float:
+        """How long to pre-render before playing so that playback never waits (the first words
+        included)."""
+        return max(self.wait_s, self.first_sound_s)
+
     def describe(self) -> str:
         """One line for a status display."""
         rates = ", ".join(f"{name} {rate:.1f}x" for name, rate in sorted(self.realtime.items()))
@@ -152,7 +158,7 @@ class Outlook:
         if self.keeps_up:
             return (f"synthesis keeps up with playback ({rates} real time; first words after "
                     f"~{self.first_sound_s:.1f} s)")
-        wait = max(self.wait_s, self.first_sound_s)
+        wait = self.prerender_s
         return (f"synthesis runs at {rates} real time here: {self.audio_s:.0f} s of lines still to voice need "
                 f"{self.work_s:.0f} s, so playback would wait up to {wait:.0f} s; pre-render first "
                 f"(radioplay render, or leave the project open {wait:.0f} s before playing)")

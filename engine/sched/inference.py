@@ -59,11 +59,7 @@ class LocalInference:
                         job.units = self.synth.phonemize(job.plan)
                     job.reservation = self.synth.reserve(job.plan, job.units)  # arena room first
                 if len(batch) == 1:  # its runs measured one by one there
-                    voiced = self._units.voice(worker, batch[0], model)
-                    if voiced is None:  # its live take is its clip (the post stage hands it over)
-                        self._add_busy(worker, self.clock() - started)
-                        continue
-                    inferred = voiced
+                    inferred = self._units.voice(worker, batch[0], model)
                 else:
                     flat = [u for job in batch for u in job.units or []]
                     inferred = self.synth.infer_units(model, batch[0].plan, flat, batch=True)

@@ -5,9 +5,8 @@ a listener now waits for it (the playing playhead has reached its start); if so 
 goes live: the other workers start nothing less urgent (the scheduler's ``Focus``) and
 pre-render runs stop (``Preemption.yield_to``) until its live take is whole, so its runs
 have every core. The post stage hands each shaped part here, and here it goes to the
-requests that listen for parts (``LineRequest.on_part``: the Session's). A live take that
-is its callers' clip (its first sentence was voiced in clauses, and only listeners wait)
-resolves them here; nothing is cached, the cached clip being voiced whole later.
+requests that listen for parts (``LineRequest.on_part``: the Session's); the job's whole
+clip follows as every clip does.
 
 A part of :class:`engine.sched.scheduler.Scheduler`: every method takes the scheduler's
 lock, handed to it with the jobs, the focus and the preemption it reads.
@@ -18,11 +17,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 
-import numpy as np
-
 from engine.sched.job import Job
 from engine.sched.outside import WorkerQueue
-from engine.sched.request import QueueFull
 from engine.sched.urgency import Focus, Preemption
 from engine.synth.live_parts import LivePart
 from engine.synth.synthesizer import ClipSynthesizer
@@ -52,11 +48,6 @@ class LiveTakes:
             self._preemption.yield_to(worker)
             return True
 
-    def listeners_only(self, job: Job) -> bool:
-        """Every caller of ``job`` listens for its live take (none is a render or a client)."""
-        with self._lock:
-            return bool(job.waiters) and all(r.on_part is not None for r in job.waiters)
-
     def part(self, job: Job, part: LivePart) -> None:
         """A shaped part of ``job``'s live take (the post stage's thread): to the requests
         listening for parts; once it is whole the other workers go on."""
@@ -66,23 +57,3 @@ class LiveTakes:
                 self._lock.notify_all()
         for listener in listeners:
             listener(part)
-
-    def done(self, job: Job, clip: np.ndarray | None) -> None:
-        """``job``'s whole live take is its callers' clip (the post stage's thread). A caller
-        that cannot take a live take came meanwhile, or the take failed (None): the job
-        waits again, to be voiced whole."""
-        if job.reservation is not None:  # nothing is cached: its arena room goes back
-            self._synth.cache.release(job.plan.key)
-            job.reservation = None
-        with self._lock:
-            taken = clip is not None and bool(job.waiters) and all(r.on_part is not None for r in job.waiters)
-            lost = [] if taken else self._queue.wait_again([job], workers_left=True)
-            if not taken:
-                self._focus.end([job])
-                self._lock.notify_all()
-        if lost:
-            self._queue.fail_jobs(lost, QueueFull("the synthesis queue filled while a line waited again"))
-        if taken:
-            assert clip is not None
-            now = self.clock()
-            self._queue.resolve(job, clip, 0.0, now, now)

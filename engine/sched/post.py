@@ -55,30 +55,19 @@ class LiveItem:
     remaining_s: tuple[float, ...]
 
 
-@dataclass
-class LiveDone:
-    """A live take that is its job's clip (``PostStage.put_live_done``)."""
-
-    job: Job
-    shaper: LiveShaper
-
-
 class PostStage:
     def __init__(self, synth: ClipSynthesizer, *, done: Callable[[Inferred, np.ndarray, float], None],
                  failed: Callable[[list[Job], Exception], None],
                  live: Callable[[Job, LivePart], None] | None = None,
-                 live_done: Callable[[Job, np.ndarray | None], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         """``live``: where a shaped part of a live take goes (the scheduler hands it to
-        the job's listeners); ``live_done``: where a live take that is its job's clip goes
-        (None: its shaping failed)."""
+        the job's listeners)."""
         self.synth = synth
         self._done = done
         self._failed = failed
         self._live = live
-        self._live_done = live_done
         self.clock = clock
-        self._queue: queue.Queue[Inferred | LiveItem | LiveDone | None] = queue.Queue()
+        self._queue: queue.Queue[Inferred | LiveItem | None] = queue.Queue()
         self.thread = threading.Thread(target=self._loop, name="radioplay-post", daemon=True)
 
     def put(self, item: Inferred) -> None:
@@ -87,11 +76,6 @@ class PostStage:
     def put_live(self, item: LiveItem) -> None:
         """A part of a live take: shaped in the order parts come, before the job's whole clip."""
         self._queue.put(item)
-
-    def put_live_done(self, job: Job, shaper: LiveShaper) -> None:
-        """``job``'s live take, once its last part is shaped, is its clip for its callers
-        (engine/sched/streaming.py): handed to ``live_done``, nothing cached."""
-        self._queue.put(LiveDone(job, shaper))
 
     def close(self) -> None:
         """Shape everything still queued, then stop (sentinel)."""
@@ -112,9 +96,6 @@ class PostStage:
             for item in round_:
                 if isinstance(item, LiveItem):
                     self._shape_live(item)
-                elif isinstance(item, LiveDone):
-                    if self._live_done is not None:
-                        self._live_done(item.job, item.shaper.line if not item.shaper.failed else None)
                 else:
                     self._shape(item)
 

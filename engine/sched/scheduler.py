@@ -105,7 +105,7 @@ class Scheduler:
         self._focus, self.preemption = Focus(), Preemption(self._jobs)  # engine/sched/urgency.py
         self.live = LiveTakes(self, synth, lock=self._cond, jobs=self._jobs, focus=self._focus, clock=clock,
                               preemption=self.preemption, overdue=lambda job: self._overdue(job, self.clock()))
-        self._post = PostStage(synth, failed=self.fail_jobs, live=self.live.part, live_done=self.live.done, clock=clock,
+        self._post = PostStage(synth, failed=self.fail_jobs, live=self.live.part, clock=clock,
                                done=lambda item, clip, at: self.resolve(item.job, clip, item.raw.seconds, item.finished, at))
         self.outside = OutsideWorkers(self, self._cond, synth, self.cost, metrics, clock, local=local,
                                       add_busy=lambda worker, seconds: self.tick.add_busy(worker, seconds))
@@ -122,9 +122,10 @@ class Scheduler:
         self.deliver, self.requeue = self.outside.deliver, self.outside.requeue
         self._threads = [threading.Thread(target=self.tick.run, name="radioplay-sched", daemon=True),
                          self._post.thread]
+        units = UnitRunner(synth, self.cost, self._post, self.live, clock)
+        self.calibrate = units.calibrate  # what an engine costs here, before the first play (the Session's)
         inference = LocalInference(self, synth, self.batch, self.cost, metrics, self._post, self.tick.add_busy, clock,
-                                   lock=self._cond, preemption=self.preemption,
-                                   units=UnitRunner(synth, self.cost, self._post, self.live, clock))
+                                   lock=self._cond, preemption=self.preemption, units=units)
         self._threads += [threading.Thread(target=inference.run, args=(f"infer-{w}",),
                                            name=f"radioplay-infer-{w}", daemon=True) for w in range(local)]
         self._started = False
@@ -152,11 +153,9 @@ class Scheduler:
     # --- caller side (any thread) -------------------------------------------------
 
     def submit(self, request: LineRequest, timeout: float | None = 5.0) -> Future[np.ndarray]:
-        """Queue a request; identical keys share one synthesis.
-
-        Waits while the queue is full, at most ``timeout`` seconds, then raises
-        QueueFull. A cached clip resolves the future at once.
-        """
+        """Queue a request; identical keys share one synthesis. Waits while the queue is
+        full, at most ``timeout`` seconds, then raises QueueFull. A cached clip resolves the
+        future at once."""
         request.arrival = self.clock()
         with self._cond:
             self._counts["submitted"] += 1

@@ -1,23 +1,22 @@
-"""Voicing one line unit by unit, so a listener waiting for it hears its first words first.
+"""Voicing one line sentence by sentence, so a listener waiting for it hears its first words first.
 
-A local worker voices a job that is not batched one unit (a sentence) at a time
-(:class:`UnitRunner`). Between two units it asks whether a listener now waits for the
-line (the playing playhead has reached it: :meth:`LiveQueue.waited_for`). From then on
-the line is *live*:
+A local worker voices a job that is not batched one unit (a sentence: the model's own
+run, ending where the model pauses anyway) at a time (:class:`UnitRunner`). Between
+two units it asks whether a listener now waits for the line (the playing playhead has
+reached its start: :meth:`LiveQueue.waited_for`). From then on the line is *live*:
 
-- what is voiced so far, and then each unit as it comes, goes to the post stage as a
-  part of the line's live take (engine/synth/live_parts.py), which hands the line so
+- what is voiced so far, and then each sentence as it comes, goes to the post stage as
+  a part of the line's live take (engine/synth/live_parts.py), which hands the line so
   far to the requests that listen for parts (``LineRequest.on_part``);
-- if nothing was voiced yet, the first sentence is voiced clause by clause where the
-  engine can cut it (``split_clauses``: a slow engine's), so the first part is short;
 - every run goes to the voice's session on every core (``onnx_sessions.wide_runs``),
   while the other workers start nothing less urgent and pre-render runs stop
-  (:meth:`LiveQueue.begin_live`, engine/sched/urgency.py), until the live take is whole.
+  (:meth:`LiveQueue.begin_live`, engine/sched/live_takes.py), until the take is whole.
 
-The clip cached under the line's key is made as every clip is, from the whole units:
-when the first sentence was voiced in clauses, it is voiced whole too, after the live
-take is complete (a clause said alone is said a little differently:
-docs/dev/scheduling-and-playback.md), on a single-threaded session.
+The sentences are the runs the whole line is voiced from in any case, so the cached clip
+is made from them as every clip is (ClipSynthesizer.finish), with nothing voiced twice.
+A sentence is not cut at its clauses: a clause voiced alone ends 2-8 dB quieter than the
+same words inside their sentence (the model closes it as an utterance), which is a step
+a listener hears at the seam (measured on the sample: docs/dev/scheduling-and-playback.md).
 
 Each run is measured on its own (``CostModel.observe``: per second of the clip it makes,
 edges trimmed, pause included, and whether it ran on every core), so the cost model knows
@@ -38,7 +37,10 @@ from engine.synth import shaping
 from engine.synth.backend import Inference, LoadedVoice, PhonemeUnit
 from engine.synth.live_parts import LiveShaper
 from engine.synth.onnx_sessions import wide_runs
-from engine.synth.synthesizer import ClipSynthesizer
+from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
+
+# A sentence of a line's length (a run costs about its length, plus the model's own edges).
+CALIBRATION_TEXT = "The storm had passed, and the old radio was still playing in the kitchen."
 
 
 class LiveQueue(Protocol):
@@ -51,58 +53,49 @@ class LiveQueue(Protocol):
         """``job`` goes live on ``worker``: the other workers make way until its live take
         is whole. False: ``worker``'s run was stopped meanwhile (the job waits again)."""
 
-    def listeners_only(self, job: Job) -> bool:
-        """Every caller of ``job`` takes its live take (no render, no service waits for it)."""
-
 
 class UnitRunner:
     def __init__(self, synth: ClipSynthesizer, cost: CostModel, post: PostStage, queue: LiveQueue,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.synth, self.cost, self._post, self._queue, self.clock = synth, cost, post, queue, clock
 
-    def voice(self, worker: str, job: Job, model: LoadedVoice) -> list[Inference] | None:
-        """Every unit of ``job`` voiced (the whole clip's inferences, in order), its live
-        take handed to the post stage on the way once a listener waits for it. None: the
-        first sentence was voiced in clauses and only listeners wait for the line: their
-        live take is the line for them (the post stage hands it over, ``put_live_done``);
-        the cached clip is voiced later, as pre-render (engine/session/lines.py), rather
-        than now, while the next lines are wanted."""
+    def voice(self, worker: str, job: Job, model: LoadedVoice) -> list[Inference]:
+        """Every unit of ``job`` voiced (the clip's inferences, in order), its live take
+        handed to the post stage on the way once a listener waits for it."""
         units = job.units or []
-        plan = job.plan
-        whole: list[Inference | None] = [None] * len(units)
+        done: list[Inference] = []
         live: LiveShaper | None = None
-        i = 0
-        while i < len(units):
+        for i, unit in enumerate(units):
             if live is None and self._queue.waited_for(job) and self._queue.begin_live(worker, job):
-                live = LiveShaper(plan, model.sample_rate, self.synth.sample_rate)
-                if i:  # what is voiced already is the first part
-                    self._part(job, live, units[:i], [w for w in whole[:i] if w is not None], units[i:])
-                elif len(clauses := self.synth.live_units(plan, units[0])) > 1:
-                    for k, clause in enumerate(clauses):
-                        self._part(job, live, [clause], self._run(model, job, [clause], wide=True),
-                                   clauses[k + 1:] + units[1:])
-                    i = 1  # the first sentence whole (for the cached clip) is voiced last
-                    continue
-            inferred = self._run(model, job, [units[i]], wide=live is not None)
-            whole[i] = inferred[0]
+                live = LiveShaper(job.plan, model.sample_rate, self.synth.sample_rate)
+                if done:  # what is voiced already is the first part
+                    self._part(job, live, units[:i], done, units[i:])
+            inferred = self._run(model, job.plan, [unit], wide=live is not None)
+            done += inferred
             if live is not None:
-                self._part(job, live, [units[i]], inferred, units[i + 1:])
-            i += 1
-        if live is not None and any(w is None for w in whole) and self._queue.listeners_only(job):
-            self._post.put_live_done(job, live)
-            return None
-        return [w if w is not None else self._run(model, job, [units[k]], wide=False)[0]
-                for k, w in enumerate(whole)]
+                self._part(job, live, [unit], inferred, units[i + 1:])
+        return done
 
-    def _run(self, model: LoadedVoice, job: Job, units: list[PhonemeUnit], wide: bool) -> list[Inference]:
+    def calibrate(self, plan: ClipPlan) -> None:
+        """Measure what ``plan``'s engine costs here, unless its lines have been voiced here
+        already: a sentence of a calibration text in its voice, on one single-threaded
+        session, so the play outlook and a live take's margin know it before the first line
+        a listener waits for (the engines' priors were measured on another machine)."""
+        if self.cost.measured(plan.voice.backend):
+            return
+        model = self.synth.voice(plan.voice)
+        text = self.synth.plan(CALIBRATION_TEXT, plan.params)
+        self._run(model, text, self.synth.phonemize(text)[:1], wide=False)
+
+    def _run(self, model: LoadedVoice, plan: ClipPlan, units: list[PhonemeUnit], wide: bool) -> list[Inference]:
         started = self.clock()
         with wide_runs() if wide else contextlib.nullcontext():
-            inferred = self.synth.infer_units(model, job.plan, units)
+            inferred = self.synth.infer_units(model, plan, units)
         # What the run makes of the clip, the unit's pause after it included: the model's own
         # silence at the edges costs the same to make, but the listener waits for words.
         heard = sum(hi - lo for lo, hi in (shaping.trim_bounds(i.audio, model.sample_rate) for i in inferred))
         heard_s = heard / model.sample_rate + sum(u.pause_after for u in units)
-        self.cost.observe(job.plan.voice.backend, self.clock() - started, heard_s, wide=wide)
+        self.cost.observe(plan.voice.backend, self.clock() - started, heard_s, wide=wide)
         return inferred
 
     def _part(self, job: Job, live: LiveShaper, units: list[PhonemeUnit], inferred: list[Inference],

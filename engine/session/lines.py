@@ -204,13 +204,22 @@ class LineBook:
         loaded for inference: a table read of a voiced production starts at once, where
         loading the cast's voices held this (the control) thread for seconds a voice."""
         voices: dict[str, VoiceInfo] = {}
+        engines: dict[str, ClipPlan] = {}  # one line of each engine still to voice
         for record in self.records.values():
             if record.plan is not None and record.clip is None:
                 voices.setdefault(str(record.plan.voice.model_path), record.plan.voice)
+                engines.setdefault(record.plan.voice.backend, record.plan)
         for info in voices.values():
             try:
                 self.synth.warm(info)
             except VoiceError as exc:
+                self._report_error(str(exc))
+        # What each engine costs here, measured before the first play: the play outlook
+        # and a live take's margin plan with it (engine/sched/streaming.py).
+        for plan in engines.values():
+            try:
+                self.scheduler.calibrate(plan)
+            except (TextError, VoiceError) as exc:
                 self._report_error(str(exc))
 
     def refresh_from_cache(self) -> None:
@@ -229,8 +238,7 @@ class LineBook:
             record.clip, record.clip_key = clip, record.plan.key if pinned else None
 
     def request(self, line_id: str, record: LineRecord, origin: Origin, deadline: Deadline | None = None) -> None:
-        """Ask for the line's cached clip (a line heard from its whole live take still lacks it)."""
-        if record.plan is None or (record.clip is not None and not record.live) or record.growing:
+        if record.plan is None or record.clip is not None:
             return
         if record.request is not None and not record.request.future.done():
             if origin >= record.request.origin:
@@ -314,14 +322,6 @@ class LineBook:
             self.playback.relayout()  # no longer pending for the mixer: silent where it is, never late
             return
         record.failed = None  # a retry (the next play asks again) that worked
-        if record.live and future.result() is record.clip:
-            # Its live take is its clip for now: the cached clip, voiced whole, comes as pre-render.
-            record.growing = False
-            if self.playback.prerendering:
-                self.request(line_id, record, Origin.PRERENDER)
-            self.playback.arrived(line_id)
-            self.playback.relayout()
-            return
         if record.live:
             # The cached clip replaces the live take, which finishes the pass it is heard in.
             taken = record.clip

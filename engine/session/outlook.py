@@ -11,14 +11,14 @@ from engine.project.model import Project
 from engine.sched.cost import CostModel, Outlook, PendingLine, playback_outlook
 from engine.session.views import ClipView, LineState, LineStatus
 
-_CLAUSE = re.compile(r"[,;:.!?\u2014\u2026]")
+_SENTENCE = re.compile(r"[.!?\u2026](?=\s|$)")
 
 
-def first_clause_share(text: str) -> float:
-    """How much of a line its first clause is (by its spoken characters): what a listener
+def first_sentence_share(text: str) -> float:
+    """How much of a line its first sentence is (by its spoken characters): what a listener
     waiting for the line hears first (engine/sched/streaming.py)."""
     spoken = spoken_text(text).strip()
-    cut = _CLAUSE.search(spoken)
+    cut = _SENTENCE.search(spoken)
     return (cut.end() / len(spoken)) if cut is not None and spoken else 1.0
 
 
@@ -36,5 +36,5 @@ def session_outlook(project: Project, clips: Sequence[ClipView], status: Mapping
         state = known.state if known is not None else LineState.MISSING
         lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"),
                                  not c.estimated or state is LineState.EMPTY, not state.unvoiceable,
-                                 (c.end - c.start) * first_clause_share(texts.get(c.line_id, ""))))
+                                 (c.end - c.start) * first_sentence_share(texts.get(c.line_id, ""))))
     return playback_outlook(lines, cost, workers, from_s)

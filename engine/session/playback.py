@@ -173,7 +173,7 @@ class PlaybackPass:
             return
         for placement in self.placements:
             record = self.book.records.get(placement.line_id)
-            if record is None or (record.clip is not None and not record.live) or record.growing:
+            if record is None or record.clip is not None:
                 continue
             # Behind the playhead: no deadline (a timeline deadline in the past would be most urgent).
             deadline = (Deadline.on_timeline(placement.start) if placement.start >= position_s

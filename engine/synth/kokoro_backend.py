@@ -129,19 +129,6 @@ class KokoroVoiceModel:
         except Exception as exc:  # ORT raises its own exception types
             raise VoiceError(f"cannot load Kokoro model {self.info.model_path}: {exc}") from None
 
-    def split_clauses(self, unit: PhonemeUnit) -> list[PhonemeUnit]:
-        """``unit`` (a sentence) cut after each clause it holds, where the model pauses
-        anyway (a comma, semicolon or colon): a listener waiting for the line hears its
-        first clause while the rest is voiced (engine/synth/live_parts.py)."""
-        cuts = [i + 1 for i, ch in enumerate(unit.phonemes)
-                if ch in ",;:" and unit.phonemes[i + 1:i + 2] == " "]
-        texts = [unit.phonemes[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(unit.phonemes)], strict=True)]
-        texts = [t for t in texts if tokenize(t)]
-        if len(texts) < 2:
-            return [unit]
-        return [PhonemeUnit(tuple(tokenize(t)), t, PAUSE_AFTER[t[-1]] if i < len(texts) - 1 else unit.pause_after,
-                            unit.phrase) for i, t in enumerate(texts)]
-
     def warm(self) -> None:
         """Create the inference sessions now (the first line need not wait for them)."""
         self._pool.warm()

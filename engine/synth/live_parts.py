@@ -1,24 +1,26 @@
 """A line heard while it is voiced: its parts shaped as they come, joined as they are heard.
 
 When a listener waits for a line (the playhead has reached it), the scheduler voices it
-unit by unit and hands each unit here as it comes (engine/sched/streaming.py), so the
-first words are heard while the rest is made. Where the engine is slow (Kokoro), the
-line's first sentence is cut after each clause first (``LoadedVoice.split_clauses``),
-where the model pauses anyway: a comma, a semicolon, a colon.
+sentence by sentence and hands each sentence here as it comes (engine/sched/streaming.py),
+so the first words are heard while the rest is made. The sentences are the model's own
+runs, which the whole line is voiced from too: each part ends where the model pauses
+anyway, and the model's audio is the same samples as the whole line's.
 
 Each part is shaped as the whole line is (engine/synth/synthesizer.py ``finish``): each
 sentence trimmed and joined to the next with its pause, through its design, levelled,
 its gain, resampled to the project rate, the line's edges faded. What the whole line's
 shaping takes from the whole clip, the first part gives here: the loudness the line is
-levelled by (one gain for every part, so nothing steps at a seam). The design moves each
-sentence's pitch around that sentence's own median, as a directed line's phrases always
-have been; the resampler streams (soxr's ResampleStream gives the one-shot's samples).
+levelled by (one gain for every part, so nothing steps at a seam) and the median its
+design moves the pitch range around (``ContourCentre``, so no sentence's pitch moves
+against the one before it). A plain line's part is designed with the pause before it that
+the whole line has, a directed line's sentences one by one as the whole line's are; the
+resampler streams (soxr's ResampleStream gives the one-shot's samples).
 
 What is heard so is the line's *live take*. The clip cached under the line's key, which
-every render and every later pass plays, is always voiced and shaped whole: a clause
-voiced alone is said a little differently from the same clause inside its sentence
-(measured on the sample: docs/dev/scheduling-and-playback.md), so the parts make the
-wait short and the whole clip keeps the production what it was.
+every render and every later pass plays, is shaped whole from the same sentences: its
+level is the whole line's loudness, which the first sentence's can miss by a decibel or
+two (measured on the sample: docs/dev/scheduling-and-playback.md), so a render never
+depends on whether a listener was waiting when the line was voiced.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from engine.audio.loudness import CLIP_LUFS, LoudnessMeter
 from engine.project.design import VoiceDesign
 from engine.synth import shaping
 from engine.synth.design import apply_design
+from engine.synth.pitch_contour import ContourCentre
 from engine.synth.synthesizer import ClipPlan
 
 _FADE_S = 0.004  # as shaping.fade_edges: a trimmed edge never clicks
@@ -67,13 +70,10 @@ class LiveShaper:
         self._gain: float | None = None  # the first part's loudness gain: the whole line's
         self._resampler: Any = None
         self._line = np.zeros(0, dtype=np.float32)
+        self._centre = ContourCentre()  # the first part's F0 median, the design's centre for every part
+        self._lead = 0  # the pause (samples) before the next part, which the whole line's design sees
         self.parts = 0
         self.failed = False  # a part could not be shaped: the take goes no further
-
-    @property
-    def line(self) -> np.ndarray:
-        """The take so far (whole once its last part is in)."""
-        return self._line
 
     def add(self, pieces: Sequence[np.ndarray], pauses: Sequence[float], phrase_of: Sequence[int],
             last: bool) -> np.ndarray:
@@ -81,20 +81,41 @@ class LiveShaper:
         unit's phrase of a directed line, empty for a plain line); returns the line so far."""
         rate = self.model_rate
         phrases = list(phrase_of) if phrase_of else [0] * len(pieces)
-        shaped = [self._design(piece[slice(*shaping.trim_bounds(piece, rate))], phrases[i])
-                  for i, piece in enumerate(pieces)]
+        trimmed = [piece[slice(*shaping.trim_bounds(piece, rate))] for piece in pieces]
+        gaps = [int(pauses[i] * rate) if i < len(pieces) - 1 or not last else 0 for i in range(len(pieces))]
+        if self.plan.phrases:
+            # A directed line: each sentence through its phrase's design around its own median,
+            # as the whole line's are.
+            shaped = [self._design(piece, self.plan.phrases[phrases[i]].design, None)
+                      for i, piece in enumerate(trimmed)]
+            body = _joined(shaped, gaps)
+            loud = np.concatenate(shaped) if shaped else np.zeros(0, np.float32)
+        else:
+            # A plain line is designed whole: the part with the silence before it that the whole
+            # line has (the previous pause), which is cut off again, so the design sees the
+            # sentence as it sees it inside the line (a filter's edges, a pitch period's).
+            design = self.plan.params.effective_design
+            designed = self._design(np.concatenate([np.zeros(self._lead, np.float32), _joined(trimmed, gaps)]), design,
+                                    self._centre)
+            body = designed[int(round(self._lead / design.rate)):]
+            loud = body
         if self._gain is None:
-            self._gain = _level_gain(np.concatenate(shaped) if shaped else np.zeros(0, np.float32), rate)
-        out: list[np.ndarray] = []
-        for i, piece in enumerate(shaped):
-            # Levelled by the line's gain, then the sentence's own offset (a directed phrase's
-            # level, the design's gain), as the whole line is.
-            out.append(piece * np.float32(self._gain * 10 ** (self._design_of(phrases[i]).gain / 20)))
-            if i < len(shaped) - 1 or not last:  # a part ends with the pause after it
-                out.append(np.zeros(int(pauses[i] * rate), dtype=np.float32))
+            self._gain = _level_gain(loud, rate)
+        # Levelled by the line's gain, then each sentence's own offset (a directed phrase's
+        # level, the design's gain), as the whole line is.
+        offsets = [self._offset(phrases[i]) for i in range(len(pieces))]
+        if len(set(offsets)) <= 1:
+            body = body * np.float32(self._gain * 10 ** ((offsets[0] if offsets else 0.0) / 20))
+        else:
+            body = body * np.float32(self._gain)
+            pos = 0
+            for i, piece in enumerate(shaped):
+                body[pos:pos + piece.size] *= np.float32(10 ** (offsets[i] / 20))
+                pos += piece.size + gaps[i]
         if last and self.plan.trailing_pause > 0:
-            out.append(np.zeros(int(self.plan.trailing_pause * rate), dtype=np.float32))
-        part = self._resample(np.concatenate(out) if out else np.zeros(0, dtype=np.float32), last)
+            body = np.concatenate([body, np.zeros(int(self.plan.trailing_pause * rate), dtype=np.float32)])
+        self._lead = gaps[-1] if gaps else 0
+        part = self._resample(np.asarray(body, dtype=np.float32), last)
         line = np.concatenate([self._line, part])
         fade = int(_FADE_S * self.rate)
         if self.parts == 0 and line.size >= 2 * fade:
@@ -105,15 +126,14 @@ class LiveShaper:
         self._line = line
         return line
 
-    def _design_of(self, phrase: int) -> VoiceDesign:
-        """What shapes a sentence of ``phrase``: a directed phrase's design, or the role's
-        for a plain line."""
-        if self.plan.phrases:
-            return self.plan.phrases[phrase].design
-        return self.plan.params.effective_design
+    def _offset(self, phrase: int) -> float:
+        """A sentence's level offset after levelling (dB): its directed phrase's, or the role's
+        design's gain for a plain line."""
+        design = self.plan.phrases[phrase].design if self.plan.phrases else self.plan.params.effective_design
+        return float(design.gain)
 
-    def _design(self, piece: np.ndarray, phrase: int) -> np.ndarray:
-        return np.asarray(apply_design(piece, self.model_rate, self._design_of(phrase)), dtype=np.float32)
+    def _design(self, audio: np.ndarray, design: VoiceDesign, centre: ContourCentre | None) -> np.ndarray:
+        return np.asarray(apply_design(audio, self.model_rate, design, centre=centre), dtype=np.float32)
 
     def _resample(self, audio: np.ndarray, last: bool) -> np.ndarray:
         if self.model_rate == self.rate:
@@ -123,6 +143,14 @@ class LiveShaper:
 
             self._resampler = soxr.ResampleStream(self.model_rate, self.rate, 1, dtype="float32", quality="VHQ")
         return np.ascontiguousarray(self._resampler.resample_chunk(audio, last=last), dtype=np.float32)
+
+
+def _joined(pieces: Sequence[np.ndarray], gaps: Sequence[int]) -> np.ndarray:
+    """The pieces, each followed by its gap of silence (samples)."""
+    out: list[np.ndarray] = []
+    for piece, gap in zip(pieces, gaps, strict=True):
+        out += [piece, np.zeros(gap, dtype=np.float32)]
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
 
 def _level_gain(audio: np.ndarray, rate: int, target_lufs: float = CLIP_LUFS) -> float:

@@ -219,13 +219,6 @@ class ClipSynthesizer:
             return performance.phonemize_phrases(model, plan.prepared.units, plan.phrases, plan.voice.language)
         return model.phonemize(list(plan.prepared.units), plan.voice.language)
 
-    def live_units(self, plan: ClipPlan, unit: PhonemeUnit) -> list[PhonemeUnit]:
-        """A line's first sentence as a listener waiting for the line hears it voiced: cut
-        after each clause where its engine is slow enough to need it (the engine's
-        ``split_clauses``; engine/synth/live_parts.py), else whole."""
-        split = getattr(self.voice(plan.voice), "split_clauses", None)
-        return list(split(unit)) if split is not None else [unit]
-
     def infer_units(self, model: LoadedVoice, plan: ClipPlan, units: list[PhonemeUnit],
                     batch: bool = False) -> list[Inference]:
         """The model's audio for a plan's units: a directed line phrase by phrase, each
