@@ -65,9 +65,10 @@ class CostModel:
         with self._lock:
             return self._rate.get(_wide(backend) if wide else backend, 1.0)
 
-    def measured(self, backend: str) -> bool:
+    def measured(self, backend: str, wide: bool = False) -> bool:
+        """Whether ``backend``'s runs (``wide``: on every core) have been measured here."""
         with self._lock:
-            return backend in self._measured
+            return (_wide(backend) if wide else backend) in self._measured
 
     def realtime(self, backend: str, workers: int) -> float:
         """Audio seconds made per wall second with ``workers`` sessions all busy: the speed

@@ -69,11 +69,11 @@ class UnitRunner:
             if live is None and self._queue.waited_for(job) and self._queue.begin_live(worker, job):
                 live = LiveShaper(job.plan, model.sample_rate, self.synth.sample_rate)
                 if done:  # what is voiced already is the first part
-                    self._part(job, live, units[:i], done, units[i:])
+                    self._part(job, live, units[:i], done, units[:i], units[i:], model.sample_rate)
             inferred = self._run(model, job.plan, [unit], wide=live is not None)
             done += inferred
             if live is not None:
-                self._part(job, live, [unit], inferred, units[i + 1:])
+                self._part(job, live, [unit], inferred, units[:i + 1], units[i + 1:], model.sample_rate, done)
         return done
 
     def calibrate(self, plan: ClipPlan) -> None:
@@ -99,13 +99,15 @@ class UnitRunner:
         return inferred
 
     def _part(self, job: Job, live: LiveShaper, units: list[PhonemeUnit], inferred: list[Inference],
-              to_come: list[PhonemeUnit]) -> None:
+              voiced: list[PhonemeUnit], to_come: list[PhonemeUnit], rate: int,
+              runs: list[Inference] | None = None) -> None:
         """Hand a part of the live take to the post stage, with the predicted length (seconds)
-        of each unit still to come after it."""
-        synth, plan = self.synth, job.plan
-        key, scale = synth.length_key(plan), synth.length_scale(plan)
-        base = synth.predictor.predict(key, 0, scale)  # the line's own edges, not a unit's
-        remaining = tuple((synth.predictor.predict(key, len(u.ids), scale) - base) / synth.sample_rate
-                          + u.pause_after for u in to_come)
+        of each unit still to come after it: at the pace of the line's own sentences so far
+        (``voiced``, their ``runs``), the measure nearest to what is coming."""
+        runs = runs if runs is not None else inferred
+        ids = sum(len(u.ids) for u in voiced)
+        spoken = sum(hi - lo for lo, hi in (shaping.trim_bounds(r.audio, rate) for r in runs)) / rate
+        per_id = spoken / max(1, ids) / (1.0 if job.plan.phrases else job.plan.params.effective_design.rate)
+        remaining = tuple(per_id * len(u.ids) + u.pause_after for u in to_come)
         self._post.put_live(LiveItem(job, live, [i.audio for i in inferred], [u.pause_after for u in units],
                                      [u.phrase for u in units], not to_come, remaining))

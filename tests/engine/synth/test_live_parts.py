@@ -1,0 +1,120 @@
+"""A line's live take (engine/synth/live_parts.py): shaped sentence by sentence as it is voiced,
+it is the whole clip's sound at the first sentence's level, and each part extends the last.
+
+Issue 54: a listener waiting for a line hears its first sentence while the rest is voiced;
+the seams must not be heard. The sentences are the runs the whole line is voiced from, so
+apart from the gain (the first sentence's loudness, the whole line's being unknown until
+its end) the live take is the whole clip, sample for sample, wherever a seam falls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.audio.loudness import CLIP_LUFS, LoudnessMeter
+from engine.project.model import VoiceParams
+from engine.synth.cache import ClipCache
+from engine.synth.kokoro_backend import KokoroBackend
+from engine.synth.library import VoiceLibrary
+from engine.synth.live_parts import LiveShaper
+from engine.synth.onnx_sessions import SessionLayout, wide_runs
+from engine.synth.synthesizer import ClipSynthesizer, RawAudio
+from tests.support.voices.generate_test_kokoro import generate_kokoro
+
+RATE = 48_000
+TEXT = "The lights went out at three. Nobody moved in the dark studio. Then the radio spoke again."
+
+
+def _voiced(synth: ClipSynthesizer, text: str, params: VoiceParams) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(the whole clip, the live take after each part) of one line, from the same runs."""
+    plan = synth.plan(text, params)
+    model = synth.voice(plan.voice)
+    units = synth.phonemize(plan)
+    runs = synth.infer_units(model, plan, units)
+    assert len(runs) >= 2, "the line must have several sentences"
+    raw = RawAudio(plan, [r.audio for r in runs], [u.pause_after for u in units], model.sample_rate,
+                   words=[r.words for r in runs], phrase_of=[u.phrase for u in units])
+    whole = np.array(synth.finish(raw))
+    shaper = LiveShaper(plan, model.sample_rate, synth.sample_rate)
+    takes = [np.array(shaper.add([run.audio], [unit.pause_after], [unit.phrase] if plan.phrases else [],
+                                 k == len(runs) - 1)) for k, (unit, run) in enumerate(zip(units, runs, strict=True))]
+    return whole, takes
+
+
+def _as_whole(live: np.ndarray, whole: np.ndarray) -> float:
+    """The gain that makes the whole clip the live take, and how far they are apart then."""
+    assert live.shape == whole.shape
+    gain = float(np.dot(live, whole) / np.dot(whole, whole))
+    return float(np.max(np.abs(live - gain * whole)) / np.max(np.abs(live)))
+
+
+def _sounding(audio: np.ndarray) -> np.ndarray:
+    """Which 10 ms frames sound (within 40 dB of the loudest)."""
+    frames = audio[: audio.size // 480 * 480].reshape(-1, 480).astype(np.float64)
+    power = np.mean(frames**2, axis=1)
+    return power > power.max() * 1e-4
+
+
+@pytest.fixture
+def synth(tiny_voices, tmp_path) -> ClipSynthesizer:
+    return ClipSynthesizer(VoiceLibrary(), RATE, ClipCache(tmp_path / "cache"))
+
+
+def test_a_plain_line_s_live_take_is_its_whole_clip_at_its_first_sentence_s_level(synth, tiny_voices):
+    whole, takes = _voiced(synth, TEXT, VoiceParams(voice=str(tiny_voices["single"])))
+    live = takes[-1]
+    assert _as_whole(live, whole) < 1e-4  # no seam: no pause lost or doubled, no fade inside, one gain
+    # The first sentence (up to the first part's end) is levelled as a clip is.
+    meter = LoudnessMeter(RATE, channels=1)
+    meter.feed(takes[0][:, None])
+    assert meter.integrated() == pytest.approx(CLIP_LUFS, abs=0.2)
+
+
+def test_each_part_of_a_live_take_extends_the_one_before(synth, tiny_voices):
+    _, takes = _voiced(synth, TEXT, VoiceParams(voice=str(tiny_voices["single"])))
+    for before, after in zip(takes, takes[1:], strict=False):
+        assert after.size > before.size
+        np.testing.assert_array_equal(after[:before.size], before)  # what was heard never changes
+
+
+def test_a_directed_line_s_live_take_is_its_whole_clip_too(synth, tiny_voices):
+    """A directed line's sentences are designed one by one in the whole clip as well (its phrases'
+    designs, each phrase's level offset after levelling): the live take is that clip."""
+    text = "(quietly) The lights went out at three. (shouting) Nobody moved in the dark studio!"
+    whole, takes = _voiced(synth, text, VoiceParams(voice=str(tiny_voices["single"])))
+    assert _as_whole(takes[-1], whole) < 1e-4
+
+
+def test_a_designed_line_s_live_take_keeps_its_words_where_the_whole_clip_has_them(synth, tiny_voices):
+    """A plain line's design runs over each part with the pause before it (as inside the whole
+    line) around the first part's F0 median: the take is as long as the clip, its sentences
+    where the clip's are."""
+    whole, takes = _voiced(synth, TEXT, VoiceParams(voice=str(tiny_voices["single"]), pitch=3.0))
+    live = takes[-1]
+    assert live.shape == whole.shape
+    assert np.mean(_sounding(live) == _sounding(whole)) > 0.97  # speech and pauses line up
+
+
+def test_a_listener_s_runs_go_to_the_session_on_every_core(tmp_path):
+    """The session on every core is lent only inside ``wide_runs`` (the line a listener waits for),
+    and only one caller at a time; every other run gets a single-threaded one."""
+    folder = tmp_path / "voices"
+    generate_kokoro(folder)
+    library = VoiceLibrary(user_dir=folder)
+    backend = KokoroBackend(SessionLayout(2, 1, wide_threads=2))
+    model = backend.load(library.resolve("af_alpha", "kokoro"))
+    model.warm()
+    pool = model._pool
+    singles = {id(s) for s in pool.sessions()}
+    with pool.borrow() as plain:
+        assert id(plain) in singles
+    with wide_runs():
+        with pool.borrow() as wide:
+            assert id(wide) not in singles
+            assert wide.get_session_options().intra_op_num_threads == 2  # type: ignore[attr-defined]
+            with pool.borrow() as second:  # lent already: a single-threaded one, not a wait
+                assert id(second) in singles
+    unwide = KokoroBackend(SessionLayout(1, 1)).load(library.resolve("af_alpha", "kokoro"))
+    with wide_runs(), unwide._pool.borrow() as only:  # a layout without one: its session, as ever
+        assert id(only) in {id(s) for s in unwide._pool.sessions()}
