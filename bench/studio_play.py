@@ -1,6 +1,6 @@
 """The studio's Play on a cold cache, to sound at the output, against ``radioplay bench --playback``.
 
-    python bench/studio_play.py [--positions 6] [--span 45] [--json]
+    python bench/studio_play.py [--positions 6] [--span 180] [--json]
 
 A private PulseAudio daemon with a null sink (tests/support/audio_server.py, as the
 live-playback tests start it) is the studio's output device, and its monitor
@@ -27,8 +27,8 @@ benchmark's seeded positions: line and fraction into it):
 The sample's sound lanes are left out of the copy (as the playback benchmark
 leaves them out): its ambience plays under the lines, and the first sound
 must be the dialogue's. Then one more window plays from the start on a cold
-cache for ``--span`` seconds through the sink: late lines after the first
-2 seconds and ring underruns.
+cache for ``--span`` seconds through the sink: its first sound (as above, and
+whether it asked first), late lines after the first 2 seconds and ring underruns.
 
 In the same run, before the studio: ``radioplay bench --playback --positions N
 --speed 8`` as its own process (its ratio, p50/p95, late lines in its full
@@ -192,17 +192,26 @@ def trial(project: Path, work: Path, rooms: Path, device: str, watch: SoundWatch
         studio.close()
 
 
-def cold_play(project: Path, work: Path, rooms: Path, device: str, span_s: float) -> dict[str, Any]:
+def cold_play(project: Path, work: Path, rooms: Path, device: str, span_s: float, watch: SoundWatch) -> dict[str, Any]:
     cold_cache(work, rooms)
     studio = Studio(project, work, device)
     try:
         session = studio.open_engine()
+        watch.arm()
+        pressed = time.monotonic()
         asked = studio.play()
+        player = session.player
+        studio.wait(lambda: player.first_audio_at is not None and player.first_audio_at >= pressed
+                    and watch.heard_at is not None, timeout=120.0, what="sound from the start")
+        assert player.first_audio_at is not None and watch.heard_at is not None
+        first = {"start_first_audio_ms": (player.first_audio_at - pressed) * 1000.0,
+                 "start_at_output_ms": (watch.heard_at - pressed) * 1000.0}
         studio.wait(lambda: session.transport().position_s >= span_s, timeout=span_s * 4 + 60, what="the span")
         t = session.transport()
         return {"span_s": span_s, "span_asked": asked, "late_lines": sum(1 for _, at in session.late_log if at >= GRACE_S),
                 "late_lines_first_2s": sum(1 for _, at in session.late_log if at < GRACE_S),
-                "underruns": t.underruns, "device_underflows": t.device_underflows}
+                "late_log": [(line, round(at, 2)) for line, at in session.late_log],
+                "underruns": t.underruns, "device_underflows": t.device_underflows, **first}
     finally:
         studio.close()
 
@@ -211,7 +220,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=6)
     parser.add_argument("--seed", type=int, default=11, help="the playback benchmark's seed (its positions)")
-    parser.add_argument("--span", type=float, default=45.0, help="seconds played from the start for late lines")
+    parser.add_argument("--span", type=float, default=180.0, help="seconds played from the start for late lines")
     parser.add_argument("--bench-speed", type=float, default=8.0, help="bench --playback's full playback clock")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -246,7 +255,7 @@ def main() -> int:
                         print(f"[{i + 1}/{len(positions)}] play {fraction:.0%} into line {index + 1} ({r['line']}): "
                               f"first audio {r['first_audio_ms']:.0f} ms, at the output {r['at_output_ms']:.0f} ms",
                               flush=True)
-                played = cold_play(project, work, rooms, server.device_name, args.span)
+                played = cold_play(project, work, rooms, server.device_name, args.span, watch)
             finally:
                 watch.close()
         first = [r["first_audio_ms"] for r in results]
@@ -274,9 +283,12 @@ def main() -> int:
               f"{s['first_audio_p95_ms']:.0f} ms, at the output p50 {s['at_output_p50_ms']:.0f} / p95 "
               f"{s['at_output_p95_ms']:.0f} ms, ratio {s['ttfa_ratio']:.2f} (target <= 1.3); asked first (then "
               f"Play Anyway) in {s['asked']} of {len(results)}")
-        print(f"studio, {args.span:g} s from the start on a cold cache: late lines {s['late_lines']} (after "
-              f"{GRACE_S:g} s; {s['late_lines_first_2s']} before), underruns {s['underruns']}, "
-              f"device underflows {s['device_underflows']}")
+        print(f"studio, {args.span:g} s from the start on a cold cache: first audio {s['start_first_audio_ms']:.0f} ms, "
+              f"at the output {s['start_at_output_ms']:.0f} ms; asked first: {'yes' if s['span_asked'] else 'no'}; "
+              f"late lines {s['late_lines']} (after {GRACE_S:g} s; {s['late_lines_first_2s']} before), "
+              f"underruns {s['underruns']}, device underflows {s['device_underflows']}")
+        if s["late_log"]:
+            print(f"  late: {', '.join(f'{line} at {at:g} s' for line, at in s['late_log'])}")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
