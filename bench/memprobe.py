@@ -5,7 +5,7 @@
 Each variant runs as a new process (cold: empty clip cache) rendering the
 same generated production (bench/scale.py's generator); prints one JSON line
 per run: peak VmHWM, peak and final RssAnon, wall seconds, audio-s per s.
-Variants: product (the sessions as engine/synth/onnx_sessions.py makes them:
+Variants: product (the sessions as engine/synth/backends/onnx_sessions.py makes them:
 memory pattern off, CPU arena on and given back after each run), base (ONNX
 Runtime's defaults: memory pattern and CPU arena on, kept), noarena (CPU arena
 off), nopattern (memory pattern off, the arena kept), nopattern_noarena (both
@@ -54,8 +54,8 @@ def child(minutes: float, variant: str, work: Path, project: str | None) -> None
     if variant != "product":  # every other variant states its session options (base: ORT's defaults)
         import onnxruntime as ort
 
-        import engine.synth.onnx_sessions as sessions
-        import engine.synth.piper_backend as pb
+        import engine.synth.backends.base as base
+        import engine.synth.backends.onnx_sessions as sessions
 
         def make_session(model, threads=0, providers=None, spin=False):  # type: ignore[no-untyped-def]
             options = ort.SessionOptions()
@@ -66,7 +66,7 @@ def child(minutes: float, variant: str, work: Path, project: str | None) -> None
             options.enable_cpu_mem_arena = "noarena" not in variant
             options.enable_mem_pattern = "nopattern" not in variant
             return ort.InferenceSession(model, options, providers=providers or ["CPUExecutionProvider"])
-        pb.make_session = make_session
+        base.make_session = make_session  # every engine's sessions are made there
         sessions._new_run_options = ort.RunOptions  # runs keep what the arena grew to
     peak_anon = [0]
     stop = threading.Event()

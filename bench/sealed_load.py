@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.synth.backends.onnx_sessions import make_session  # noqa: E402
 from engine.synth.library import VoiceLibrary  # noqa: E402
-from engine.synth.onnx_sessions import make_session  # noqa: E402
 
 
 def best(runs: int, work: Callable[[], object], before: Callable[[], None] | None = None) -> float:
@@ -58,8 +58,8 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         os.environ["XDG_CACHE_HOME"] = home
-        from engine.synth import prepared_voice
-        from engine.synth.sealed_model import sealed_source
+        from engine.synth.backends.piper import prepared_voice
+        from engine.synth.backends.sealed_model import sealed_source
 
         joe = VoiceLibrary().bundled()[0]
         prepared_voice.prepared_model(joe.model_path)

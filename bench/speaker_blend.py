@@ -6,7 +6,7 @@ Piper (VITS) looks a speaker up in an embedding table, ``g = emb_g[sid]``
 (an ONNX Gather on an initializer of shape (speakers, channels)), and
 conditions the duration predictor, the flow and the decoder on ``g``. This
 script patches the graph in memory the way durations are exposed for batching
-(engine/synth/piper_backend.py): the Gather goes, and ``g`` becomes an input,
+(engine/synth/backends/piper/backend.py): the Gather goes, and ``g`` becomes an input,
 ``speaker_embedding``, so any mix ``w * emb[A] + (1 - w) * emb[B]`` can be
 fed. Each weight speaks the held-out sentences of bench/shaping_wer.py
 (variation 0, so the only difference is the embedding), and pocketsphinx's
@@ -34,9 +34,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.shaping_wer import SENTENCES, Recognizer, edit_distance, words  # noqa: E402
+from engine.synth.backends.onnx_sessions import make_session  # noqa: E402
+from engine.synth.backends.piper.backend import PiperVoiceModel  # noqa: E402
 from engine.synth.library import read_voice_info  # noqa: E402
-from engine.synth.onnx_sessions import make_session  # noqa: E402
-from engine.synth.piper_backend import PiperVoiceModel  # noqa: E402
 
 INPUT = "speaker_embedding"
 

@@ -4,7 +4,7 @@ with the seeded noise table (after), on the same lines in one run.
     python bench/takes_speed.py [PROJECT] [--rounds 3] [--json]
 
 Both models carry the durations output (as the engine loads them); the only
-difference is engine.synth.piper_noise. Each round runs every line's units
+difference is engine.synth.backends.piper.noise. Each round runs every line's units
 through both sessions, alternating which goes first; the best round of each
 is kept (a shared machine's noise can only slow a round down). Also checks
 that two fresh loads of the seeded model give identical samples.
@@ -26,8 +26,8 @@ import onnx  # noqa: E402
 from piper.patch_voice_with_alignment import add_alignment_output  # noqa: E402
 
 from engine.project.fileformat import load_project  # noqa: E402
-from engine.synth.onnx_sessions import make_session  # noqa: E402
-from engine.synth.piper_noise import NoiseInputs, expose_noise  # noqa: E402
+from engine.synth.backends.onnx_sessions import make_session  # noqa: E402
+from engine.synth.backends.piper.noise import NoiseInputs, expose_noise  # noqa: E402
 from engine.synth.synthesizer import make_synthesizer  # noqa: E402
 
 

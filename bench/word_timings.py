@@ -31,10 +31,9 @@ sys.path.insert(0, str(REPO))
 
 def main() -> int:
     from engine.project.fileformat import load_project
+    from engine.synth.backends.onnx_sessions import SessionLayout
     from engine.synth.cache import ClipCache
     from engine.synth.library import VoiceLibrary
-    from engine.synth.onnx_sessions import SessionLayout
-    from engine.synth.piper_backend import PiperBackend
     from engine.synth.synthesizer import ClipSynthesizer
     from engine.synth.wordmap import line_words
 
@@ -48,7 +47,7 @@ def main() -> int:
     lines = project.lines[: args.lines]
     with tempfile.TemporaryDirectory() as folder:
         synth = ClipSynthesizer(VoiceLibrary(), project.sample_rate, ClipCache(Path(folder)),
-                                PiperBackend(SessionLayout(1, 1)))
+                                SessionLayout(1, 1))
         plans = [synth.plan(line.text, project.role(line.role).voice) for line in lines]
         model = synth.warm(plans[0].voice)
         jobs = [(plan, synth.phonemize(plan)) for plan in plans]

@@ -26,10 +26,9 @@ from engine.sched.batching import BatchSizer
 from engine.sched.policy import PendingArrays, Playhead, make_policy
 from engine.sched.request import Origin, request_for
 from engine.sched.scheduler import Scheduler
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 RATE = 48_000
@@ -100,13 +99,13 @@ def measure_ceiling(plans: list[ClipPlan], synth: ClipSynthesizer) -> tuple[floa
 def ceiling_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
     """One session on every core, its threads spinning (ONNX Runtime's defaults): what a plain Piper
     integration runs."""
-    return ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout(spin=True)))
+    return ClipSynthesizer(library, RATE, ClipCache(), SessionLayout(spin=True))
 
 
 def fresh_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
     """What the scheduler runs on (one single-threaded session per core), with
     a cold in-memory cache so every run synthesizes everything."""
-    return ClipSynthesizer(library, RATE, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
+    return ClipSynthesizer(library, RATE, ClipCache(), SessionLayout.for_throughput())
 
 
 def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float:

@@ -92,6 +92,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if measured.closest is not None:
         print_lines([measured.summary()])
     print_lines(f"note: {note}" for note in imported.alias_notes())
+    if unperformed := imported.report.unperformed_note():
+        print_lines([f"note: {unperformed}"])
     print_lines(imported.cue_lines())
     print_lines(imported.suggestion_lines(str(out)))
     print_lines(f"warning: {warning}" for warning in imported.report.warnings)

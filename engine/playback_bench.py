@@ -34,10 +34,9 @@ from engine.audio.sinks import NullSink
 from engine.project.fileformat import load_project
 from engine.project.model import Project
 from engine.session import Session
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "the-last-broadcast.radioplay"
@@ -113,7 +112,7 @@ def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed:
         full: bool = True, progress: Callable[[str], None] | None = None, check: bool = False) -> dict[str, Any]:
     project = load_project(project_path)
     library = VoiceLibrary(base_dir=project_path.parent)
-    synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), PiperBackend(SessionLayout.for_throughput()))
+    synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), SessionLayout.for_throughput())
     # Load the voices and let ORT allocate its arenas before anything is timed.
     for role in project.cast:
         synth.synthesize("Warming up.", role.voice)

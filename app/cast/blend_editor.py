@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.project.blend import MAX_PARTS, BlendError, parse_blend
+from engine.project.engines import blend_engine, engine_named
 from engine.project.model import VoiceParams
-from engine.synth.kokoro_voices import PREFIX
 
 AUDITION_DELAY_MS = 450  # a pause in the drag this long is a weight worth hearing
 STEPS = 100  # slider resolution: weights in hundredths
@@ -50,7 +50,7 @@ def blend_spec(parts: list[tuple[str, int]]) -> str:
 def initial_parts(voice: VoiceParams, styles: list[str]) -> list[tuple[str, int]]:
     """The blend the designer opens with: the role's own (a Kokoro role), else the
     first two styles half and half."""
-    if voice.backend == "kokoro":
+    if engine_named(voice.backend).blends:
         try:
             parts = parse_blend(voice.voice)
         except BlendError:
@@ -162,7 +162,7 @@ class BlendEditor(QDialog):
 
     def params(self) -> VoiceParams:
         """The role's voice with this blend (speed, pitch, variation kept)."""
-        return self.base.with_changes(backend="kokoro", voice=self.spec(), speaker=None)
+        return self.base.with_changes(backend=blend_engine().name, voice=self.spec(), speaker=None)
 
     def add_part(self) -> None:
         if len(self.rows) < MAX_PARTS:
@@ -210,7 +210,7 @@ class BlendEditor(QDialog):
         problem = self.problem()
         self.ok.setEnabled(problem is None)
         self.listen.setEnabled(problem is None)
-        self.result.setText(problem or f"Voice: {PREFIX}{self.spec()}")
+        self.result.setText(problem or f"Voice: {blend_engine().listed(self.spec())}")
 
     def done(self, result: int) -> None:  # noqa: D102 - a closed designer auditions nothing more
         self.timer.stop()

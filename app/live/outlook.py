@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from app.cast.voices import BACKEND_NAMES, speed_text
+from app.cast.voices import speed_text
+from engine.project.engines import engine_named
 from engine.sched.cost import Outlook
 
 CHECK_EVERY = 10  # presenter polls between two outlooks (20 Hz polls: twice a second)
@@ -24,7 +25,7 @@ CHECK_EVERY = 10  # presenter polls between two outlooks (20 Hz polls: twice a s
 def short_text(outlook: Outlook) -> str:
     """``Kokoro ~0.9x real time: pre-render ~40 s before playing`` for the status bar."""
     slow = min(outlook.realtime.items(), key=lambda item: item[1], default=None)
-    speed = f"{BACKEND_NAMES.get(slow[0], slow[0])} {speed_text(slow[1])} real time: " if slow else ""
+    speed = f"{engine_named(slow[0]).label} {speed_text(slow[1])} real time: " if slow else ""
     return f"⚠ {speed}pre-render ~{outlook.prerender_s:.0f} s before playing"
 
 

@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QUndoCommand
 
 from app.document.commands import InsertLine, InsertRole, Macro, remove_lines
 from app.script.access import ScriptAccess
+from engine.project.bounds import edited_overstep
 from engine.project.importers.parsed import Dialogue, Pause, ScriptSyntaxError
 from engine.project.importers.plaintext import parse_plaintext
 from engine.project.model import Line, next_colour
@@ -128,6 +129,9 @@ class LineClipboard(QObject):
             line.note, line.pause_before = note, pause
             new_lines.append(line)
             steps.append(InsertLine(doc, after + len(new_lines), line))
+        if (problem := edited_overstep(doc.project, *new_lines)) is not None:  # engine/project/bounds.py
+            self.status.emit(f"Cannot paste: {problem}")
+            return
         doc.undo.push(Macro("Paste line" if len(new_lines) == 1 else f"Paste {len(new_lines)} lines", steps))
         self.editor.select_line(new_lines[-1].id)
         extra = [f"added {', '.join(added)} to the cast"] if added else []

@@ -37,7 +37,9 @@ STATES = {
     "FAILED": ("failed", "#d03030"),
     "MISSING": ("not voiced", "#c8c8c8"),
     "EMPTY": ("empty", "#e0e0e0"),
-    "NO_VOICE": ("voice not installed", "#e8a33d"),  # not a failure: the voice is to be installed
+    # Not a failure: the voice is to be installed (the tooltip says how). Short, as the column
+    # is as wide as its longest label.
+    "NO_VOICE": ("no voice", "#e8a33d"),
 }
 # A role name longer than this many average characters wraps rather than widening the column.
 ROLE_MAX_CHARS = 16
@@ -67,8 +69,9 @@ class Column:
 
 COLUMNS: dict[Col, Column] = {
     Col.STATUS: Column(
-        "Status", "Ready (voiced and cached), queued, synthesizing, empty (no text yet), voice not installed "
-        "(hover for how to get it), or failed (hover for the reason)", samples=tuple(label for label, _ in STATES.values()), icon=True),
+        "Status", "Ready (voiced and cached), queued, synthesizing, empty (no text yet), no voice (its voice is "
+        "not installed: hover for how to get it), or failed (hover for the reason)",
+        samples=tuple(label for label, _ in STATES.values()), icon=True),
     Col.TIME: Column("Time", "Where the line starts on the timeline (estimated until it is voiced)",
                      samples=("00:00.0",)),
     Col.PAUSE: Column(

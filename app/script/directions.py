@@ -24,11 +24,14 @@ def note_display(note: str) -> str:
 
 def note_tooltip(note: str) -> str:
     directions = note_directions(note)
-    performed = [d.label() for d in directions if d.performed]
+    performed = [d.label() for d in directions if d.performed and d.kind != "perspective"]
+    staged = [d.label() for d in directions if d.kind == "perspective"]
     kept = [d.text for d in directions if not d.performed]
     parts = []
     if performed:
         parts.append("Performed: " + ", ".join(performed))
+    if staged:
+        parts.append("Staged (the line's perspective, right-click > Perspective): " + ", ".join(staged))
     if kept:
         parts.append("Not performed (not in the vocabulary; never spoken): " + ", ".join(kept))
     return "\n".join(parts) or "Delivery: how the line is said, never spoken (pick one, e.g. whispering)"

@@ -125,6 +125,7 @@ class ScriptEditor(QWidget):
         super().__init__(parent)
         self.doc = doc
         self.model = ScriptModel(doc, self)
+        self.model.refused.connect(self.status)
         self.view = ScriptView(doc, self)
         self.view.setObjectName("scriptTable")
         self.view.setModel(self.model)

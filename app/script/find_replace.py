@@ -11,6 +11,7 @@ once as one undo step.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QUndoCommand
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
 
 from app.document.commands import Macro, SetLineField
 from app.script.access import ScriptAccess
+from engine.project.bounds import edited_overstep
+from engine.project.model import Line
 
 
 class FindBar(QFrame):
@@ -191,17 +194,30 @@ class FindBar(QFrame):
         line_id = self.editor.current_line_id()
         if line_id is not None:
             new = self._replaced(self.editor.doc.project.line(line_id).text)
+            if new is not None and self._refused([replace(self.editor.doc.project.line(line_id), text=new)]):
+                return
             if new is not None:
                 self.editor.doc.undo.push(SetLineField(self.editor.doc, line_id, "text", new, text="Replace"))
         self.find_next()
 
+    def _refused(self, changed: list[Line]) -> bool:
+        """Whether the replacement takes a line (or the production) past its bounds; says which."""
+        problem = edited_overstep(self.editor.doc.project, *changed) if changed else None
+        if problem is not None:
+            self.status.emit(f"Not replaced: {problem}")
+        return problem is not None
+
     def replace_all(self) -> int:
         doc = self.editor.doc
         steps: list[QUndoCommand] = []
+        changed: list[Line] = []
         for line in doc.project.lines:
             new = self._replaced(line.text)
             if new is not None:
                 steps.append(SetLineField(doc, line.id, "text", new))
+                changed.append(replace(line, text=new))
+        if self._refused(changed):
+            return 0
         if steps:
             term, count = self.find_edit.text(), len(steps)
             doc.undo.push(Macro(f"Replace “{term}” in {count} line{'s' if count != 1 else ''}", steps))

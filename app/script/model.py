@@ -13,9 +13,10 @@ playhead is highlighted while playing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
 
 from app.document.commands import SetLineField, SetLineFields
@@ -25,6 +26,7 @@ from app.script.directions import PERFORMED, UNPERFORMED, note_display, note_too
 from app.script.line_editor import TYPING_ROLE
 from app.script.said_as import said_as
 from app.script.staging import room_label
+from engine.project.bounds import edited_overstep
 from engine.project.delivery import join_notes, split_delivery_note
 from engine.project.direction import note_directions
 from engine.project.model import Line, Revision
@@ -77,6 +79,8 @@ def placement_text(line: Line) -> str:
 
 
 class ScriptModel(QAbstractTableModel):
+    refused = Signal(str)  # an edit past the line's bounds (engine/project/bounds.py), not taken: why
+
     def __init__(self, doc: Document, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
@@ -347,7 +351,7 @@ class ScriptModel(QAbstractTableModel):
         col = Col(index.column())
         if role == TYPING_ROLE and col == Col.TEXT:
             text, session = value
-            if text != line.text:
+            if text != line.text and not self._refused(line, text=text):
                 self.doc.undo.push(SetLineField(self.doc, line_id, "text", text, merge_key=("text", session)))
             return True
         if role != Qt.ItemDataRole.EditRole:
@@ -355,6 +359,8 @@ class ScriptModel(QAbstractTableModel):
         note, words = split_delivery_note(str(value)) if col == Col.TEXT else ("", "")
         if note and words:  # "(out of breath) Wait for me!": how to say it, never spoken or captioned
             note = line.note if note in line.note.split("; ") else join_notes(line.note, note)
+            if self._refused(line, text=words, note=note):
+                return False
             self.doc.undo.push(SetLineFields(self.doc, line_id, {"text": words, "note": note}, "Edit line"))
             return True
         field, new = {Col.TEXT: ("text", value), Col.NOTE: ("note", str(value).strip().strip("()")),
@@ -366,6 +372,8 @@ class ScriptModel(QAbstractTableModel):
                 new = min(600.0, max(0.0, float(value)))
             except (TypeError, ValueError):
                 return False
+            if new != line.pause_before and self._refused(line, pause_before=new):
+                return False
             if line.start is not None or line.overlap or line.with_previous:
                 # A typed pause places the line after the previous one again: unpin it.
                 values = {"pause_before": new, "start": None, "overlap": 0.0, "with_previous": False}
@@ -373,10 +381,17 @@ class ScriptModel(QAbstractTableModel):
                 return True
         if field == "role" and new not in self.doc.project.role_names():
             return False
-        if getattr(line, field) == new:
+        if getattr(line, field) == new or (field in ("text", "note") and self._refused(line, **{field: new})):
             return False
         self.doc.undo.push(SetLineField(self.doc, line_id, field, new))
         return True
+
+    def _refused(self, line: Line, **changes: Any) -> bool:
+        """Whether the edit would take the line (or the production) past its bounds; says why."""
+        problem = edited_overstep(self.doc.project, replace(line, **changes))
+        if problem is not None:
+            self.refused.emit(f"Edit not taken: {problem}")
+        return problem is not None
 
 
 def _short(error: str, limit: int = 90) -> str:

@@ -61,12 +61,15 @@ def room_menu(doc: Document, scene_id: str, parent: QWidget) -> QMenu:
     none = menu.addAction("No room (dry)", lambda: pick(None))
     none.setCheckable(True)
     none.setChecked(current is None)
-    menu.addSeparator()
-    for name, room in ROOM_PRESETS.items():
-        label = f"{name}  ({'outdoor' if room.outdoor else f'{room.rt60:g} s'})"
-        action = menu.addAction(label, partial(pick, name))
-        action.setCheckable(True)
-        action.setChecked(current == name)
+    for section, outdoor in (("Inside", False), ("Outside (no reverberation)", True)):
+        menu.addSection(section)
+        for name, room in ROOM_PRESETS.items():
+            if room.outdoor != outdoor:
+                continue
+            label = f"{name}  ({'outdoor' if room.outdoor else f'{room.rt60:g} s'})"
+            action = menu.addAction(label, partial(pick, name))
+            action.setCheckable(True)
+            action.setChecked(current == name)
     return menu
 
 
@@ -82,11 +85,18 @@ def perspective_menu(doc: Document, line_id: str, parent: QWidget) -> QMenu:
     plain = menu.addAction("As the role is", lambda: pick(""))
     plain.setCheckable(True)
     plain.setChecked(not line.perspective)
-    menu.addSeparator()
-    for name in PERSPECTIVES:
-        action = menu.addAction(name, partial(pick, name))
-        action.setCheckable(True)
-        action.setChecked(line.perspective == name)
+    for section, devices in (("Where it is heard from", False), ("Heard through a device", True)):
+        menu.addSection(section)
+        for name, spec in PERSPECTIVES.items():
+            if (spec.device is not None) != devices:
+                continue
+            action = menu.addAction(name, partial(pick, name))
+            action.setCheckable(True)
+            action.setChecked(line.perspective == name)
+            if spec.device is not None:
+                low, high = spec.device.band_hz
+                action.setToolTip(f"{low:g}-{high:g} Hz, compressed and driven like a {name}")
+    menu.setToolTipsVisible(True)
     return menu
 
 

@@ -51,7 +51,7 @@ class SuggestedSounds(QWidget):
         self.rows.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.rows.setColumnWidth(0, 200)
         self.rows.setColumnWidth(1, 90)
-        self.rows.setColumnWidth(2, 70)
+        self.rows.setColumnWidth(2, 100)  # "ambience bed"
         self.rows.itemSelectionChanged.connect(self._show_line)
         layout.addWidget(self.rows)
         buttons = QHBoxLayout()
@@ -110,8 +110,9 @@ def _row(suggestion: SoundSuggestion, number: dict[str, int]) -> QTreeWidgetItem
     library = suggestion.file.rsplit("/", 1)[-1] if suggestion.file else "no sound in the library"
     at = number.get(suggestion.line or "")
     where = f"before line {at}" if at is not None else "at the end"
-    item = QTreeWidgetItem([suggestion.text, f"{suggestion.scene or ''} {where}".strip(), suggestion.lane_kind,
-                            library])
+    # A scene's weather or exposure bed (engine/project/weather.py) says so beside its lane.
+    lane = f"{suggestion.lane_kind} bed" if suggestion.kind == "bed" else suggestion.lane_kind
+    item = QTreeWidgetItem([suggestion.text, f"{suggestion.scene or ''} {where}".strip(), lane, library])
     item.setData(0, Qt.ItemDataRole.UserRole, suggestion.id)
     item.setToolTip(0, f"\u201c{suggestion.evidence}\u201d (line {suggestion.source_line} of the script file)")
     if not suggestion.file:

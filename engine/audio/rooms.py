@@ -14,9 +14,11 @@ The direct sound is then applied by the stager at the line's own distance
 (inverse distance law), which is how a character's distance sets its
 direct-to-reverberant ratio while the room's field stays the same.
 
-Outdoor rooms have no ceiling and (but for a street's facades) no walls:
-only the ground and nearby facades reflect, a few image sources and no
-ray tracing, so there is no reverberant field.
+Outdoor rooms have no ceiling and no walls but the room's ``walls`` near
+ones (a street's two facades, the one harbour wall, none on a clifftop):
+open sky and open ends absorb everything, only the ground and those walls
+reflect, image sources to order 2 and no ray tracing, so there is no
+reverberant field and nothing rings after the first few milliseconds.
 
 Responses are cached as ``.npy`` files in ``rooms/`` of the cache folder
 (``RADIOPLAY_CACHE_DIR`` or the user cache), keyed by the room and the rate:
@@ -55,6 +57,11 @@ MIC_SPACING_M = 0.2
 SOURCE_DISTANCE_M = 2.0
 EARLY_ORDER = 3  # image sources up to this order; ray tracing beyond
 OUTDOOR_ORDER = 2
+# Bumped when the outdoor simulation changes (indoor rooms keep their cached responses).
+OUTDOOR_VERSION = 2  # 2: open sky and ends absorb everything (they reflected 1 %); ``walls``
+OPEN_AIR = 1.0  # energy absorbed by open sky: nothing comes back
+GROUND_ABSORPTION = 0.3  # paving, stone, packed sand
+WALL_ABSORPTION = 0.4  # a facade, a harbour wall, the lamp room's glass and frames
 _CUT_MS = 2.0  # the direct sound's fractional-delay filter spreads this far either side
 
 
@@ -79,8 +86,13 @@ def wall_absorption(room: Room) -> float:
 
 
 def _key(room: Room, rate: int) -> str:
-    spec = json.dumps({"room": asdict(room), "rate": rate, "version": ROOMS_VERSION}, sort_keys=True)
-    return hashlib.sha256(spec.encode()).hexdigest()[:24]
+    fields = asdict(room)
+    spec: dict[str, object] = {"room": fields, "rate": rate, "version": ROOMS_VERSION}
+    if room.outdoor:
+        spec["outdoor"] = OUTDOOR_VERSION
+    else:
+        del fields["walls"]  # only outdoors: an indoor room keeps the response made before it existed
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
 
 def decay_time(response: np.ndarray, rate: int) -> float:
@@ -133,11 +145,13 @@ def _simulate(room: Room, rate: int, absorption: float) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pyroomacoustics warns about ray counts and its own defaults
         if room.outdoor:
-            # Open sky and open ends; a street's facades (its long sides) and the ground reflect.
-            open_air, facade, ground = 0.99, 0.4 if room.rt60 >= 0.2 else 0.99, 0.3
-            materials = {"east": pra.Material(open_air), "west": pra.Material(open_air),
-                         "north": pra.Material(facade), "south": pra.Material(facade),
-                         "floor": pra.Material(ground), "ceiling": pra.Material(open_air)}
+            # Open sky and open ends; the ground and the near walls (the long sides: the
+            # first on the south, a second facing it) reflect.
+            south = WALL_ABSORPTION if room.walls >= 1 else OPEN_AIR
+            north = WALL_ABSORPTION if room.walls >= 2 else OPEN_AIR
+            materials = {"east": pra.Material(OPEN_AIR), "west": pra.Material(OPEN_AIR),
+                         "north": pra.Material(north), "south": pra.Material(south),
+                         "floor": pra.Material(GROUND_ABSORPTION), "ceiling": pra.Material(OPEN_AIR)}
             sim = pra.ShoeBox(list(room.size), fs=rate, materials=materials, max_order=OUTDOOR_ORDER,
                               air_absorption=True)
         else:

@@ -3,8 +3,9 @@ and its scene's room, applied to its clip.
 
 A staged line is a stereo clip ((frames + the room's tail, 2) float32):
 
-* the direct sound: the clip through the perspective's band limits (a
-  telephone's 300-3400 Hz) or muffling (a door's low-pass), at the
+* the direct sound: the clip through the perspective's device (a
+  telephone, a radio: band, compression, drive, hiss; engine/audio/devices.py)
+  or muffling (a door's low-pass), at the
   perspective's level, at the line's distance (inverse distance law from the
   reference distance) and pan (constant power), both following the line's
   movement keyframes sample by sample;
@@ -51,6 +52,7 @@ from typing import Protocol
 
 import numpy as np
 
+from engine.audio.devices import through_device
 from engine.audio.leveller import LineEnvelope
 from engine.audio.rooms import ROOMS_VERSION, RoomResponses, shared_responses
 from engine.project.model import Line, Project, Scene
@@ -63,7 +65,6 @@ from engine.project.staging import REFERENCE_DISTANCE_M, LineStage, line_stage
 MIC_DIRECTIVITY = math.sqrt(1 / 4)
 # Nearer than this a voice gets no louder (a close mic's working limit).
 NEAREST_M = 0.3
-FILTER_ORDER_BAND = 8  # a telephone's edges: 48 dB an octave each way, 96 there and back
 FILTER_ORDER_MUFFLE = 4
 # Bumped when staging a clip gives other samples, so kept staged clips are made again.
 STAGING_VERSION = 1
@@ -168,17 +169,22 @@ def direct_gains(pan: np.ndarray, distance: np.ndarray, level_db: float) -> np.n
     return np.stack([g * np.cos(theta), g * np.sin(theta)], axis=1)
 
 
+def direct_db(stage: LineStage) -> float:
+    """The loudest the line's direct sound is along its path, in dB against the unstaged
+    clip (the inverse distance law and the perspective's level): an O.S. line's -24 dB."""
+    nearest = min(distance for _, _, distance in stage.path)
+    return stage.level_db + 20 * math.log10(REFERENCE_DISTANCE_M / max(nearest, NEAREST_M))
+
+
 def perspective_filter(stage: LineStage, audio: np.ndarray, rate: int) -> np.ndarray:
-    from scipy.signal import butter, sosfilt, sosfiltfilt  # here: a cached render stages nothing
+    """The clip as the perspective hears it: through its device (engine/audio/devices.py),
+    then muffled by its low-pass."""
+    from scipy.signal import butter, sosfilt  # here: a cached render stages nothing
 
     nyquist = rate / 2
     out = np.asarray(audio, dtype=np.float64)
-    if stage.band_hz is not None:
-        low, high = stage.band_hz
-        sos = butter(FILTER_ORDER_BAND, [low, min(high, nyquist * 0.95)], btype="bandpass", fs=rate, output="sos")
-        # Forwards and backwards (the whole clip is here): twice the slope, as steep as a
-        # telephone channel's mask, and no phase smear.
-        out = sosfiltfilt(sos, out)
+    if stage.device is not None:
+        out = through_device(out, stage.device, rate)
     if stage.lowpass_hz is not None and stage.lowpass_hz < nyquist * 0.95:
         sos = butter(FILTER_ORDER_MUFFLE, stage.lowpass_hz, btype="lowpass", fs=rate, output="sos")
         out = sosfilt(sos, out)
@@ -276,8 +282,8 @@ class Stager:
         staging, else the mono clip itself (the mixer then applies the curve).
         ``ceiling``: the largest sample the staged clip may have; a room's
         reverberation that takes it past is trimmed back, the whole staged line
-        by one gain (exact: the staging is linear in its input). ``clip_key``:
-        the dry clip's content key (engine/synth/cache.py), which lets the
+        by one gain (exact: the staging, a device's included, is homogeneous in
+        its input). ``clip_key``: the dry clip's content key (engine/synth/cache.py), which lets the
         staged clip be kept in the store (under a key with the curve and the
         ceiling in it)."""
         if stage is None:

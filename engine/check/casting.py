@@ -38,8 +38,10 @@ from engine.check.candidate_measures import (
 )
 from engine.listen import speaker
 from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.engines import engine_named, listed_id
 from engine.project.model import Character, Role, VoiceParams
 from engine.project.voice_presets import design_for, speaker_presets
+from engine.synth.backends.registry import backend_class
 from engine.synth.casting import Casting, castings
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
@@ -84,15 +86,18 @@ class MeasuredCast:
 
 def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) -> list[Candidate]:
     """Every source as installed and under each speaker preset; with ``colours``,
-    each of those under each colour (deep, bright, full) instead. Over a Kokoro style a
-    design never shortens the vocal tract (formant at most 1): measured with the general
-    recognizer, a shorter envelope costs most of a style's words (jf_nezumi: WER 0.18 as
-    installed, 0.58 at x1.07, 0.93 at x1.24) where a longer one keeps them (x0.9: 0.05;
-    the man over jf_gongitsune, x0.855: 0.00 against 0.17 with the tract kept; docs/dev/voices.md)."""
+    each of those under each colour (deep, bright, full) instead. Over a Kokoro style an
+    adult's or an older design never shortens the vocal tract (formant at most 1): measured
+    with the general recognizer, a shorter envelope costs most of a style's words (jf_nezumi:
+    WER 0.18 as installed, 0.58 at x1.07, 0.93 at x1.24) where a longer one keeps them (x0.9:
+    0.05; the man over jf_gongitsune, x0.855: 0.00 against 0.17 with the tract kept;
+    docs/dev/voices.md). A child keeps the tract its preset asks for: without it the boy over
+    jm_kumo was a man at a raised pitch (F2 1.03 times the man's), and Whisper base hears
+    every word of the child over a Kokoro style (bench/ages.py, docs/dev/voice-design.md)."""
     result: list[Candidate] = []
     for casting, gender in sources:
-        never_shorter = casting.backend == "kokoro"
-        name = casting.voice if casting.backend == "piper" else f"kokoro:{casting.voice}"
+        keeps_tract = not backend_class(casting.backend).tract_may_shorten  # an adult's, over this engine
+        name = listed_id(casting.backend, casting.voice)
         if casting.speaker is not None:
             name += f" speaker {casting.speaker}"
         speakers = [Candidate(casting, NEUTRAL, gender, "adult", name, 0)]
@@ -101,17 +106,21 @@ def candidates(sources: Sequence[tuple[Casting, str]], colours: bool = False) ->
                 continue  # the source as installed already is one
             assert p.gender is not None and p.age is not None
             design = design_for(p.name, gender)
+            never_shorter = keeps_tract and p.age != "child"
             speakers.append(Candidate(casting, _no_shorter(design) if never_shorter else design,
                                       p.gender, p.age, f"{name} as {p.name}", 2))
         if not colours:
             result.extend(speakers)
             continue
         for cand in speakers:
+            never_shorter = keeps_tract and cand.age != "child"
             for colour in COLOURS:
                 design = cand.design.then(design_for(colour, cand.gender))
-                if never_shorter:
-                    design = _no_shorter(design)
-                    if abs(design.f0_shift) > KOKORO_COLOUR_F0_LIMIT_ST or design.formant < KOKORO_TRACT_FLOOR:
+                if keeps_tract:
+                    if never_shorter:
+                        design = _no_shorter(design)
+                    if (never_shorter and abs(design.f0_shift) > KOKORO_COLOUR_F0_LIMIT_ST
+                            or design.formant < KOKORO_TRACT_FLOOR):
                         continue  # deep over the man over a woman's style: the words go (see the constants)
                 elif design.formant < PIPER_TRACT_FLOOR:
                     continue
@@ -188,8 +197,9 @@ def source_gender(casting: Casting, synth: ClipSynthesizer, store: EmbeddingStor
     """The gender a source voice is heard as: a Kokoro style says it in its name
     (af_, jm_: the second letter); a Piper voice's median F0, measured on the reference
     sentence (and kept in the store), says it for the others."""
-    if casting.backend == "kokoro" and len(casting.voice) > 1 and casting.voice[1] in "fm":
-        return "female" if casting.voice[1] == "f" else "male"
+    named = engine_named(casting.backend).gender(casting.voice)
+    if named is not None:
+        return named
     voice = VoiceParams(backend=casting.backend, voice=casting.voice, speaker=casting.speaker)
     key = "f0:" + synth.plan(REFERENCE, voice).key
     stored = store.lookup(key)

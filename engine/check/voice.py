@@ -55,7 +55,7 @@ QUALITY_MIN = 2.5  # DNSMOS OVRL: the bundled voices' clean lines score ~3.0-3.4
 
 
 # Bump when DNSMOS' windows or model, or the speaker encoder, change what a clip measures.
-MEASURES_VERSION = 1
+MEASURES_VERSION = 2  # 2: a long clip is measured in a bounded number of windows
 MEASURES_FOLDER = "measures"
 KEEP_MEASURES = 4096
 

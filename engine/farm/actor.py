@@ -18,11 +18,10 @@ import time
 import numpy as np
 
 from engine.synth import shaping
-from engine.synth.backend import PhonemeUnit
+from engine.synth.backends.base import PhonemeUnit
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 from engine.synth.wordtimes import ClipWords
 
@@ -33,9 +32,8 @@ class VoiceSession:
     """One ONNX session with ``threads`` threads; voices load on first use and stay loaded."""
 
     def __init__(self, sample_rate: int, threads: int = 1) -> None:
-        backend = PiperBackend(SessionLayout(1, threads))
         self.synth = ClipSynthesizer(VoiceLibrary(), sample_rate, ClipCache(memory_budget_bytes=ACTOR_CACHE_BYTES),
-                                     backend)
+                                     SessionLayout(1, threads))
         # Load the shaping libraries now, while the caller plans its lines: the
         # first voice design loads WORLD and the resampler.
         shaping.resample(shaping.pitch_shift(np.zeros(1024, dtype=np.float32), 16_000, 1.0), 16_000, sample_rate)

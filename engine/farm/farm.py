@@ -36,7 +36,7 @@ from engine.sched.job import Job
 from engine.sched.outside import NoWorkers
 from engine.sched.policy import Policy, RolePriorityPolicy
 from engine.sched.scheduler import Scheduler
-from engine.synth.onnx_sessions import SessionLayout
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.synthesizer import ClipSynthesizer
 
 IN_FLIGHT = 2

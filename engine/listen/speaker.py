@@ -37,6 +37,9 @@ N_FFT = 400  # 25 ms
 HOP = 160  # 10 ms
 PARTIAL_FRAMES = 160  # 1.6 s windows
 PARTIALS_PER_S = 1.3
+# At most this many windows of one utterance, spread evenly over it (every one of a clip up to
+# 49 s): a speech of minutes is still one voice, and all its windows at once took a gigabyte.
+MAX_PARTIALS = 64
 MIN_COVERAGE = 0.75
 TARGET_DBFS = -30.0  # Resemblyzer raises quiet audio to this level before encoding
 EMBEDDING_SIZE = 256
@@ -194,6 +197,8 @@ class SpeakerEncoder:
         if stop > len(wav):
             wav = np.pad(wav, (0, stop - len(wav)))
         mel = mel_frames(wav)
+        if len(starts) > MAX_PARTIALS:
+            starts = [starts[int(k)] for k in np.linspace(0, len(starts) - 1, MAX_PARTIALS).round()]
         mels = np.stack([mel[s:s + PARTIAL_FRAMES] for s in starts])
         mean = self.partials(mels).mean(axis=0)
         return np.asarray(mean / np.linalg.norm(mean), dtype=np.float32)

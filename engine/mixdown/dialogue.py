@@ -36,15 +36,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 
 from engine.audio.leveller import DIALOGUE, STAGED_WALL, LineEnvelope, lane_offset_db, line_envelope
 from engine.audio.mixer import PlacedClip
-from engine.audio.staging import Stager, line_stages
+from engine.audio.staging import Stager, direct_db, line_stages
 from engine.mixdown.overlaps import OverlapWalls
-from engine.project.direction import parse_line
+from engine.project.deliveries import delivery
+from engine.project.direction import Phrase, parse_line
 from engine.project.model import Line, Project
 
 # How much a staged line's wall (after its room: the leveller's curve as a brick wall on
@@ -62,7 +64,14 @@ def intended_db(line: Line, project: Project) -> float:
     directed = parse_line(line.text, line.note, project.timing)
     if directed.is_plain:
         return 0.0
-    return max([0.0] + [phrase.performance().design.gain for phrase in directed.phrases if phrase.words])
+    return max([0.0] + [_offset_db(phrase) for phrase in directed.phrases if phrase.words])
+
+
+def _offset_db(phrase: Phrase) -> float:
+    """A phrase's directed level over its line's, less what a ``levelled`` delivery adds (a
+    voice raised over a storm is levelled as the role's plain lines are)."""
+    kept = tuple(d for d in phrase.deliveries if not delivery(d.name).levelled)
+    return replace(phrase, deliveries=kept).performance().design.gain
 
 
 class DialogueChain:
@@ -93,7 +102,11 @@ class DialogueChain:
         # The leveller sees each line at its neutral level; a role's lines are then trimmed
         # together by its loudest intended offset, so a shout keeps its offset over the
         # role's plain lines and still peaks under the stems' ceiling (one gain per role,
-        # as a re-recording engineer pulls a lane down, never the shout line by line).
+        # as a re-recording engineer pulls a lane down, never the shout line by line). A
+        # shout the staging puts far off (O.S.: 6 m and round a corner, 24 dB down) peaks
+        # under the ceiling by the distance: it needs no trim, so it is a loud voice heard
+        # from over there, louder than the role's plain line from there, rather than
+        # pulling the whole role down by its offset (which left it as loud as the plain line).
         self._intended = {line.id: intended_db(line, project) for line in project.lines}
         scenes = scene_db or {}
         self._extra = {line.id: scenes.get(line.scene or "", 0.0) for line in project.lines} if scenes else {}
@@ -102,7 +115,8 @@ class DialogueChain:
         self._trim_db = {r.name: 0.0 for r in project.cast}
         for line in project.lines:
             if line.role in self._trim_db:
-                self._trim_db[line.role] = max(self._trim_db[line.role], self._intended[line.id])
+                under = max(0.0, -direct_db(self.stages[line.id])) if line.id in self.stages else 0.0
+                self._trim_db[line.role] = max(self._trim_db[line.role], self._intended[line.id] - under)
 
     def offset_db(self, line_id: str, role: str) -> float:
         """How much louder than its clip the line's peaks reach its stem after the master

@@ -9,6 +9,10 @@ names and their defaults are data too, in engine/project/presets.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from engine.project.engines import DEFAULT_ENGINE
+
 # ---- the production ----------------------------------------------------------------
 DEFAULT_TITLE = "Untitled"
 DEFAULT_SAMPLE_RATE = 48_000
@@ -28,7 +32,7 @@ OVERLAP_RANGE = (0.0, 60.0)  # how far a line may start before the previous one 
 
 # ---- a role's voice ------------------------------------------------------------------
 DEFAULT_VOICE = "en_US-joe-medium"
-DEFAULT_BACKEND = "piper"
+DEFAULT_BACKEND = DEFAULT_ENGINE.name  # the file's "backend" (engine/project/engines.py)
 DEFAULT_SPEED = 1.0
 DEFAULT_VARIATION = 1.0
 DEFAULT_PITCH = 0.0
@@ -76,6 +80,56 @@ MAX_LINE_CHARS = 20_000
 MAX_LEXICON_WORD_CHARS = 200  # a word or name, possibly a phrase
 MAX_LEXICON_SAY_CHARS = 1_000  # its respelling or [[phonemes]]
 MAX_REVISION_NAME_CHARS = 100  # "Blue Revision", "Second draft for the read-through"
+
+
+@dataclass(frozen=True)
+class LineBounds:
+    """What one line may ask for, beyond its characters: its directions are work
+    and silence that the text's length does not show (``[pause 60]`` is eleven
+    characters and a minute of audio). engine/project/bounds.py checks a line
+    against this table; the loader, the importers, the studio's script editor,
+    the service and the synthesizer all ask it.
+
+    A value of one direction past its bound is capped with a warning (the intent,
+    a long silence, is clear); a line past a bound of the whole line is refused,
+    naming the direction where it went over (no single value to cap: a pasted or
+    generated text, not a performance anyone directed)."""
+
+    # The written line: a long speech is a few thousand characters.
+    line_chars: int = MAX_LINE_CHARS
+    # A Delivery note is a phrase or two ("very quietly; to Lucy"); a paragraph
+    # of stage business belongs in the scene's notes.
+    note_chars: int = 1_000
+    # One timing direction ("[pause 90]"): a minute is the longest silence a
+    # scene holds inside a speech, and the longest beat the Timing dialog offers.
+    direction_pause_s: float = DIRECTION_PAUSE_RANGE[1]
+    # Every timing direction of a line (its note's and its text's) together: two
+    # such minutes. Longer silence between lines is the line's pause before.
+    line_pause_s: float = 120.0
+    # The silence every line asks for (pauses before lines and inside them): a
+    # production runs a few hours, and two of them of silence is one of nothing.
+    project_pause_s: float = 2 * 3600.0
+    # Directions in one line (text and note; every term of a group counts): each
+    # delivery or pause starts a phrase the voice infers and shapes on its own.
+    # A speech directed at every sentence has a few dozen.
+    directions: int = 100
+    # The words of one line, spoken (estimated from its characters at the voices' pace; a
+    # digit is a word, so 20,000 digits are hours). A line is one clip, held whole through
+    # each stage of synthesis and the mix: twelve minutes of it stay under a gigabyte
+    # (docs/dev/benchmarks.md, "One long line"); a monologue runs a few.
+    spoken_s: float = 720.0
+    # Emphasized words (``*word*``) in one line: each is a phrase of its own too.
+    # Emphasis that marks every other word emphasizes nothing.
+    emphasized: int = 100
+    # Silence a delivery adds after each sentence ("(hesitant)": 0.25 s): several
+    # deliveries in one group add theirs up, to at most this.
+    phrase_pause_s: float = 1.0
+    # Warnings of one kind in one line ("unclosed '('") given one by one; past
+    # this many they are one line with the count.
+    warnings_per_kind: int = 3
+
+
+LINE_BOUNDS = LineBounds()
 
 
 def too_long(text: str, most: int) -> str | None:

@@ -3,8 +3,9 @@
 One installed voice (often the only one a user has) becomes many characters
 by moving what a listener hears as *who* is speaking: the pitch of the voice
 (F0 level and range), the length of the vocal tract (formants up or down,
-independently of pitch), breathiness, brightness (spectral tilt) and the
-speaking rate. The same fields express a *delivery* (a direction such as
+independently of pitch), breathiness, the steadiness of the pitch (an older
+voice's jitter), brightness (spectral tilt) and the speaking rate. The same
+fields express a *delivery* (a direction such as
 "whispering" or "slowly" moves them from the role's design for one line or
 part of one), so the role's design and a line's direction compose with
 :meth:`VoiceDesign.then` into the one transformation the shaping stage
@@ -25,6 +26,9 @@ F0_SLOPE_LIMIT_ST = 12.0
 F0_RANGE_LIMITS = (0.0, 3.0)
 FORMANT_LIMITS = (0.7, 1.4)
 BREATHINESS_LIMITS = (0.0, 1.0)
+# A hoarse, unsteady voice: a few per cent of period perturbation (Praat's local jitter of an
+# older voice is about 1-2 % above a young one's); a tenth is already a rough, broken voice.
+JITTER_LIMITS = (0.0, 0.1)
 TILT_LIMIT_DB = 12.0
 RATE_LIMITS = (0.5, 2.0)
 GAIN_LIMIT_DB = 18.0
@@ -35,6 +39,7 @@ FIELD_LIMITS: dict[str, tuple[float, float]] = {
     "f0_slope": (-F0_SLOPE_LIMIT_ST, F0_SLOPE_LIMIT_ST),
     "formant": FORMANT_LIMITS,
     "breathiness": BREATHINESS_LIMITS,
+    "jitter": JITTER_LIMITS,
     "tilt": (-TILT_LIMIT_DB, TILT_LIMIT_DB),
     "rate": RATE_LIMITS,
     "gain": (-GAIN_LIMIT_DB, GAIN_LIMIT_DB),
@@ -55,6 +60,9 @@ class VoiceDesign:
       child's; < 1 = longer, a larger man's).
     - ``breathiness``: share of aperiodic (noise) excitation added, 0..1;
       1 = fully unvoiced (a whisper).
+    - ``jitter``: the pitch made unsteady from one period to the next: each
+      pitch point moved at random by this share (0.02 = 2 %, seeded, so a
+      clip is made the same way every time), the roughness of an older voice.
     - ``tilt``: spectral tilt in dB per octave above 1 kHz (+ brighter,
       - darker, softer).
     - ``rate``: speaking rate (> 1 faster); the model's own length control
@@ -68,6 +76,7 @@ class VoiceDesign:
     f0_slope: float = 0.0
     formant: float = 1.0
     breathiness: float = 0.0
+    jitter: float = 0.0
     tilt: float = 0.0
     rate: float = 1.0
     gain: float = 0.0
@@ -79,13 +88,15 @@ class VoiceDesign:
     def then(self, other: VoiceDesign) -> VoiceDesign:
         """This design followed by ``other`` (a role's design, then a line's
         direction): shifts and offsets add, ratios multiply, breathiness
-        combines as independent noise shares."""
+        combines as independent noise shares, jitter as independent
+        perturbations (their variances add)."""
         return VoiceDesign(
             f0_shift=self.f0_shift + other.f0_shift,
             f0_range=self.f0_range * other.f0_range,
             f0_slope=self.f0_slope + other.f0_slope,
             formant=self.formant * other.formant,
             breathiness=1.0 - (1.0 - self.breathiness) * (1.0 - other.breathiness),
+            jitter=(self.jitter ** 2 + other.jitter ** 2) ** 0.5,
             tilt=self.tilt + other.tilt,
             rate=self.rate * other.rate,
             gain=self.gain + other.gain,
@@ -100,6 +111,7 @@ class VoiceDesign:
             f0_slope=self.f0_slope * amount,
             formant=self.formant ** amount,
             breathiness=min(1.0, self.breathiness * amount),
+            jitter=self.jitter * amount,
             tilt=self.tilt * amount,
             rate=self.rate ** amount,
             gain=self.gain * amount,
@@ -115,6 +127,7 @@ class VoiceDesign:
             f0_slope=clip(self.f0_slope, -F0_SLOPE_LIMIT_ST, F0_SLOPE_LIMIT_ST),
             formant=clip(self.formant, *FORMANT_LIMITS),
             breathiness=clip(self.breathiness, *BREATHINESS_LIMITS),
+            jitter=clip(self.jitter, *JITTER_LIMITS),
             tilt=clip(self.tilt, -TILT_LIMIT_DB, TILT_LIMIT_DB),
             rate=clip(self.rate, *RATE_LIMITS),
             gain=clip(self.gain, -GAIN_LIMIT_DB, GAIN_LIMIT_DB),

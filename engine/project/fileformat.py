@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.fsutil import atomic_write_text, read_regular_bytes
 from engine.jsontext import first_long_number, first_too_deep, line_column
-from engine.project.blend import BlendError, parse_blend
+from engine.project.bounds import project_overstep
 from engine.project.characterformat import character_from_dict, character_to_dict
 from engine.project.defaults import (
     DEFAULT_BACKEND,
@@ -50,6 +50,7 @@ from engine.project.defaults import (
     too_long,
 )
 from engine.project.designformat import design_from_dict
+from engine.project.engines import engine_named
 from engine.project.fileerrors import finite, join_path, kind_of
 from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
@@ -248,14 +249,11 @@ def voice_from_dict(r: _Reader, d: Any, path: str, role_name: str = "") -> Voice
         raise r.fail(join_path(path, "speaker"), f"expected a speaker id or name, got {kind_of(speaker)}")
     backend = r.text(d, "backend", path, DEFAULT_BACKEND, empty=False)
     voice = r.text(d, "voice", path, DEFAULT_VOICE, empty=False)
-    if backend == "kokoro":  # a style name or a blend of them: malformed ones fail here, not at play
-        try:
-            parse_blend(voice)
-        except BlendError as exc:
-            raise r.fail(join_path(path, "voice"), f"{role}{exc}") from None
-        if speaker is not None:
-            raise r.fail(join_path(path, "speaker"), f"{role}Kokoro voices have no speakers (pick a style "
-                         "vector or a blend in voice)")
+    # What the engine's voices may be (a Kokoro style or blend, no speaker): fails here, not at play.
+    problem = engine_named(backend).check(voice, speaker)
+    if problem is not None:
+        field, message = problem
+        raise r.fail(join_path(path, field), f"{role}{message}")
     return VoiceParams(
         backend=backend,
         voice=voice,
@@ -364,6 +362,11 @@ def project_from_dict(data: Any, file: str | Path = "<memory>") -> Project:
     if (problem := impossible_start(project)) is not None:
         index, message = problem
         raise r.fail(f"lines[{index}].start", message)
+    # And a line whose directions ask for hours of silence or thousands of phrases.
+    if (overstep := project_overstep(project)) is not None:
+        index, what = overstep
+        raise r.fail(join_path(f"lines[{index}]", what.field),
+                     f"line {project.lines[index].id!r}: {what}")
     return project
 
 

@@ -140,7 +140,7 @@ class Line:
     stored relative to the project file): the mix and the export use it
     instead of synthesis for this line.
 
-    Staging: ``perspective`` (engine.project.staging.PERSPECTIVES: off, phone,
+    Staging: ``perspective`` (engine.project.staging.PERSPECTIVES: off, phone, radio,
     door, moving-away...) with ``perspective_evidence``, and ``position`` (pan,
     distance, movement keyframes) set in the studio.
     """

@@ -117,7 +117,9 @@ def new_sound_id() -> str:
     return "X" + uuid.uuid4().hex[:10]
 
 
-SUGGESTION_KINDS = ("cue",)  # read from an action line; a heading's bed ("bed") is one more kind
+# cue: a sound an action line describes, where it stands; bed: a scene's weather or exposure
+# bed, standing before its first line (engine/project/weather.py).
+SUGGESTION_KINDS = ("cue", "bed")
 SUGGESTION_STATES = ("suggested", "accepted", "dismissed")
 
 

@@ -100,5 +100,6 @@ def describe(suggestion: SoundSuggestion) -> str:
     match = f"-> {suggestion.file.rsplit('/', 1)[-1]}" if suggestion.file else "-> no sound in the library"
     where = f", before {suggestion.line}" if suggestion.line else ", after the last line"
     state = "" if suggestion.open else f" [{suggestion.state}]"
-    return (f"{suggestion.id} {suggestion.text!r} ({suggestion.lane_kind}{where}) {match}{state}  "
+    kind = " bed" if suggestion.kind == "bed" else ""
+    return (f"{suggestion.id} {suggestion.text!r} ({suggestion.lane_kind}{kind}{where}) {match}{state}  "
             f"from line {suggestion.source_line}: \u201c{suggestion.evidence}\u201d")

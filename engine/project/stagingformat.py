@@ -20,6 +20,7 @@ from engine.project.staging import (
     PERSPECTIVES,
     ROOM_SIDE_RANGE,
     RT60_RANGE,
+    WALLS_RANGE,
     Position,
     Room,
 )
@@ -35,6 +36,8 @@ def scene_staging_to_dict(scene: Scene) -> dict[str, Any]:
                                   "early_reflections": room.early_reflections, "outdoor": room.outdoor}}
     if room.absorption is not None:
         d["room"]["absorption"] = room.absorption
+    if room.outdoor:
+        d["room"]["walls"] = room.walls
     if scene.room_evidence:
         d["room_evidence"] = scene.room_evidence
     return d
@@ -50,13 +53,21 @@ def scene_staging_from_dict(r: Reader, d: dict[str, Any], path: str) -> dict[str
     if len(size) != 3:
         raise r.fail(f"{where}.size", f"expected [length, width, height] in metres, got {len(size)} numbers")
     sides = tuple(_side(r, v, f"{where}.size[{k}]") for k, v in enumerate(size))
+    rt60 = float(r.num(rd, "rt60", where, Room().rt60, lo=RT60_RANGE[0], hi=RT60_RANGE[1]))
+    outdoor = r.flag(rd, "outdoor", where, False)
+    # A file from before ``walls`` was written: outdoors, the facades either side reflected
+    # when the RT60 was 0.2 s or more (a street), none otherwise (a field).
+    walls = r.num(rd, "walls", where, 2 if outdoor and rt60 >= 0.2 else 0, lo=WALLS_RANGE[0], hi=WALLS_RANGE[1])
+    if walls != int(walls):
+        raise r.fail(f"{where}.walls", f"expected a whole number of walls, got {walls!r}")
     room = Room(
         name=r.text(rd, "name", where, "custom", empty=False),
         size=(sides[0], sides[1], sides[2]),
-        rt60=float(r.num(rd, "rt60", where, Room().rt60, lo=RT60_RANGE[0], hi=RT60_RANGE[1])),
+        rt60=rt60,
         absorption=r.num(rd, "absorption", where, None, lo=0.01, hi=1.0, optional=True),
         early_reflections=r.flag(rd, "early_reflections", where, True),
-        outdoor=r.flag(rd, "outdoor", where, False),
+        outdoor=outdoor,
+        walls=int(walls) if outdoor else 0,
     )
     return {"room": room, "room_evidence": r.text(d, "room_evidence", path, "")}
 

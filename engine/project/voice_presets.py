@@ -12,13 +12,13 @@ The figures follow the measured differences between adult male, female and
 child speech: F0 about an octave apart between men and women (~110 vs
 ~210 Hz, 11-12 st), children higher still; formants about 15-20 % higher in
 women than in men and 25-35 % in children (a shorter vocal tract); older
-voices slower, darker, with a narrower pitch range. Over the bundled joe
-(about 88 Hz) a woman is +12 st (176 Hz), a girl +16 (223 Hz), a boy +12;
-measured with the recognizer through PSOLA (docs/dev/voice-design.md), none
-costs words against the plain voice (word error rate 0.09-0.15 against 0.13
-on 16 held-out sentences). They lengthen the tract (formant below 1) only a
-little: warping the envelope down cost words fast (0.13 plain, 0.24 at 0.95,
-0.54 at 0.9) where warping it up did not. Every field stays adjustable in
+voices slower, darker, with a narrower and less steady pitch. Over the bundled
+joe (about 86 Hz) a woman is +12 st (175 Hz), a girl +17 (232 Hz), a boy +16
+(219 Hz), each child with the tract x1.28-1.30. Heard by Whisper base
+(bench/ages.py, docs/dev/voice-design.md) none costs words against the plain
+voice. They lengthen the tract (formant below 1) only a little: warping the
+envelope down cost pocketsphinx's words fast (0.13 plain, 0.24 at 0.95, 0.54
+at 0.9). Every field stays adjustable in
 Cast > Design Voice.
 """
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.project.blend import BlendError, parse_blend
 from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.engines import engine_named
 
 FEMALE = "female"
 MALE = "male"
@@ -53,25 +53,36 @@ PRESETS: tuple[Preset, ...] = (
     Preset("woman", FEMALE, "adult", VoiceDesign(f0_shift=12.0, formant=1.17, f0_range=1.15, tilt=1.0),
            "an adult woman: an octave higher, a shorter vocal tract"),
     Preset("man", MALE, "adult", NEUTRAL, "an adult man"),
-    # The tract stops at 1.22 over a man: at 1.28 the recognizer lost twice the words (0.22
-    # against 0.10). Over a woman the same girl is a tract x1.04 only (1.22 / 1.17), which the
-    # speaker encoder hears as the woman herself (0.97 over jf_nezumi); a child's formants are
-    # 15-25 % above a woman's, and x1.24 over a Kokoro woman kept DNSMOS above 3.0 and set her
-    # apart (0.74-0.79 to the plain styles; bench/cast_search.py, docs/dev/voices.md).
-    Preset("girl", FEMALE, "child", VoiceDesign(f0_shift=16.0, formant=1.22, f0_range=1.25, tilt=2.0),
+    # A child of ten: about 220-245 Hz and formants 25-35 % above a man's (a tract a fifth
+    # shorter). Heard by Whisper base (bench/ages.py, 16 held-out sentences, docs/dev/voice-design.md)
+    # the tract up to x1.35 over joe and jm_kumo costs two words in 160 at most (0.000-0.013
+    # against 0.006 plain) where pocketsphinx's general model lost them (x1.28: 0.22 against 0.10 over joe; over a
+    # Kokoro style most words at x1.2), so the tract is the child's own at x1.28-1.30. Over a woman
+    # the child is her own over_female: a woman's pitch (a Kokoro woman speaks at about 233 Hz)
+    # raised a little and her tract a quarter shorter (the child over a man with the woman taken
+    # out would be x1.09-1.11 only): over jf_gongitsune x1.26-1.30 puts the mean F2 1.13-1.14
+    # times jm_kumo's and costs 0.019-0.038 of the words against 0.006. The boy keeps her rate
+    # there: quicker, he lost 0.064.
+    Preset("girl", FEMALE, "child", VoiceDesign(f0_shift=17.0, formant=1.3, f0_range=1.25, tilt=2.0),
            "a girl of about ten: highest pitch, short tract",
-           over_female=VoiceDesign(f0_shift=3.0, formant=1.24, f0_range=1.1)),
-    Preset("boy", MALE, "child", VoiceDesign(f0_shift=12.0, formant=1.22, f0_range=1.2, tilt=1.0, rate=1.05),
-           "a boy of about ten: high pitch, short tract"),
-    # The older two add no breath: over a Kokoro style the vocoder's breath cost the words
-    # (the older man over jm_kumo: WER 0.342 against 0.184 plain on six lines) where
-    # PSOLA's lower, narrower, darker and slower voice does not (docs/dev/voices.md).
+           over_female=VoiceDesign(f0_shift=2.0, formant=1.3, f0_range=1.1)),
+    Preset("boy", MALE, "child", VoiceDesign(f0_shift=16.0, formant=1.28, f0_range=1.2, tilt=1.0, rate=1.05),
+           "a boy of about ten: high pitch, short tract",
+           over_female=VoiceDesign(f0_shift=1.0, formant=1.26, f0_range=1.05)),
+    # Older: narrower (range x0.7), darker, slower and unsteady (jitter 3 %: Praat's local
+    # jitter about 1 % above the same design without it). The older woman is lower than a
+    # woman and a little breathy (breath takes the vocoder: over joe DNSMOS 2.88 against 2.90
+    # without it, over jm_kumo 2.64 where the older woman before, without breath or jitter,
+    # had 2.79); the older man keeps PSOLA, without breath: through the vocoder he lost words
+    # and DNSMOS over joe (WER 0.051 against 0.013, DNSMOS 2.84 against 3.17). He is 1 st
+    # lower only: joe at 86 Hz taken 2.5 st down is creak (DNSMOS 2.42 against 3.20 plain).
     Preset("older woman", FEMALE, "older",
-           VoiceDesign(f0_shift=9.0, formant=1.13, f0_range=0.8, tilt=-2.0, rate=0.92),
-           "a woman of seventy: lower than a young woman, narrower, darker, slower"),
+           VoiceDesign(f0_shift=9.0, formant=1.13, f0_range=0.7, breathiness=0.08, jitter=0.03, tilt=-2.0,
+                       rate=0.92),
+           "a woman of seventy: lower than a young woman, narrower, darker, slower, a little breathy and unsteady"),
     Preset("older man", MALE, "older",
-           VoiceDesign(f0_shift=-2.5, f0_range=0.75, tilt=-3.0, rate=0.92),
-           "a man of seventy: lower, narrower, darker, slower"),
+           VoiceDesign(f0_shift=-1.0, f0_range=0.7, jitter=0.03, tilt=-2.0, rate=0.92),
+           "a man of seventy: lower, narrower, darker, slower, unsteady"),
     Preset("deep", None, None, VoiceDesign(f0_shift=-4.0, formant=0.97, tilt=-1.0),
            "lower and larger: a lower pitch, a slightly longer vocal tract"),
     Preset("bright", None, None, VoiceDesign(f0_shift=1.0, tilt=4.0),
@@ -107,7 +118,7 @@ def speaker_presets() -> tuple[Preset, ...]:
     return tuple(p for p in PRESETS if p.gender is not None)
 
 
-def _without_sex(design: VoiceDesign) -> VoiceDesign:
+def over_female_source(design: VoiceDesign) -> VoiceDesign:
     """``design`` for a female source: the pitch, tract and range of an adult
     woman over a man (the "woman" preset) taken out, its colour kept."""
     woman = _BY_NAME["woman"].design
@@ -130,7 +141,7 @@ def design_for(name: str, source_gender: str) -> VoiceDesign:
         return chosen.design
     if chosen.over_female is not None:
         return chosen.over_female
-    return _without_sex(chosen.design)
+    return over_female_source(chosen.design)
 
 
 def source_gender(backend: str, voice: str) -> str:
@@ -138,15 +149,7 @@ def source_gender(backend: str, voice: str) -> str:
     a Kokoro style's second letter (``af_heart``, ``jm_kumo``; a blend by
     its heaviest part), otherwise male (the bundled Piper voice, joe, is an
     adult man; a producer corrects it in Cast > Design Voice)."""
-    if backend == "kokoro":
-        try:
-            parts = parse_blend(voice.removeprefix("kokoro:"))
-        except BlendError:
-            return MALE
-        name = max(parts, key=lambda part: part[1])[0]
-        if len(name) > 2 and name[2] == "_" and name[1] in "fm":
-            return FEMALE if name[1] == "f" else MALE
-    return MALE
+    return engine_named(backend).gender(voice) or MALE
 
 
 def preset_matching(design: VoiceDesign, gender: str) -> str | None:

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from engine.synth.backend import InferenceSettings, LoadedVoice, PhonemeUnit
+from engine.synth.backends.base import InferenceSettings, LoadedVoice, PhonemeUnit
 
 _ALPHA = 0.2
 SIGNIFICANT = 0.05

@@ -25,10 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.project.timeline import estimate_duration
-from engine.synth.backend import BackendCost
-from engine.synth.kokoro_backend import KokoroBackend
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
+from engine.synth.backends.base import BackendCost
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.registry import cost_priors
 from engine.synth.synthesizer import ClipPlan
 
 _ALPHA = 0.2
@@ -88,7 +87,7 @@ def _wide(backend: str) -> str:
 def prior_realtime(backend: str) -> float:
     """What a backend makes per wall second here before any line has run: its prior
     cost on the worker layout every session uses (one session per core, up to 4)."""
-    cost = CostModel({"piper": PiperBackend.cost, "kokoro": KokoroBackend.cost})
+    cost = CostModel(cost_priors())
     return cost.realtime(backend, SessionLayout.for_throughput().sessions)
 
 

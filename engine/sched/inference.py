@@ -23,7 +23,7 @@ from engine.sched.post import Inferred, PostStage
 from engine.sched.request import QueueFull
 from engine.sched.streaming import UnitRunner
 from engine.sched.urgency import Preemption
-from engine.synth.onnx_sessions import RunStopper
+from engine.synth.backends.onnx_sessions import RunStopper
 from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 
@@ -71,7 +71,7 @@ class LocalInference:
             self._add_busy(worker, finished - started)
             audio = [i.audio for i in inferred]
             samples = sum(a.shape[0] for a in audio)
-            if self.synth.cost(batch[0].plan).batches:  # a Kokoro line says nothing of Piper's batch sizes
+            if self.synth.supports(batch[0].plan).batching:  # an unbatched engine's line says nothing of batch sizes
                 self.batch.observe(len(batch), samples, finished - started)
             if len(batch) > 1:
                 self.cost.observe(batch[0].plan.voice.backend, finished - loaded, samples / model.sample_rate)

@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.memory.arena import Allocation
 from engine.sched.request import LineRequest, Origin
-from engine.synth.backend import PhonemeUnit
+from engine.synth.backends.base import PhonemeUnit
 from engine.synth.synthesizer import ClipPlan
 
 

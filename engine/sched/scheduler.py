@@ -87,7 +87,7 @@ class Scheduler:
         self.tick_s = tick_s
         self.frontend_ahead = frontend_ahead
         # Without local workers, inference runs only on outside workers (engine.sched.outside).
-        local = max(1, synth.backend.layout.sessions) if local_workers else 0
+        local = max(1, synth.layout.sessions) if local_workers else 0
         # Seconds of inference per audio second, per backend: a Kokoro line's
         # slack is shortened by the time it takes to make (engine.sched.cost).
         self.cost = CostModel({name: backend.cost for name, backend in synth.backends.items()})
@@ -363,7 +363,7 @@ class Scheduler:
         if top is not None and top is not lead and self._overdue(top, self.clock()):
             lead = top  # a listener waits for it: no worker affinity is worth that
         batch = [lead]
-        size = self.batch.size if self.synth.cost(lead.plan).batches else 1
+        size = self.batch.size if self.synth.supports(lead.plan).batching else 1
         if size > 1:
             for i in np.argsort(-scores):
                 if len(batch) >= size or not np.isfinite(scores[i]):

@@ -34,9 +34,9 @@ from engine.sched.cost import CostModel
 from engine.sched.job import Job
 from engine.sched.post import LiveItem, PostStage
 from engine.synth import shaping
-from engine.synth.backend import Inference, LoadedVoice, PhonemeUnit
+from engine.synth.backends.base import Inference, LoadedVoice, PhonemeUnit
+from engine.synth.backends.onnx_sessions import wide_runs
 from engine.synth.live_parts import LiveShaper
-from engine.synth.onnx_sessions import wide_runs
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 # A sentence of a line's length (a run costs about its length, plus the model's own edges).

@@ -8,7 +8,7 @@ and the post stage to itself (measured on 2 cores: inference beside another
 **Preemption.** A Kokoro line takes seconds to voice (the sample's opening narration 12 s on
 one core), and pre-render runs from the moment the studio opens a project:
 when Play is pressed, a worker is usually inside such a line. ONNX Runtime
-cannot pause a run, but it can end one (engine/synth/onnx_sessions.py
+cannot pause a run, but it can end one (engine/synth/backends/onnx_sessions.py
 ``RunStopper``), so when lines more urgent than pre-render (the playhead's,
 an audition, an export, a service request) outnumber the free local workers,
 the pre-render run started last is stopped and its line waits again, to be
@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 from engine.sched.job import Job
 from engine.sched.request import Origin
-from engine.synth.onnx_sessions import RunStopper
+from engine.synth.backends.onnx_sessions import RunStopper
 
 # The longest a job the listener waits for keeps the other workers idle.
 FOCUS_MAX_S = 2.0

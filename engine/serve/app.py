@@ -219,7 +219,7 @@ def make_app(service: Service, api_guard: ConnectionGuard,
         return await handler(request)
 
     def line(data: Mapping[str, object], from_query: bool = False) -> LineSpec:
-        return parse_line(data, service.max_chars, service.find_role, from_query)
+        return parse_line(data, service.max_chars, service.find_role, from_query, service.project.timing)
 
     async def tts(request: web.Request) -> web.StreamResponse:
         if request.method == "GET":

@@ -21,8 +21,8 @@ from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord
 from engine.session.views import LineState, LineStatus
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import TextError, VoiceError, VoiceNotInstalled
-from engine.synth.library import VoiceInfo
 from engine.synth.live_parts import LivePart
 from engine.synth.pipeline import plan_line
 from engine.synth.recording import RecordingError, load_recording

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from engine.project.defaults import DEFAULT_BACKEND
 from engine.project.direction import spoken_text
 from engine.project.model import Project
 from engine.sched.cost import CostModel, Outlook, PendingLine, playback_outlook
@@ -34,7 +35,7 @@ def session_outlook(project: Project, clips: Sequence[ClipView], status: Mapping
     for c in clips:
         known = status.get(c.line_id)
         state = known.state if known is not None else LineState.MISSING
-        lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, "piper"),
+        lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, DEFAULT_BACKEND),
                                  not c.estimated or state is LineState.EMPTY, not state.unvoiceable,
                                  (c.end - c.start) * first_sentence_share(texts.get(c.line_id, ""))))
     return playback_outlook(lines, cost, workers, from_s)

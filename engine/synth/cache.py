@@ -48,7 +48,7 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
         "variation": round(params.variation, 6),
         "pitch": round(params.pitch, 6),
         "rate": sample_rate,
-        "seed": seed,  # the take (engine.synth.piper_noise)
+        "seed": seed,  # the take (engine.synth.backends.piper.noise)
     }
     if performance is not None:
         payload["performance"] = performance

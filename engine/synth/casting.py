@@ -16,10 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.project.casting import distinct_settings
-from engine.project.defaults import DEFAULT_VOICE
+from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
+from engine.project.engines import engine_named, engine_names, style_native_language
 from engine.project.model import Role, VoiceParams
-from engine.synth.kokoro_phonemes import native_language
-from engine.synth.library import VoiceInfo, VoiceLibrary
+from engine.synth.backends.registry import native_language
+from engine.synth.backends.voice_info import VoiceInfo
+from engine.synth.library import VoiceLibrary
 
 # How well Kokoro styles of another language read English, measured per style by
 # bench/kokoro_english.py on 8 held-out sentences: (word error rate of the speech check's
@@ -47,7 +49,7 @@ def english_wer(style: str) -> float | None:
 def reads_english(style: str) -> bool:
     """A style a cast for an English script may take: its own language is English,
     or its English was measured intelligible (ENGLISH_WER)."""
-    if native_language(style).startswith("en"):
+    if style_native_language(style).startswith("en"):
         return True
     wer = english_wer(style)
     return wer is not None and wer <= ENGLISH_WER_MAX
@@ -59,7 +61,7 @@ class Casting:
 
     voice: str
     speaker: int | str | None = None
-    backend: str = "piper"
+    backend: str = DEFAULT_BACKEND
 
 
 def _family(code: str) -> str:
@@ -70,35 +72,35 @@ def castings(voices: Sequence[VoiceInfo], language: str | None = None) -> list[C
     """Every distinct sound the voices offer, in the order roles take them.
 
     Voices of ``language`` only (a family such as ``en``, or a code), the
-    bundled voice first, then the others by id, Piper before Kokoro (Kokoro
-    costs several times Piper's synthesis time: a cast of it pre-renders
-    longer and may not keep up live on a small CPU). Round-robin over voices: the
+    bundled voice first, then the others by id, engine by engine in the table's
+    order (engine/project/engines.py: Piper before Kokoro, which costs several times
+    Piper's synthesis time: a cast of it pre-renders longer and may not keep up live
+    on a small CPU). Round-robin over voices: the
     first speaker of every voice, then every voice's second speaker, and so
     on, so a large multi-speaker model does not crowd the other voices out.
     """
     family = _family(language) if language else None
-
-    def speaks(v: VoiceInfo) -> str:  # a Kokoro style's own language, not the one it reads
-        return native_language(v.style) if v.backend == "kokoro" else v.language
+    order = {name: rank for rank, name in enumerate(engine_names())}
 
     def offered(v: VoiceInfo) -> bool:
-        if family is None or not speaks(v) or _family(speaks(v)) == family:
+        speaks = native_language(v)  # a Kokoro style's own language, not the one it reads
+        if family is None or not speaks or _family(speaks) == family:
             return True
-        return family == "en" and v.backend == "kokoro" and reads_english(v.style)  # measured, not by language
+        return family == "en" and bool(v.style) and reads_english(v.style)  # a style measured, not by language
 
     chosen = [v for v in voices if offered(v)]
-    chosen.sort(key=lambda v: (v.backend != "piper", v.source != "bundled", v.id))
+    chosen.sort(key=lambda v: (order[v.backend], v.source != "bundled", v.id))
     per_voice = []
     for v in chosen:
-        if v.backend == "kokoro":
-            per_voice.append([Casting(v.style, backend="kokoro")])
-        elif v.num_speakers <= 1:
-            per_voice.append([Casting(v.id)])
+        # The voice as a role stores it: a library id without its engine's prefix (a style's name).
+        voice = v.id.removeprefix(engine_named(v.backend).prefix)
+        if v.num_speakers <= 1:
+            per_voice.append([Casting(voice, backend=v.backend)])
         else:
             names = {sid: name for name, sid in v.speakers.items()}
-            per_voice.append([Casting(v.id, names.get(i, i)) for i in range(v.num_speakers)])
+            per_voice.append([Casting(voice, names.get(i, i), v.backend) for i in range(v.num_speakers)])
     result: list[Casting] = []
-    for backend in ("piper", "kokoro"):  # every Piper sound before the slower backend's
+    for backend in order:  # every Piper sound before the slower engine's
         group = [c for c in per_voice if c[0].backend == backend]
         for rank in range(max((len(c) for c in group), default=0)):
             result.extend(c[rank] for c in group if rank < len(c))

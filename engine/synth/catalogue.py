@@ -32,6 +32,8 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urljoin, urlsplit
 
 from engine.jsontext import JSONTextError, loads_untrusted
+from engine.project.defaults import DEFAULT_BACKEND
+from engine.project.engines import engine_named, engine_names
 from engine.synth.errors import CatalogueError
 
 # The official catalogue; unreachable offline, then `--catalog` takes a mirror or a file.
@@ -71,7 +73,7 @@ class CatalogueVoice:
     files: tuple[CatalogueFile, ...] = ()  # what gets installed, model first
     samples: dict[int, CatalogueFile] = field(default_factory=dict)  # speaker id -> recording
     aliases: tuple[str, ...] = ()
-    backend: str = "piper"
+    backend: str = DEFAULT_BACKEND
 
     @property
     def size(self) -> int:
@@ -186,7 +188,10 @@ def _voice(source: str, key: str, entry: object) -> CatalogueVoice:
     english = _text(where, "language.name_english", language.get("name_english"))
     country = _text(where, "language.country_english", language.get("country_english"))
     readable = f"{english} ({country})" if english and country else str(english or code)
-    backend = _text(where, "backend", entry.get("backend"), "piper")
+    backend = _text(where, "backend", entry.get("backend"), DEFAULT_BACKEND)
+    engine = engine_named(backend)
+    if not engine.known:
+        raise CatalogueError(f"{where}: backend: unknown voice engine {backend!r} (known: {', '.join(engine_names())})")
     files: list[CatalogueFile] = []
     samples: dict[int, CatalogueFile] = {}
     raw_files = entry.get("files")
@@ -197,10 +202,10 @@ def _voice(source: str, key: str, entry: object) -> CatalogueVoice:
         sample = _SAMPLE.search(path)
         if sample:
             samples[int(sample.group(1))] = file
-        elif _installable(file.name, backend):
+        elif file.name.endswith(engine.installs):
             files.append(file)
     files.sort(key=lambda f: (not f.name.endswith(".onnx"), f.name))  # the model first
-    if backend == "piper":
+    if engine.model_files:  # a voice is one model and its config beside it
         models = [f for f in files if f.name.endswith(".onnx")]
         if len(models) != 1 or not any(f.name == f"{models[0].name}.json" for f in files):
             raise CatalogueError(f"{where}: files: expected one .onnx model and its .onnx.json config")
@@ -222,12 +227,6 @@ def _voice(source: str, key: str, entry: object) -> CatalogueVoice:
         language_name=readable, quality=_text(where, "quality", entry.get("quality")), num_speakers=max(1, num_speakers), speakers=speakers,
         files=tuple(files), samples=samples, aliases=tuple(str(a) for a in aliases), backend=backend,
     )
-
-
-def _installable(name: str, backend: str) -> bool:
-    if backend == "piper":
-        return name.endswith((".onnx", ".onnx.json"))
-    return name.endswith((".onnx", ".bin", ".json"))
 
 
 def _file(where: str, path: object, meta: object) -> CatalogueFile:

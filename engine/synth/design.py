@@ -9,7 +9,7 @@ Two methods make a design, and :func:`apply_design` picks by what it asks:
 - A breathy design or a whisper goes through WORLD (engine.synth.world),
   analysed once, every field moving one of its parts before the one
   synthesis: F0 level, range and slope move the F0 track (around the line's
-  median, engine.synth.pitch_contour); ``formant`` warps the spectral
+  median, engine.synth.pitch_contour; the jitter on each frame); ``formant`` warps the spectral
   envelope's frequency axis (the envelope at f comes from f / formant);
   ``breathiness`` mixes the aperiodicity toward 1 (all noise; at 1 the
   excitation is noise alone: a whisper); ``rate`` time-scales the frames.
@@ -107,10 +107,11 @@ def _shapes_nothing(design: VoiceDesign) -> bool:
 
 
 def designed_f0(f0: np.ndarray, design: VoiceDesign, centre: ContourCentre | None = None) -> np.ndarray:
-    """The F0 track (Hz, 0 = unvoiced) with the design's level, range and
-    slope (engine.synth.pitch_contour), over the voiced frames."""
+    """The F0 track (Hz, 0 = unvoiced) with the design's level, range, slope
+    and jitter (engine.synth.pitch_contour), over the voiced frames."""
     voiced = np.flatnonzero(f0 > 0)
-    if voiced.size == 0 or (design.f0_shift == 0.0 and design.f0_range == 1.0 and design.f0_slope == 0.0):
+    if voiced.size == 0 or (design.f0_shift == 0.0 and design.f0_range == 1.0 and design.f0_slope == 0.0
+                            and design.jitter == 0.0):
         return f0
     out = np.zeros_like(f0)
     out[voiced] = designed_contour(voiced.astype(np.float64), f0[voiced], design, centre)

@@ -274,7 +274,12 @@ def split_units(text: str, max_chars: int = MAX_UNIT_CHARS) -> list[str]:
             pieces.append(sentence)
             continue
         for clause in _CLAUSE_END.split(sentence.strip()):
-            pieces.extend([clause] if len(clause) <= max_chars else clause.split(" "))
+            if len(clause) <= max_chars:
+                pieces.append(clause)
+                continue
+            for word in clause.split(" "):  # a "word" longer than a unit (19,990 digits) is cut: the
+                # model's attention grows with the square of its input
+                pieces.extend(word[k:k + max_chars] for k in range(0, len(word), max_chars))
     return _pack(pieces, max_chars)
 
 

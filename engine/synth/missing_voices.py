@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from engine.project.model import Project
 from engine.project.takes import voice_of
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError, VoiceNotInstalled
-from engine.synth.library import VoiceInfo
 
 
 @dataclass(frozen=True)

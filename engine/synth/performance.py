@@ -4,10 +4,12 @@ A line with directions (engine/project/direction.py) is planned as phrases:
 the words between directions, each with the inference settings its delivery
 asks for (the rate as the model's own length control: Piper's length_scale,
 Kokoro's speed; the model's noise for Piper) and the shaping the rest of it
-asks for (F0, breathiness, tilt through WORLD; the level offset). Phrases are
-inferred one after another with the take's seed (the same seed gives the same
-audio) and joined with the silences the timing directions ask for, so a
-``(beat)`` is a real gap between the words around it.
+asks for (F0, formants, tilt: engine/synth/design.py; breath: engine/synth/breath.py;
+the level offset). Phrases are inferred one after another with the take's seed
+(the same seed gives the same audio) and joined with the silences the timing
+directions ask for, so a ``(beat)`` is a real gap between the words around it.
+A sound a delivery performs (a sigh, a light laugh) is laid before its phrase's
+words, made from the phrase's own voice, and the words after it move with it.
 
 A plain line (no directions, nothing performed) has no phrases and goes
 through the synthesizer's one-settings path as it always did.
@@ -21,8 +23,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.project.design import VoiceDesign
-from engine.synth.backend import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
-from engine.synth.design import shaping_method
+from engine.synth import breath
+from engine.synth.backends.base import Inference, InferenceSettings, LoadedVoice, PhonemeUnit
+from engine.synth.design import apply_design, shaping_method
+from engine.synth.wordtimes import ClipWords
 from engine.synth.world import WHISPER_METHOD
 
 # Silence between two phrases that no timing direction and no punctuation parts:
@@ -40,6 +44,8 @@ class PhrasePlan:
     design: VoiceDesign  # what shaping does to the phrase (its rate is in ``settings`` already)
     phrase_pause: float  # added after each sentence or clause inside the phrase
     ends_clause: bool  # its words end in punctuation (the model's own pause follows them)
+    breath: float = 0.0  # the breath stage's aspiration (1 = a whisper)
+    sound: str = ""  # a sound performed before the words (deliveries.SOUNDS)
 
     def key(self) -> list[object]:
         """What of the phrase changes its audio (part of the clip key)."""
@@ -52,6 +58,8 @@ class PhrasePlan:
             key.append(method)  # a shaped phrase is new samples when its method changes
         if self.design.breathiness >= 1.0:
             key.append(WHISPER_METHOD)
+        if self.breath > 0.0 or self.sound:
+            key += [round(self.breath, 4), self.sound, breath.BREATH_METHOD]
         return key
 
 
@@ -108,3 +116,57 @@ def apply_gains(audio: np.ndarray, spans: dict[int, tuple[int, int]], phrases: S
         gain = phrases[index].design.gain
         if gain:
             audio[lo:hi] *= np.float32(10 ** (gain / 20))
+
+
+def shaped(piece: np.ndarray, rate: int, phrase: PhrasePlan) -> np.ndarray:
+    """One sentence of a phrase through its design, then its breath."""
+    return breath.aspirate(apply_design(piece, rate, phrase.design), rate, phrase.breath)
+
+
+# The sound before a phrase's words, and the silence between it and them.
+SOUND_GAP_S = {"sigh": 0.15, "laugh": 0.12}
+
+
+def sound_of(kind: str, voice: np.ndarray, rate: int) -> np.ndarray:
+    """The sound ``kind`` (deliveries.SOUNDS) made from ``voice``, its phrase as performed."""
+    if kind == "sigh":
+        return breath.exhale(voice, rate)
+    if kind == "laugh":
+        return breath.chuckle(voice, rate)
+    raise ValueError(f"unknown performed sound {kind!r}")
+
+
+def add_sounds(audio: np.ndarray, spans: dict[int, tuple[int, int]], phrases: Sequence[PhrasePlan],
+               rate: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """``audio`` with each phrase's sound laid before its words, and where each was put
+    in (sample position in ``audio`` before any insertion, inserted length): what moves the words."""
+    inserted: list[tuple[int, int]] = []
+    parts: list[np.ndarray] = []
+    pos = 0
+    for index in sorted(spans):
+        kind = phrases[index].sound
+        lo, hi = spans[index]
+        if not kind or hi <= lo:
+            continue
+        sound = sound_of(kind, audio[lo:hi], rate)
+        if sound.size == 0:
+            continue
+        block = np.concatenate([sound, np.zeros(int(SOUND_GAP_S.get(kind, 0.1) * rate), dtype=np.float32)])
+        parts += [audio[pos:lo], block.astype(np.float32)]
+        inserted.append((lo, block.size))
+        pos = lo
+    if not inserted:
+        return audio, []
+    parts.append(audio[pos:])
+    return np.concatenate(parts), inserted
+
+
+def moved_words(words: ClipWords | None, inserted: Sequence[tuple[int, int]], rate: int) -> ClipWords | None:
+    """Word timings after :func:`add_sounds`: a word at or after an insertion moves by its length."""
+    if words is None or not inserted:
+        return words
+
+    def shift(t: float) -> float:
+        return t + sum(length for at, length in inserted if t * rate >= at - 1) / rate
+
+    return ClipWords(tuple((shift(s), shift(s) + (e - s), p) for s, e, p in words.words), words.estimated)

@@ -16,6 +16,9 @@ from engine.project.design import VoiceDesign
 # A designed F0 is kept inside what either method synthesizes cleanly.
 F0_MIN_HZ = 40.0
 F0_MAX_HZ = 1000.0
+# A design's jitter is drawn from this seed (numpy's generator for WORLD's frames; Praat's
+# generator, seeded by engine.synth.psola, for its pitch points): a clip key names one draw.
+JITTER_SEED = 0x717E
 
 
 @dataclass
@@ -34,15 +37,19 @@ def designed_contour(positions: np.ndarray, hertz: np.ndarray, design: VoiceDesi
     order) with the design's level, range and slope: semitones around their
     median (``centre``'s, where one is given), the slope running from -slope/2 at
     the first position to +slope/2 at the last (so it bends the contour without
-    moving its level)."""
+    moving its level); each value then moved at random by the design's jitter (a
+    share of it, seeded)."""
     if hertz.size == 0:
         return hertz
     semitones, median, start, span = _centred(positions, hertz, centre)
     moved = median + design.f0_range * (semitones - median) + design.f0_shift
     if design.f0_slope != 0.0:
         moved = moved + design.f0_slope * ((positions - start) / span - 0.5)
-    contour: np.ndarray = np.clip(2.0 ** (moved / 12.0), F0_MIN_HZ, F0_MAX_HZ)
-    return contour
+    contour: np.ndarray = 2.0 ** (moved / 12.0)
+    if design.jitter > 0.0:
+        contour = contour * (1.0 + design.jitter * np.random.default_rng(JITTER_SEED).standard_normal(contour.size))
+    clipped: np.ndarray = np.clip(contour, F0_MIN_HZ, F0_MAX_HZ)
+    return clipped
 
 
 def contour_formula(positions: np.ndarray, hertz: np.ndarray, design: VoiceDesign, scale: float = 1.0,
@@ -50,11 +57,15 @@ def contour_formula(positions: np.ndarray, hertz: np.ndarray, design: VoiceDesig
     """:func:`designed_contour` as a Praat formula over a pitch tier whose points are
     ``scale`` times ``hertz`` at ``positions`` (seconds): ``self`` a point's Hz, ``x`` its
     time. The median and the span are the voiced contour's, computed here, so one Formula
-    call moves every point (the PSOLA path: two Praat calls a point were 60 % of its time)."""
+    call moves every point (the PSOLA path: two Praat calls a point were 60 % of its time).
+    The jitter draws from Praat's random generator, which the caller seeds."""
     _, median, start, span = _centred(positions, hertz, centre)
     moved = (f"{median!r} + {design.f0_range!r} * (12 * log2(self / {scale!r}) - {median!r}) + {design.f0_shift!r}"
              f" + {design.f0_slope!r} * ((x - {start!r}) / {span!r} - 0.5)")
-    return f"max({F0_MIN_HZ!r}, min({F0_MAX_HZ!r}, 2 ^ (({moved}) / 12)))"
+    hertz_moved = f"2 ^ (({moved}) / 12)"
+    if design.jitter > 0.0:
+        hertz_moved = f"{hertz_moved} * (1 + {design.jitter!r} * randomGauss(0, 1))"
+    return f"max({F0_MIN_HZ!r}, min({F0_MAX_HZ!r}, {hertz_moved}))"
 
 
 def _centred(positions: np.ndarray, hertz: np.ndarray,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.project.engines import listed_id
 from engine.project.importers.build import CastSuggester, ImportReport, import_script
 from engine.project.model import Project, Role, VoiceParams
 from engine.project.sound import SoundClip
@@ -69,7 +70,7 @@ class ImportedProduction:
         for role in project.cast:
             count, v = report.lines_per_role.get(role.name, 0), role.voice
             speaker = f" speaker {v.speaker}" if v.speaker is not None else ""
-            voice = f"kokoro:{v.voice}" if v.backend == "kokoro" else v.voice
+            voice = listed_id(v.backend, v.voice)
             c = role.character
             who = f"{c.gender or '?'}/{c.age or '?'}"
             sound = (labels or {}).get(role.name) or f"{voice}{speaker}, pitch {v.pitch:+g} st, speed {v.speed:g}"

@@ -16,6 +16,8 @@ octave high, so its designs sang an octave above the preset).
   clip played ``formant`` times faster moves formants and pitch up together,
   then PSOLA puts the pitch back and the duration with it, so only the
   formants stay moved.
+- ``jitter`` moves each pitch point at random by that share (Praat's generator,
+  seeded), so the periods laid from the tier are unsteady as an older voice's.
 - ``rate`` is the duration tier's factor. The tilt is a filter after either
   method (engine.synth.design).
 """
@@ -99,15 +101,14 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign,
     floor, ceiling = PITCH_FLOOR_HZ * min(1.0, factor), PITCH_CEILING_HZ * max(1.0, factor)
     manipulation = call(sound, "To Manipulation", TIME_STEP_S, floor, ceiling)
     tier = call(manipulation, "Extract pitch tier")
-    if factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope:
+    formula = None
+    if factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope or design.jitter:
         points = _tier_points(tier)
         if points.shape[0]:
             # One Formula moves every point by the contour's median and span, read from
             # the tier itself: the Manipulation's own analysis, so the clip is analysed
             # once (a second pitch analysis for them was a third of this path's time).
             formula = contour_formula(points[:, 0], points[:, 1] / factor, design, factor, centre)
-            call(tier, "Formula", formula)
-            call([manipulation, tier], "Replace pitch tier")
     stretch = factor / design.rate
     if stretch != 1.0:
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)
@@ -116,6 +117,11 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign,
     from parselmouth.praat import run
 
     with _RESYNTHESIS:
+        if formula is not None:
+            # The jitter's draws, from the same seed every time (a formula without jitter draws nothing).
+            run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
+            call(tier, "Formula", formula)
+            call([manipulation, tier], "Replace pitch tier")
         run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
         resynthesis = call(manipulation, "Get resynthesis (overlap-add)")
     return np.asarray(resynthesis.values[0], dtype=np.float64)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine.audio.loudness import CLIP_LUFS
+from engine.project.defaults import LINE_BOUNDS
 from engine.project.design import VoiceDesign
 from engine.synth.design import apply_design
+from engine.synth.errors import TextError
 from engine.synth.wordtimes import ClipWords
 
 # Piper leaves a little silence around each sentence; trim below this level
@@ -20,6 +22,9 @@ _TRIM_DB = -45.0
 _TRIM_PAD_S = 0.015
 _FADE_S = 0.004
 _PEAK = 10 ** (-1.0 / 20)  # lines too short for a loudness reading: peak at -1 dBFS
+# Silence between two sentences without a direction: the model's sentence pause and a
+# delivery's phrase pause (LINE_BOUNDS.phrase_pause_s), with room to spare.
+_NATURAL_GAP_S = 2.0
 
 
 def trim(audio: np.ndarray, sample_rate: int) -> np.ndarray:
@@ -40,8 +45,25 @@ def trim_bounds(audio: np.ndarray, sample_rate: int) -> tuple[int, int]:
     return max(0, int(loud[0]) - pad), min(audio.size, int(loud[-1]) + pad + 1)
 
 
+def silence(seconds: float, sample_rate: int) -> np.ndarray:
+    """``seconds`` of silence, never more than a line may ask for (see :func:`join`)."""
+    _check_silence([seconds], 0)
+    return np.zeros(int(seconds * sample_rate), dtype=np.float32)
+
+
+def _check_silence(gaps: list[float], natural: int) -> None:
+    """The last guard before silence is allocated: the line's bounds were checked when it
+    was loaded and planned (engine/project/bounds.py), but a line that slipped past them
+    must fail here, as one line, rather than ask numpy for gigabytes of zeros."""
+    most = LINE_BOUNDS.line_pause_s + _NATURAL_GAP_S * natural
+    if any(not 0.0 <= gap <= LINE_BOUNDS.line_pause_s for gap in gaps) or sum(gaps) > most:
+        raise TextError(f"the line asks for {sum(gaps):g} s of silence; at most {LINE_BOUNDS.line_pause_s:g} s "
+                        f"of pauses in one line")
+
+
 def join(pieces: list[np.ndarray], pauses: list[float], sample_rate: int) -> np.ndarray:
     """Concatenate sentences with the pause that follows each (none after the last)."""
+    _check_silence(list(pauses[:len(pieces) - 1]), len(pieces))
     total = sum(p.size for p in pieces) + sum(int(s * sample_rate) for s in pauses[:-1])
     out = np.zeros(total, dtype=np.float32)
     pos = 0

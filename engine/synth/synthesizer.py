@@ -11,34 +11,38 @@ the scheduler run on different threads so they overlap:
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from engine.memory.arena import Allocation
 from engine.memory.predictor import LengthPredictor
+from engine.project.bounds import line_overstep, planned_size
+from engine.project.defaults import LINE_BOUNDS
 from engine.project.direction import DirectedLine, parse_line
 from engine.project.model import Timing, VoiceParams
 from engine.synth import performance, shaping
-from engine.synth.backend import (
+from engine.synth.backends.base import (
     BackendCost,
     Inference,
     InferenceSettings,
     LoadedVoice,
     PhonemeUnit,
+    Supports,
     VoiceBackend,
 )
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.registry import make_backends
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.clipfolder import usable_samples
-from engine.synth.design import apply_design
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
-from engine.synth.kokoro_backend import KokoroBackend
 from engine.synth.lexicon_check import used_problem
-from engine.synth.library import VoiceInfo, VoiceLibrary
-from engine.synth.piper_backend import PiperBackend
+from engine.synth.library import VoiceLibrary
 from engine.synth.wordtimes import UnitWords, clip_words
 
 
@@ -77,15 +81,15 @@ class ClipSynthesizer:
     so tests can prove that unchanged lines are never synthesized again."""
 
     def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
-                 backend: PiperBackend | None = None, kokoro: KokoroBackend | None = None) -> None:
+                 layout: SessionLayout | None = None, providers: Sequence[Any] | None = None) -> None:
         self.library = library
         self.sample_rate = sample_rate
         self.cache = cache if cache is not None else ClipCache()
-        self.backend = backend or PiperBackend()
         # Every backend spreads its sessions the same way (the scheduler runs
-        # one inference worker per session of that layout).
-        self.backends: dict[str, VoiceBackend] = {
-            "piper": self.backend, "kokoro": kokoro or KokoroBackend(self.backend.layout)}
+        # one inference worker per session of that layout), on the same execution
+        # providers (ONNX Runtime's; the CPU's when none are named).
+        self.layout = layout or SessionLayout()
+        self.backends: dict[str, VoiceBackend] = make_backends(self.layout, providers)
         self._voices: dict[str, LoadedVoice] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
@@ -107,6 +111,10 @@ class ClipSynthesizer:
     def cost(self, plan: ClipPlan) -> BackendCost:
         """What a second of this plan's audio costs its backend (scheduler, outlook)."""
         return self.backends[plan.voice.backend].cost
+
+    def supports(self, plan: ClipPlan) -> Supports:
+        """What this plan's backend can do (the scheduler batches only where it batches)."""
+        return self.backends[plan.voice.backend].supports
 
     def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
         """Take arena room for the clip before inference (predicted size plus margin)."""
@@ -143,7 +151,16 @@ class ClipSynthesizer:
         performed, never spoken; ``timing``: the project's pause lengths."""
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
+        # The bounds again (engine/project/bounds.py): a line made in code, or changed after
+        # the file was checked, must not reach the model with hours of silence in it.
+        if (overstep := line_overstep(text, note, timing)) is not None:
+            raise TextError(str(overstep))
         directed = parse_line(text, note, timing)
+        # And at this voice's pace: a slow voice makes a long line's clip longer still.
+        pace = params.speed * params.effective_design.rate
+        if (speech := planned_size(directed, pace).speech_s) > LINE_BOUNDS.spoken_s:
+            raise TextError(f"its words take about {speech / 60:.0f} minutes to say at this voice's speed; at most "
+                            f"{LINE_BOUNDS.spoken_s / 60:g} minutes in one line (split it into several lines)")
         # The voice's language decides how written forms are said (engine.text); a voice
         # that is not there is reported after the text's own problems, as it always was.
         try:
@@ -211,7 +228,7 @@ class ClipSynthesizer:
                                           info.style), seed=seed)
         pause = phrase.pause_before if position > 0 else 0.0  # before the first words: the line's own pause
         return performance.PhrasePlan(len(prepared.units), pause, settings, design.with_changes(rate=1.0),
-                                      acted.phrase_pause, ends_clause)
+                                      acted.phrase_pause, ends_clause, acted.breath, acted.sound)
 
     def phonemize(self, plan: ClipPlan) -> list[PhonemeUnit]:
         model = self.voice(plan.voice)
@@ -255,8 +272,9 @@ class ClipSynthesizer:
         if raw.plan.phrases:
             # A directed line: its rates are the model's (no time scaling), so the
             # words move only by the trim and the pauses.
-            audio = self._perform(raw, pieces, rate)
+            audio, inserted = self._perform(raw, pieces, rate)
             words = clip_words(raw.words, bounds, raw.pauses, rate) if raw.words is not None else None
+            words = performance.moved_words(words, inserted, rate)
         else:
             audio = shaping.shape_voice(shaping.join(pieces, raw.pauses, rate), rate, design)
             # The design's rate scales time, resampling keeps seconds: the words
@@ -276,20 +294,22 @@ class ClipSynthesizer:
         return self.cache.put(raw.plan.key, audio, words)
 
     @staticmethod
-    def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> np.ndarray:
-        """A directed line's phrases shaped by their designs, joined with their silences,
-        levelled as one line, each phrase then moved by its own level offset."""
+    def _perform(raw: RawAudio, pieces: list[np.ndarray], rate: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """A directed line's phrases shaped by their designs and breath, joined with their
+        silences, levelled as one line, each phrase then moved by its own level offset and
+        given the sound its delivery performs; with where sounds went in (the words move)."""
         phrases = raw.plan.phrases
         phrase_of = raw.phrase_of or [0] * len(pieces)
         # Each sentence of a performed phrase through its design (its rate is the model's
-        # already, so lengths, and the words' timings, stay).
-        pieces = [apply_design(piece, rate, phrases[phrase_of[i]].design)
-                  for i, piece in enumerate(pieces)]
+        # already, so lengths, and the words' timings, stay) and its breath.
+        pieces = [performance.shaped(piece, rate, phrases[phrase_of[i]]) for i, piece in enumerate(pieces)]
         line = shaping.level_loudness(shaping.join(pieces, raw.pauses, rate), rate)
-        performance.apply_gains(line, performance.phrase_spans(pieces, raw.pauses, phrase_of, rate), phrases)
+        spans = performance.phrase_spans(pieces, raw.pauses, phrase_of, rate)
+        performance.apply_gains(line, spans, phrases)
+        line, inserted = performance.add_sounds(line, spans, phrases, rate)
         if raw.plan.trailing_pause > 0:
-            line = np.concatenate([line, np.zeros(int(raw.plan.trailing_pause * rate), dtype=np.float32)])
-        return line
+            line = np.concatenate([line, shaping.silence(raw.plan.trailing_pause, rate)])
+        return line, inserted
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
         """The whole path for one line, served from the cache when possible."""
@@ -308,7 +328,6 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
     Raises CacheFolderError (one line) when the cache folder is unusable."""
     from engine.synth.cache import cache_dir_for
     from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
-    from engine.synth.onnx_sessions import SessionLayout
 
     identities = None
     if use_cache:
@@ -317,9 +336,9 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
         identities = user_cache_dir() / "voice-identities.json"
     else:
         cache = ClipCache()
-    backend = PiperBackend(SessionLayout.for_throughput())
     base = project_path.parent if project_path is not None else None
-    return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache, backend)
+    return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache,
+                           SessionLayout.for_throughput())
 
 
 def _not_finite(raw: RawAudio) -> VoiceError:

@@ -1,6 +1,6 @@
 """Where each spoken word of a clip lies, from the model's own durations.
 
-Piper's graph (patched in engine.synth.piper_backend) outputs how many
+Piper's graph (patched in engine.synth.backends.piper.backend) outputs how many
 frames of ``hop_length`` samples each phoneme id lasts; espeak-ng separates
 words with a space phoneme, so a word is the run of ids between two space
 ids. Those spans are measured on the raw model audio of each unit; the clip

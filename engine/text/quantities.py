@@ -103,7 +103,7 @@ def say_unit(m: re.Match[str], ctx: Context) -> str | None:
 
 
 FRACTION = re.compile(r"(?<![\w/.])(\d+)/(\d+)(?![\w/])")
-VULGAR = re.compile(r"(\d*)([½⅓⅔¼¾⅛])")
+VULGAR = re.compile(r"(?<!\d)(\d*)([½⅓⅔¼¾⅛])")  # from the first digit only: linear in a run of digits
 _VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅛": (1, 8)}
 
 

@@ -14,6 +14,8 @@ registered in conftest.py) runs tens of thousands.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import json
 import os
 import re
@@ -192,3 +194,38 @@ def test_text_frontend_ends_in_units_or_its_own_error(text: str, lexicon: dict[s
     if prepared is not None:
         assert prepared.units and all(unit.strip() for unit in prepared.units)  # type: ignore[attr-defined]
         assert set(prepared.lexicon_used) <= set(lexicon.items())  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- a line grown to 100k characters
+
+# Issue 57: what a pasted or generated line is made of, repeated until it is 100,000
+# characters long (five times what a line may hold: the check that refuses it must not hang).
+_PIECES = st.sampled_from([
+    "(", ")", "[", "]", "*", "*a* ", "\\", "\\(", " ", ".", ",", "9", "½", "1,", "£", "(beat) ", "[pause 60] ",
+    "[pause 600] ", "(60s, ", "(sad) a ", "( quietly ", "(very hesitant, ", "and ", "then ", "(a (b) ", "Mr. ",
+    "[[", "]]", "\n", "—", "Hello",
+])
+_UNIT = st.lists(st.one_of(_PIECES, st.text(max_size=2)), min_size=1, max_size=4).map("".join).filter(bool)
+GROWN = settings(max_examples=max(8, settings().max_examples // 100), deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow])
+_WARNING_KINDS = 7  # unclosed ( or [ (spoken, or read as a direction), unmatched ) or ], a capped pause
+
+
+@GROWN
+@given(_UNIT)
+def test_a_line_grown_to_100k_characters_is_parsed_bounded_and_normalized_in_linear_time(unit: str) -> None:
+    from engine.project.bounds import line_overstep
+    from engine.project.defaults import LINE_BOUNDS
+    from engine.project.direction import parse_line
+    from engine.text import normalize
+    from tests.support.growth import LINEAR, growth
+
+    quarter = max(1, 25_000 // len(unit))
+    fresh = itertools.count()  # a text never parsed before (the parse is cached by its text)
+    unbounded = dataclasses.replace(LINE_BOUNDS, line_chars=10**9)
+    assert growth(lambda text: line_overstep(f"{text}{next(fresh)}", bounds=unbounded),
+                  lambda n: unit * n, quarter) < LINEAR
+    assert growth(normalize, lambda n: unit * n, quarter) < LINEAR
+    grown = parse_line(unit * 4 * quarter)
+    assert len(grown.warnings) <= _WARNING_KINDS * LINE_BOUNDS.warnings_per_kind
+    assert all("\n" not in warning for warning in grown.warnings)

@@ -4,6 +4,7 @@ traceback, never a wait on a pipe."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -105,3 +106,81 @@ def test_render_refuses_an_impossible_start_before_any_work(tmp_path: Path) -> N
     assert result.stderr.startswith(f"radioplay: error: {path}: lines[1].start: 16000 s leaves 4:26:")
     assert result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+# Issue 57: directions that got around the limits. Each line is within MAX_LINE_CHARS but asks
+# for hours of silence, thousands of phrases or hours of digits; import and load took them, and
+# a render then never ended (a 10-hour leading pause) or died with a traceback ("Unable to
+# allocate 5.91 GiB"). The generators are kept, not the files.
+GiB = 1 << 30
+_P60 = "[pause 60] "
+LINES_PAST_THEIR_BOUNDS: dict[str, tuple[str, str, str]] = {
+    # case: (the line, the note, what the one-line error says)
+    "10 h of pauses in the Delivery note": ("Hello there.", "60s, " * 599 + "60s",
+                                            "the Delivery note is 2,998 characters; at most 1,000"),
+    "10 h of pauses in one group": ("Hi. (" + "60s, " * 599 + "60s) Hello there.", "",
+                                    "its pauses add up to more than 120 s by '(60s, 60s, 60s"),
+    "10 h of pauses mid-line": ("Hello there. " + _P60 * 600 + "Goodbye now.", "",
+                                "its pauses add up to more than 120 s by '[pause 60]' at column 36"),
+    "10 h of pauses at the end": ("Hello there. " + _P60 * 600, "",
+                                  "its pauses add up to more than 120 s by '[pause 60]' at column 36"),
+    "1,500 directed phrases": ("(sad) a (happy) b " * 750, "", "it has more than 100 directions by '(sad)'"),
+    "2,000 emphasized words": ("*a* " * 2_000, "", "it emphasizes more than 100 words by '*a*' at column 401"),
+    "19,990 digits": ("9" * 19_990, "", "its words take about 2.4 hours to say; at most 12 minutes"),
+}
+
+
+def _measured(*args: str) -> tuple[int, str, str, int]:
+    from tests.support.hostile import run_measured
+
+    return run_measured([sys.executable, "-m", "engine.cli", *args], REPO)
+
+
+@pytest.mark.parametrize(("text", "note", "expected"), LINES_PAST_THEIR_BOUNDS.values(),
+                         ids=LINES_PAST_THEIR_BOUNDS.keys())
+def test_import_refuses_a_line_past_its_bounds_with_one_line(tmp_path: Path, text: str, note: str,
+                                                             expected: str) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text(f"BEN: Hello.\nA: {f'({note}) ' if note else ''}{text}\n", encoding="utf-8")
+    status, out, err, peak = _measured("import", str(script), "-o", str(tmp_path / "play.radioplay"))
+    assert (status, out) == (1, "")
+    assert err.startswith(f"radioplay: error: {script}:2: A's line: {expected}") and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["script.txt"]  # nothing written
+    assert 0 < peak < GiB
+
+
+@pytest.mark.parametrize(("text", "note", "expected"), LINES_PAST_THEIR_BOUNDS.values(),
+                         ids=LINES_PAST_THEIR_BOUNDS.keys())
+def test_render_refuses_a_saved_line_past_its_bounds_before_any_work(tmp_path: Path, text: str, note: str,
+                                                                     expected: str) -> None:
+    # A file from before the bounds, or written by hand: the loader is the one to say so.
+    path = tmp_path / "play.radioplay"
+    path.write_text(json.dumps({"format_version": 3, "cast": [{"name": "A"}],
+                                "lines": [{"id": "L1", "role": "A", "text": text, "note": note}]}))
+    status, out, err, peak = _measured("render", str(path), "-o", str(tmp_path / "out"))
+    field = "note" if note else "text"
+    assert (status, out) == (1, "")
+    assert err.startswith(f"radioplay: error: {path}: lines[0].{field}: line 'L1': {expected}"), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+    assert 0 < peak < GiB
+
+
+def test_render_refuses_beats_that_the_projects_beat_length_makes_hours(tmp_path: Path) -> None:
+    path = tmp_path / "beats.radioplay"
+    path.write_text(json.dumps({"format_version": 3, "timing": {"beat": 60.0}, "cast": [{"name": "A"}],
+                                "lines": [{"id": "L1", "role": "A", "text": "Hello. " + "(beat) " * 2_800 + "Bye."}]}))
+    status, _, err, peak = _measured("render", str(path), "-o", str(tmp_path / "out"))
+    assert status == 1 and 0 < peak < GiB and not (tmp_path / "out").exists()
+    assert err == (f"radioplay: error: {path}: lines[0].text: line 'L1': its pauses add up to more than 120 s by "
+                   f"'(beat)' at column 22 of the line; a longer silence goes before the next line, as its pause\n")
+
+
+def test_a_line_of_19990_unclosed_brackets_imports_with_a_few_warnings(tmp_path: Path) -> None:
+    # (In-process: the command line prints the report's warnings one a line, 19,990 of them were 2.1 MB.)
+    script = tmp_path / "script.txt"
+    script.write_text("A: x" + "(" * 19_990 + "\n", encoding="utf-8")
+    _, report = import_script(script)
+    assert report.warnings[2:] == ["line 1 (A): unclosed '(' at column 4: its words are spoken; close it, or "
+                                   "write \\( to say it (and 19,987 more like it in this line)"]
+    assert len(report.warnings) == 3

@@ -14,14 +14,20 @@ chosen so the small run takes tens of milliseconds.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from engine.project.bounds import line_overstep
+from engine.project.defaults import LINE_BOUNDS
+from engine.project.direction import parse_line
 from engine.project.importers.build import find_aliases, import_script
 from engine.project.importers.fountain import parse_fountain
 from engine.synth.frontend import caption_text, prepare
+from engine.text import normalize
 from tests.support.growth import LINEAR, growth
 
 
@@ -101,3 +107,43 @@ def test_import_and_load_are_linear_in_roles_and_scenes(kind: str, n: int, tmp_p
         return import_script(script)
 
     assert growth(run, lambda size: _many(kind, size), n) < LINEAR
+
+
+# Issue 57: a pasted or generated line's directions, checked against a line's bounds
+# (engine/project/bounds.py), and the written forms in it said aloud (engine.text). The
+# bounds refuse such a line; the check that refuses it must not be what hangs.
+LINES: dict[str, tuple[Callable[[int], str], int]] = {
+    "unclosed brackets": (lambda n: "x" + "(" * n, 4_000),
+    "unclosed brackets before delivery words": (lambda n: "( quietly " * n, 2_000),
+    "punctuation after pauses": (lambda n: "Wait " + "(beat) . " * n, 2_000),
+    "emphasized words": (lambda n: "*a* " * n, 2_000),
+    "one group of many pauses": (lambda n: "(" + "60s, " * n + "60s)", 4_000),
+    "spaces inside a group": (lambda n: "(" + " " * n + "x)", 200_000),
+    "unmatched closers": (lambda n: ")]" * n, 10_000),
+    "deliveries": (lambda n: "(sad) a (happy) b " * n, 1_000),
+}
+_UNBOUNDED = replace(LINE_BOUNDS, line_chars=10**9)  # so that the long lines are parsed, not refused by length
+
+
+def _fresh(check: Callable[[str], object]) -> Callable[[str], object]:
+    """``check`` of a text never seen before: the parse is cached by its text."""
+    count = itertools.count()
+    return lambda text: check(f"{text} {next(count)}")
+
+
+@pytest.mark.parametrize(("make", "n"), LINES.values(), ids=LINES.keys())
+def test_a_lines_directions_are_parsed_and_bounded_in_linear_time(make: Callable[[int], str], n: int) -> None:
+    assert growth(_fresh(lambda text: line_overstep(text, bounds=_UNBOUNDED)), make, n) < LINEAR
+
+
+def test_the_warnings_of_a_line_stay_a_few_however_long_it_grows() -> None:
+    assert len(parse_line("x" + "(" * 19_990).warnings) == LINE_BOUNDS.warnings_per_kind
+
+
+@pytest.mark.parametrize(("make", "n"), [(lambda n: "9" * n, 10_000), (lambda n: "1½ " * n, 500),
+                                         (lambda n: "1," * n, 2_000)],
+                         ids=["a run of digits", "vulgar fractions", "thousands separators"])
+def test_normalizing_numbers_is_linear(make: Callable[[int], str], n: int) -> None:
+    # The vulgar-fraction rule matched from every digit of a run: 13 s for 19,990 digits.
+    assert growth(normalize, make, n) < LINEAR
+    assert growth(prepare, make, n) < LINEAR

@@ -239,3 +239,35 @@ def end_survivors(survivors: dict[int, str]) -> None:
     for pid in survivors:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+
+def run_measured(args: list[str], cwd: Path, limit_s: float = 120.0) -> tuple[int, str, str, int]:
+    """Run a command; (exit status, stdout, stderr, its peak resident memory in bytes).
+
+    The peak is the child's ``VmHWM`` (Linux), read every few milliseconds until it ends:
+    its rusage would not do, as Linux carries the high-water mark of the forked copy of
+    this (large) test process across the exec into the child's."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=err, text=True)
+        end = time.monotonic() + limit_s
+        peak = 0
+        while True:
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                if Path(f"/proc/{process.pid}/cmdline").read_text().split("\0")[:-1] == args:  # past the exec
+                    status_text = Path(f"/proc/{process.pid}/status").read_text()
+                    peak = max(peak, int(status_text.split("VmHWM:")[1].split()[0]) * 1024)
+            pid, status, _ = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > end:  # a safety net against hangs, not a timing assertion
+                process.kill()
+                os.wait4(process.pid, 0)
+                raise AssertionError(f"still running after {limit_s:g} s: {' '.join(args)[:200]}")
+            time.sleep(0.005)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), peak

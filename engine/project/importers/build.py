@@ -21,7 +21,13 @@ One set of casting rules for every importer:
 - sounds an action line describes (``Gulls. A diesel engine idles.``:
   engine/project/sound_words.py) become suggested cues standing before the
   next line, with the sentence as evidence: offered, never spoken, and no
-  clip until the producer accepts one (engine/project/sound_suggestions.py).
+  clip until the producer accepts one (engine/project/sound_suggestions.py);
+- each scene is staged from its heading and the action before its first
+  line (engine/project/staging_rules.py: its room; engine/project/weather.py:
+  its weather, with the words that said so), each line from its cue's
+  extensions, its leading direction and its character's name (a perspective;
+  RADIO is heard through a radio); outside in loud weather a line is raised
+  over it (``over the storm`` joins its Delivery note).
 """
 
 from __future__ import annotations
@@ -32,9 +38,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
+from engine.project.bounds import line_overstep
 from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
-from engine.project.direction import parse_line
+from engine.project.delivery import join_notes
+from engine.project.direction import Direction, note_directions, parse_line
 from engine.project.fileformat import ProjectFileError, project_from_dict, project_to_dict
 from engine.project.importers.parsed import (
     Action,
@@ -50,9 +58,10 @@ from engine.project.importers.parsed import (
 from engine.project.model import Line, Project, Role, Scene, VoiceParams, next_colour
 from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, SoundSuggestion, bed_defaults
 from engine.project.sound_suggestions import lane_of_kind
-from engine.project.sound_words import find_sounds
+from engine.project.sound_words import SOUND_WORDS, find_sounds
 from engine.project.staging_rules import infer_room, perspective_words
 from engine.project.timeline import MAX_PAUSE_S
+from engine.project.weather import SceneWeather, raised_over, scene_beds, scene_weather
 
 NARRATOR = "NARRATOR"
 INTERRUPTION_OVERLAP_S = 0.25
@@ -75,6 +84,19 @@ class ImportReport:
     aliases: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     casting: str = ""  # how the roles were told apart (casting.casting_summary)
+    # Directions no delivery, pause or perspective performs (kept, never spoken): each with
+    # the number of lines that have it, in script order.
+    unperformed: dict[str, int] = field(default_factory=dict)
+
+    def unperformed_note(self, limit: int = 8) -> str:
+        """``not performed (kept in the script, never spoken): (to Lucy) on 2 lines, (aside)``; "" when none."""
+        if not self.unperformed:
+            return ""
+        items = [f"({text})" + (f" on {count} lines" if count > 1 else "")
+                 for text, count in list(self.unperformed.items())[:limit]]
+        more = len(self.unperformed) - limit
+        return ("not performed (kept in the script, never spoken): " + ", ".join(items)
+                + (f" and {more} more" if more > 0 else ""))
 
 
 def _words(name: str) -> list[str]:
@@ -126,16 +148,30 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     suggested: list[tuple[int, str]] = []  # (index in project.sound_suggestions, field)
     open_beds: dict[str, SoundClip] = {}  # lane -> the bed an OUT cue would end
     loose_notes: list[str] = []  # comments before any scene wait for the first one
+    opening: list[str] = []  # the current scene's action before its first line
+    voiced = False  # the current scene has a line (its opening is read)
+    weather: SceneWeather | None = None  # the current scene's
+    heading_line = 0  # the current scene heading's line in the script
 
-    def new_scene(heading: str = "") -> Scene:
-        nonlocal scene
+    def new_scene(heading: str = "", source_line: int = 0) -> Scene:
+        nonlocal scene, voiced, heading_line
         scene = Scene(id=f"S{len(project.scenes) + 1}", heading=heading, notes=loose_notes[:])
-        choice = infer_room(heading)
-        if choice is not None:
-            scene.room, scene.room_evidence = choice.room, choice.evidence
+        opening.clear()
+        voiced = False
+        heading_line = source_line
+        stage_scene(scene)
         loose_notes.clear()
         project.scenes.append(scene)
         return scene
+
+    def stage_scene(staged: Scene) -> None:
+        """The scene's room and weather from its heading and the action read so far."""
+        nonlocal weather
+        choice = infer_room(staged.heading, opening)
+        weather = scene_weather(staged.heading, opening) if choice is not None else None
+        if choice is not None:
+            staged.room = choice.room
+            staged.room_evidence = choice.evidence + (f"; {weather.evidence}" if weather is not None else "")
 
     def current_scene() -> Scene:
         return scene if scene is not None else new_scene()
@@ -149,7 +185,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
 
     def add_line(role: str, text: str, note: str = "", with_previous: bool = False,
                  extensions: tuple[str, ...] = ()) -> None:
-        nonlocal pending_pause, previous
+        nonlocal pending_pause, previous, voiced
         ensure_role(role)
         interrupted = previous is not None and previous.text.rstrip().endswith(("—", "--", "–"))
         line = Line(
@@ -157,9 +193,16 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             note=note, pause_before=pending_pause, with_previous=with_previous and previous is not None,
             overlap=INTERRUPTION_OVERLAP_S if interrupted and not with_previous else 0.0,
         )
-        seen = perspective_words(*extensions, note)
+        seen = perspective_words(*extensions, note, speaker=role)
         if seen is not None:
             line.perspective, line.perspective_evidence = seen.perspective, seen.evidence
+        # (the narrator is not out in the weather)
+        raised = raised_over(weather, current_scene().room, line.perspective) if role != NARRATOR else ""
+        if raised and not any(d.name == "raised" for d in note_directions(note)):
+            line.note = join_notes(note, raised)
+        if not voiced:
+            _suggest_beds(project, report, current_scene(), weather, line.id, suggested, heading_line)
+        voiced = True
         project.lines.append(line)
         for clip, field_name in waiting:
             setattr(clip, field_name, line.id)
@@ -173,7 +216,7 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
 
     for element in parsed.elements:
         if isinstance(element, SceneHeading):
-            new_scene(element.heading)
+            new_scene(element.heading, element.source_line)
         elif isinstance(element, Dialogue):
             if not element.text.strip():
                 report.warnings.append(f"line {element.source_line}: {element.character} has no words; skipped")
@@ -181,13 +224,22 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
             if (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line,
                                         f"{element.character}'s line is {long} (split it into several lines)")
+            if (overstep := line_overstep(element.text, element.note, project.timing)) is not None:
+                raise ScriptSyntaxError(parsed.source, element.source_line, f"{element.character}'s line: {overstep}")
             add_line(element.character, element.text, element.note, element.dual, element.extensions)
+            directed = parse_line(element.text, element.note, project.timing)
             report.warnings += [f"line {element.source_line} ({element.character}): {problem}"
-                                for problem in parse_line(element.text).warnings]
+                                for problem in directed.warnings]
+            _note_unperformed(report, (*note_directions(element.note), *directed.directions))
         elif isinstance(element, Action):
+            if not voiced:
+                opening.append(element.text)
+                stage_scene(current_scene())
             _suggest(project, report, element, current_scene().id, suggested)
             if narrate_action and (long := too_long(element.text, MAX_LINE_CHARS)) is not None:
                 raise ScriptSyntaxError(parsed.source, element.source_line, f"the action is {long}")
+            if narrate_action and (overstep := line_overstep(element.text, "", project.timing)) is not None:
+                raise ScriptSyntaxError(parsed.source, element.source_line, f"the action: {overstep}")
             if narrate_action:
                 add_line(NARRATOR, element.text.replace("\n", " "))
             else:
@@ -224,6 +276,19 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     return project, report
 
 
+def _note_unperformed(report: ImportReport, directions: tuple[Direction, ...]) -> None:
+    """Count the line's directions that nothing performs: not a delivery or a pause, and no
+    perspective staging places (``(on the radio)`` is staged, ``(to Lucy)`` is not)."""
+    seen: set[str] = set()
+    for direction in directions:
+        text = direction.text.strip()
+        if direction.performed or not text or text.lower() in seen or perspective_words(text) is not None:
+            continue
+        seen.add(text.lower())
+        key = next((k for k in report.unperformed if k.lower() == text.lower()), text)
+        report.unperformed[key] = report.unperformed.get(key, 0) + 1
+
+
 def _cue(project: Project, report: ImportReport, element: SoundCue, waiting: list[tuple[SoundClip, str]],
          open_beds: dict[str, SoundClip]) -> None:
     """A cue becomes a placeholder clip standing before the next line; an OUT
@@ -255,6 +320,26 @@ def _suggest(project: Project, report: ImportReport, element: Action, scene: str
             id=f"Q{len(project.sound_suggestions) + 1:04d}", text=found.cue, sound=found.sound.name,
             lane_kind=found.sound.lane_kind,
             evidence=found.sentence, scene=scene, source_line=element.source_line))
+        report.suggested += 1
+
+
+def _suggest_beds(project: Project, report: ImportReport, scene: Scene, weather: SceneWeather | None,
+                  line_id: str, suggested: list[tuple[int, str]], heading_line: int) -> None:
+    """The scene's weather and exposure beds (engine/project/weather.py), suggested before its
+    first line: a sound its opening action described is that suggestion, now of kind bed; one
+    only its heading names, or its exposed place, is a new one."""
+    beds = {bed.sound: bed for bed in scene_beds(weather, scene.room)}
+    for index, _ in suggested:
+        offered = project.sound_suggestions[index]
+        if offered.sound in beds and offered.kind == "cue" and offered.scene == scene.id:
+            project.sound_suggestions[index] = replace(offered, kind="bed")
+            beds.pop(offered.sound)
+    for bed in beds.values():
+        sound = SOUND_WORDS[bed.sound]
+        project.sound_suggestions.append(SoundSuggestion(
+            id=f"Q{len(project.sound_suggestions) + 1:04d}", text=bed.sound.capitalize(), sound=bed.sound,
+            lane_kind=sound.lane_kind, kind="bed", evidence=bed.evidence, scene=scene.id, line=line_id,
+            source_line=heading_line))
         report.suggested += 1
 
 

@@ -84,7 +84,7 @@ def test_a_project_whose_voice_is_not_installed_says_so_once_and_no_line_fails(q
 
     qtbot.waitUntil(shown, timeout=30_000)
     row = model.row_of_line(unvoiced[0])
-    assert model.data(model.index(row, ScriptCol.STATUS)) == "voice not installed"
+    assert model.data(model.index(row, ScriptCol.STATUS)) == "no voice"
     text = window.doc.project.line(unvoiced[0]).text
     assert model.data(model.index(row, ScriptCol.TEXT)) == text  # no failure written under each line
     assert "radioplay voices --download xx_XX-nobody-medium" in model.data(

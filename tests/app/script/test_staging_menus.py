@@ -65,3 +65,27 @@ def test_a_moving_lines_clip_carries_its_path(window: MainWindow, qtbot: Any) ->
     assert path[0][2] < path[-1][2] and path[0][1] != path[-1][1]  # away and to the side
     plain = next(line for line in window.doc.project.lines if not line.perspective and line.position is None)
     assert items[plain.id].position == ()
+
+
+def test_the_perspective_menu_offers_the_devices_apart_and_a_pick_stages_the_line(window: MainWindow) -> None:
+    line = window.doc.project.lines[1]
+    menu = perspective_menu(window.doc, line.id, window)
+    texts = [a.text() for a in menu.actions()]
+    devices = texts[texts.index("Heard through a device") + 1:]
+    assert devices == ["phone", "radio", "tannoy", "intercom"]
+    assert "400-2900 Hz" in _action(menu, "radio").toolTip()
+    _action(menu, "radio").trigger()
+    assert (line.perspective, line.perspective_evidence) == ("radio", "set by hand")
+    room_texts = [a.text() for a in room_menu(window.doc, "S1", window).actions()]
+    outside = room_texts[room_texts.index("Outside (no reverberation)") + 1:]
+    assert {"gallery  (outdoor)", "harbour  (outdoor)", "open air  (outdoor)"} <= set(outside)
+    assert "lamp room  (1 s)" in room_texts[:room_texts.index("Outside (no reverberation)")]
+
+
+def test_a_notes_staging_words_show_as_the_lines_perspective(window: MainWindow) -> None:
+    from app.script.directions import note_display, note_tooltip
+
+    assert note_display("on radio") == "(on radio)"  # no "?": it is not ignored
+    assert "Staged (the line's perspective" in note_tooltip("on radio") and "on radio (radio)" in note_tooltip(
+        "on radio")
+    assert "Not performed" not in note_tooltip("on radio")

@@ -63,6 +63,9 @@ def test_suggested_sounds_are_offered_and_accepting_one_puts_a_clip_on_the_timel
     assert rows["Rain on the window"].text(1) == "S2 before line 2"  # where it stands, as the script numbers lines
     assert rows["A kettle"].text(3) == "no sound in the library"  # shown unmatched, never guessed
     assert "\u201cA kettle.\u201d" in rows["A kettle"].toolTip(0)
+    # The scenes' weather (issue 52) is offered as their beds; the engine and the kettle are not weather.
+    assert (rows["Rain on the window"].text(2), rows["Gulls"].text(2)) == ("ambience bed", "ambience bed")
+    assert (rows["A diesel engine idles"].text(2), rows["A kettle"].text(2)) == ("ambience", "effects")
     assert [lane.kind for lane in timeline.lanes()] == [LaneKind.CAST, LaneKind.CAST]  # offered, not placed
     rows["Rain on the window"].setSelected(True)
     offered.accept.click()

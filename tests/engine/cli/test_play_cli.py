@@ -83,15 +83,14 @@ def test_a_play_position_with_nothing_left_to_hear_is_counted_not_waited_on(proj
     from dataclasses import replace
 
     from engine.project.fileformat import load_project
+    from engine.synth.backends.onnx_sessions import SessionLayout
     from engine.synth.cache import ClipCache
     from engine.synth.library import VoiceLibrary
-    from engine.synth.onnx_sessions import SessionLayout
-    from engine.synth.piper_backend import PiperBackend
     from engine.synth.synthesizer import ClipSynthesizer
 
     project = replace(load_project(project_file), sound_lanes=[], sounds=[])
     synth = ClipSynthesizer(VoiceLibrary(base_dir=project_file.parent), project.sample_rate, ClipCache(),
-                            PiperBackend(SessionLayout.for_throughput()))
+                            SessionLayout.for_throughput())
     ms, line_id = playback_bench.measure_ttfa(project, synth, len(project.lines) - 1, 1.0, timeout_s=30.0)
     assert ms is None and line_id == project.lines[-1].id  # without the guard: TimeoutError at 30 s
     # Earlier in the same line it is heard, timed from the play command.

@@ -55,11 +55,13 @@ def test_every_preset_levels_its_chapters_before_the_limiter(tmp_path: Path) -> 
         work = {w.stage: w.max_reduction_db for w in compliance.levelling}
         assert len(work) == (4 if name == "acx" else 2)  # the master and each delivered file
         assert max(work.values()) <= BUDGET_DB, (name, work)
-    # The sparse chapter gives way inside ACX's range; the others are levelled to -20 dBFS.
+    # The others are levelled to -20 dBFS; the sparse chapter reaches it too, or gives way
+    # inside ACX's range (never squashed past the budget, asserted above).
     acx = tmp_path / "acx" / "chapters"
     rms = []
     for file in sorted(acx.iterdir()):
         audio, _ = sf.read(file, dtype="float32")
         rms.append(10 * np.log10(np.mean(np.square(audio, dtype=np.float64))))
     assert len(rms) == 3 and all(-23.0 <= r <= -18.0 for r in rms), rms
-    assert abs(rms[0] + 20.0) <= 1.0 and abs(rms[2] + 20.0) <= 1.0 and rms[1] < min(rms[0], rms[2]), rms
+    assert abs(rms[0] + 20.0) <= 1.0 and abs(rms[2] + 20.0) <= 1.0, rms
+    assert abs(rms[1] + 20.0) <= 1.0 or -22.5 <= rms[1] < min(rms[0], rms[2]), rms

@@ -102,10 +102,11 @@ def test_a_recorded_take_that_cannot_be_used_is_one_line_naming_the_line(tmp_pat
     recording = load_project(path).lines[1].recording
     out = tmp_path / "out"
     out.mkdir()
-    (out / "mix.wav").write_bytes(b"an earlier mix")
+    sf.write(out / "mix.wav", np.zeros((480, 2), dtype=np.float32), 48000)  # an earlier render's mix
+    earlier = (out / "mix.wav").read_bytes()
     assert main(["render", str(path), "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert err == (f"radioplay: error: {path}: line 2 (L2, role BEN): recorded take {recording}: {problem}\n")
     # Nothing written, nothing replaced: refused before any line was voiced.
-    assert sorted(p.name for p in out.iterdir()) == ["mix.wav"] and (out / "mix.wav").read_bytes() == b"an earlier mix"
+    assert sorted(p.name for p in out.iterdir()) == ["mix.wav"] and (out / "mix.wav").read_bytes() == earlier
     assert not list(user_cache_dir().glob("*.npy"))

@@ -63,3 +63,23 @@ def test_one_voice_scores_higher_with_itself_than_with_another(joe: list[np.ndar
     same = speaker.similarity(enc.embed(joe[0], RATE), enc.embed(joe[1], RATE))
     different = speaker.similarity(enc.embed(joe[0], RATE), enc.embed(other, RATE))
     assert same > 0.8 and different < same - 0.1, (same, different)
+
+
+def test_a_speech_of_minutes_is_embedded_from_a_bounded_number_of_windows(joe: list[np.ndarray]) -> None:
+    # Issue 57: every 1.6 s window of a 6,000-character line at once took a gigabyte.
+    import time
+
+    encoder = speaker.encoder()
+    one = np.concatenate(joe)
+
+    def embedded(seconds: float) -> tuple[np.ndarray, float]:
+        clip = np.tile(one, int(np.ceil(seconds * RATE / one.size)))
+        start = time.thread_time()
+        embedding = encoder.embed(clip, RATE)
+        return embedding, time.thread_time() - start
+
+    minute, minute_cost = embedded(60)
+    five, five_cost = embedded(300)
+    assert five_cost < 2 * minute_cost
+    assert speaker.similarity(five, minute) > 0.99
+    assert speaker.similarity(five, encoder.embed(one, RATE)) > 0.95

@@ -12,8 +12,8 @@ from engine.project.fileformat import ProjectFileError, load_project, project_to
 from engine.project.model import Line, Project, Role, VoiceParams
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
-DESIGN = VoiceDesign(f0_shift=9.5, f0_range=1.2, f0_slope=-1.0, formant=1.17, breathiness=0.1, tilt=1.5,
-                     rate=0.95, gain=2.0)
+DESIGN = VoiceDesign(f0_shift=9.5, f0_range=1.2, f0_slope=-1.0, formant=1.17, breathiness=0.1, jitter=0.02,
+                     tilt=1.5, rate=0.95, gain=2.0)
 
 
 def project(design: VoiceDesign) -> Project:

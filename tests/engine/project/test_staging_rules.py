@@ -28,6 +28,14 @@ HEADINGS = [
     ("EXT. OPEN FIELD - DAY", "field", "heading says FIELD"),
     ("EXT. HIGH STREET - NIGHT", "street", "heading says STREET"),
     ("EXT. STATION CAR PARK - NIGHT", "street", "heading says CAR PARK"),
+    # Issue 52's: exposed places outside, small hard rooms inside.
+    ("EXT. LIGHTHOUSE GALLERY - NIGHT", "gallery", "heading says GALLERY"),
+    ("INT. LIGHTHOUSE LAMP ROOM - NIGHT", "lamp room", "heading says LAMP ROOM"),
+    ("EXT. HARBOUR WALL - DAWN", "harbour", "heading says HARBOUR WALL"),
+    ("EXT. CLIFF TOP - DAY", "open air", "heading says CLIFF"),
+    ("EXT. TRAWLER - DECK - NIGHT", "open air", "heading says TRAWLER"),
+    ("INT. TRAWLER - WHEELHOUSE - NIGHT", "cabin", "heading says TRAWLER"),
+    ("INT. LIGHTHOUSE - NIGHT", "stairwell", "heading says LIGHTHOUSE"),
 ]
 
 
@@ -58,6 +66,25 @@ def test_outside_an_interior_place_is_outdoors() -> None:
     assert choice is not None and choice.room.outdoor and "CHURCH" in choice.evidence
 
 
+def test_an_outdoor_word_under_int_is_the_place_inside() -> None:
+    gallery = infer_room("INT. NATIONAL GALLERY - DAY")
+    office = infer_room("INT. HARBOUR MASTER'S OFFICE - DAY")
+    assert gallery is not None and (gallery.room.name, gallery.room.outdoor) == ("hall", False)
+    assert office is not None and office.room.name == "office"
+
+
+def test_the_first_action_places_a_heading_that_names_no_place() -> None:
+    choice = infer_room("EXT. NIGHT", ["The gallery round the great lamp. Wind howls."])
+    assert choice is not None and choice.room.name == "gallery"
+    assert choice.evidence == "heading says EXT., action says GALLERY"
+    # An indoor place the action mentions outside is not where the scene is.
+    outside = infer_room("EXT. NIGHT", ["She looks back at the kitchen window."])
+    assert outside is not None and outside.room.name == "street"
+    # A heading's own place wins over the action's.
+    kept = infer_room("INT. KITCHEN - NIGHT", ["A small wooden cabin."])
+    assert kept is not None and kept.room.name == "kitchen"
+
+
 def test_a_heading_that_names_no_place_has_no_room() -> None:
     assert infer_room("Scene 2") is None
     assert infer_room("") is None
@@ -69,6 +96,11 @@ PERSPECTIVES = [
     ("through the door", "door"), ("muffled", "door"), ("distant", "distant"), ("in the distance", "distant"),
     ("close", "close"), ("moving away", "moving-away"), ("walking away", "moving-away"),
     ("approaching", "approaching"),
+    # Through a device (issue 52): every way a script says it.
+    ("on radio", "radio"), ("over the radio", "radio"), ("on the radio", "radio"), ("radio", "radio"),
+    ("over the walkie-talkie", "radio"), ("on the tannoy", "tannoy"), ("over the PA", "tannoy"),
+    ("through a megaphone", "tannoy"), ("on the intercom", "intercom"), ("intercom", "intercom"),
+    ("over the phone", "phone"), ("phone", "phone"),
 ]
 
 
@@ -91,7 +123,35 @@ def test_delivery_directions_are_no_perspective() -> None:
 
 
 def test_the_cue_extension_wins_over_the_leading_direction() -> None:
-    choice = perspective_words("O.S.", "on phone")
+    choice = perspective_words("O.S.", "close")
+    assert choice is not None and choice.perspective == "off"
+
+
+@pytest.mark.parametrize("direction", ["on radio", "on phone", "over the radio", "on the tannoy", "filtered"])
+def test_a_device_wins_over_the_voice_over_extension(direction: str) -> None:
+    """MORAG (V.O.) (on radio) is a voice heard on a radio: the radio, not a dry voice-over."""
+    choice = perspective_words("V.O.", direction)
+    assert choice is not None and choice.perspective != "voice-over"
+    assert choice.evidence == f"({direction})"
+    assert perspective_words("O.S., radio") == perspective_words("radio")
+
+
+@pytest.mark.parametrize(("name", "perspective"), [
+    ("RADIO", "radio"), ("TANNOY", "tannoy"), ("TANNOY VOICE", "tannoy"), ("PA ANNOUNCEMENT", "tannoy"),
+    ("VOICE ON PHONE", "phone"), ("INTERCOM", "intercom"), ("WALKIE-TALKIE", "radio")])
+def test_a_name_that_says_its_device_is_heard_through_it(name: str, perspective: str) -> None:
+    choice = perspective_words("V.O.", speaker=name)
+    assert choice is not None and choice.perspective == perspective
+    assert choice.evidence.startswith("name says ")
+    # A direction's device says more than the name's.
+    direct = perspective_words("on the intercom", speaker=name)
+    assert direct is not None and direct.perspective == "intercom"
+
+
+@pytest.mark.parametrize("name", ["RADIO OPERATOR", "PA", "MORAG", "PATRICK", "STEVE"])
+def test_a_persons_name_is_no_device(name: str) -> None:
+    assert perspective_words(speaker=name) is None
+    choice = perspective_words("O.S.", speaker=name)
     assert choice is not None and choice.perspective == "off"
 
 
@@ -102,3 +162,59 @@ def test_fountain_extensions_and_leading_directions_both_stage_lines() -> None:
     assert [(s.room.name if s.room else None) for s in project.scenes] == ["cathedral", "street"]
     assert [(line.perspective, line.perspective_evidence) for line in project.lines] == [
         ("off", "(O.S.)"), ("door", "(through the door)"), ("", ""), ("voice-over", "(V.O.)")]
+
+
+STORM = """\
+EXT. HARBOUR WALL - DAWN
+
+Gulls. A diesel engine idles.
+
+FRASER
+Fetch the bait box.
+
+INT. LIGHTHOUSE LAMP ROOM - NIGHT
+
+The great lens turns. Wind howls around the glass.
+
+MORAG (V.O.)
+(on radio)
+Kilbrae light, this is Stornoway coastguard. Do you read, over?
+
+RADIO
+Mayday, mayday, mayday.
+
+EXT. LIGHTHOUSE GALLERY - NIGHT
+
+The storm at full force. Rain and wind batter the gallery rail.
+
+OLD TAM
+(shouting)
+There! Green light, off the north skerry!
+
+ANGUS (O.S.)
+(shouting)
+Kilbrae! Our engine's gone!
+
+ELSIE
+Not while this light turns, they won't.
+"""
+
+
+def test_the_storm_scripts_scenes_and_lines_are_staged_with_their_evidence() -> None:
+    project, _ = build_project(parse_fountain(STORM, "storm.fountain"))
+    rooms = [(s.room.name if s.room else None, s.room.outdoor if s.room else None) for s in project.scenes]
+    assert rooms == [("harbour", True), ("lamp room", False), ("gallery", True)]
+    harbour, lamp_room, gallery = (s.room_evidence for s in project.scenes)
+    assert harbour.startswith("heading says HARBOUR WALL") and "weather gulls" in harbour
+    assert lamp_room.startswith("heading says LAMP ROOM") and "\u201cWind howls around the glass.\u201d" in lamp_room
+    assert gallery == ("heading says GALLERY; weather storm, wind, rain (action says \u201cThe storm at full "
+                       "force.\u201d \u201cRain and wind batter the gallery rail.\u201d)")
+    lines = {line.role: line for line in project.lines}
+    assert (lines["MORAG"].perspective, lines["MORAG"].perspective_evidence) == ("radio", "(on radio)")
+    assert (lines["RADIO"].perspective, lines["RADIO"].perspective_evidence) == ("radio", "name says RADIO")
+    # Outside in the storm every voice is raised over it, on top of what the writer asked for;
+    # inside the lamp room (wind outside its glass) and on the calm harbour wall, none is.
+    assert lines["OLD TAM"].note == "shouting; over the storm"
+    assert (lines["ANGUS"].note, lines["ANGUS"].perspective) == ("shouting; over the storm", "off")
+    assert lines["ELSIE"].note == "over the storm"
+    assert lines["FRASER"].note == "" and lines["MORAG"].note == "on radio"

@@ -43,12 +43,22 @@ def test_children_are_higher_and_shorter_than_adults_of_either_source() -> None:
             assert design_for(child, source).formant > design_for(adult, source).formant
 
 
-def test_older_voices_are_slower_lower_darker_and_narrower_without_breath() -> None:
-    # No breath: a breathy design goes through the vocoder, which cost a Kokoro style its words.
-    for older, adult in (("older woman", "woman"), ("older man", "man")):
-        o, a = design_for(older, "male"), design_for(adult, "male")
-        assert o.rate < a.rate and o.f0_shift < a.f0_shift and o.tilt < a.tilt and o.f0_range < a.f0_range
-        assert o.breathiness == 0.0
+def test_older_voices_are_slower_lower_darker_narrower_and_unsteady() -> None:
+    for source in ("male", "female"):
+        for older, adult in (("older woman", "woman"), ("older man", "man")):
+            o, a = design_for(older, source), design_for(adult, source)
+            assert o.rate < a.rate and o.f0_shift < a.f0_shift and o.tilt < a.tilt and o.f0_range < a.f0_range
+            assert o.jitter > a.jitter
+    # Breath takes the vocoder: the older woman's cost her no quality, the older man's did (voice_presets).
+    assert design_for("older woman", "male").breathiness > 0.0 == design_for("older man", "male").breathiness
+
+
+def test_a_child_is_a_childs_pitch_and_tract_over_either_source() -> None:
+    # Over joe (86 Hz) a child of ten is above 200 Hz with formants a quarter above a man's.
+    for child in ("girl", "boy"):
+        over_man = design_for(child, "male")
+        assert over_man.f0_shift >= 15.0 and over_man.formant >= 1.25
+        assert design_for(child, "female").formant >= 1.25  # a quarter above the woman's own
 
 
 def test_a_colour_preset_is_the_same_over_either_source() -> None:

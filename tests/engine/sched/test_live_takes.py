@@ -21,12 +21,12 @@ from engine.sched.policy import make_policy
 from engine.sched.request import Deadline, Origin, request_for
 from engine.sched.scheduler import Scheduler
 from engine.sched.urgency import Preemption
-from engine.synth.backend import BackendCost
+from engine.synth.backends.base import BackendCost
+from engine.synth.backends.onnx_sessions import RunStopper, SessionLayout
+from engine.synth.backends.piper.backend import PiperBackend
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.live_parts import LivePart
-from engine.synth.onnx_sessions import RunStopper, SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 
 # Six sentences of the default voice: a second or more of inference on one session.
@@ -126,7 +126,7 @@ def test_a_live_take_starts_once_every_later_part_will_come_before_the_playhead(
 
 
 def test_a_run_on_every_core_is_measured_apart_and_before_one_is_its_prior_follows_one_core() -> None:
-    cost = CostModel({"kokoro": BackendCost(2.0, 0.07, False)})
+    cost = CostModel({"kokoro": BackendCost(2.0, 0.07)})
     before = cost.seconds_per_audio_second("kokoro", wide=True)
     assert before < cost.seconds_per_audio_second("kokoro")
     cost.observe("kokoro", 3.0, 3.0)  # a single-threaded run measured here: 1 s per second

@@ -19,10 +19,9 @@ from engine.project.model import VoiceParams
 from engine.sched.policy import KIND_NONE, KIND_TIMELINE, PendingArrays, Playhead, make_policy
 from engine.sched.request import Origin, request_for
 from engine.sched.scheduler import Scheduler
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 
 
@@ -57,7 +56,7 @@ def test_the_line_the_playhead_is_in_goes_before_a_leads_next_line_as_late_as_it
 
 def test_no_worker_starts_a_job_inside_one_change_and_each_picks_from_all_of_it(
         tiny_voices: dict[str, Path]) -> None:
-    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(2, 1)))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(2, 1))
     voice = VoiceParams(voice=str(tiny_voices["single"]), pitch=0.0)
     background = [request_for(synth, f"Background line number {n} of the play.", f"R{n}", voice,
                               origin=Origin.PRERENDER) for n in range(3)]

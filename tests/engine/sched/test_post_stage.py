@@ -16,10 +16,9 @@ from engine.project.model import VoiceParams
 from engine.sched.policy import make_policy
 from engine.sched.request import Origin, request_for
 from engine.sched.scheduler import Scheduler
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 
 
@@ -27,7 +26,7 @@ def test_a_pre_render_line_is_shaped_without_waiting_for_time_or_its_voices_othe
         tiny_voices: dict[str, Path]) -> None:
     # Two workers: while nothing plays, pre-render keeps one free (one line at a time), so the
     # voice's other lines stay queued while the first is shaped: the old parking waited for them.
-    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(2, 1)))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(2, 1))
     voice = VoiceParams(voice=str(tiny_voices["single"]), pitch=0.0)
     requests = [request_for(synth, f"Background line number {n} of the play.", "ROLE", voice,
                             origin=Origin.PRERENDER) for n in range(4)]

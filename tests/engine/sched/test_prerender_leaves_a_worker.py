@@ -15,10 +15,9 @@ from engine.audio.sinks import NullSink
 from engine.project.fileformat import load_project
 from engine.project.model import VoiceParams
 from engine.session import LineState, Session
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.paths import SAMPLE
 
@@ -30,7 +29,7 @@ def test_prerender_while_stopped_runs_one_line_at_a_time() -> None:
     project = replace(sample, lines=sample.lines[:8], sound_lanes=[], sounds=[],
                       cast=[replace(role, voice=VoiceParams()) for role in sample.cast])
     synth = ClipSynthesizer(VoiceLibrary(base_dir=SAMPLE.parent), project.sample_rate, ClipCache(),
-                            PiperBackend(SessionLayout(2, 1)))
+                            SessionLayout(2, 1))
     with Session(project, None, sink=NullSink(project.sample_rate, speed=4.0), synth=synth) as session:
         assert session.scheduler.workers == 2
         most = 0

@@ -22,10 +22,10 @@ from engine.sched.batching import BatchSizer
 from engine.sched.policy import FifoPolicy, RolePriorityPolicy, make_policy
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull, request_for
 from engine.sched.scheduler import Scheduler
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.piper.backend import PiperVoiceModel
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend, PiperVoiceModel
 from engine.synth.synthesizer import ClipSynthesizer
 
 
@@ -282,7 +282,7 @@ def test_inference_failure_fails_only_its_request(synth, tiny_voices, monkeypatc
 
 
 def test_threads_are_named_and_stop_on_close(tiny_voices):
-    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(2, 1)))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(2, 1))
     pending = request_for(synth, "Never started.", "A", voice(tiny_voices))
     before = set(threading.enumerate())  # threads other tests' objects may still be closing
     scheduler = Scheduler(synth, make_policy("fifo"))
@@ -357,7 +357,7 @@ def test_displayed_priority_comes_from_the_scores():
 def test_a_line_the_listener_waits_for_has_the_workers_to_itself(tiny_voices):
     """Focus: while an overdue playback line (the playhead already reached it)
     is synthesized and shaped, the other worker starts nothing less urgent."""
-    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(sessions=2, threads_per_session=1)))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(sessions=2, threads_per_session=1))
     with Scheduler(synth, make_policy("role-priority"), start=False) as scheduler:
         assert scheduler.workers == 2
         scheduler.set_playhead(10.0, playing=True)

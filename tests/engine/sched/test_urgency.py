@@ -5,7 +5,7 @@ A pre-render line in inference is stopped when a more urgent line waits for its 
 The studio pre-renders from the moment a project opens; a Kokoro line takes
 seconds (the sample's opening narration 12 s), so a Play waited for the line
 a worker was inside. ONNX Runtime ends a run whose RunOptions say terminate
-(engine/synth/onnx_sessions.py ``RunStopper``): the scheduler stops the
+(engine/synth/backends/onnx_sessions.py ``RunStopper``): the scheduler stops the
 pre-render run, voices the urgent line, and voices the stopped one again
 afterwards (engine/sched/urgency.py).
 """
@@ -20,10 +20,9 @@ from engine.sched.policy import make_policy
 from engine.sched.request import Origin, request_for
 from engine.sched.scheduler import Scheduler
 from engine.sched.urgency import FOCUS_MAX_S, Focus
+from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 
 # About forty seconds of speech: seconds of inference for one single-threaded session.
@@ -31,7 +30,7 @@ LONG = " ".join(f"Part {n} of the long opening narration, read slowly and with c
 
 
 def test_a_played_line_stops_the_pre_render_line_in_inference_which_is_voiced_after_it() -> None:
-    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(1, 1)))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(1, 1))
     voice = VoiceParams()  # the default voice: a real model, seconds for the long line
     background = request_for(synth, LONG, "NARRATOR", voice, origin=Origin.PRERENDER)
     played = request_for(synth, "The line the listener is waiting for.", "LEAD", voice, origin=Origin.PLAYBACK)
@@ -60,7 +59,7 @@ def test_focus_holds_the_other_workers_only_for_a_line_made_within_the_hold(tiny
     """A Kokoro line the listener waits for takes seconds: holding the second worker for it
     made the next line too late for its span too (first audio 12.5 s instead of 4.6 s on the
     sample); a Piper line of a few tenths of a second gets the machine to itself."""
-    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(1, 1)))
+    synth = ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(1, 1))
     plan = request_for(synth, "A line.", "A", VoiceParams(voice=str(tiny_voices["single"]))).plan
     quick, slow = Job(plan, "A", 0), Job(plan, "B", 1)
     focus = Focus()

@@ -94,6 +94,23 @@ def test_formant_warp_moves_the_formants_by_the_factor_and_not_the_pitch(source:
     assert semitones(f0_median(out, RATE), f0_median(source, RATE)) == pytest.approx(0.0, abs=0.2)
 
 
+def local_jitter(audio: np.ndarray) -> float:
+    """Praat's local jitter: the mean difference of consecutive periods over the mean period."""
+    import parselmouth
+    from parselmouth.praat import call
+
+    pulses = call(parselmouth.Sound(audio.astype(np.float64), RATE), "To PointProcess (periodic, cc)", 60.0, 700.0)
+    return float(call(pulses, "Get jitter (local)", 0.0, 0.0, 0.0001, 0.02, 1.3))
+
+
+@METHODS
+def test_jitter_makes_the_periods_unsteady_and_keeps_the_pitch(source: np.ndarray, apply) -> None:
+    steady = local_jitter(apply(source, RATE, VoiceDesign(f0_shift=-2.0)))
+    rough = apply(source, RATE, VoiceDesign(f0_shift=-2.0, jitter=0.04))
+    assert local_jitter(rough) > steady + 0.01
+    assert semitones(f0_median(rough, RATE), f0_median(source, RATE)) == pytest.approx(-2.0, abs=0.4)
+
+
 def test_breathiness_adds_noise_and_one_is_a_whisper(source: np.ndarray) -> None:
     assert voiced_fraction(source, RATE) > 0.9
     breathy = apply_design(source, RATE, VoiceDesign(breathiness=0.5))
@@ -139,7 +156,7 @@ def test_the_same_clip_and_design_give_the_same_samples(source: np.ndarray, brea
     # numbers there when it stretches, and the same clip came out different on every call.
     hiss = np.random.default_rng(3).normal(0.0, 0.05, RATE // 3).astype(np.float32)
     speech = np.concatenate([source, hiss, source])
-    design = VoiceDesign(f0_shift=3.0, formant=1.1, breathiness=breath, tilt=2.0, rate=0.9)  # stretched
+    design = VoiceDesign(f0_shift=3.0, formant=1.1, breathiness=breath, jitter=0.03, tilt=2.0, rate=0.9)  # stretched
     first = apply_design(speech, RATE, design)
     for other in (design.with_changes(formant=0.9), design):  # whatever was shaped in between
         apply_design(speech, RATE, other)
@@ -166,7 +183,7 @@ def test_the_praat_formula_moves_a_pitch_tier_as_the_contour_rule_does(scale: fl
 
     times = np.linspace(0.05, 2.0, 40)
     hertz = 110.0 * 2 ** (np.sin(times * 3.0) / 6.0)
-    design = VoiceDesign(f0_shift=5.0, f0_range=1.4, f0_slope=-3.0)
+    design = VoiceDesign(f0_shift=5.0, f0_range=1.4, f0_slope=-3.0)  # no jitter: its draws differ by generator
     tier = call("Create PitchTier", "t", 0.0, 2.1)
     for t, f in zip(times, hertz * scale, strict=True):
         call(tier, "Add point", float(t), float(f))

@@ -31,9 +31,9 @@ def test_every_design_field_changes_the_key() -> None:
     plain = key(VoiceParams())
     keys = {plain}
     for field, value in [("f0_shift", 3.0), ("f0_range", 1.5), ("f0_slope", -2.0), ("formant", 1.1),
-                         ("breathiness", 0.3), ("tilt", 2.0), ("rate", 1.2), ("gain", 3.0)]:
+                         ("breathiness", 0.3), ("jitter", 0.02), ("tilt", 2.0), ("rate", 1.2), ("gain", 3.0)]:
         keys.add(key(VoiceParams(design=VoiceDesign().with_changes(**{field: value}))))
-    assert len(keys) == 9
+    assert len(keys) == 10
 
 
 def test_the_same_design_keys_the_same() -> None:

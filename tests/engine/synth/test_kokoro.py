@@ -14,13 +14,13 @@ from engine.cli import main
 from engine.project.fileformat import ProjectFileError, load_project, project_from_dict, save_project
 from engine.project.model import Line, Project, Role, VoiceParams
 from engine.sched.cost import WIDE_SPEEDUP, CostModel, PendingLine, live_margin, playback_outlook
-from engine.synth.backend import BackendCost
+from engine.synth.backends.base import BackendCost
+from engine.synth.backends.kokoro.backend import MAX_TOKENS, KokoroBackend, KokoroVoiceModel, tokenize
+from engine.synth.backends.kokoro.phonemes import to_kokoro
+from engine.synth.backends.piper.backend import PiperBackend
 from engine.synth.cache import ClipCache
 from engine.synth.errors import VoiceError, VoiceNotInstalled
-from engine.synth.kokoro_backend import MAX_TOKENS, KokoroVoiceModel, tokenize
-from engine.synth.kokoro_phonemes import to_kokoro
 from engine.synth.library import VoiceLibrary
-from engine.synth.piper_backend import PiperBackend
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.paths import BENCH
 from tests.support.voices.generate_test_kokoro import BASE_FREQ_HZ, SAMPLES_PER_TOKEN, generate_kokoro
@@ -111,8 +111,8 @@ def test_kokoro_length_prior_predicts_the_tiny_models_length(synth):
     tokens = sum(len(u.ids) for u in units)
     predicted = synth.predictor.predict(synth.length_key(plan), tokens, plan.settings.length_scale)
     # The Kokoro prior (65 ms a token) is not Piper's (50 ms an id).
-    assert predicted == pytest.approx(KokoroVoiceModel.cost.seconds_per_phoneme * RATE * tokens, rel=0.01)
-    assert KokoroVoiceModel.cost.seconds_per_phoneme != PiperBackend.cost.seconds_per_phoneme
+    assert predicted == pytest.approx(KokoroBackend.cost.seconds_per_phoneme * RATE * tokens, rel=0.01)
+    assert KokoroBackend.cost.seconds_per_phoneme != PiperBackend.cost.seconds_per_phoneme
     raw = synth.infer(plan, units)
     assert raw.seconds == pytest.approx(sum((len(u.ids) + 2) * SAMPLES_PER_TOKEN for u in units) / 24_000)
 
@@ -219,7 +219,7 @@ def test_slack_is_shortened_by_the_time_a_line_takes_to_make():
 
 
 def test_outlook_says_when_a_slow_cast_cannot_keep_up():
-    cost = CostModel({"piper": BackendCost(0.08, 0.05, True), "kokoro": BackendCost(1.4, 0.0725, False)})
+    cost = CostModel({"piper": BackendCost(0.08, 0.05), "kokoro": BackendCost(1.4, 0.0725)})
     lines = [PendingLine(start=4.0 * i, duration=3.5, backend="piper", voiced=False) for i in range(20)]
     piper = playback_outlook(lines, cost, workers=2)
     assert piper.keeps_up and piper.realtime["piper"] == pytest.approx(25.0)
@@ -235,7 +235,7 @@ def test_outlook_says_when_a_slow_cast_cannot_keep_up():
     # Played from 6 s, inside the second line: that one is the live one, from its start.
     assert playback_outlook(slow, cost, workers=2, from_s=6.0).first_sound_s == pytest.approx(
         outlook.first_sound_s)
-    tight = CostModel({"kokoro": BackendCost(3.0, 0.07, False)})
+    tight = CostModel({"kokoro": BackendCost(3.0, 0.07)})
     tight_outlook = playback_outlook(slow, tight, workers=2)
     # each line needs 5.25 s of the two workers' time but arrives every 4 s: behind by 1.25 s a line
     late_first = tight_outlook.work_s - (tight_outlook.first_sound_s + 19 * 4.0)

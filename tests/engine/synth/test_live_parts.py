@@ -14,11 +14,11 @@ import pytest
 
 from engine.audio.loudness import CLIP_LUFS, LoudnessMeter
 from engine.project.model import VoiceParams
+from engine.synth.backends.kokoro.backend import KokoroBackend
+from engine.synth.backends.onnx_sessions import SessionLayout, wide_runs
 from engine.synth.cache import ClipCache
-from engine.synth.kokoro_backend import KokoroBackend
 from engine.synth.library import VoiceLibrary
 from engine.synth.live_parts import LiveShaper
-from engine.synth.onnx_sessions import SessionLayout, wide_runs
 from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 from tests.support.voices.generate_test_kokoro import generate_kokoro
 

@@ -1,5 +1,5 @@
 """A Piper voice is patched by the first process that loads it and read by the next ones
-(engine/synth/prepared_voice.py), which then voice the same samples without importing onnx."""
+(engine/synth/backends/piper/prepared_voice.py), which then voice the same samples without importing onnx."""
 
 from __future__ import annotations
 

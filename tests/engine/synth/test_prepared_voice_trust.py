@@ -1,4 +1,4 @@
-"""Issue 57: a prepared voice is loaded only as it was prepared (engine/synth/sealed_model.py).
+"""Issue 57: a prepared voice is loaded only as it was prepared (engine/synth/backends/sealed_model.py).
 
 The bundled Piper voice (joe) is prepared once in a private cache; each test then puts
 something else under the prepared file's name (joe's own unpatched graph, a copy with one
@@ -22,10 +22,12 @@ import onnx
 import pytest
 
 from engine.project.model import VoiceParams
-from engine.synth import kokoro_voices, prepared_voice
+from engine.synth.backends.kokoro import voices as kokoro_voices
+from engine.synth.backends.piper import prepared_voice
+from engine.synth.backends.sealed_model import seal_path
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.cache import ClipCache
-from engine.synth.library import VoiceInfo, VoiceLibrary
-from engine.synth.sealed_model import seal_path
+from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 from tests.support.paths import REPO
 
@@ -86,7 +88,7 @@ def test_a_prepared_voice_that_is_not_the_one_prepared_is_prepared_again(
     tamper(joe, prepared, outside)
     outside_before = outside.read_bytes() if outside.exists() else None
     _new_process()
-    with caplog.at_level(logging.WARNING, logger="engine.synth.prepared_voice"):
+    with caplog.at_level(logging.WARNING, logger="engine.synth.backends.piper.prepared_voice"):
         clip = _voice(joe, tmp_path / "clips")
     # The line is joe's, sample for sample (the old code voiced the other model's samples)...
     assert np.array_equal(clip, reference)
@@ -97,7 +99,7 @@ def test_a_prepared_voice_that_is_not_the_one_prepared_is_prepared_again(
     assert not prepared.is_symlink() and prepared.read_bytes() == genuine
     if outside_before is not None:
         assert outside.read_bytes() == outside_before
-    [warning] = [r.getMessage() for r in caplog.records if r.name == "engine.synth.prepared_voice"]
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "engine.synth.backends.piper.prepared_voice"]
     assert str(prepared) in warning and "preparing en_US-joe-medium.onnx again" in warning
     assert "\n" not in warning
 
@@ -133,7 +135,7 @@ from engine.project.model import VoiceParams
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
-from engine.synth import kokoro_voices
+from engine.synth.backends.kokoro import voices as kokoro_voices
 
 library = VoiceLibrary()
 synth = ClipSynthesizer(library, 48_000, ClipCache())
@@ -254,12 +256,12 @@ def test_a_joined_kokoro_model_that_is_not_the_packaged_one_is_joined_again(
     for tamper in (replace_with_joe, link_outside):
         tamper()
         kokoro_voices._checked.clear()  # a new process: nothing checked yet
-        with caplog.at_level(logging.WARNING, logger="engine.synth.kokoro_voices"):
+        with caplog.at_level(logging.WARNING, logger="engine.synth.backends.kokoro.voices"):
             source = kokoro_voices.model_source(info.model_path, info.source)
         assert isinstance(source, bytes) and hashlib.sha256(source).hexdigest() == packaged
         assert not info.model_path.is_symlink()
         assert hashlib.sha256(info.model_path.read_bytes()).hexdigest() == packaged
-        warned = [r.getMessage() for r in caplog.records if r.name == "engine.synth.kokoro_voices"]
+        warned = [r.getMessage() for r in caplog.records if r.name == "engine.synth.backends.kokoro.voices"]
         assert warned[-1].startswith(f"warning: {info.model_path} is not the bundled Kokoro model (")
         assert warned[-1].endswith("); joining it again from its packages")
     assert outside.read_bytes() == joe.model_path.read_bytes()  # the link's target untouched

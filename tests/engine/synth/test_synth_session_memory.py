@@ -4,7 +4,7 @@ ONNX Runtime's memory pattern keeps a plan per input shape seen, and its CPU are
 keeps what its largest run grew to; every line has its own length, so both grew with
 a production's length (a 60-minute render peaked at 1.7 GB; bench/memprobe.py
 measures it). Sessions keep no memory pattern, and every run gives its arena back
-(engine/synth/onnx_sessions.py ``run_options``).
+(engine/synth/backends/onnx_sessions.py ``run_options``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.synth.onnx_sessions import make_session
+from engine.synth.backends.onnx_sessions import make_session
 from tests.support.paths import REPO
 
 # Runs in a child, so that nothing else this worker holds moves its heap: the bundled
@@ -21,10 +21,10 @@ from tests.support.paths import REPO
 # then lines of 300-400 phonemes and short ones between, as a script's would come; prints
 # how far its anonymous memory grew (MiB).
 _GROWTH = """
-from engine.synth.backend import PhonemeUnit
+from engine.synth.backends.base import PhonemeUnit
 from engine.synth.library import VoiceLibrary
-from engine.synth.onnx_sessions import SessionLayout
-from engine.synth.piper_backend import PiperBackend
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.piper.backend import PiperBackend
 
 def anonymous_mib():
     with open("/proc/self/status") as status:

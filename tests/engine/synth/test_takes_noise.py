@@ -1,5 +1,5 @@
 """A take is a seed: the noise nodes of a voice graph become seeded windows
-of one fixed table (engine.synth.piper_noise), the same in every process."""
+of one fixed table (engine.synth.backends.piper.noise), the same in every process."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from engine.synth.onnx_sessions import make_session
-from engine.synth.piper_noise import TABLE_SIZE, expose_noise, noise_table
+from engine.synth.backends.onnx_sessions import make_session
+from engine.synth.backends.piper.noise import TABLE_SIZE, expose_noise, noise_table
 from tests.support.paths import REPO
 
 

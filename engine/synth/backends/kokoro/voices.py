@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.fsutil import commit, temp_path_for
+from engine.project.engines import KOKORO
+from engine.synth.backends.sealed_model import SealError, check_sealed, seal_existing, sealed_source
 from engine.synth.errors import VoiceError
-from engine.synth.sealed_model import SealError, check_sealed, seal_existing, sealed_source
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,11 +35,11 @@ SAMPLE_RATE = 24_000
 STYLE_DIM = 256
 VOICES_FILE = "voices-v1.0.bin"
 MODEL_GLOB = "kokoro-v1.0*.onnx"
-PREFIX = "kokoro:"
+PREFIX = KOKORO.prefix  # a style is listed as kokoro:<name> (engine/project/engines.py)
 BUNDLED_MODEL = "kokoro-v1.0.int8.onnx"
 _PARTS = 4
 
-log = logging.getLogger("engine.synth.kokoro_voices")
+log = logging.getLogger("engine.synth.backends.kokoro.voices")
 _checked: set[tuple[int, ...]] = set()  # identities of joined models found to be the packaged one
 _warned: set[str] = set()
 
@@ -151,7 +152,7 @@ def ensure_model(model: Path, source: str) -> None:
     """Join the bundled model's parts if that has not been done yet, or again (with a
     warning) when the file there is not the packaged model: any other graph under its
     name (altered, replaced, a link elsewhere) would be voiced as if it were (see
-    engine/synth/sealed_model.py). Checked once per process while the file's identity
+    engine/synth/backends/sealed_model.py). Checked once per process while the file's identity
     stays the same. A joined model this user cannot read is left alone: :func:`model_source`
     joins it in memory."""
     if not _joined(model, source):
@@ -176,7 +177,7 @@ def ensure_model(model: Path, source: str) -> None:
 
 def model_source(model: Path, source: str) -> str | bytes:
     """What Kokoro's sessions are made from: a user's model by its path; the bundled one as
-    checked against the packages' digest (engine/synth/sealed_model.py: its path, or the
+    checked against the packages' digest (engine/synth/backends/sealed_model.py: its path, or the
     bytes just hashed), joined in memory when the joined file cannot be read."""
     if not _joined(model, source):
         return str(model)

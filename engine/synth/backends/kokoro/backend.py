@@ -16,17 +16,29 @@ so it changes nothing here.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
 from engine.project.blend import BlendError, parse_blend
-from engine.synth import espeak, kokoro_voices
-from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceSettings, PhonemeUnit
+from engine.project.engines import KOKORO, style_language, style_native_language
+from engine.synth import espeak
+from engine.synth.backends.base import (
+    PAUSE_AFTER,
+    BackendCost,
+    Inference,
+    InferenceSettings,
+    LoadedVoice,
+    PhonemeUnit,
+    Supports,
+    VoiceBackend,
+)
+from engine.synth.backends.kokoro import voices as kokoro_voices
+from engine.synth.backends.kokoro.phonemes import to_kokoro
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.frontend import split_phonemes
-from engine.synth.kokoro_phonemes import language_of, to_kokoro
-from engine.synth.library import VoiceInfo
-from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
 from engine.synth.wordtimes import unit_words
 
 MAX_TOKENS = 510  # the model's context less the two pads; also the style vectors' rows
@@ -82,69 +94,37 @@ def _clauses(language: str, unit: str) -> list[tuple[str, str, bool]]:
     return [(p, t, end and (bool(t) or i == len(out) - 1)) for i, (p, t, end) in enumerate(out)]
 
 
-class KokoroVoiceModel:
-    """A loaded Kokoro model and its voices file. ``infer`` is thread-safe:
-    each call borrows one of the model's sessions."""
+class KokoroVoiceModel(LoadedVoice):
+    """A loaded Kokoro model and its voices file: the style vectors read now, the
+    model (the bundled one joined and checked first) made into sessions on first use."""
 
-    # Measured on this 2-core CPU (bench/backends.py, load average ~11): the
-    # int8 model made 0.97 audio-s/s on two single-threaded sessions, so a
-    # session needs ~2 s per audio second (a lone one, machine otherwise idle
-    # for it, ~1 s). A finished clip (edges trimmed) runs ~65 ms per token
-    # (72 ms of raw model output, pads included).
-    cost = BackendCost(seconds_per_audio_second=2.0, seconds_per_phoneme=0.065, batches=False)
+    what = "Kokoro model"
+    # A Kokoro line costs about as long to voice on one core as to hear: the line a
+    # listener waits for runs on a session of its own on every core.
+    wide_session = True
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
-                 providers: list[str] | None = None) -> None:
-        layout = layout or SessionLayout()
-        self.info = info
-        self.layout = layout
+                 providers: list[Any] | None = None) -> None:
+        super().__init__(info, layout, providers)
         kokoro_voices.ensure_model(info.model_path, info.source)
         self._styles = kokoro_voices.load_styles(info.config_path)
-        self._providers = providers
         self._tokens_input = "tokens"
-        self._pool = SessionPool(self._make_sessions, self._make_wide if layout.wide_threads else None)
         self._mixed: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
-    def _make_sessions(self) -> list[object]:
-        info, layout = self.info, self.layout
-        try:
-            source = kokoro_voices.model_source(info.model_path, info.source)
-            sessions = [make_session(source, layout.threads_per_session, self._providers, layout.spin)
-                        for _ in range(max(1, layout.sessions))]
-        except Exception as exc:  # ORT raises its own exception types
-            raise VoiceError(f"cannot load Kokoro model {info.model_path}: {exc}") from None
-        names = {i.name for i in sessions[0].get_inputs()}
+    def model_source(self) -> str | bytes:
+        return kokoro_voices.model_source(self.info.model_path, self.info.source)
+
+    def opened(self, session: Any) -> None:
+        names = {i.name for i in session.get_inputs()}
         if not {"style", "speed"} <= names or not names & {"tokens", "input_ids"}:
-            raise VoiceError(f"{info.model_path} is not a Kokoro model (inputs {sorted(names)}; expected "
+            raise VoiceError(f"{self.info.model_path} is not a Kokoro model (inputs {sorted(names)}; expected "
                              "tokens, style, speed)")
         self._tokens_input = "input_ids" if "input_ids" in names else "tokens"
-        return list(sessions)
-
-    def _make_wide(self) -> object:
-        """The session on every core, for the line a listener waits for (onnx_sessions.wide_runs)."""
-        try:
-            return make_session(kokoro_voices.model_source(self.info.model_path, self.info.source),
-                                self.layout.wide_threads, self._providers)
-        except Exception as exc:  # ORT raises its own exception types
-            raise VoiceError(f"cannot load Kokoro model {self.info.model_path}: {exc}") from None
-
-    def warm(self) -> None:
-        """Create the inference sessions now (the first line need not wait for them)."""
-        self._pool.warm()
-
-    @property
-    def session(self):  # type: ignore[no-untyped-def]
-        """The first inference session (created now if it is not yet)."""
-        return self._pool.sessions()[0]
 
     @property
     def sample_rate(self) -> int:
         return kokoro_voices.SAMPLE_RATE
-
-    @property
-    def can_batch(self) -> bool:
-        return False  # the published graphs fix the batch dimension at 1
 
     def style_vector(self, style: str) -> np.ndarray:
         """The (rows, 256) style for a name or blend, mixed once and kept."""
@@ -170,7 +150,7 @@ class KokoroVoiceModel:
         return mixed
 
     def phonemize(self, units: list[str], language: str = "") -> list[PhonemeUnit]:
-        language = language or language_of(self.info.style)
+        language = language or style_language(self.info.style)
         result: list[PhonemeUnit] = []
         for unit in units:
             sentence = ""
@@ -201,7 +181,7 @@ class KokoroVoiceModel:
                                  style=style)
 
     def feeds(self, ids: tuple[int, ...], settings: InferenceSettings) -> dict[str, np.ndarray]:
-        self._pool.warm()  # the input's name is the session's
+        self.warm()  # the input's name is the session's
         style = self.style_vector(settings.style)
         row = style[min(max(len(ids), 1), style.shape[0]) - 1]
         return {
@@ -213,13 +193,8 @@ class KokoroVoiceModel:
     def infer(self, unit: PhonemeUnit, settings: InferenceSettings) -> np.ndarray:
         if not unit.ids:
             return np.zeros(0, dtype=np.float32)
-        feeds = self.feeds(unit.ids, settings)
-        with self._pool.borrow() as session:
-            output = session.run(None, feeds, run_options())[0]  # type: ignore[attr-defined]
+        output = self.run(None, self.feeds(unit.ids, settings))[0]
         return np.ascontiguousarray(np.asarray(output).reshape(-1), dtype=np.float32)
-
-    def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:
-        return [self.infer(u, settings) for u in units]
 
     def infer_timed(self, units: list[PhonemeUnit], settings: InferenceSettings,
                     batch: bool = False) -> list[Inference]:
@@ -229,13 +204,22 @@ class KokoroVoiceModel:
                 for u in units]
 
 
-class KokoroBackend:
-    name = "kokoro"
-    cost = KokoroVoiceModel.cost
+class KokoroBackend(VoiceBackend):
+    engine = KOKORO
+    supports = Supports.of(KOKORO, durations=False, batching=False)  # the published graphs fix batch 1
+    # Measured on this 2-core CPU (bench/backends.py, load average ~11): the
+    # int8 model made 0.97 audio-s/s on two single-threaded sessions, so a
+    # session needs ~2 s per audio second (a lone one, machine otherwise idle
+    # for it, ~1 s). A finished clip (edges trimmed) runs ~65 ms per token
+    # (72 ms of raw model output, pads included).
+    cost = BackendCost(seconds_per_audio_second=2.0, seconds_per_phoneme=0.065)
+    voice_class = KokoroVoiceModel
+    # Measured with the general recognizer: a shorter vocal tract costs a style most of
+    # its words, a longer one keeps them (engine/check/casting.py, docs/dev/voices.md).
+    tract_may_shorten = False
 
-    def __init__(self, layout: SessionLayout | None = None, providers: list[str] | None = None) -> None:
-        self.layout = layout or SessionLayout()
-        self.providers = providers
-
-    def load(self, info: VoiceInfo) -> KokoroVoiceModel:
-        return KokoroVoiceModel(info, self.layout, self.providers)
+    @staticmethod
+    def native_language(info: VoiceInfo) -> str:
+        """A style's own language, which its name says: a Japanese style reads English
+        here, with a Japanese accent."""
+        return style_native_language(info.style)

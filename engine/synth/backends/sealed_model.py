@@ -1,7 +1,7 @@
 """Model files this program wrote into the user's cache, read back only as they were written.
 
-A prepared Piper voice (engine/synth/prepared_voice.py) and the bundled Kokoro model joined
-from its packages (engine/synth/kokoro_voices.py) are files in the user's cache that a
+A prepared Piper voice (engine/synth/backends/piper/prepared_voice.py) and the bundled Kokoro model joined
+from its packages (engine/synth/backends/kokoro/voices.py) are files in the user's cache that a
 voice's sessions are made from. Whatever else sits under such a name (the voice's own
 unpatched graph copied over it, a copy altered on disk, a link to a model elsewhere) would
 load without a word, voice different samples, and leave those clips in the clip cache under

@@ -3,7 +3,7 @@
 Before its sessions are made a Piper voice is patched (:func:`patch_voice`): to also
 output per-phoneme durations (as piper-tts does for alignments), which batching needs to
 cut padded rows and the word times need, and to take its noise from a seed
-(engine/synth/piper_noise.py: a take is a seed). That means importing onnx and rewriting
+(engine/synth/backends/piper/noise.py: a take is a seed). That means importing onnx and rewriting
 the 63 MB graph: 1.4 s + 1.2 s of every process that loaded a voice, and again for every
 synthesizer a process made (measured on joe, 2026-12-06; a session is 0.5 s).
 
@@ -13,7 +13,7 @@ process also remembers which file it found for each voice. Not in the clip folde
 (RADIOPLAY_CACHE_DIR): like the speaker embeddings it is no clip, depends only on the
 installed voice, and a clip folder may be emptied or be one project's.
 
-The file is trusted only as it was written (engine/synth/sealed_model.py): a seal beside
+The file is trusted only as it was written (engine/synth/backends/sealed_model.py): a seal beside
 it records its digest, and only bytes that match are loaded. Anything else under its name
 (the voice's own graph copied over it, an altered copy, a link to a model outside the
 folder) is patched again, with a warning, before any line is voiced from it, so no clip of
@@ -30,9 +30,9 @@ import logging
 import threading
 from pathlib import Path
 
-from engine.synth.sealed_model import SealError, Unsealed, remove_sealed, sealed_source, write_sealed
+from engine.synth.backends.sealed_model import SealError, Unsealed, remove_sealed, sealed_source, write_sealed
 
-log = logging.getLogger("engine.synth.prepared_voice")
+log = logging.getLogger("engine.synth.backends.piper.prepared_voice")
 
 # Bump whenever patch_voice (or what it calls) writes another graph: the old files are then
 # never read again (the name holds the version), and the first voice prepared anew deletes them.
@@ -138,7 +138,7 @@ def patch_voice(model_path: Path) -> bytes | None:
         from piper.patch_voice_with_alignment import add_alignment_output
     except ImportError:
         return None
-    from engine.synth.piper_noise import expose_noise
+    from engine.synth.backends.piper.noise import expose_noise
 
     model = onnx.load(str(model_path))
     changed = False

@@ -1,23 +1,35 @@
 """Piper (VITS) voices through ONNX Runtime.
 
-We own the ONNX session (so thread counts, providers and later IO binding
-are ours to choose) and reuse piper-tts only for what it is made for:
-espeak-ng phonemization and the phoneme -> id mapping of each voice.
+We own the ONNX sessions (engine/synth/backends/base.py: their threads, providers
+and binding) and reuse piper-tts only for what it is made for: espeak-ng
+phonemization and the phoneme -> id mapping of each voice.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from engine.fsutil import read_regular_bytes
 from engine.jsontext import loads_untrusted
-from engine.synth.backend import PAUSE_AFTER, BackendCost, Inference, InferenceSettings, PhonemeUnit
+from engine.project.engines import PIPER
+from engine.synth.backends.base import (
+    PAUSE_AFTER,
+    BackendCost,
+    Inference,
+    InferenceSettings,
+    LoadedVoice,
+    PhonemeUnit,
+    Supports,
+    VoiceBackend,
+)
+from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.piper.noise import OFFSET_INPUT, NoiseInputs
+from engine.synth.backends.piper.prepared_voice import prepared_model
+from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
-from engine.synth.library import VoiceInfo
-from engine.synth.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
-from engine.synth.piper_noise import OFFSET_INPUT, NoiseInputs
-from engine.synth.prepared_voice import prepared_model
 from engine.synth.wordtimes import unit_words
 
 # Symbols of a Piper id map that sound in no word: pad, sentence start and end,
@@ -25,56 +37,39 @@ from engine.synth.wordtimes import unit_words
 _SILENT_SYMBOLS = "_^$!'(),-.:;?\"\u00a1\u00bf\u2014\u2026\u00ab\u00bb\u201c\u201d\u02c8\u02cc"
 
 
-class PiperVoiceModel:
-    """A loaded Piper voice. ``infer`` is thread-safe: each call borrows one of
-    the voice's sessions, so up to ``layout.sessions`` lines run at once."""
+class PiperVoiceModel(LoadedVoice):
+    """A loaded Piper voice: its config read now, its sessions made from the voice
+    as prepared for Radioplay (engine/synth/backends/piper/prepared_voice.py)."""
 
-    def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None) -> None:
-        layout = layout or SessionLayout()
+    def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
+                 providers: list[Any] | None = None) -> None:
         try:
             from piper import PiperVoice
             from piper.config import PiperConfig
         except ImportError as exc:  # pragma: no cover - a hard dependency
             raise VoiceError("piper-tts is not installed: pip install piper-tts") from exc
-        self.info = info
         try:
             config = PiperConfig.from_dict(loads_untrusted(read_regular_bytes(info.config_path, 16 << 20)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
-        self.layout = layout
-        self._pool = SessionPool(self._make_sessions)
+        super().__init__(info, layout, providers)
         self._piper = PiperVoice(session=None, config=config)  # phonemizer and id map; we run the sessions
         self._inputs: set[str] = set()
         self._durations_output: str | None = None
         self._word_id_sets: tuple[frozenset[int], frozenset[int]] | None = None
 
-    def _make_sessions(self) -> list[object]:
-        info, layout = self.info, self.layout
-        count = max(1, layout.sessions)
-        try:
-            source = prepared_model(info.model_path)
-            sessions = [make_session(source, layout.threads_per_session, spin=layout.spin) for _ in range(count)]
-        except Exception as exc:  # ORT raises its own exception types
-            raise VoiceError(f"cannot load voice model {info.model_path}: {exc}") from None
-        first = sessions[0]
-        self._inputs = {i.name for i in first.get_inputs()}
-        # The seeded-noise inputs the patch added (engine.synth.piper_noise), in node order.
+    def model_source(self) -> str | bytes:
+        return prepared_model(self.info.model_path)
+
+    def opened(self, session: Any) -> None:
+        self._inputs = {i.name for i in session.get_inputs()}
+        # The seeded-noise inputs the patch added (engine.synth.backends.piper.noise), in node order.
         offsets = [name for name in self._inputs if name.startswith(OFFSET_INPUT)]
         self._noise = NoiseInputs(tuple(sorted(offsets, key=lambda name: int(name[len(OFFSET_INPUT):]))))
-        outputs = [o.name for o in first.get_outputs()]
+        outputs = [o.name for o in session.get_outputs()]
         # Piper models patched for alignment (and the test voices) expose the
         # per-phoneme durations as a second output.
         self._durations_output = outputs[1] if len(outputs) > 1 else None
-        return list(sessions)
-
-    def warm(self) -> None:
-        """Create the inference sessions now (the first line need not wait for them)."""
-        self._pool.warm()
-
-    @property
-    def session(self):  # type: ignore[no-untyped-def]
-        """The first inference session (created now if it is not yet)."""
-        return self._pool.sessions()[0]
 
     @property
     def sample_rate(self) -> int:
@@ -111,7 +106,7 @@ class PiperVoiceModel:
 
     def feeds(self, ids: np.ndarray, lengths: np.ndarray, s: InferenceSettings) -> dict[str, np.ndarray]:
         """Model inputs for a (batch, phonemes) id matrix."""
-        self._pool.warm()  # the inputs are the sessions'
+        self.warm()  # the inputs are the sessions'
         feeds = {
             "input": ids,
             "input_lengths": lengths,
@@ -126,7 +121,7 @@ class PiperVoiceModel:
     @property
     def can_batch(self) -> bool:
         """Batching needs the model's per-phoneme durations to trim padded rows."""
-        self._pool.warm()
+        self.warm()
         return self._durations_output is not None
 
     def infer_batch(self, units: list[PhonemeUnit], settings: InferenceSettings) -> list[np.ndarray]:
@@ -167,9 +162,9 @@ class PiperVoiceModel:
         ids = np.zeros((len(units), int(lengths.max())), dtype=np.int64)
         for row, unit in enumerate(units):
             ids[row, : len(unit.ids)] = unit.ids
-        with self._pool.borrow() as session:
-            audio, durations = session.run(  # type: ignore[attr-defined]
-                ["output", self._durations_output], self.feeds(ids, lengths, settings), run_options())
+        feeds = self.feeds(ids, lengths, settings)
+        assert self._durations_output is not None  # can_batch: the graph outputs its durations
+        audio, durations = self.run(["output", self._durations_output], feeds)
         hop = self._hop()
         audio = audio.reshape(len(units), -1)
         out: list[tuple[np.ndarray, np.ndarray | None]] = []
@@ -182,10 +177,9 @@ class PiperVoiceModel:
     def _run_one(self, unit: PhonemeUnit, settings: InferenceSettings) -> tuple[np.ndarray, np.ndarray | None]:
         ids = np.asarray(unit.ids, dtype=np.int64)[None, :]
         lengths = np.array([ids.shape[1]], dtype=np.int64)
-        with self._pool.borrow() as session:
-            names = ["output"] if self._durations_output is None else ["output", self._durations_output]
-            result = session.run(names, self.feeds(ids, lengths, settings),  # type: ignore[attr-defined]
-                                 run_options())
+        feeds = self.feeds(ids, lengths, settings)  # warms the sessions: the outputs' names are theirs
+        names = ["output"] if self._durations_output is None else ["output", self._durations_output]
+        result = self.run(names, feeds)
         audio = np.ascontiguousarray(result[0].reshape(-1), dtype=np.float32)
         samples = np.asarray(result[1], dtype=np.float64).reshape(-1) * self._hop() if len(result) > 1 else None
         return audio, samples
@@ -194,16 +188,12 @@ class PiperVoiceModel:
         return int(getattr(self._piper.config, "hop_length", 256) or 256)
 
 
-class PiperBackend:
-    name = "piper"
+class PiperBackend(VoiceBackend):
+    engine = PIPER
+    supports = Supports.of(PIPER, durations=True, batching=True)
     # Measured on this 2-core CPU: 12.6 model-audio-s/s per single-threaded
     # session (25.2 for two; 5.3 for two at load average ~11, beside Kokoro's
     # 0.97 in the same run of bench/backends.py); ~50 ms of audio per phoneme
     # id, pads included.
-    cost = BackendCost(seconds_per_audio_second=0.08, seconds_per_phoneme=0.05, batches=True)
-
-    def __init__(self, layout: SessionLayout | None = None) -> None:
-        self.layout = layout or SessionLayout()
-
-    def load(self, info: VoiceInfo) -> PiperVoiceModel:
-        return PiperVoiceModel(info, self.layout)
+    cost = BackendCost(seconds_per_audio_second=0.08, seconds_per_phoneme=0.05)
+    voice_class = PiperVoiceModel

@@ -38,27 +38,6 @@ _OTHER = (("aɪ", "I"), ("aʊ", "W"), ("dz", "ʣ"), ("dʒ", "ʤ"), ("eɪ", "A"),
 _SYLLABIC_L = re.compile(r"əl\b")  # word-final "əl" is espeak's syllabic l: misaki's ᵊl
 _SYLLABIC = re.compile(r"(\S)\u0329")
 
-# A style vector's first letter is its language (Kokoro's VOICES.md):
-# af_heart = American English female, bm_george = British male, ... Japanese
-# (j) and Mandarin (z) voices read English here: espeak-ng cannot phonemize
-# those languages for Kokoro (that takes pyopenjtalk or jieba + misaki), and
-# for English text it spells Latin letters out one by one.
-LANGUAGES = {"a": "en-us", "b": "en-gb", "e": "es", "f": "fr-fr", "h": "hi", "i": "it", "p": "pt-br"}
-
-
-# The language a style was trained to speak (its accent), for casting: a
-# Japanese voice reads English here, but with a Japanese accent.
-NATIVE = LANGUAGES | {"j": "ja", "z": "zh"}
-
-
-def native_language(style: str) -> str:
-    return NATIVE.get(style[:1].lower(), "")
-
-
-def language_of(style: str) -> str:
-    """The espeak-ng language a style speaks (American English if unknown)."""
-    return LANGUAGES.get(style[:1].lower(), "en-us")
-
 
 def to_kokoro(ipa: str, language: str) -> str:
     """Rewrite one clause of espeak-ng IPA into Kokoro's symbols."""
