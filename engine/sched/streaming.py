@@ -65,15 +65,17 @@ class UnitRunner:
         units = job.units or []
         done: list[Inference] = []
         live: LiveShaper | None = None
+        handed = 0  # the units handed to the live take so far
         for i, unit in enumerate(units):
             if live is None and self._queue.waited_for(job) and self._queue.begin_live(worker, job):
                 live = LiveShaper(job.plan, model.sample_rate, self.synth.sample_rate)
-                if done:  # what is voiced already is the first part
-                    self._part(job, live, units[:i], done, units[:i], units[i:], model.sample_rate)
-            inferred = self._run(model, job.plan, [unit], wide=live is not None)
-            done += inferred
-            if live is not None:
-                self._part(job, live, [unit], inferred, units[:i + 1], units[i + 1:], model.sample_rate, done)
+                if done and _part_ends(job, units, i - 1):  # what is voiced already is the first part
+                    self._part(job, live, units, done, 0, model.sample_rate)
+                    handed = i
+            done += self._run(model, job.plan, [unit], wide=live is not None)
+            if live is not None and _part_ends(job, units, i):
+                self._part(job, live, units, done, handed, model.sample_rate)
+                handed = i + 1
         return done
 
     def calibrate(self, plan: ClipPlan) -> None:
@@ -98,16 +100,27 @@ class UnitRunner:
         self.cost.observe(plan.voice.backend, self.clock() - started, heard_s, wide=wide)
         return inferred
 
-    def _part(self, job: Job, live: LiveShaper, units: list[PhonemeUnit], inferred: list[Inference],
-              voiced: list[PhonemeUnit], to_come: list[PhonemeUnit], rate: int,
-              runs: list[Inference] | None = None) -> None:
-        """Hand a part of the live take to the post stage, with the predicted length (seconds)
-        of each unit still to come after it: at the pace of the line's own sentences so far
-        (``voiced``, their ``runs``), the measure nearest to what is coming."""
-        runs = runs if runs is not None else inferred
+    def _part(self, job: Job, live: LiveShaper, units: list[PhonemeUnit], done: list[Inference], start: int,
+              rate: int) -> None:
+        """Hand the units from ``start`` to the last one voiced (``done``: every run so far) to
+        the post stage as the live take's next part, with the predicted length (seconds) of
+        each unit still to come after it: at the pace of the line's own sentences so far,
+        the measure nearest to what is coming."""
+        voiced, to_come = units[:len(done)], units[len(done):]
+        part, inferred = voiced[start:], done[start:]
         ids = sum(len(u.ids) for u in voiced)
-        spoken = sum(hi - lo for lo, hi in (shaping.trim_bounds(r.audio, rate) for r in runs)) / rate
+        spoken = sum(hi - lo for lo, hi in (shaping.trim_bounds(r.audio, rate) for r in done)) / rate
         per_id = spoken / max(1, ids) / (1.0 if job.plan.phrases else job.plan.params.effective_design.rate)
         remaining = tuple(per_id * len(u.ids) + u.pause_after for u in to_come)
-        self._post.put_live(LiveItem(job, live, [i.audio for i in inferred], [u.pause_after for u in units],
-                                     [u.phrase for u in units], not to_come, remaining))
+        self._post.put_live(LiveItem(job, live, [i.audio for i in inferred], [u.pause_after for u in part],
+                                     [u.phrase for u in part], not to_come, remaining))
+
+
+def _part_ends(job: Job, units: list[PhonemeUnit], i: int) -> bool:
+    """Whether a part of the live take may end after unit ``i``: anywhere but inside a
+    directed phrase that performs a sound before its words (a sigh, a laugh), which is
+    made from the phrase's words whole (engine/synth/performance.py ``add_sounds``)."""
+    if i + 1 >= len(units) or not job.plan.phrases:
+        return True
+    phrase = units[i].phrase
+    return units[i + 1].phrase != phrase or not job.plan.phrases[phrase].sound

@@ -8,7 +8,9 @@ anyway, and the model's audio is the same samples as the whole line's.
 
 Each part is shaped as the whole line is (engine/synth/synthesizer.py ``finish``): each
 sentence trimmed and joined to the next with its pause, through its design, levelled,
-its gain, resampled to the project rate, the line's edges faded. What the whole line's
+its gain, resampled to the project rate, the line's edges faded; a directed phrase's
+breath and the sound it performs before its words (a sigh, a laugh: made from the
+phrase's words, so a part holds such a phrase whole). What the whole line's
 shaping takes from the whole clip, the first part gives here: the loudness the line is
 levelled by (one gain for every part, so nothing steps at a seam) and the median its
 design moves the pitch range around (``ContourCentre``, so no sentence's pitch moves
@@ -33,7 +35,7 @@ import numpy as np
 
 from engine.audio.loudness import CLIP_LUFS, LoudnessMeter
 from engine.project.design import VoiceDesign
-from engine.synth import shaping
+from engine.synth import performance, shaping
 from engine.synth.design import apply_design
 from engine.synth.pitch_contour import ContourCentre
 from engine.synth.synthesizer import ClipPlan
@@ -72,6 +74,7 @@ class LiveShaper:
         self._line = np.zeros(0, dtype=np.float32)
         self._centre = ContourCentre()  # the first part's F0 median, the design's centre for every part
         self._lead = 0  # the pause (samples) before the next part, which the whole line's design sees
+        self._begun: set[int] = set()  # the directed phrases whose first sentence was a part already
         self.parts = 0
         self.failed = False  # a part could not be shaped: the take goes no further
 
@@ -84,9 +87,9 @@ class LiveShaper:
         trimmed = [piece[slice(*shaping.trim_bounds(piece, rate))] for piece in pieces]
         gaps = [int(pauses[i] * rate) if i < len(pieces) - 1 or not last else 0 for i in range(len(pieces))]
         if self.plan.phrases:
-            # A directed line: each sentence through its phrase's design around its own median,
-            # as the whole line's are.
-            shaped = [self._design(piece, self.plan.phrases[phrases[i]].design, None)
+            # A directed line: each sentence through its phrase's design around its own median
+            # and its breath, as the whole line's are.
+            shaped = [np.asarray(performance.shaped(piece, rate, self.plan.phrases[phrases[i]]), dtype=np.float32)
                       for i, piece in enumerate(trimmed)]
             body = _joined(shaped, gaps)
             loud = np.concatenate(shaped) if shaped else np.zeros(0, np.float32)
@@ -112,6 +115,8 @@ class LiveShaper:
             for i, piece in enumerate(shaped):
                 body[pos:pos + piece.size] *= np.float32(10 ** (offsets[i] / 20))
                 pos += piece.size + gaps[i]
+        if self.plan.phrases:
+            body = self._with_sounds(body, shaped, gaps, phrases)
         if last and self.plan.trailing_pause > 0:
             body = np.concatenate([body, np.zeros(int(self.plan.trailing_pause * rate), dtype=np.float32)])
         self._lead = gaps[-1] if gaps else 0
@@ -125,6 +130,25 @@ class LiveShaper:
         self.parts += 1
         self._line = line
         return line
+
+    def _with_sounds(self, body: np.ndarray, shaped: Sequence[np.ndarray], gaps: Sequence[int],
+                     phrases: Sequence[int]) -> np.ndarray:
+        """``body`` with the sound each phrase that begins in it performs (a sigh, a light laugh)
+        laid before its words, made from the phrase's words as the whole line's are: a part
+        holds such a phrase whole (engine/sched/streaming.py hands it so)."""
+        spans: dict[int, tuple[int, int]] = {}
+        pos = 0
+        for i, piece in enumerate(shaped):
+            if phrases[i] not in self._begun:
+                lo, _ = spans.get(phrases[i], (pos, pos))
+                spans[phrases[i]] = (lo, pos + piece.size)
+            pos += piece.size + gaps[i]
+        self._begun.update(phrases)
+        if not any(self.plan.phrases[index].sound for index in spans):
+            return body
+        with_sounds, _ = performance.add_sounds(np.asarray(body, dtype=np.float32), spans, self.plan.phrases,
+                                                self.model_rate)
+        return with_sounds
 
     def _offset(self, phrase: int) -> float:
         """A sentence's level offset after levelling (dB): its directed phrase's, or the role's

@@ -23,7 +23,6 @@ from engine.sched.scheduler import Scheduler
 from engine.sched.urgency import Preemption
 from engine.synth.backends.base import BackendCost
 from engine.synth.backends.onnx_sessions import RunStopper, SessionLayout
-from engine.synth.backends.piper.backend import PiperBackend
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.live_parts import LivePart
@@ -34,7 +33,7 @@ LONG = " ".join(f"Part {n} of the opening narration is read slowly." for n in ra
 
 
 def _synth(sessions: int) -> ClipSynthesizer:
-    return ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), PiperBackend(SessionLayout(sessions, 1)))
+    return ClipSynthesizer(VoiceLibrary(), 48_000, ClipCache(), SessionLayout(sessions, 1))
 
 
 def _listened(synth: ClipSynthesizer, text: str, deadline: Deadline) -> tuple[object, list[tuple[float, LivePart]]]:

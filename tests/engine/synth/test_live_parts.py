@@ -26,8 +26,11 @@ RATE = 48_000
 TEXT = "The lights went out at three. Nobody moved in the dark studio. Then the radio spoke again."
 
 
-def _voiced(synth: ClipSynthesizer, text: str, params: VoiceParams) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(the whole clip, the live take after each part) of one line, from the same runs."""
+def _voiced(synth: ClipSynthesizer, text: str, params: VoiceParams,
+            by_phrase: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(the whole clip, the live take after each part) of one line, from the same runs: a
+    part a sentence, or (``by_phrase``) a directed phrase, as a phrase that performs a sound
+    is handed (engine/sched/streaming.py)."""
     plan = synth.plan(text, params)
     model = synth.voice(plan.voice)
     units = synth.phonemize(plan)
@@ -37,8 +40,12 @@ def _voiced(synth: ClipSynthesizer, text: str, params: VoiceParams) -> tuple[np.
                    words=[r.words for r in runs], phrase_of=[u.phrase for u in units])
     whole = np.array(synth.finish(raw))
     shaper = LiveShaper(plan, model.sample_rate, synth.sample_rate)
-    takes = [np.array(shaper.add([run.audio], [unit.pause_after], [unit.phrase] if plan.phrases else [],
-                                 k == len(runs) - 1)) for k, (unit, run) in enumerate(zip(units, runs, strict=True))]
+    parts = [[k] for k in range(len(runs))]
+    if by_phrase:
+        parts = [[k for k, u in enumerate(units) if u.phrase == p] for p in sorted({u.phrase for u in units})]
+    takes = [np.array(shaper.add([runs[k].audio for k in ks], [units[k].pause_after for k in ks],
+                                 [units[k].phrase for k in ks] if plan.phrases else [], ks[-1] == len(runs) - 1))
+             for ks in parts]
     return whole, takes
 
 
@@ -84,6 +91,18 @@ def test_a_directed_line_s_live_take_is_its_whole_clip_too(synth, tiny_voices):
     text = "(quietly) The lights went out at three. (shouting) Nobody moved in the dark studio!"
     whole, takes = _voiced(synth, text, VoiceParams(voice=str(tiny_voices["single"])))
     assert _as_whole(takes[-1], whole) < 1e-4
+
+
+def test_a_sighed_phrase_s_live_take_is_its_whole_clip_sigh_and_all(synth, tiny_voices):
+    """A sigh is made from its phrase's words and laid before them: handed a phrase at a time,
+    the live take has it where the whole clip has it, at the same level, and the phrase's
+    breath, so the live take is still the clip."""
+    text = "(sighing) The lights went out. Nobody moved at all. (shouting) Then the radio spoke again!"
+    whole, takes = _voiced(synth, text, VoiceParams(voice=str(tiny_voices["single"])), by_phrase=True)
+    plain = synth.synthesize("The lights went out. Nobody moved at all. Then the radio spoke again!",
+                             VoiceParams(voice=str(tiny_voices["single"])))
+    assert whole.size > plain.size + 0.5 * RATE  # the sigh is in the clip
+    assert len(takes) == 2 and _as_whole(takes[-1], whole) < 1e-4
 
 
 def test_a_designed_line_s_live_take_keeps_its_words_where_the_whole_clip_has_them(synth, tiny_voices):
