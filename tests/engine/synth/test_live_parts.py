@@ -16,6 +16,7 @@ from engine.audio.loudness import CLIP_LUFS, LoudnessMeter
 from engine.project.model import VoiceParams
 from engine.synth.backends.kokoro.backend import KokoroBackend
 from engine.synth.backends.onnx_sessions import SessionLayout, wide_runs
+from engine.synth.backends.piper.backend import PiperBackend
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.live_parts import LiveShaper
@@ -115,7 +116,7 @@ def test_a_designed_line_s_live_take_keeps_its_words_where_the_whole_clip_has_th
     assert np.mean(_sounding(live) == _sounding(whole)) > 0.97  # speech and pauses line up
 
 
-def test_a_listener_s_runs_go_to_the_session_on_every_core(tmp_path):
+def test_a_listener_s_runs_go_to_the_session_on_every_core(tmp_path, tiny_voices):
     """The session on every core is lent only inside ``wide_runs`` (the line a listener waits for),
     and only one caller at a time; every other run gets a single-threaded one."""
     folder = tmp_path / "voices"
@@ -137,3 +138,7 @@ def test_a_listener_s_runs_go_to_the_session_on_every_core(tmp_path):
     unwide = KokoroBackend(SessionLayout(1, 1)).load(library.resolve("af_alpha", "kokoro"))
     with wide_runs(), unwide._pool.borrow() as only:  # a layout without one: its session, as ever
         assert id(only) in {id(s) for s in unwide._pool.sessions()}
+    # Piper keeps up on one core: no session on every core for it, whatever the layout.
+    piper = PiperBackend(SessionLayout(2, 1, wide_threads=2)).load(library.resolve(str(tiny_voices["single"]), "piper"))
+    with wide_runs(), piper._pool.borrow() as single:
+        assert id(single) in {id(s) for s in piper._pool.sessions()}
