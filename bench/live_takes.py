@@ -53,6 +53,7 @@ from engine.check.lines import clip_inputs  # noqa: E402
 from engine.check.speech import check_clip, text_words  # noqa: E402
 from engine.listen.heard import edit_distance  # noqa: E402
 from engine.project.fileformat import load_project  # noqa: E402
+from engine.sched.streaming import part_ends  # noqa: E402
 from engine.synth.cache import ClipCache  # noqa: E402
 from engine.synth.live_parts import LiveShaper  # noqa: E402
 from engine.synth.pipeline import plan_line  # noqa: E402
@@ -189,8 +190,15 @@ def voice_both(synth: Any, plan: Any, clauses: bool = False) -> tuple[np.ndarray
     shaper = LiveShaper(plan, model.sample_rate, synth.sample_rate)
     seams = []
     line = np.zeros(0, dtype=np.float32)
+    held: list[tuple[Any, Any]] = []  # a phrase that performs a sound is one part (streaming.part_ends)
+    cut_units = [unit for unit, _ in parts]
     for k, (unit, run) in enumerate(parts):
-        line = shaper.add([run.audio], [unit.pause_after], [unit.phrase] if plan.phrases else [], k == len(parts) - 1)
+        held.append((unit, run))
+        if not part_ends(plan, cut_units, k):
+            continue
+        line = shaper.add([r.audio for _, r in held], [u.pause_after for u, _ in held],
+                          [u.phrase for u, _ in held] if plan.phrases else [], k == len(parts) - 1)
+        held = []
         if k < len(parts) - 1:
             seams.append(line.size)
     return whole, np.array(line), seams

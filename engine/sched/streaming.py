@@ -69,11 +69,11 @@ class UnitRunner:
         for i, unit in enumerate(units):
             if live is None and self._queue.waited_for(job) and self._queue.begin_live(worker, job):
                 live = LiveShaper(job.plan, model.sample_rate, self.synth.sample_rate)
-                if done and _part_ends(job, units, i - 1):  # what is voiced already is the first part
+                if done and part_ends(job.plan, units, i - 1):  # what is voiced already is the first part
                     self._part(job, live, units, done, 0, model.sample_rate)
                     handed = i
             done += self._run(model, job.plan, [unit], wide=live is not None)
-            if live is not None and _part_ends(job, units, i):
+            if live is not None and part_ends(job.plan, units, i):
                 self._part(job, live, units, done, handed, model.sample_rate)
                 handed = i + 1
         return done
@@ -116,11 +116,11 @@ class UnitRunner:
                                      [u.phrase for u in part], not to_come, remaining))
 
 
-def _part_ends(job: Job, units: list[PhonemeUnit], i: int) -> bool:
+def part_ends(plan: ClipPlan, units: list[PhonemeUnit], i: int) -> bool:
     """Whether a part of the live take may end after unit ``i``: anywhere but inside a
     directed phrase that performs a sound before its words (a sigh, a laugh), which is
     made from the phrase's words whole (engine/synth/performance.py ``add_sounds``)."""
-    if i + 1 >= len(units) or not job.plan.phrases:
+    if i + 1 >= len(units) or not plan.phrases:
         return True
     phrase = units[i].phrase
-    return units[i + 1].phrase != phrase or not job.plan.phrases[phrase].sound
+    return units[i + 1].phrase != phrase or not plan.phrases[phrase].sound

@@ -14,8 +14,9 @@ phrase's words, so a part holds such a phrase whole). What the whole line's
 shaping takes from the whole clip, the first part gives here: the loudness the line is
 levelled by (one gain for every part, so nothing steps at a seam) and the median its
 design moves the pitch range around (``ContourCentre``, so no sentence's pitch moves
-against the one before it). A plain line's part is designed with the pause before it that
-the whole line has, a directed line's sentences one by one as the whole line's are; the
+against the one before it). A plain line's part is designed after the sentences and the
+pause before it that the whole line has (cut off again), a directed line's sentences one
+by one as the whole line's are; the
 resampler streams (soxr's ResampleStream gives the one-shot's samples).
 
 What is heard so is the line's *live take*. The clip cached under the line's key, which
@@ -41,6 +42,7 @@ from engine.synth.pitch_contour import ContourCentre
 from engine.synth.synthesizer import ClipPlan
 
 _FADE_S = 0.004  # as shaping.fade_edges: a trimmed edge never clicks
+CONTEXT_S = 12.0  # the most of a plain line before a part that its design sees again
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class LiveShaper:
         self._resampler: Any = None
         self._line = np.zeros(0, dtype=np.float32)
         self._centre = ContourCentre()  # the first part's F0 median, the design's centre for every part
-        self._lead = 0  # the pause (samples) before the next part, which the whole line's design sees
+        self._before = np.zeros(0, dtype=np.float32)  # a plain line's raw sentences so far, joined
         self._begun: set[int] = set()  # the directed phrases whose first sentence was a part already
         self.parts = 0
         self.failed = False  # a part could not be shaped: the take goes no further
@@ -94,13 +96,18 @@ class LiveShaper:
             body = _joined(shaped, gaps)
             loud = np.concatenate(shaped) if shaped else np.zeros(0, np.float32)
         else:
-            # A plain line is designed whole: the part with the silence before it that the whole
-            # line has (the previous pause), which is cut off again, so the design sees the
-            # sentence as it sees it inside the line (a filter's edges, a pitch period's).
+            # A plain line is designed whole: the part after what the whole line has before it
+            # (the sentences so far and the pause after them, up to CONTEXT_S), which is cut off
+            # again, so the design sees the sentence as it sees it inside the line: a filter's
+            # edges, a pitch period's, and the pitch analysis's voicing, which Praat judges
+            # against the loudest sample it is given (a sentence alone was judged against its
+            # own, a step of up to 2.6 dB at a seam: docs/dev/scheduling-and-playback.md).
             design = self.plan.params.effective_design
-            designed = self._design(np.concatenate([np.zeros(self._lead, np.float32), _joined(trimmed, gaps)]), design,
-                                    self._centre)
-            body = designed[int(round(self._lead / design.rate)):]
+            joined = _joined(trimmed, gaps)
+            context = self._before[-int(CONTEXT_S * rate):]
+            designed = self._design(np.concatenate([context, joined]), design, self._centre)
+            body = designed[int(round(context.size / design.rate)):]
+            self._before = np.concatenate([self._before, joined])
             loud = body
         if self._gain is None:
             self._gain = _level_gain(loud, rate)
@@ -119,7 +126,6 @@ class LiveShaper:
             body = self._with_sounds(body, shaped, gaps, phrases)
         if last and self.plan.trailing_pause > 0:
             body = np.concatenate([body, np.zeros(int(self.plan.trailing_pause * rate), dtype=np.float32)])
-        self._lead = gaps[-1] if gaps else 0
         part = self._resample(np.asarray(body, dtype=np.float32), last)
         line = np.concatenate([self._line, part])
         fade = int(_FADE_S * self.rate)
