@@ -1,6 +1,6 @@
 """The studio's Play on a cold cache, to sound at the output, against ``radioplay bench --playback``.
 
-    python bench/studio_play.py [--positions 6] [--span 180] [--project P.radioplay] [--json]
+    python bench/studio_play.py [--positions 6] [--span 180] [--project P.radioplay] [--at-load] [--json]
 
 A private PulseAudio daemon with a null sink (tests/support/audio_server.py, as the
 live-playback tests start it) is the studio's output device, and its monitor
@@ -36,7 +36,9 @@ playback on the null output at 8x). The studio's ratio is computed as the
 benchmark computes its own: p95 time to first audio over (the benchmark's
 bare-synthesis p95 + one buffer period); target <= 1.3. ``--project`` plays another
 production the same way (a script ``radioplay import``-ed first); ``bench --playback``
-plays only the sample, so it is left out there.
+plays only the sample, so it is left out there. ``--at-load`` instead opens the studio
+on a cold cache and leaves it alone: the time until pre-render has voiced every line,
+beside the pre-render time the play outlook offered when the engine was ready.
 """
 
 from __future__ import annotations
@@ -220,6 +222,31 @@ def cold_play(project: Path, work: Path, rooms: Path, device: str, span_s: float
         studio.close()
 
 
+def voiced_at_load(project: Path, work: Path, rooms: Path, device: str) -> dict[str, Any]:
+    """The studio opened on a cold cache and left alone: from the window's start to every line
+    voiced by pre-render (or failed), beside the pre-render time the play outlook gave when
+    the engine was ready (what the status bar offers to wait)."""
+    cold_cache(work, rooms)
+    opened = time.monotonic()
+    studio = Studio(project, work, device)
+    try:
+        session = studio.open_engine()
+        ready_s = time.monotonic() - opened
+        outlook = session.outlook(0.0)
+        offered = getattr(outlook, "prerender_s", outlook.wait_s)  # the status bar's figure
+
+        def coming() -> int:
+            return sum(1 for st in session.line_status().values() if st.state.coming)
+
+        studio.wait(lambda: coming() == 0, timeout=1800.0, what="every line voiced")
+        states = [st.state.value for st in session.line_status().values()]
+        return {"lines": len(states), "ready": states.count("ready"), "failed": states.count("failed"),
+                "engine_ready_s": round(ready_s, 1), "all_voiced_s": round(time.monotonic() - opened, 1),
+                "prerender_offered_s": round(offered, 1), "keeps_up": outlook.keeps_up}
+    finally:
+        studio.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=6)
@@ -229,6 +256,8 @@ def main() -> int:
     parser.add_argument("--project", type=Path, default=SAMPLE,
                         help="a .radioplay project (a script: `radioplay import` it first); not the sample: "
                              "without bench --playback, which plays only the sample")
+    parser.add_argument("--at-load", action="store_true",
+                        help="instead: open the studio on a cold cache and time every line voiced by pre-render")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from engine.project.fileformat import load_project
@@ -240,7 +269,7 @@ def main() -> int:
     from engine.audio.rooms import rooms_cache_dir
 
     sample = args.project.resolve() == SAMPLE.resolve()
-    bench = playback_bench(args.positions, args.bench_speed) if sample else None
+    bench = playback_bench(args.positions, args.bench_speed) if sample and not args.at_load else None
     rooms = rooms_cache_dir()  # where bench --playback, a process of this environment, found them
     work = Path(tempfile.mkdtemp(prefix="radioplay-studio-play-"))
     os.environ["RADIOPLAY_STATE_DIR"] = str(work / "state")
@@ -252,6 +281,17 @@ def main() -> int:
         lines = len(load_project(project).lines)
         rng = random.Random(args.seed)  # the same positions as bench --playback's
         positions = [(rng.randrange(lines), rng.uniform(0.0, 0.8)) for _ in range(args.positions)]
+        if args.at_load:
+            with PulseServer(work / "pulse") as server, server.activated():
+                loaded = voiced_at_load(project, work, rooms, server.device_name)
+            loaded = {"project": args.project.name, "load_average": os.getloadavg(), **loaded}
+            print(json.dumps(loaded) if args.json else
+                  f"{args.project.name}, opened on a cold cache: {loaded['ready']} of {loaded['lines']} lines voiced "
+                  f"({loaded['failed']} failed) {loaded['all_voiced_s']:.0f} s after the window opened (engine "
+                  f"ready at {loaded['engine_ready_s']:.0f} s; the outlook offered pre-render "
+                  f"~{loaded['prerender_offered_s']:.0f} s, keeps up: {loaded['keeps_up']}); load average "
+                  f"{' '.join(f'{v:.1f}' for v in loaded['load_average'])}")
+            return 0
         results = []
         with PulseServer(work / "pulse") as server, server.activated(), server.recorder() as recorder:
             watch = SoundWatch(recorder)
