@@ -159,7 +159,9 @@ class Outlook:
             return (f"synthesis keeps up with playback ({rates} real time; first words after "
                     f"~{self.first_sound_s:.1f} s)")
         wait = self.prerender_s
-        return (f"synthesis runs at {rates} real time here: {self.audio_s:.0f} s of lines still to voice need "
+        first = (f"the first words would come after ~{self.first_sound_s:.0f} s; "
+                 if self.first_sound_s > FIRST_SOUND_ASK_S else "")
+        return (f"synthesis runs at {rates} real time here: {first}{self.audio_s:.0f} s of lines still to voice need "
                 f"{self.work_s:.0f} s, so playback would wait up to {wait:.0f} s; pre-render first "
                 f"(radioplay render, or leave the project open {wait:.0f} s before playing)")
 

@@ -242,6 +242,11 @@ def test_outlook_says_when_a_slow_cast_cannot_keep_up():
     assert tight_outlook.wait_s == pytest.approx(late_first, rel=1e-6) and not tight_outlook.keeps_up
     assert tight_outlook.work_s == pytest.approx(3.5 * 3.0 / WIDE_SPEEDUP + 19 * 5.25)
     assert "pre-render" in tight_outlook.describe()
+    # A long first sentence (8 s, voiced whole before anything is heard): the reason is the first words.
+    long_first = [PendingLine(0.0, 8.0, "kokoro", voiced=False)] + slow[3:]
+    said = playback_outlook(long_first, cost, workers=2)
+    assert said.first_sound_s == pytest.approx(8.0 * wide) and not said.keeps_up
+    assert f"the first words would come after ~{8.0 * wide:.0f} s" in said.describe()
     assert playback_outlook(slow, cost, 2, from_s=100.0).audio_s == 0.0
 
 
