@@ -21,8 +21,8 @@ resampler streams (soxr's ResampleStream gives the one-shot's samples).
 
 What is heard so is the line's *live take*. The clip cached under the line's key, which
 every render and every later pass plays, is shaped whole from the same sentences: its
-level is the whole line's loudness, which the first sentence's can miss by a decibel or
-two (measured on the sample: docs/dev/scheduling-and-playback.md), so a render never
+level is the whole line's loudness, which the first sentence's can miss by a few decibels
+(measured on the sample: docs/dev/scheduling-and-playback.md), so a render never
 depends on whether a listener was waiting when the line was voiced.
 """
 
