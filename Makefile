@@ -47,7 +47,8 @@ test: $(VENV)/.installed-test
 	if [ $$linted -ne 0 ]; then echo "make test: lint, types or import contracts failed (above)"; fi; \
 	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
 
-# The engine stays Qt-free (import-linter), lint-clean (ruff) and strictly typed (mypy).
+# The engine stays Qt-free (import-linter), engine and studio lint-clean (ruff) and strictly
+# typed (mypy over pyproject's [tool.mypy] files: engine/ and app/).
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check engine app tests bench

@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from app.shell.main_window import MainWindow, default_session_factory
+from app.shell.main_window import MainWindow, default_session_factory, first_size
 from app.shell.self_test import SelfTest
 
 ORGANIZATION = "Radioplay"
@@ -70,7 +70,8 @@ def run(project: str | Path | None = None, output: str | None = None, self_test:
     if probe is not None:
         probe.constructing()
     # Without --output the window plays through the device chosen last time (Transport > Sound Output).
-    window = MainWindow(path, session_factory=default_session_factory(output=output) if output else None)
+    window = MainWindow(path, session_factory=default_session_factory(output=output) if output else None,
+                        size=first_size())
     window.show()
     if probe is not None:
         probe.attach(window)  # a self-test answers no recovery question: it only watches

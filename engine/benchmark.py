@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from engine.metrics.hub import MetricsHub
-from engine.project.casting import starting_voice
 from engine.project.model import VoiceParams
+from engine.project.starting_voices import starting_voice
 from engine.sched.batching import BatchSizer
 from engine.sched.policy import PendingArrays, Playhead, make_policy
 from engine.sched.request import Origin, request_for
@@ -56,7 +56,7 @@ class Cast:
 
 def make_cast(roles: int, voice: str) -> Cast:
     """A cast like an imported play: every fourth role is a lead (weight 3), and the
-    roles on one voice told apart as an import tells them (engine/project/casting.py:
+    roles on one voice told apart as an import tells them (engine/project/starting_voices.py:
     pitch within ±1.5 semitones, speed, variation)."""
     names = [f"ROLE{i + 1}" for i in range(roles)]
     leads = {n for i, n in enumerate(names) if i % 4 == 0}

@@ -16,88 +16,21 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engine import __version__
 from engine.check.command import add_parser as add_check_parser
+from engine.cli_direct import add_parser as add_direct_parser
+from engine.cli_import import add_parser as add_import_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
 from engine.cli_sounds import add_parser as add_sounds_parser
 from engine.export.command import add_render_parser, add_sounds_option
-from engine.output_paths import OVERWRITE_FLAG
 from engine.rehearse.command import add_parser as add_rehearse_parser
-from engine.terminal_text import echo, print_error, print_lines, terminal_line
-
-if TYPE_CHECKING:
-    pass
+from engine.terminal_text import print_error, terminal_line
 
 
 def _error(message: str) -> int:
     return print_error(message)
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    from engine.check.casting import MeasuredCast, cast_roles
-    from engine.output_paths import PROJECT, OutputPathError, output_file
-    from engine.project.fileformat import save_project
-    from engine.project.importers.parsed import ScriptSyntaxError
-    from engine.project.model import Role, VoiceParams
-    from engine.synth.library import VoiceLibrary
-    from engine.synth.production_import import import_production
-
-    script = Path(args.script)
-    if not script.exists():
-        return _error(f"{echo(script)}: no such script file")
-    try:  # before the voices are measured: never the script, a FIFO, a device or a folder
-        # import replaces no existing file at all without the flag (said below), so the kind is not asked
-        target = output_file(args.output, PROJECT, option="-o", inputs=[("the script (SCRIPT)", script)],
-                             overwrite=True, default_name=script.stem + ".radioplay")
-    except OutputPathError as exc:
-        return _error(str(exc))
-    out = Path(target.shown)
-    if target.path.exists() and not args.overwrite:
-        return _error(f"{echo(out)} exists; pass {OVERWRITE_FLAG} (or --force) to replace it")
-    library = VoiceLibrary()
-    measured = MeasuredCast()
-
-    def suggest(roles: list[Role], lines: dict[str, int], spoken: dict[str, list[str]]) -> dict[str, VoiceParams]:
-        nonlocal measured
-        measured = cast_roles(roles, library, lines, progress=lambda done, total: print(
-            f"... measuring voice {done} of {total}", file=sys.stderr) if done in (1, total) or done % 10 == 0 else None,
-            spoken=spoken)
-        return measured.voices
-
-    try:
-        imported = import_production(script, destination=target.path, narrate_action=args.narrate_action,
-                                     sound_folders=[Path(f) for f in args.sounds], suggest=suggest)
-    except (ScriptSyntaxError, ValueError) as exc:
-        return _error(str(exc))
-    if args.accept_sound_cues:
-        from engine.project.sound_suggestions import answer, open_suggestions
-
-        answered = answer(imported.project, [s.id for s in open_suggestions(imported.project)])
-        answered.apply(imported.project)
-        imported.matched += [(clip, clip.file) for clip in answered.made if clip.file]
-    try:
-        save_project(imported.project, target.path, guard=target.check_again)
-    except OutputPathError as exc:
-        return _error(str(exc))
-    except OSError as exc:
-        return _error(f"cannot write {echo(out)}: {exc.strerror or exc}")
-    # Names and words from the script: escaped and capped (a role named with ESC or BEL)
-    print_lines([f"Imported {script} -> {out}", f"Title: {imported.project.title}",
-                 *imported.cast_lines(measured.labels)])
-    if imported.report.casting:
-        print_lines([imported.report.casting])
-    if measured.closest is not None:
-        print_lines([measured.summary()])
-    print_lines(f"note: {note}" for note in imported.alias_notes())
-    if unperformed := imported.report.unperformed_note():
-        print_lines([f"note: {unperformed}"])
-    print_lines(imported.cue_lines())
-    print_lines(imported.suggestion_lines(str(out)))
-    print_lines(f"warning: {warning}" for warning in imported.report.warnings)
-    return 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -309,17 +242,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     if add_verbs is not None:
         add_verbs(sub)
 
-    p = sub.add_parser("import", help="import a Fountain or 'NAME: line' script into a project")
-    p.add_argument("script", help="script file (.fountain, or plain text with NAME: line)")
-    p.add_argument("-o", "--output", required=True, help="project file to write (.radioplay)")
-    p.add_argument("--narrate-action", action="store_true", help="voice action paragraphs with a NARRATOR role")
-    p.add_argument(OVERWRITE_FLAG, "--force", dest="overwrite", action="store_true",
-                   help="replace an existing file at -o (never SCRIPT itself); --force is the same")
-    p.add_argument("--accept-sound-cues", action="store_true",
-                   help="make every sound the action lines describe a clip where it stands (else: radioplay sounds)")
-    add_sounds_option(p)
-    p.set_defaults(func=cmd_import)
-
+    add_import_parser(sub)
     add_revise_parser(sub)
     add_sounds_parser(sub)
     add_render_parser(sub)
@@ -406,6 +329,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
     p.set_defaults(func=cmd_voices)
     add_rehearse_parser(sub)
     add_check_parser(sub)
+    add_direct_parser(sub)
     return parser
 
 

@@ -119,9 +119,9 @@ class BlendEditor(QDialog):
         self.add_button = QPushButton("Add style", self)
         self.add_button.setToolTip(f"Mix in another style vector (at most {MAX_PARTS})")
         self.add_button.clicked.connect(self.add_part)
-        self.result = QLabel(self)
-        self.result.setObjectName("blendResult")
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label = QLabel(self)
+        self.result_label.setObjectName("blendResult")
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.live = QCheckBox("Audition as the weights move", self)
         self.live.setChecked(True)
         self.listen = QPushButton("Audition", self)
@@ -142,7 +142,7 @@ class BlendEditor(QDialog):
         layout.addWidget(intro)
         layout.addLayout(self.grid)
         layout.addLayout(tools)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(buttons)
         for name, weight in initial_parts(voice, styles):
             self._add_row(name, weight)
@@ -210,7 +210,7 @@ class BlendEditor(QDialog):
         problem = self.problem()
         self.ok.setEnabled(problem is None)
         self.listen.setEnabled(problem is None)
-        self.result.setText(problem or f"Voice: {blend_engine().listed(self.spec())}")
+        self.result_label.setText(problem or f"Voice: {blend_engine().listed(self.spec())}")
 
     def done(self, result: int) -> None:  # noqa: D102 - a closed designer auditions nothing more
         self.timer.stop()

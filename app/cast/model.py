@@ -22,7 +22,7 @@ from app.widgets.delegates import range_text
 from engine.project.defaults import GAIN_DB_RANGE, PAN_RANGE, PRIORITY_RANGE, VOICE_RANGES
 from engine.project.engines import engine_named
 from engine.project.model import AGES, GENDERS, Character, Role
-from engine.project.voice_presets import preset_matching, source_gender
+from engine.project.starting_voices import design_name
 
 ROLE_NAME = Qt.ItemDataRole.UserRole + 1  # data(index, ROLE_NAME) -> the row's role name
 _Index = QModelIndex | QPersistentModelIndex
@@ -149,7 +149,9 @@ class CastModel(QAbstractTableModel):
         except ValueError:
             return
         col = _COLUMN_OF_FIELD.get(field)
-        if field in ("voice", "voice.voice"):  # a new voice changes speaker choices and problems too
+        if field == "voice":  # the whole VoiceParams (Suggest Cast, a design): speed, pitch, variation too
+            self.dataChanged.emit(self.index(row, Col.VOICE), self.index(row, Col.VARIATION))
+        elif field == "voice.voice":  # a new voice changes speaker choices and problems too
             self.dataChanged.emit(self.index(row, Col.VOICE), self.index(row, Col.SPEAKER))
         elif field in ("mute", "solo"):  # solo changes what every lane's mute means
             self.dataChanged.emit(self.index(0, Col.MUTE), self.index(self.rowCount() - 1, Col.SOLO))
@@ -242,8 +244,9 @@ class CastModel(QAbstractTableModel):
         if col == Col.VOICE:
             problem = self.catalog.problem(v.voice, v.speaker, v.backend)
             shown = engine_named(v.backend).called(picker_id(v))
-            if not v.design.is_neutral:  # Cast > Design Voice…: say so, by its preset where it is one
-                shown += f" · {preset_matching(v.design, source_gender(v.backend, v.voice)) or 'designed'}"
+            if not v.design.is_neutral:  # say so, by its presets where it is made of them ("boy (bright)")
+                name = design_name(v)
+                shown += f" · {name if name != 'custom' else 'designed'}"
             if not problem or not isinstance(self.catalog.resolve(v.voice, v.backend), str):
                 return shown
             return f"{shown} — {'not installed' if self.catalog.not_installed(v.voice, v.backend) else 'missing'}"

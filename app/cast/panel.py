@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QUndoCommand
+from PySide6.QtGui import QAction, QColor, QStandardItemModel, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QColorDialog,
@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
 
 from app.cast.blend_editor import BlendEditor
 from app.cast.design_editor import DesignEditor
+from app.cast.measured_casting import CastingProgress, MeasuredCasting
 from app.cast.model import CHARACTER_CHOICES, HEADERS, RANGES, ROLE_NAME, CastModel, Col
 from app.cast.voices import VoiceCatalog, picker_id
 from app.document.commands import InsertRole, Macro, RemoveRole, SetRoleField
 from app.document.document import Document
-from app.document.marshal import Marshal, Task, run_task
 from app.widgets.delegates import ButtonDelegate, ChoiceDelegate, SpinDelegate
 from engine.project.engines import engine_named
 
@@ -51,9 +51,10 @@ class VoiceDelegate(ChoiceDelegate):
         combo = super().createEditor(parent, option, index)
         assert isinstance(combo, QComboBox)
         items = combo.model()
+        assert isinstance(items, QStandardItemModel)  # a combo box's own model
         for i in range(combo.count()):
             if combo.itemData(i) == GROUP:
-                item = items.item(i)  # type: ignore[attr-defined]
+                item = items.item(i)
                 item.setEnabled(False)  # a heading: never picked, the keys skip it
                 font = item.font()
                 font.setBold(True)
@@ -61,7 +62,8 @@ class VoiceDelegate(ChoiceDelegate):
         return combo
 
     def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: _Index) -> None:  # noqa: N802
-        value = editor.currentData()  # type: ignore[attr-defined]
+        assert isinstance(editor, QComboBox)  # made by createEditor
+        value = editor.currentData()
         if value == GROUP:
             return
         if value == BLEND:
@@ -120,9 +122,11 @@ class CastPanel(QWidget):
         super().__init__(parent)
         self.doc, self.catalog = doc, catalog
         self.designer: DesignEditor | BlendEditor | None = None  # the open Design Voice… or Blend Styles…
-        self.marshal = Marshal(self)  # Suggest Cast measures voices off the GUI thread
-        self._cast_task: Task | None = None
-        self.last_cast: Any = None  # the last Suggest Cast's MeasuredCast (its closest pair)
+        # The measured cast of Suggest Cast and Import Script, off the GUI thread; its progress
+        # widget goes in the window's status bar.
+        self.casting = MeasuredCasting(doc, catalog.library, self)
+        self.casting.ended.connect(self.status)
+        self.casting_progress = CastingProgress(self.casting)
         self.model = CastModel(doc, catalog, self)
         self.view = QTableView(self)
         self.view.setObjectName("castTable")
@@ -302,46 +306,31 @@ class CastPanel(QWidget):
 
     def suggest_cast(self) -> None:
         """Cast > Suggest Cast: each role's character read from the script (where the
-        producer has not set it), then voices and designs measured apart
-        (engine.check.casting); one undo step. The measuring runs off the GUI thread."""
+        producer has not set it) and the quick cast fitting it, at once and as one undo step;
+        then the measured cast refines it in the background (MeasuredCasting: a second undo
+        step, progress and Cancel in the status bar)."""
         from engine.project.casting import infer_characters
-        from engine.synth.casting import lines_per_role
+        from engine.synth.casting import lines_per_role, quick_cast
 
         project = self.doc.project
         characters = infer_characters(project)
+        roles = [replace(role, character=characters[role.name]) for role in project.cast]
+        quick = quick_cast(roles, self.catalog.library, lines_per_role(roles, [line.role for line in project.lines]))
         steps: list[QUndoCommand] = [SetRoleField(self.doc, role.name, "character", characters[role.name])
                                      for role in project.cast if characters[role.name] != role.character]
-        roles = [replace(role, character=characters[role.name]) for role in project.cast]
-        lines = lines_per_role(roles, [line.role for line in project.lines])
-        spoken = project.spoken_by_role()
-        library = self.catalog.library
-        self.status.emit("Suggest Cast: measuring the voices…")
+        steps += [SetRoleField(self.doc, role.name, "voice", quick.voices[role.name])
+                  for role in project.cast if quick.voices[role.name] != role.voice]
+        if steps:
+            self.doc.undo.push(Macro("Suggest cast", steps))
+        sounds = len(set(quick.labels.values()))
+        measuring = self.casting.start("Suggest Cast")
+        self.status.emit(f"Suggested cast: {sounds} distinct sound{'s' if sounds != 1 else ''} for "
+                         f"{len(roles)} roles" + ("; measuring them apart in the background…" if measuring else ""))
 
-        def measure() -> Any:
-            from engine.check.casting import cast_roles
-
-            return cast_roles(roles, library, lines, spoken=spoken)
-
-        self._cast_task = run_task("radioplay-casting", measure, self.marshal,
-                                   lambda result: self._apply_cast(steps, result), self._cast_failed)
-
-    def _apply_cast(self, steps: list[QUndoCommand], result: Any) -> None:
-        chosen = result.voices
-        names = set(self.doc.project.role_names())
-        steps = steps + [SetRoleField(self.doc, name, "voice", voice) for name, voice in chosen.items()
-                         if name in names and voice != self.doc.project.role(name).voice]
-        self.last_cast = result
-        closest = f"; {result.summary()}" if result.closest else ""
-        if not steps:
-            self.status.emit(f"The cast already has the suggested voices{closest}")
-            return
-        self.doc.undo.push(Macro("Suggest cast", steps))
-        voices = len(set(result.labels.values())) or len({(v.voice, v.speaker) for v in chosen.values()})
-        self.status.emit(f"Suggested cast: {voices} distinct voice{'s' if voices != 1 else ''} for "
-                         f"{len(chosen)} roles{closest} (Undo restores the old cast)")
-
-    def _cast_failed(self, error: BaseException) -> None:
-        self.status.emit(f"Suggest Cast failed: {error}")
+    @property
+    def last_cast(self) -> Any:
+        """The last measured cast applied (its closest pair), None before one."""
+        return self.casting.last
 
     def add_role(self) -> None:
         role = self.doc.new_role()

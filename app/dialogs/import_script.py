@@ -26,12 +26,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.cast.model import format_pan
+from app.cast.model import character_label, format_pan
 from engine.project.importers.build import ImportReport
 from engine.project.importers.parsed import ScriptSyntaxError
 from engine.project.model import Project
+from engine.project.starting_voices import voice_label
 from engine.synth.library import VoiceLibrary
 from engine.synth.production_import import ADD_SOUNDS_HINT, ImportedProduction, import_production
+
+MEASURED_AFTER = (" After Import the voices are measured apart in the background, as radioplay import does "
+                  "(progress and Cancel in the status bar).")
+
+
+def _measurable() -> bool:
+    """Whether the measured cast will refine this one (the speaker encoder is installed)."""
+    from engine.listen.speaker import SpeakerEncoderUnavailable, weights_path
+
+    try:
+        weights_path()
+    except SpeakerEncoderUnavailable:
+        return False
+    return True
 
 
 class ImportDialog(QDialog):
@@ -53,9 +68,9 @@ class ImportDialog(QDialog):
         self.narrate = QCheckBox("Voice action paragraphs with a NARRATOR", self)
         self.narrate.setToolTip("Otherwise action stays as scene notes and is not spoken")
         self.narrate.toggled.connect(self.reload)
-        self.cast = QTableWidget(0, 7, self)
+        self.cast = QTableWidget(0, 8, self)
         self.cast.setObjectName("importCast")
-        self.cast.setHorizontalHeaderLabels(["Role", "Lines", "Voice", "Pitch", "Speed", "Variation", "Pan"])
+        self.cast.setHorizontalHeaderLabels(["Role", "Who", "Lines", "Voice", "Pitch", "Speed", "Variation", "Pan"])
         self.cast.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.cast.verticalHeader().hide()
         self.cast.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -106,13 +121,15 @@ class ImportDialog(QDialog):
         project, report = self.project, self.report
         self.summary.setText(f"<b>{project.title}</b>: {_count(len(project.cast), 'role')}, "
                              f"{_count(len(project.lines), 'line')}, {_count(len(project.scenes), 'scene')}. "
-                             f"{report.casting}")
+                             f"{report.casting}{MEASURED_AFTER if _measurable() else ''}")
         self.cast.setRowCount(len(project.cast))
         for row, role in enumerate(project.cast):
             name = QTableWidgetItem(role.name)
             name.setForeground(QColor(role.colour))
-            voice = role.voice.voice + (f" ({role.voice.speaker})" if role.voice.speaker is not None else "")
-            cells = [name, QTableWidgetItem(str(report.lines_per_role.get(role.name, 0))), QTableWidgetItem(voice),
+            voice = voice_label(role.voice)
+            who = QTableWidgetItem(character_label(role.character))
+            who.setToolTip(role.character.evidence)
+            cells = [name, who, QTableWidgetItem(str(report.lines_per_role.get(role.name, 0))), QTableWidgetItem(voice),
                      QTableWidgetItem(f"{role.voice.pitch:+.1f} st"), QTableWidgetItem(f"{role.voice.speed:.2f}×"),
                      QTableWidgetItem(f"{role.voice.variation:.1f}"), QTableWidgetItem(format_pan(role.pan))]
             for col, item in enumerate(cells):

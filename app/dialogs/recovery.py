@@ -56,6 +56,7 @@ class RecoveryDialog(QDialog):
         self.list.setRootIsDecorated(False)
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keep the file name and its folder's start
         warning = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        self.items: list[QTreeWidgetItem] = []  # one per recovery, in its order
         for recovery in recoveries:
             name = recovery.title or (recovery.original.name if recovery.original else "Untitled")
             when = datetime.fromtimestamp(recovery.saved_at).strftime("%Y-%m-%d %H:%M")
@@ -66,12 +67,12 @@ class RecoveryDialog(QDialog):
             if recovery.reason:
                 item.setIcon(1, warning)
             self.list.addTopLevelItem(item)
+            self.items.append(item)
         self.list.resizeColumnToContents(0)
         self.list.setColumnWidth(0, max(160, self.list.columnWidth(0) + 24))
         self.list.setColumnWidth(1, 560)
         # The reasons in full: a path elided in the list must still be readable somewhere.
-        reasons = [f"• {self.list.topLevelItem(i).text(0)}: {r.reason}."
-                   for i, r in enumerate(recoveries) if r.reason]
+        reasons = [f"• {item.text(0)}: {r.reason}." for item, r in zip(self.items, recoveries, strict=True) if r.reason]
         note = QLabel("\n".join(["Never saved over a file that changed or disappeared since; these open as new "
                                  "productions and Save asks for a name:", *reasons]), self)
         note.setWordWrap(True)
@@ -95,5 +96,5 @@ class RecoveryDialog(QDialog):
         self.resize(920, 260 + 28 * min(len(recoveries), 8))
 
     def chosen(self) -> list[Recovery]:
-        return [r for i, r in enumerate(self.recoveries)
-                if self.list.topLevelItem(i).checkState(0) == Qt.CheckState.Checked]
+        return [r for item, r in zip(self.items, self.recoveries, strict=True)
+                if item.checkState(0) == Qt.CheckState.Checked]

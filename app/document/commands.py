@@ -11,7 +11,7 @@ began leaves no command at all.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtGui import QUndoCommand
@@ -151,9 +151,9 @@ class Macro(QUndoCommand):
     """Several commands as one undo step. The steps are kept here in Python rather than
     as Qt child commands, whose Python wrappers PySide may collect early."""
 
-    def __init__(self, text: str, steps: list[QUndoCommand]) -> None:
+    def __init__(self, text: str, steps: Sequence[QUndoCommand]) -> None:
         super().__init__(text)
-        self.steps = steps
+        self.steps = tuple(steps)
 
     def redo(self) -> None:
         for step in self.steps:

@@ -18,13 +18,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.document.files import FileIdentity
-from engine.project.casting import suggest_new_role
 from engine.project.model import Line, Project, Role, new_line_id
 from engine.project.sound import SoundClip
+from engine.project.starting_voices import suggest_new_role
 
 # Line fields an edit may change, and whether they affect timing only.
 LINE_FIELDS = ("text", "role", "note", "pause_before", "start", "overlap", "with_previous", "scene",
-               "take", "takes", "locked", "recording", "perspective", "perspective_evidence", "position")
+               "take", "takes", "locked", "recording", "read_takes", "perspective", "perspective_evidence", "position")
 # Role fields outside the voice (mix settings and looks; the role's lexicon, replaced whole).
 ROLE_FIELDS = ("colour", "gain_db", "pan", "mute", "solo", "priority", "effect", "lexicon", "character")
 VOICE_FIELDS = ("voice", "speaker", "speed", "pitch", "variation")

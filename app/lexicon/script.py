@@ -9,9 +9,9 @@ anywhere in the window. GUI thread only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
 
 from app.lexicon.access import LexiconStudio
@@ -21,8 +21,8 @@ from app.lexicon.panel import LexiconPanel
 def _open_editor(window: LexiconStudio) -> QLineEdit | QPlainTextEdit | None:
     """The script's open cell editor: the line's text box, or a line edit (the speaker, the delivery)."""
     viewport = window.script.view.viewport()
-    return next((w for kind in (QPlainTextEdit, QLineEdit) for w in viewport.findChildren(kind) if w.isVisible()),
-                None)
+    editors: list[QLineEdit | QPlainTextEdit] = [*viewport.findChildren(QPlainTextEdit), *viewport.findChildren(QLineEdit)]
+    return next((w for w in editors if w.isVisible()), None)
 
 
 def script_word(window: LexiconStudio) -> tuple[str, str | None]:
@@ -58,9 +58,9 @@ class _EditorMenus(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         # Polished, not added: a child is announced while its constructor still runs (not yet an editor).
         if event.type() == QEvent.Type.ChildPolished:
-            child = event.child()  # type: ignore[attr-defined]
-            editor = isinstance(child, (QLineEdit, QPlainTextEdit))
-            if editor and child.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu:
+            child = cast(QChildEvent, event).child()  # the type() says which class Qt made
+            if isinstance(child, (QLineEdit, QPlainTextEdit)) and (
+                    child.contextMenuPolicy() != Qt.ContextMenuPolicy.CustomContextMenu):
                 child.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
                 child.customContextMenuRequested.connect(lambda pos, e=child: self._menu(e, pos))
         return False

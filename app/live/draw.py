@@ -13,7 +13,7 @@ from typing import Any
 
 from app.script.staging import staged_positions
 from app.sound import lanes as sound_lanes
-from app.timeline.scene import Lane
+from app.timeline.scene import Lane, TimelineScene
 from app.timeline.view import TimelineView
 from app.transport.bar import TransportBar
 from engine.project.model import Project
@@ -42,7 +42,9 @@ def show_clips(timeline: TimelineView, project: Project, clips: Iterable[Any], s
     texts = {line.id: line.text for line in project.lines} | sound_lanes.labels(project, sounds)
     timeline.set_clips(clips, texts)
     # The scene holds the clips; placed effects carry their position as lines do.
-    timeline.scene().set_positions(staged_positions(project) | sound_lanes.staged_positions(project))
+    scene = timeline.scene()
+    assert isinstance(scene, TimelineScene)  # the view's own
+    scene.set_positions(staged_positions(project) | sound_lanes.staged_positions(project))
     timeline.set_duration(max((c.end for c in clips), default=0.0))
 
 

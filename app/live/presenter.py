@@ -20,7 +20,7 @@ from app.live.access import LiveStudio
 from app.live.engine_link import EngineLink
 from app.live.outlook import CHECK_EVERY
 from app.live.play_gate import PlayGate
-from app.script.model import Col
+from app.script.columns import Col
 from app.script.spoken_word import SpokenWord
 from engine.mixdown.mixplan import TAIL_S
 from engine.project.timeline import layout

@@ -2,7 +2,8 @@
 and replace see it; CheckStudio, the studio window as the speech check's marks see it.
 
 The editor builds those helpers, so they depend on ScriptAccess rather than importing
-``ScriptEditor`` (which would close an import circle); CheckStudio keeps the script feature
+``ScriptEditor`` (which would close an import circle), and take the editor a second time as
+their Qt parent (a Protocol is no QWidget, as typing cannot say "both"); CheckStudio keeps the script feature
 free of the shell (the main window satisfies it). Read-only properties, so the window may hold
 any subtype.
 """
@@ -23,7 +24,9 @@ from engine.session import Session, SessionState
 
 class ScriptAccess(Protocol):
     doc: Document
-    view: QTableView
+
+    @property
+    def view(self) -> QTableView: ...
 
     def addAction(self, action: QAction) -> None: ...  # noqa: N802 - Qt's name
     def current_row(self) -> int: ...

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import QInputDialog, QLabel, QStyle, QToolTip, QWidget
 from app.document.commands import Macro, SetLineFields
 from app.document.settings import FIX_TAKES
 from app.script.access import CheckStudio
-from app.script.model import Col
+from app.script.columns import Col
 from app.timeline.items import draw_lock
 from engine.check.lines import LineResult
 from engine.session.views import FixProgress

@@ -56,8 +56,8 @@ class LineClipboard(QObject):
 
     status = Signal(str)
 
-    def __init__(self, editor: ScriptAccess) -> None:
-        super().__init__(editor)
+    def __init__(self, editor: ScriptAccess, parent: QObject) -> None:
+        super().__init__(parent)
         self.editor = editor
         self.cut_action = self._action("Cut", QKeySequence.StandardKey.Cut, "Cut the selected lines", self.cut)
         self.copy_action = self._action("Copy", QKeySequence.StandardKey.Copy,
@@ -67,7 +67,7 @@ class LineClipboard(QObject):
                                          self.paste)
 
     def _action(self, text: str, key: QKeySequence.StandardKey, tip: str, slot: object) -> QAction:
-        action = QAction(text, self.editor)
+        action = QAction(text, self)  # owned here; the editor holds it for its shortcut
         action.setShortcuts(QKeySequence.keyBindings(key))
         # Only while the script has focus: a cell being typed in keeps its own Ctrl+C.
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)

@@ -121,12 +121,12 @@ def _cell_width(view: QTableView, text: str, font: QFont, icon: bool) -> int:
     """How wide a cell must be to show ``text`` on one line, as the view's style lays an item out."""
     option = QStyleOptionViewItem()
     view.initViewItemOption(option)
-    option.font = font  # type: ignore[attr-defined]
-    option.fontMetrics = QFontMetrics(font)  # type: ignore[attr-defined]
-    option.text = text  # type: ignore[attr-defined]
+    option.font = font
+    option.fontMetrics = QFontMetrics(font)
+    option.text = text
     features = QStyleOptionViewItem.ViewItemFeature.HasDisplay
     if icon:
         features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
-    option.features = features  # type: ignore[attr-defined]
+    option.features = features
     style = view.style()
     return style.sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, option, QSize(), view).width()

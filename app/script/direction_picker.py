@@ -97,7 +97,7 @@ class DirectionDelegate(QStyledItemDelegate):
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: _Index) -> None:  # noqa: N802
         # As wide as its words (over the Line column while it is open), not the narrow column's width.
-        rect = option.rect  # type: ignore[attr-defined]
+        rect = option.rect
         editor.setGeometry(rect.x(), rect.y(), max(rect.width(), editor.sizeHint().width()), rect.height())
 
     def setEditorData(self, editor: QWidget, index: _Index) -> None:  # noqa: N802

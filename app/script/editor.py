@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
 from app.document.commands import InsertLine, SetLineField, remove_lines
 from app.document.document import Document
 from app.script.clipboard import LineClipboard
-from app.script.columns import fit_columns, fit_role_column
+from app.script.columns import Col, fit_columns, fit_role_column
 from app.script.direction_picker import DirectionDelegate
 from app.script.find_replace import FindBar
 from app.script.line_editor import LineTextEdit
-from app.script.model import LINE_ID, Col, ScriptModel
+from app.script.model import LINE_ID, ScriptModel
 from app.script.row_heights import RowHeights
 from app.script.spoken_word import SpokenWordDelegate
 from app.widgets.delegates import OneLineDelegate, RoleDelegate, SpinDelegate
@@ -173,10 +173,10 @@ class ScriptEditor(QWidget):
         self.delete_action.triggered.connect(self.delete_selected)
         self.addAction(self.insert_action)
         self.addAction(self.delete_action)
-        self.clipboard = LineClipboard(self)
+        self.clipboard = LineClipboard(self, self)
         self.clipboard.status.connect(self.status)
         self.cut_action, self.copy_action, self.paste_action = self.clipboard.actions()
-        self.find_bar = FindBar(self)
+        self.find_bar = FindBar(self, self)
         self.find_bar.status.connect(self.status)
         self.find_action, self.replace_action = self.find_bar.find_action, self.find_bar.replace_action
         self.follow_action = QAction("Follow playhead", self)

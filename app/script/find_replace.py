@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QToolButton,
+    QWidget,
 )
 
 from app.document.commands import Macro, SetLineField
@@ -37,8 +38,8 @@ class FindBar(QFrame):
 
     status = Signal(str)
 
-    def __init__(self, editor: ScriptAccess) -> None:
-        super().__init__(editor)
+    def __init__(self, editor: ScriptAccess, parent: QWidget) -> None:
+        super().__init__(parent)
         self.setObjectName("findBar")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.editor = editor
@@ -104,7 +105,7 @@ class FindBar(QFrame):
         return button
 
     def _action(self, text: str, keys: list[QKeySequence], tip: str, slot: object) -> QAction:
-        action = QAction(text, self.editor)
+        action = QAction(text, self)  # owned here; the editor holds it for its shortcut
         action.setShortcuts(keys)
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         action.setToolTip(tip)

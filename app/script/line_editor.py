@@ -126,7 +126,7 @@ class TypingDelegate(QStyledItemDelegate):
         model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: _Index) -> None:  # noqa: N802
-        rect = option.rect  # type: ignore[attr-defined]
+        rect = option.rect
         height = max(rect.height(), editor.needed_height()) if isinstance(editor, LineTextEdit) else rect.height()
         editor.setGeometry(rect.x(), rect.y(), rect.width(), height)
 

@@ -113,7 +113,7 @@ class RowHeights(QObject):
             if col != Col.TEXT and not _too_wide(index, width, view.font()):
                 continue
             # A rect with a height, as the view's own measure gives: the style wraps only in a valid one.
-            option.rect = QRect(0, 0, width, max(1, view.rowHeight(row)))  # type: ignore[attr-defined]
+            option.rect = QRect(0, 0, width, max(1, view.rowHeight(row)))
             delegate = view.itemDelegateForIndex(index)
             height = max(height, delegate.sizeHint(option, index).height())
         return height

@@ -35,7 +35,7 @@ def install(window: StudioWindow) -> None:
     timeline = window.timeline
     if all(hasattr(timeline, name) for name in ("items", "clip_kind", "lane_at", "header")):
         _hook(timeline, lambda pos: timeline_menu(window, pos))
-        _hook(timeline.header, lambda pos: lane_menu_at(window, pos))  # type: ignore[attr-defined]
+        _hook(timeline.header, lambda pos: lane_menu_at(window, pos))
 
 
 def _hook(widget: QWidget, build: Callable[[QPoint], QMenu | None]) -> None:

@@ -29,7 +29,7 @@ from app.document.files import (
     with_extension,
     write_project,
 )
-from app.document.recovery import Recovery, RecoveryStore
+from app.document.recovery import Recovery
 from app.document.settings import (
     EXPORT_DAW,
     EXPORT_FOLDER,
@@ -49,8 +49,9 @@ from engine.project.soundformat import absolute_sounds
 
 class FileOps(QObject):
     def __init__(self, window: StudioWindow) -> None:
-        super().__init__(window)
+        super().__init__(window.window())
         self.window = window
+        self.dialog_parent = window.window()  # the window as a QWidget: the parent of every dialog asked
         self.doc = window.doc
         self.recent = RecentFiles(window.settings)
         self.export_job: ExportJob | None = None
@@ -61,7 +62,7 @@ class FileOps(QObject):
     def ask_save_changes(self) -> str:
         """'save', 'discard' or 'cancel'."""
         answer = QMessageBox.question(
-            self.window, "Unsaved changes", f"Save the changes to {self.doc.display_name()}?",
+            self.dialog_parent, "Unsaved changes", f"Save the changes to {self.doc.display_name()}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Save)
         return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
@@ -69,18 +70,18 @@ class FileOps(QObject):
 
     def ask_recover(self, recoveries: list[Recovery]) -> list[Recovery] | None:
         """The ones to recover (the others are discarded), or None to keep them all for the next start."""
-        dialog = RecoveryDialog(recoveries, self.window)
+        dialog = RecoveryDialog(recoveries, self.dialog_parent)
         result = dialog.exec()
         if result == QDialog.DialogCode.Accepted:
             return dialog.chosen()
         return [] if result == DISCARD else None
 
     def ask_open_path(self) -> Path | None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open project", self._start_dir(), FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.dialog_parent, "Open project", self._start_dir(), FILE_FILTER)
         return Path(path) if path else None
 
     def ask_save_path(self) -> Path | None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save project as", str(self.save_suggestion()), FILE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Save project as", str(self.save_suggestion()), FILE_FILTER)
         return with_extension(path) if path else None
 
     def save_suggestion(self) -> Path:
@@ -88,7 +89,7 @@ class FileOps(QObject):
         return self.doc.path or Path(self._start_dir()) / f"{self.doc.project.title or 'Untitled'}.radioplay"
 
     def ask_script_path(self) -> Path | None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Import script", self._start_dir(), SCRIPT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.dialog_parent, "Import script", self._start_dir(), SCRIPT_FILTER)
         return Path(path) if path else None
 
     def _start_dir(self) -> str:
@@ -180,7 +181,7 @@ class FileOps(QObject):
         path = path or self.ask_script_path()
         if path is None:
             return None
-        dialog = ImportDialog(path, self.window, library=self.window.catalog.library)
+        dialog = ImportDialog(path, self.dialog_parent, library=self.window.catalog.library)
         dialog.accepted.connect(lambda: self._imported(dialog))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -190,8 +191,11 @@ class FileOps(QObject):
         if dialog.project is None:
             return
         self.doc.replace(dialog.project, None, modified=True, source=dialog.script)
+        # The quick cast is in place; the measured one (radioplay import's) refines it meanwhile.
+        measuring = self.window.cast.casting.start("Import Script")
         self.window.statusBar().showMessage(
-            f"Imported {dialog.script.name}: {len(dialog.project.lines)} lines. Save to keep it.", 8000)
+            f"Imported {dialog.script.name}: {len(dialog.project.lines)} lines. Save to keep it."
+            + (" Measuring the cast in the background…" if measuring else ""), 8000)
 
     # ---- export --------------------------------------------------------------------------
     def default_export_dir(self) -> Path:
@@ -213,7 +217,7 @@ class FileOps(QObject):
         remembered = ExportChoices(preset=EXPORT_PRESET.read(settings) or "custom",
                                    format=EXPORT_FORMAT.read(settings) or "wav24",
                                    stems=EXPORT_STEMS.read(settings) != "no", daw=EXPORT_DAW.read(settings) or "")
-        dialog = ExportDialog(folder or self.default_export_dir(), self.window, name,
+        dialog = ExportDialog(folder or self.default_export_dir(), self.dialog_parent, name,
                               cluster=RAY_CLUSTER.read(settings), choices=remembered)
         dialog.accepted.connect(lambda: self._remember(dialog.choices()))
         dialog.accepted.connect(lambda: self.start_export(dialog.folder(), dialog.options(), dialog.cluster()))
@@ -233,7 +237,7 @@ class FileOps(QObject):
         EXPORT_FOLDER.write(self.window.settings, str(outdir))
         EXPORT_PROJECT.write(self.window.settings, str(self.doc.path) if self.doc.path is not None else "")
         RAY_CLUSTER.write(self.window.settings, cluster or "")
-        job = ExportJob(self._exporter(cluster), outdir, options, self.window.marshal, self.window)
+        job = ExportJob(self._exporter(cluster), outdir, options, self.window.marshal, self.dialog_parent)
         job.finished.connect(self._export_done)
         job.failed.connect(lambda message: self.window.show_error("Export failed", message))
         job.cancelled.connect(lambda: self.window.statusBar().showMessage("Export cancelled", 5000))
@@ -283,7 +287,7 @@ class FileOps(QObject):
                           f"{f' and {len(audio) - 3} more' if len(audio) > 3 else ''}, "
                           f"{'stems, ' if any('stems' in str(f) for f in report.files) else ''}captions and cues."
                           + "".join(f"\n\nNote: {note}" for note in report.notes),
-                          QMessageBox.StandardButton.Close, self.window)
+                          QMessageBox.StandardButton.Close, self.dialog_parent)
         box.setObjectName("exportDoneBox")
         if compliance is not None:  # the compliance report, as the terminal shows it
             box.setInformativeText(f"<pre>{html.escape(compliance.table())}</pre>")
@@ -322,10 +326,11 @@ class FileOps(QObject):
         recovered = 0
         for recovery in chosen:
             window = self.window if recovered == 0 else self._new_window()
-            recovered += window.files._recover(recovery)
+            recovered += window.files.recover(recovery)
         return recovered > 0
 
-    def _recover(self, recovery: Recovery) -> bool:
+    def recover(self, recovery: Recovery) -> bool:
+        """Put one autosave back into this window's document; False if it cannot be read."""
         try:
             project = recovery.load()
         except ProjectFileError as exc:
@@ -347,9 +352,7 @@ class FileOps(QObject):
         return True
 
     def _new_window(self) -> StudioWindow:
-        w = self.window
-        other = type(w)(None, settings=w.settings, session_factory=w.session_factory,
-                        recovery=RecoveryStore(w.recovery.root))
+        other = self.window.another_window()
         other.show()
         self.recovered_windows.append(other)
         return other

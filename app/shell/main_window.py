@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QWidget
 
 from app.cast.get_voices import GetVoicesDialog
@@ -49,10 +49,23 @@ from engine.session import Session
 __all__ = ["MainWindow", "SessionFactory", "default_session_factory"]
 
 
+
+DEFAULT_SIZE = QSize(1600, 1000)
+
+
+def first_size() -> QSize:
+    """The window's size before the producer sizes it (app/main.py): DEFAULT_SIZE within the
+    screen's free area. Larger than a 1280x720 screen, the window put the script's Line column and the meters
+    past the screen's edge wherever the window manager does not shrink it (X11 without one
+    does not)."""
+    screen = QGuiApplication.primaryScreen()
+    return DEFAULT_SIZE if screen is None else DEFAULT_SIZE.boundedTo(screen.availableGeometry().size())
+
 class MainWindow(QMainWindow):
     def __init__(self, path: Path | None = None, *, settings: QSettings | None = None,
                  session_factory: SessionFactory | None = None, recovery: RecoveryStore | None = None,
-                 catalog: VoiceCatalog | None = None, project: Project | None = None) -> None:
+                 catalog: VoiceCatalog | None = None, project: Project | None = None,
+                 size: QSize = DEFAULT_SIZE) -> None:
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
@@ -72,7 +85,7 @@ class MainWindow(QMainWindow):
         self.recent_menu: QMenu
         self.output_menu: QMenu
         self.master_menu: QMenu
-        self.resize(1600, 1000)  # the size the default layout is made for (app/shell/panels.arrange_default)
+        self.resize(size)  # before the default layout, which is made for it (app/shell/panels.arrange_default)
 
         self.script = ScriptEditor(self.doc, self)
         self.setCentralWidget(self.script)
@@ -143,6 +156,7 @@ class MainWindow(QMainWindow):
         self.lines_label = QLabel("", self)
         self.lines_label.setObjectName("linesLabel")
         self.outlook_label = OutlookLabel(self)  # shown while synthesis cannot keep up with playback
+        status.addPermanentWidget(self.cast.casting_progress)  # shown while a measured cast runs
         status.addPermanentWidget(self.outlook_label)
         status.addPermanentWidget(self.lines_label)
         status.addPermanentWidget(self.engine_label)
@@ -251,6 +265,12 @@ class MainWindow(QMainWindow):
     def lend_session(self, transform: Callable[[Project], Project] | None) -> None:
         """The table read plays through this window's Session with ``transform`` applied."""
         self.engine.hand_over_as(transform)
+
+    def another_window(self) -> MainWindow:
+        """A second studio (a recovery opens one per further autosave): this one's settings and
+        engine factory, its own autosave slot and voice catalogue, sized for the screen."""
+        return MainWindow(None, settings=self.settings, session_factory=self.session_factory,
+                          recovery=RecoveryStore(self.recovery.root), size=first_size())
 
     def follow_read(self, line_id: str) -> None:
         """The table read is at this line: select it in the script (the playhead is the Session's)."""
@@ -416,6 +436,7 @@ class MainWindow(QMainWindow):
         """Stop timers and threads; a clean exit removes the window's recovery slot."""
         self.presenter.timer.stop()
         self.autosaver.timer.stop()
+        self.cast.casting.stop()
         self._save_settings()
         self.engine.stop()
         self.engine.wait()

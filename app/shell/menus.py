@@ -29,7 +29,7 @@ def build_menus(w: StudioWindow) -> None:
     file_menu = bar.addMenu("&File")
     for name in ("new", "open"):
         file_menu.addAction(a[name])
-    w.recent_menu = QMenu("Open &Recent", w)
+    w.recent_menu = QMenu("Open &Recent", w.window())
     w.recent_menu.setObjectName("recentMenu")
     w.recent_menu.aboutToShow.connect(w.fill_recent_menu)
     file_menu.addMenu(w.recent_menu)
@@ -65,7 +65,7 @@ def build_menus(w: StudioWindow) -> None:
     for name in ("play_pause", "stop", "from_start", "play_line", "loop"):
         transport.addAction(a[name])
     transport.addSeparator()
-    w.output_menu = QMenu("Sound &Output", w)
+    w.output_menu = QMenu("Sound &Output", w.window())
     w.output_menu.setObjectName("outputMenu")
     w.output_menu.setToolTipsVisible(True)
     w.output_menu.aboutToShow.connect(lambda: fill_output_menu(w))
@@ -76,12 +76,12 @@ def build_menus(w: StudioWindow) -> None:
     table_read.triggered.connect(lambda: open_table_read(w))
 
     mix = bar.addMenu("&Mix")
-    w.master_menu = QMenu("&Master Effect", w)
+    w.master_menu = QMenu("&Master Effect", w.window())
     w.master_menu.setObjectName("masterMenu")
     w.master_menu.setToolTipsVisible(True)
     w.master_menu.aboutToShow.connect(lambda: fill_master_menu(w))
     mix.addMenu(w.master_menu)
-    bar.addMenu(sound_menu(w.doc, w))  # app/sound/menus.py: Add Sound Lane
+    bar.addMenu(sound_menu(w.doc, w.window()))  # app/sound/menus.py: Add Sound Lane
 
     cast = bar.addMenu("&Cast")
     for name in ("add_role", "audition"):
@@ -112,7 +112,7 @@ def build_menus(w: StudioWindow) -> None:
 
 def build_toolbars(w: StudioWindow) -> None:
     w.addToolBar(Qt.ToolBarArea.TopToolBarArea, w.transport)
-    project = QToolBar("Project", w)
+    project = QToolBar("Project", w.window())
     project.setObjectName("projectToolBar")
     project.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
     for name in ("save", "import", "export"):
@@ -179,7 +179,7 @@ def fill_recent_menu(w: StudioWindow) -> None:
 
 def _box(w: StudioWindow, icon: QMessageBox.Icon, title: str, text: str, name: str) -> QMessageBox:
     """A message box that does not block the event loop and deletes itself when closed."""
-    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Close, w)
+    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Close, w.window())
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setObjectName(name)
     box.open()

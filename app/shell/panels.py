@@ -111,7 +111,7 @@ def arrange_when_shown(window: StudioWindow) -> None:
 
 class _FirstShow(QObject):
     def __init__(self, window: StudioWindow) -> None:
-        super().__init__(window)  # type: ignore[arg-type]  # the window is a QMainWindow
+        super().__init__(window.window())
         self.window = window
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
 from PySide6.QtGui import QGuiApplication, QImageReader
 
 from app.shell.main_window import MainWindow
@@ -148,7 +148,24 @@ def diagnostics(window: MainWindow, screenshot: Path) -> dict[str, Any]:
         "icon_beside_app": (Path(__file__).resolve().parents[2] / "resources" / "icons"
                             / "radioplay.svg").is_file(),
         "screenshot": str(screenshot) if saved else None,
+        # Whether the window and the script's Line column fit the screen (a new user's 1280x720)
+        "screen_size": _size(window.screen().availableGeometry().size()) if window.screen() else None,
+        "window_size": _size(window.frameGeometry().size()),
+        "line_column_right": _line_column_right(window),
+        "script_view_width": window.script.view.viewport().width(),
     }
+
+
+def _size(size: QSize) -> list[int]:
+    return [size.width(), size.height()]
+
+
+def _line_column_right(window: MainWindow) -> int:
+    """Where the script's Line column ends, in its view's viewport (past its width: cut off)."""
+    from app.script.columns import Col
+
+    header = window.script.view.horizontalHeader()
+    return header.sectionViewportPosition(Col.TEXT) + header.sectionSize(Col.TEXT)
 
 
 def write_json(path: Path, report: dict[str, Any]) -> None:

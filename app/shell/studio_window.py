@@ -9,24 +9,26 @@ uses in its own Protocol (app/<feature>/access.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QLabel, QLayout, QMenu, QMenuBar, QStatusBar, QToolBar
+from PySide6.QtWidgets import QDockWidget, QLabel, QLayout, QMenu, QMenuBar, QStatusBar, QToolBar, QWidget
 
 from app.cast.panel import CastPanel
 from app.cast.voices import VoiceCatalog
 from app.document.document import Document
 from app.document.files import RecentFiles
 from app.document.marshal import Marshal
-from app.document.recovery import Autosaver, RecoveryStore
+from app.document.recovery import Autosaver, Recovery, RecoveryStore
 from app.live.engine_link import EngineLink, SessionFactory
 from app.live.presenter import EnginePresenter
 from app.script.editor import ScriptEditor
 from app.timeline.view import TimelineView
 from app.transport.bar import TransportBar
+from engine.project.model import Project
 from engine.session import Session
 
 
@@ -36,6 +38,7 @@ class FileCommands(Protocol):
     recent: RecentFiles
 
     def open(self, path: Path | None = None) -> bool: ...
+    def recover(self, recovery: Recovery) -> bool: ...
 
 
 class StudioWindow(Protocol):
@@ -67,12 +70,15 @@ class StudioWindow(Protocol):
     @property
     def presenter(self) -> EnginePresenter: ...
 
-    # Qt's own (QMainWindow)
+    # Qt's own (QMainWindow). window(): the window itself, as the QWidget its menus, toolbars and
+    # dialogs are parented to (typing cannot say "a QMainWindow with these members").
+    def window(self) -> QWidget: ...
+    def actions(self) -> list[QAction]: ...
     def show(self) -> None: ...
     def statusBar(self) -> QStatusBar: ...  # noqa: N802
     def menuBar(self) -> QMenuBar: ...  # noqa: N802
     def addAction(self, action: QAction) -> None: ...  # noqa: N802
-    def addToolBar(self, toolbar: QToolBar) -> None: ...  # noqa: N802
+    def addToolBar(self, area: Qt.ToolBarArea, toolbar: QToolBar) -> None: ...  # noqa: N802
     def layout(self) -> QLayout | None: ...
     def width(self) -> int: ...
     def installEventFilter(self, watcher: QObject) -> None: ...  # noqa: N802
@@ -84,6 +90,9 @@ class StudioWindow(Protocol):
 
     # the window's commands
     def session(self) -> Session | None: ...
+    def lend_session(self, transform: Callable[[Project], Project] | None) -> None: ...
+    def follow_read(self, line_id: str) -> None: ...
+    def another_window(self) -> StudioWindow: ...
     def show_error(self, title: str, text: str) -> None: ...
     def fill_recent_menu(self) -> None: ...
     def set_output(self, name: str) -> None: ...

@@ -103,8 +103,8 @@ class SoundClipForm(QGroupBox):
             for widget in (self.gain, self.pan, self.fade_in, self.fade_out, self.length, self.loop, self.remove):
                 widget.setEnabled(clip is not None)
             placeable = clip is not None and self._kind(clip) == "effects"
-            for widget in (self.perspective, self.distance):
-                widget.setEnabled(placeable)
+            for placing in (self.perspective, self.distance):
+                placing.setEnabled(placeable)
             self.placement_note.setVisible(clip is not None and not placeable)
             if clip is None:
                 self.clip_id = None

@@ -64,7 +64,7 @@ def assign_file(doc: Document, clip_id: str, file: Path) -> SetProjectField | No
 def add_clip(doc: Document, lane: SoundLane, file: Path, at_s: float) -> SetProjectField:
     """A new clip of ``file`` on ``lane`` pinned at ``at_s`` (a sound dropped on a lane)."""
     clip = SoundClip(new_sound_id(), lane.name, cue=Path(file).stem.replace("-", " "), file=str(file),
-                     anchor="time", offset=max(0.0, at_s), **bed_defaults(lane.kind))  # type: ignore[arg-type]
+                     anchor="time", offset=max(0.0, at_s), **bed_defaults(lane.kind))
     if lane.kind != "effects":
         clip = replace(clip, end="length", length=20.0, lead=0.0)
     return SetProjectField(doc, "sounds", [*doc.project.sounds, clip], f"Add sound {Path(file).name}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QFileSystemWatcher, QMimeData, QObject, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -135,12 +135,12 @@ class SoundPanel(QWidget):
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
-        self.watcher = QFileSystemWatcher(self)
-        self.watcher.directoryChanged.connect(lambda _: self._rescan.start())
         self._rescan = QTimer(self)
         self._rescan.setSingleShot(True)
         self._rescan.setInterval(RESCAN_AFTER_MS)
         self._rescan.timeout.connect(lambda: self.scan())
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.directoryChanged.connect(lambda _: self._rescan.start())
         self.setAcceptDrops(True)
         self.list.setAcceptDrops(True)
         self.list.viewport().installEventFilter(self)
@@ -358,7 +358,7 @@ class SoundPanel(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if watched == self.list.viewport():  # files from the desktop dropped on the library list
             if event.type() in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
-                drag: QDropEvent = event  # type: ignore[assignment]
+                drag = cast(QDropEvent, event)  # the event's type() says which class Qt made
                 files = _outside_files(drag.mimeData(), self._library_paths())
                 if files:
                     if event.type() == QEvent.Type.Drop:
@@ -367,12 +367,12 @@ class SoundPanel(QWidget):
                     return True
             return super().eventFilter(watched, event)
         if event.type() in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
-            drag: QDragEnterEvent = event  # type: ignore[assignment]
-            if _sound_file(drag.mimeData()) is not None:
-                drag.acceptProposedAction()
+            entering = cast(QDragEnterEvent, event)
+            if _sound_file(entering.mimeData()) is not None:
+                entering.acceptProposedAction()
                 return True
         elif event.type() == QEvent.Type.Drop:
-            drop: QDropEvent = event  # type: ignore[assignment]
+            drop = cast(QDropEvent, event)
             file = _sound_file(drop.mimeData())
             if file is not None and str(file) not in self._library_paths():  # from the desktop: copied in first
                 copies = self.add_files([file])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from app.document.document import Document
+from app.document.marshal import Marshal
 from engine.session import Session
 
 
@@ -23,5 +24,7 @@ class TakesStudio(Protocol):
     def doc(self) -> Document: ...
     @property
     def script(self) -> LineCursor: ...
+    @property
+    def marshal(self) -> Marshal: ...
 
     def session(self) -> Session | None: ...

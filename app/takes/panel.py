@@ -5,7 +5,10 @@ so the session voices it at audition priority and the producer hears it in
 place; "Play" hears the selected take without choosing it; "A/B" plays two
 takes in turn, one on each press; "Choose" makes the selected take the one
 that plays and exports; "Lock" keeps the chosen take while the role's voice
-settings change. Every change is one undo step.
+settings change. "Direct by Voice…" records the producer reading the line (or takes a
+WAV) and makes a take in the role's voice with the read's timing and intonation
+(app/takes/direct_dialog.py); such a take says so in the list. Every change is one
+undo step.
 
 A/B compares the chosen take with the selected one, or, when the chosen take is
 the one selected (as right after "New take"), with the take chosen before it:
@@ -33,7 +36,7 @@ from PySide6.QtWidgets import (
 from app.document.commands import SetLineFields
 from app.takes.access import TakesStudio
 from engine.project.model import Line
-from engine.project.takes import locked, takes_of, unlocked, with_new_take, with_take
+from engine.project.takes import locked, read_take_of, takes_of, unlocked, with_new_take, with_take
 
 AUDITION_WAIT_S = 120.0  # how long the panel says a take is being voiced before it lets go
 _BASE_TEXT = Qt.ItemDataRole.UserRole + 1  # an item's text without the A/B marks
@@ -65,6 +68,11 @@ class TakesPanel(QWidget):
         self.choose_button = QPushButton("Choose", self)
         self.lock_button = QPushButton("Lock", self)
         self.lock_button.setCheckable(True)
+        self.direct_button = QPushButton("Direct by Voice\u2026", self)
+        self.direct_button.setObjectName("directByVoice")
+        self.direct_button.setToolTip("Read the line aloud (or pick a WAV of it): a new take in the role's voice "
+                                      "with your timing and intonation")
+        self.direct_dialog: QWidget | None = None
         self.play_button.setToolTip("Hear the selected take without choosing it")
         self.ab_button.setToolTip("Hear two takes in turn, one on each press: the chosen take and the selected one "
                                   "(after New take: the new take and the one chosen before)")
@@ -81,11 +89,13 @@ class TakesPanel(QWidget):
         layout.addWidget(self.list)
         layout.addWidget(self.ab_label)
         layout.addLayout(buttons)
+        layout.addWidget(self.direct_button)
         self.play_button.clicked.connect(lambda: self.play(self.selected_take()))
         self.ab_button.clicked.connect(self.ab)
         self.new_button.clicked.connect(self.new_take)
         self.choose_button.clicked.connect(lambda: self.choose(self.selected_take()))
         self.lock_button.clicked.connect(self.set_locked)
+        self.direct_button.clicked.connect(self.direct_by_voice)
         self.list.itemDoubleClicked.connect(lambda item: self.play(int(item.data(Qt.ItemDataRole.UserRole))))
         self.list.currentItemChanged.connect(lambda *_: self._show_pair())
         self.show_line(None)
@@ -109,7 +119,8 @@ class TakesPanel(QWidget):
     def refresh(self) -> None:
         line = self._line()
         self.list.clear()
-        for button in (self.play_button, self.ab_button, self.new_button, self.choose_button, self.lock_button):
+        for button in (self.play_button, self.ab_button, self.new_button, self.choose_button, self.lock_button,
+                       self.direct_button):
             button.setEnabled(line is not None)
         if line is None:
             self.title.setText("No line selected")
@@ -120,7 +131,11 @@ class TakesPanel(QWidget):
         self.title.setText(f"{line.id} ({line.role}): take {seeds.index(line.take) + 1} of {len(seeds)}, {state}")
         for number, seed in enumerate(seeds, start=1):
             mark = "  (chosen)" if seed == line.take else ""
-            item = QListWidgetItem(f"Take {number}  seed {seed}{mark}")
+            read = read_take_of(line, seed)
+            how = "  by voice" if read is not None else ""
+            item = QListWidgetItem(f"Take {number}  seed {seed}{how}{mark}")
+            if read is not None:
+                item.setToolTip(f"Directed by your read ({read.what}): {read.read}")
             item.setData(Qt.ItemDataRole.UserRole, seed)
             item.setData(_BASE_TEXT, item.text())
             self.list.addItem(item)
@@ -128,6 +143,7 @@ class TakesPanel(QWidget):
                 self.list.setCurrentItem(item)
         self.lock_button.setChecked(line.locked is not None)
         self.new_button.setEnabled(line.locked is None)  # unlock to re-voice
+        self.direct_button.setEnabled(line.locked is None)
         self.choose_button.setEnabled(line.locked is None)
         self._show_pair()
 
@@ -235,6 +251,26 @@ class TakesPanel(QWidget):
             return
         if self.ab_label.text() != text:
             self.ab_label.setText(text)
+
+    def direct_by_voice(self) -> QWidget | None:
+        """The Direct by Voice dialog for this line; its take, once made, is heard at once."""
+        from app.takes.direct_dialog import direct_by_voice
+
+        line = self._line()
+        if line is None or line.locked is not None:
+            return None
+        previous = (line.id, line.take)
+        dialog = direct_by_voice(self.window_, line.id, self)
+
+        def made() -> None:
+            if dialog.made is not None:
+                self._previous = previous  # A/B compares the directed take with the one chosen before
+                self.refresh()
+                self.play(dialog.made.seed)
+
+        dialog.accepted.connect(made)
+        self.direct_dialog = dialog
+        return dialog
 
     def new_take(self) -> None:
         line = self._line()

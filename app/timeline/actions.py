@@ -9,9 +9,10 @@ wheel onto the same view methods.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence, QWheelEvent
 from PySide6.QtWidgets import QScrollBar
 
@@ -19,6 +20,21 @@ from PySide6.QtWidgets import QScrollBar
 ZOOM_PRESETS = (10.0, 50.0, 250.0)
 LANE_STEP = 1.25  # lane height factor of Taller/Shorter Lanes and of a Ctrl+Shift+wheel notch
 WHEEL_ZOOM_STEP = 1.25  # zoom factor per wheel notch (120 eighths of a degree)
+
+
+class ViewActions:
+    """The timeline view's View-menu actions, which build_view_actions makes on it: a base of
+    TimelineView, so that its type declares them."""
+
+    zoom_in_action: QAction
+    zoom_out_action: QAction
+    zoom_preset_actions: list[QAction]
+    fit_action: QAction
+    taller_lanes_action: QAction
+    shorter_lanes_action: QAction
+    clear_loop_action: QAction
+    snap_action: QAction
+    follow_action: QAction
 
 
 class _View(Protocol):
@@ -43,11 +59,12 @@ class _View(Protocol):
     def clear_loop(self) -> None: ...
 
 
-def build_view_actions(view: _View) -> list[QAction]:
-    """Make the view's actions (as attributes of ``view``) and return them in menu order."""
+def build_view_actions(view: _View, owner: QObject) -> list[QAction]:
+    """Make the view's actions (as attributes of ``view``, owned by ``owner``: the view itself,
+    which the Protocol cannot say it is) and return them in menu order."""
 
     def action(text: str, keys: list[QKeySequence], slot: Callable[[], object], tip: str) -> QAction:
-        a = QAction(text, view)  # type: ignore[call-overload]
+        a = QAction(text, owner)
         a.setShortcuts(keys)
         a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         a.setToolTip(tip)
@@ -62,7 +79,7 @@ def build_view_actions(view: _View) -> list[QAction]:
                                   "Zoom out around the mouse")
     names = ("Zoom: Whole Scenes", "Zoom: Lines", "Zoom: Words")
     view.zoom_preset_actions = [
-        action(name, [QKeySequence(f"Ctrl+{i + 1}")], lambda i=i: view.zoom_preset(i),  # type: ignore[misc]
+        action(name, [QKeySequence(f"Ctrl+{i + 1}")], partial(view.zoom_preset, i),
                f"{ZOOM_PRESETS[i]:g} pixels per second")
         for i, name in enumerate(names)]
     view.fit_action = action("Zoom to Fit", [QKeySequence("Ctrl+0")], view.fit, "Show the whole production")
@@ -71,12 +88,12 @@ def build_view_actions(view: _View) -> list[QAction]:
     view.shorter_lanes_action = action("Shorter Lanes", [], lambda: view.scale_lanes(1 / LANE_STEP),
                                        "Make every lane shorter, to see more roles (Ctrl+Shift+wheel)")
     view.clear_loop_action = action("Clear Loop Region", [], view.clear_loop, "Play without looping")
-    view.snap_action = QAction("Snap to Clips and Grid", view)  # type: ignore[call-overload]
+    view.snap_action = QAction("Snap to Clips and Grid", owner)
     view.snap_action.setCheckable(True)
     view.snap_action.setChecked(True)
     view.snap_action.setToolTip("Dragged clips snap to other clips' edges and the grid (hold Shift to "
                                 "place freely)")
-    view.follow_action = QAction("Follow Playhead", view)  # type: ignore[call-overload]
+    view.follow_action = QAction("Follow Playhead", owner)
     view.follow_action.setCheckable(True)
     view.follow_action.setChecked(True)
     return [view.zoom_in_action, view.zoom_out_action, *view.zoom_preset_actions, view.fit_action,

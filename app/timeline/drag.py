@@ -16,7 +16,8 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtGui import QPolygonF
+from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from app.timeline.items import Z_CLIP, Z_DRAGGED, ClipItem, DropHint, SnapGuide
 
@@ -33,13 +34,15 @@ class _Snapper(Protocol):
 class _View(Protocol):
     """What a drag asks of the timeline view (app/timeline/view.py)."""
 
-    snapper: _Snapper
+    @property
+    def snapper(self) -> _Snapper: ...
+
 
     def scene(self) -> QGraphicsScene: ...
     def zoom(self) -> float: ...
     def move_item(self, item: ClipItem, start: float) -> None: ...
     def viewport(self) -> QWidget: ...
-    def mapToScene(self, rect: QRect) -> object: ...
+    def mapToScene(self, rect: QRect) -> QPolygonF: ...
 
 
 @dataclass
@@ -54,8 +57,8 @@ class _Held:
 
 
 class ClipDrag:
-    def __init__(self, view: QGraphicsView) -> None:
-        self._view: _View = view  # type: ignore[assignment]
+    def __init__(self, view: _View) -> None:
+        self._view = view
         self._held: _Held | None = None
         self.describe: DescribeDrop | None = None
         self.guide = SnapGuide()

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QMoveEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from app.widgets.meter import CLIP_DB, fall
@@ -32,14 +32,17 @@ _BAR_H, _CLIP_W = 4.0, 9.0
 _CLIP_ON, _CLIP_OFF = QColor("#ff2d2d"), QColor(60, 60, 60)  # off reads grey, not a dim red
 
 
-class _Lane(Protocol):
-    name: str
-    colour: str
-    muted: bool
+class _Lane(Protocol):  # read-only: a Lane is frozen
+    @property
+    def name(self) -> str: ...
+    @property
+    def colour(self) -> str: ...
+    @property
+    def muted(self) -> bool: ...
 
 
 class _View(Protocol):
-    def lanes(self) -> list[_Lane]: ...
+    def lanes(self) -> Sequence[_Lane]: ...
     def lane_span(self, index: int) -> tuple[float, float]: ...
 
 
@@ -59,9 +62,9 @@ def _bar_colour(db: float) -> QColor:
 
 
 class LaneHeader(QWidget):
-    def __init__(self, view: QWidget, clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(view)
-        self._view: _View = view  # type: ignore[assignment]
+    def __init__(self, view: _View, parent: QWidget, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(parent)  # the view (which the Protocol cannot say it is)
+        self._view = view
         self.clock = clock  # bars fall on this clock (seconds)
         self.setFixedWidth(HEADER_WIDTH)
         self.setToolTip("Lane peak level in dBFS and short-term loudness in LUFS; the box at the right "
@@ -74,19 +77,19 @@ class LaneHeader(QWidget):
         self._small = QFont(self.font())
         self._small.setPointSizeF(max(6.0, self._small.pointSizeF() * 0.7))
         #: The scale's unit, in the corner above the headers (left of the ruler).
-        self.unit = QLabel("peak dBFS", view)
+        self.unit = QLabel("peak dBFS", parent)
         self.unit.setFont(self._small)
         self.unit.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
         self.unit.setContentsMargins(0, 0, 6, 3)
 
-    def moveEvent(self, event: object) -> None:
-        super().moveEvent(event)  # type: ignore[arg-type]
+    def moveEvent(self, event: QMoveEvent) -> None:  # noqa: N802 - Qt override
+        super().moveEvent(event)
         self.unit.setGeometry(self.x(), 0, self.width(), self.y())
 
     # ------------------------------------------------------------------ levels
 
-    def set_levels(self, levels: dict[str, float], holds: dict[str, float] | None = None,
-                   loudness: dict[str, float] | None = None, overs: dict[str, int] | None = None) -> None:
+    def set_levels(self, levels: Mapping[str, float], holds: Mapping[str, float] | None = None,
+                   loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
         """Per-lane peak dBFS and hold marks (missing: silence), short-term LUFS and the
         engine's count of overs. Bars fall at the engine's rate from what they showed; a new
         over latches the lane's clip box (without counts, as before them: a peak or hold at

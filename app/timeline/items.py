@@ -304,4 +304,6 @@ class DropHint(QGraphicsSimpleTextItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(20, 20, 20, 225))
         painter.drawRoundedRect(self.boundingRect(), 3.0, 3.0)
-        super().paint(painter, option, widget)
+        # Qt paints with no widget when a scene is rendered to an image; PySide's stub of this
+        # class's paint() leaves None out, as its base class's does not.
+        super().paint(painter, option, widget)  # type: ignore[arg-type]

@@ -66,7 +66,9 @@ class _Snapper(Protocol):
 class _View(Protocol):
     """What the ruler asks of the timeline view (app/timeline/view.py)."""
 
-    snapper: _Snapper
+    @property
+    def snapper(self) -> _Snapper: ...
+
 
     def zoom(self) -> float: ...
     def time_at(self, x: float) -> float: ...
@@ -81,9 +83,9 @@ class Ruler(QWidget):
     """Time ruler above the lanes. Click seeks; a drag selects the loop region; a double-click
     clears it. Gestures are reported to the owning view, which emits its public signals."""
 
-    def __init__(self, view: QWidget) -> None:
-        super().__init__(view)
-        self._view: _View = view  # type: ignore[assignment]
+    def __init__(self, view: _View, parent: QWidget) -> None:
+        super().__init__(parent)  # the view (which the Protocol cannot say it is)
+        self._view = view
         self.setFixedHeight(RULER_HEIGHT)
         self.setMouseTracking(False)
         self.setCursor(Qt.CursorShape.IBeamCursor)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
-from PySide6.QtCore import QObject, QRectF
+from PySide6.QtCore import QObject, QRect, QRectF
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -222,7 +222,8 @@ class TimelineScene(QGraphicsScene):
 
     # ------------------------------------------------------------------ painting
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+    def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        rect = QRectF(rect)  # Qt passes a QRectF; the override keeps the base's signature
         # 1-px fillRects, not drawLine: on the raster engine a translucent line costs ~40x more.
         pal = self.palette()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from PySide6.QtCore import QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView, QWidget
 
-from app.timeline.actions import ZOOM_PRESETS, build_view_actions, wheel_zoom
+from app.timeline.actions import ZOOM_PRESETS, ViewActions, build_view_actions, wheel_zoom
 from app.timeline.drag import ClipDrag
 from app.timeline.header import HEADER_WIDTH, LaneHeader
 from app.timeline.items import ClipItem, ClipLike, PeaksFn
@@ -45,7 +45,7 @@ MIN_ZOOM, MAX_ZOOM = 0.5, 2000.0  # pixels per second
 __all__ = ["LANE_HEIGHT", "ZOOM_PRESETS", "Lane", "LaneKind", "TimelineView"]
 
 
-class TimelineView(QGraphicsView):
+class TimelineView(QGraphicsView, ViewActions):
     """Cast-lane timeline. See the module docstring for the model; signals:
 
     * ``clip_moved(line_id, new_start)`` when a dragged clip is released somewhere new;
@@ -61,8 +61,6 @@ class TimelineView(QGraphicsView):
     clip_activated = Signal(str)
     seek_requested = Signal(float)
     loop_changed = Signal(object)
-
-    # Its View-menu actions (zoom_in_action, fit_action, snap_action, ...): app/timeline/actions.py.
 
     def __init__(self, peaks: PeaksFn | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,10 +86,10 @@ class TimelineView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setMouseTracking(True)
         self.setViewportMargins(HEADER_WIDTH, RULER_HEIGHT, 0, 0)
-        self.ruler = Ruler(self)
-        self.header = LaneHeader(self)
+        self.ruler = Ruler(self, self)
+        self.header = LaneHeader(self, self)
         #: Every action of the timeline, for the main window's View menu.
-        self.view_actions: list[QAction] = build_view_actions(self)
+        self.view_actions: list[QAction] = build_view_actions(self, self)
         self._relayout()
         self.set_playhead(0.0)
 
@@ -154,7 +152,7 @@ class TimelineView(QGraphicsView):
     def set_lane_levels(self, peaks_db: Mapping[str, float], holds_db: Mapping[str, float] | None = None,
                         loudness: Mapping[str, float] | None = None, overs: Mapping[str, int] | None = None) -> None:
         """Per-role peak dBFS, holds, short-term LUFS and overs (lane meters); a missing role is silent."""
-        self.header.set_levels(dict(peaks_db), *(dict(m) if m is not None else None for m in (holds_db, loudness, overs)))
+        self.header.set_levels(peaks_db, holds_db, loudness, overs)
 
     def set_playhead(self, seconds: float) -> None:
         """Move the playhead. Only the strips under the old and new line are repainted, unless
@@ -427,9 +425,9 @@ class TimelineView(QGraphicsView):
             return
         super().keyPressEvent(event)
 
-    def leaveEvent(self, event: object) -> None:
+    def leaveEvent(self, event: QEvent) -> None:
         self._mouse_x = None
-        super().leaveEvent(event)  # type: ignore[arg-type]
+        super().leaveEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if not wheel_zoom(self, event):

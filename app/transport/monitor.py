@@ -374,11 +374,13 @@ class MonitorDock(QDockWidget):
     # ------------------------------------------------------------------ for tests and diagnostics
 
     def priority_data(self) -> np.ndarray | None:
-        return self.priority_image.image
+        image: np.ndarray | None = self.priority_image.image  # pyqtgraph's ImageItem is untyped
+        return image
 
     def latency_data(self) -> np.ndarray | None:
         """log1p(requests) per 1 s column (oldest left) and latency bin (fastest first)."""
-        return self.latency_image.image
+        image: np.ndarray | None = self.latency_image.image
+        return image
 
     def latency_rows(self) -> tuple[int, int] | None:
         """The latency bins the heatmap shows (first, end)."""

@@ -57,14 +57,17 @@ class OriginTable(QTableWidget):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.cells: list[list[QTableWidgetItem]] = []  # [row][column], as shown
         for row, (_, name, meaning) in enumerate(ORIGINS):
             item = QTableWidgetItem(name)
             item.setToolTip(meaning)
             self.setItem(row, 0, item)
+            self.cells.append([item])
             for col in range(1, len(COLUMNS)):
                 cell = QTableWidgetItem("\u2013")
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(row, col, cell)
+                self.cells[row].append(cell)
         self.resizeRowsToContents()
 
     def show_latency(self, by_origin: Mapping[str, Any]) -> None:
@@ -73,11 +76,11 @@ class OriginTable(QTableWidget):
             texts = (("\u2013",) * 4 if stats is None else
                      (str(stats.requests), format_ms(stats.p50_ms), format_ms(stats.p95_ms), format_ms(stats.max_ms)))
             for col, text in enumerate(texts, start=1):
-                item = self.item(row, col)
+                item = self.cells[row][col]
                 if item.text() != text:
                     item.setText(text)
 
     def row_texts(self, key: str) -> list[str]:
         """The cells of an origin's row, as shown."""
         row = [k for k, _, _ in ORIGINS].index(key)
-        return [self.item(row, col).text() for col in range(len(COLUMNS))]
+        return [cell.text() for cell in self.cells[row]]

@@ -26,9 +26,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QUndoCommand
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -52,9 +53,14 @@ from app.document.marshal import Task, run_task
 from app.transport.access import TableReadStudio
 from app.transport.table_read_report import AccuracyTable, report_text
 from engine.project.model import Line, Project
+from engine.rehearse.reader import has_default_input
+from engine.rehearse.reader import input_names as input_devices
 from engine.rehearse.report import Report
 from engine.rehearse.strictness import STRICTNESS
 from engine.session import Session
+
+if TYPE_CHECKING:  # imported where a read starts: the runner loads the listening stack
+    from engine.rehearse.runner import TableRead
 
 SIMULATE = "Simulate from a folder…"
 ADVANCE_KEY = "Ctrl+Return"
@@ -75,24 +81,6 @@ class TableReadChoice:
 
 NO_MICROPHONE = ("No microphone found: connect one and open Table Read again, or choose "
                  "Simulated reader to read the part from recordings.")
-
-
-def input_devices() -> list[str]:
-    """Names of the input devices PortAudio knows (none when it cannot run here)."""
-    try:
-        import sounddevice
-        return [str(d["name"]) for d in sounddevice.query_devices() if int(d["max_input_channels"]) > 0]
-    except (ImportError, OSError):
-        return []
-
-
-def has_default_input() -> bool:
-    """Whether "System default input" is a microphone (PortAudio has a default input device)."""
-    from engine.audio.portaudio import load_sounddevice
-    from engine.rehearse.reader import default_input
-
-    sd = load_sounddevice()
-    return sd is not None and default_input(sd) is not None
 
 
 class TableReadDialog(QDialog):
@@ -221,7 +209,7 @@ class TableReadPanel(QDialog):
         self.setWindowTitle("Table Read")
         self.setObjectName("tableReadPanel")
         self.window_, self.choice = window, choice
-        self.table: object | None = None
+        self.table: TableRead | None = None
         self.task: Task | None = None
         self.report: Report | None = None
         self.started_at: float | None = None
@@ -232,11 +220,11 @@ class TableReadPanel(QDialog):
         self.prompt = QLabel()
         self.prompt.setWordWrap(True)
         self.prompt.setStyleSheet("font-size: 13pt; color: #1565c0")
-        self.result = QLabel()
-        self.result.setWordWrap(True)
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
         self.advance_button = QPushButton(f"Advance ({QKeySequence(ADVANCE_KEY).toString()})")
         self.advance_button.clicked.connect(self.advance)
-        QShortcut(QKeySequence(ADVANCE_KEY), self, activated=self.advance)
+        QShortcut(QKeySequence(ADVANCE_KEY), self, self.advance)
         self.back_button = QPushButton("Back a line")
         self.back_button.clicked.connect(self.back)
         self.stop_button = QPushButton("Stop")
@@ -261,7 +249,7 @@ class TableReadPanel(QDialog):
         layout.addWidget(self.line)
         layout.addWidget(self.prompt)
         layout.addLayout(buttons)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(self.accuracy, 1)
         layout.addStretch(0)
         self.resize(640, 420)
@@ -270,15 +258,15 @@ class TableReadPanel(QDialog):
 
     def advance(self) -> None:
         if self.table is not None:
-            self.table.advance()  # type: ignore[attr-defined]
+            self.table.advance()
 
     def back(self) -> None:
         if self.table is not None:
-            self.table.back()  # type: ignore[attr-defined]
+            self.table.back()
 
     def stop(self) -> None:
         if self.table is not None:
-            self.table.stop()  # type: ignore[attr-defined]
+            self.table.stop()
 
     def start(self) -> None:
         from engine.rehearse.runner import muted_for_reading
@@ -361,7 +349,7 @@ class TableReadPanel(QDialog):
         self.prompt.clear()
         takes = {r.line_id: r.take for r in report.results if r.take}
         order = [line.id for line in self.window_.doc.project.lines]
-        self.result.setText(report_text(report, order, len(takes)))
+        self.result_label.setText(report_text(report, order, len(takes)))
         self.accuracy.show_report(report, order)
         self.accuracy.setVisible(any(r.live for r in report.results))
         self._attach(takes)
@@ -378,14 +366,14 @@ class TableReadPanel(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self._end()
         self.line.setText("The table read stopped.")
-        self.result.setText(f"Error: {exc}")
+        self.result_label.setText(f"Error: {exc}")
 
-    def closeEvent(self, event: object) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self.task is not None and self.task.running():
-            self.result.setText("Finish the read first (Advance through the remaining lines).")
-            event.ignore()  # type: ignore[attr-defined]
+            self.result_label.setText("Finish the read first (Advance through the remaining lines).")
+            event.ignore()
             return
-        super().closeEvent(event)  # type: ignore[arg-type]
+        super().closeEvent(event)
 
 
 class RecordTakes(QUndoCommand):

@@ -244,12 +244,12 @@ class OneLineDelegate(QStyledItemDelegate):
 
     def initStyleOption(self, option: QStyleOptionViewItem, index: _Index) -> None:  # noqa: N802
         super().initStyleOption(option, index)
-        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText  # type: ignore[attr-defined]
-        option.textElideMode = Qt.TextElideMode.ElideRight  # type: ignore[attr-defined]
+        option.features &= ~QStyleOptionViewItem.ViewItemFeature.WrapText
+        option.textElideMode = Qt.TextElideMode.ElideRight
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
         hint = super().sizeHint(option, index)
-        return QSize(min(hint.width(), 160), option.fontMetrics.height() + 6)  # type: ignore[attr-defined]
+        return QSize(min(hint.width(), 160), option.fontMetrics.height() + 6)
 
 
 class ButtonDelegate(QStyledItemDelegate):

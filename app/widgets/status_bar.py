@@ -9,7 +9,7 @@ goes through it, whoever shows it (window, panels, menu status tips).
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent
+from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QSizeGrip, QStatusBar, QStyle, QStyleOption, QWidget
 
 ELLIPSIS = "…"
@@ -54,8 +54,8 @@ class StatusBar(QStatusBar):
     def _message_changed(self, message: str) -> None:
         self.setToolTip(message if message and self.shown_text() != message else "")
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802
-        super().resizeEvent(event)  # type: ignore[arg-type]
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
         self._message_changed(self.currentMessage())
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802

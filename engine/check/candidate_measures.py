@@ -8,23 +8,22 @@ stored by the clips' keys (engine/check/casting.py decides with them).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from engine.fsutil import atomic_write_text
 from engine.listen import quality, speaker
-from engine.listen.heard import GeneralRecognizer, words
+from engine.listen.heard import GeneralRecognizer, edit_distance, words
 from engine.listen.recognizer import RecognizerUnavailable
-from engine.project.design import NEUTRAL, VoiceDesign
+from engine.project.design import NEUTRAL
 from engine.project.direction import spoken_text
 from engine.project.model import Role, VoiceParams
-from engine.synth.casting import Casting
+from engine.synth.cast_candidates import Candidate
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
@@ -43,29 +42,18 @@ LISTENING = (REFERENCE,
              "We have three hours before the tide comes in, so listen to me carefully.",
              "My father built this boat with his own hands, and he never let anyone sail her.")
 WORD_CHECK_LINES = 6
+# A word check decides after this many words heard when the answer is already clear (Listener.cost).
+DECIDE_WORDS = 20
+# A design may cost at most this much more word error rate than its source as installed on
+# the same lines (the bar of bench/voices.py and of the issue that asked for designs).
+WORDS_COST_MAX = 0.05
 
 EMBEDDINGS_FILE = "speaker-embeddings.json"
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One sound a role can take: a source voice under a design (neutral: as installed)."""
-
-    casting: Casting
-    design: VoiceDesign
-    gender: str
-    age: str
-    label: str  # for a person: "kokoro:jf_alpha as girl"
-    transformed: int  # 0 as installed, 1 a colour, 2 a speaker preset: ties go to the least
-
-    def voice(self, base: VoiceParams) -> VoiceParams:
-        return base.with_changes(backend=self.casting.backend, voice=self.casting.voice,
-                                 speaker=self.casting.speaker, design=self.design, pitch=0.0, speed=1.0)
-
-
 class EmbeddingStore:
     """Measurements of reference clips by key (an embedding, or a one-number measure under a
-    prefix: "q:" quality, "w:" words, "f0:" pitch), in one JSON file that every process
+    prefix: "q:" quality, "w1:" a line's word errors, "f0:" pitch), in one JSON file that every process
     measuring on this machine shares: the studio and a CLI import at once, or the test
     suite's workers. A save merges what is on disk under an exclusive lock before its atomic
     write, and a key this process lacks is looked for on disk again before it is measured.
@@ -176,21 +164,23 @@ class ReferenceClips:
 
 
 def embed_candidates(chosen: Sequence[Candidate], clips: ReferenceClips, store: EmbeddingStore,
-                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+                     each: Callable[[Candidate, bool], None] | None = None) -> np.ndarray:
     """One embedding per candidate, of the reference sentence as the engine voices it.
-    Rounded as stored, so a measured run and a cached one decide alike."""
+    Rounded as stored, so a measured run and a cached one decide alike. ``each(candidate,
+    measured)``: called after every candidate, ``measured`` False where the store had it."""
     encoder = speaker.encoder()
     rows = []
-    for i, cand in enumerate(chosen):
+    for cand in chosen:
         key = clips.key(cand)
         embedding = store.get(key)
+        measured = embedding is None
         if embedding is None:
             store.put(key, encoder.embed(clips.clip(cand), clips.synth.sample_rate))
             embedding = store.get(key)
         assert embedding is not None
         rows.append(embedding)
-        if progress:
-            progress(i + 1, len(chosen))
+        if each is not None:
+            each(cand, measured)
     return np.stack(rows) if rows else np.zeros((0, speaker.EMBEDDING_SIZE), np.float32)
 
 
@@ -211,41 +201,67 @@ def candidate_quality(cand: Candidate, clips: ReferenceClips, store: EmbeddingSt
 class Listener:
     """What a candidate costs a role in words: engine/listen/heard.py's general recognizer
     on the role's lines (LISTENING for a role with none), said by the candidate and by its
-    source as installed; stored beside the embeddings by the clips' keys. Without
-    pocketsphinx nothing is excluded for its words."""
+    source as installed. Heard line by line, and each line's errors stored by its clip's key
+    (any project with the same line and voice hears it again for nothing); the lines stop as
+    soon as the answer is clear (``cost``). Without pocketsphinx nothing is excluded for its words."""
 
     def __init__(self, clips: ReferenceClips, store: EmbeddingStore) -> None:
         self.clips, self.store = clips, store
         self._recognizer: GeneralRecognizer | None = None
+        self._unavailable = False
+        self.lines_heard = 0  # lines voiced and heard (not found in the store) by this listener
 
-    def cost(self, cand: Candidate, role: Role, spoken: Sequence[str] = ()) -> float:
-        """Word error rate over the source's as installed on the role's lines ``spoken``
-        (the first WORD_CHECK_LINES that have words); 0 for the source itself."""
+    def cost(self, cand: Candidate, role: Role, spoken: Sequence[str] = (),
+             on_line: Callable[[bool], None] | None = None) -> float:
+        """Word errors over the source's as installed, per word, on the role's lines ``spoken``
+        (the first WORD_CHECK_LINES that have words); 0 for the source itself.
+
+        Line by line, stopping early where the rest cannot change the answer much: once
+        DECIDE_WORDS words are heard, a design that has lost no more words than its source
+        keeps them; one that has already lost more than WORDS_COST_MAX of all the lines'
+        words loses them even if the rest tie. ``on_line(heard)``: called after each line,
+        ``heard`` False where both figures were stored."""
         if cand.design.is_neutral:
             return 0.0
         texts = [t for t in spoken if words(spoken_text(t))][:WORD_CHECK_LINES] or list(LISTENING)
-        own, plain = self.word_error_rates((cand, replace(cand, design=NEUTRAL, transformed=0)), texts, role.voice)
-        return 0.0 if own is None or plain is None else own - plain
+        plain = replace(cand, design=NEUTRAL, transformed=0)
+        planned = sum(len(words(spoken_text(t))) for t in texts)
+        lost = heard = 0
+        for text in texts:
+            before = self.lines_heard
+            own, said = self.line_errors(cand, text, role.voice)
+            base, _ = self.line_errors(plain, text, role.voice)
+            if own is None or base is None:
+                return 0.0
+            lost, heard = lost + own - base, heard + said
+            if on_line is not None:
+                on_line(self.lines_heard > before)
+            if heard >= DECIDE_WORDS and (lost <= 0 or lost > WORDS_COST_MAX * planned):
+                break
+        return lost / max(1, heard)
 
-    def word_error_rates(self, voices: Sequence[Candidate], texts: Sequence[str],
-                         base: VoiceParams) -> list[float | None]:
-        """Each candidate's word error rate on ``texts`` over the role's settings ``base``
-        (None without the recognizer), measured once and stored."""
-        synth = self.clips.synth
-        keys = ["w:" + hashlib.sha1(" ".join(synth.plan(t, v.voice(base)).key for t in texts).encode()).hexdigest()
-                for v in voices]
-        missing = [i for i, key in enumerate(keys) if self.store.lookup(key) is None]
-        if missing:
-            try:
-                if self._recognizer is None:
-                    self._recognizer = GeneralRecognizer()
-            except RecognizerUnavailable:
-                return [None] * len(voices)
-            said = [spoken_text(t) for t in texts]  # directions are performed, never said
-            for i in missing:
-                clips = [self.clips.clip(voices[i], t, base) for t in texts]
-                self.store.remember(keys[i], [round(self._recognizer.word_error_rate(said, clips, synth.sample_rate), 4)])
-        return [float(self.store.values[key][0]) for key in keys]
+    def line_errors(self, cand: Candidate, text: str, base: VoiceParams) -> tuple[int | None, int]:
+        """(word errors, words) of ``text`` said by ``cand`` over the role's settings ``base``;
+        (None, words) without the recognizer. Measured once and stored."""
+        said = spoken_text(text)  # directions are performed, never said
+        count = len(words(said))
+        key = "w1:" + self.clips.synth.plan(text, cand.voice(base)).key
+        stored = self.store.lookup(key)
+        if stored is not None:
+            return int(stored[0]), count
+        if self._unavailable:
+            return None, count
+        try:
+            if self._recognizer is None:
+                self._recognizer = GeneralRecognizer()
+        except RecognizerUnavailable:
+            self._unavailable = True
+            return None, count
+        clip = self.clips.clip(cand, text, base)
+        errors = edit_distance(words(said), words(self._recognizer(clip, self.clips.synth.sample_rate)))
+        self.lines_heard += 1
+        self.store.remember(key, [float(errors)])
+        return errors, count
 
 
 def reference_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:

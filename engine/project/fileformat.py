@@ -55,6 +55,7 @@ from engine.project.fileerrors import finite, join_path, kind_of
 from engine.project.lexicon_io import lexicon_from_dict
 from engine.project.model import Character, Line, Project, Role, Scene, Timing, VoiceParams
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT, LANE_EFFECTS, MASTER_EFFECTS
+from engine.project.readtakeformat import read_takes_from_dict, read_takes_to_dict
 from engine.project.revisionformat import revisions_from_dict, revisions_to_dict
 from engine.project.soundformat import sounds_from_dict, sounds_to_dict, suggestions_from_dict
 from engine.project.stagingformat import (
@@ -226,6 +227,7 @@ def _line_to_dict(line: Line, folder: Path | None = None) -> dict[str, Any]:
     d.update(takes_to_dict(line, voice_to_dict))
     if line.recording is not None:
         d["recording"] = _relative(line.recording, folder)
+    d.update(read_takes_to_dict(line.read_takes, lambda read: _relative(read, folder)))
     d.update(line_staging_to_dict(line))
     return d
 
@@ -382,6 +384,7 @@ def line_from_dict(r: _Reader, ld: Any, path: str, folder: Path | None) -> Line:
     text = r.text(ld, "text", path)
     if (long := too_long(text, MAX_LINE_CHARS)) is not None:
         raise r.fail(join_path(path, "text"), f"line {lid!r} is {long} (split it into several lines)")
+    takes = takes_from_dict(r, ld, path, voice_from_dict)
     return Line(
         id=lid, role=role, scene=scene, text=text,
         note=r.text(ld, "note", path, ""),
@@ -389,8 +392,10 @@ def line_from_dict(r: _Reader, ld: Any, path: str, folder: Path | None) -> Line:
         start=r.num(ld, "start", path, None, lo=0, hi=MAX_START_S, optional=True),
         overlap=r.num(ld, "overlap", path, 0.0, lo=OVERLAP_RANGE[0], hi=OVERLAP_RANGE[1]),
         with_previous=r.flag(ld, "with_previous", path, False),
-        **takes_from_dict(r, ld, path, voice_from_dict),
+        **takes,
         recording=_recording(r, ld, path, folder),
+        read_takes=read_takes_from_dict(r, ld, path, lambda read: _resolved(read, folder),
+                                        tuple(dict.fromkeys((*takes["takes"], takes["take"])))),
         **line_staging_from_dict(r, ld, path),
     )
 
@@ -402,6 +407,11 @@ def _recording(r: _Reader, d: dict[str, Any], path: str, folder: Path | None) ->
         return None
     if not isinstance(value, str) or not value.strip() or "\0" in value:
         raise r.fail(join_path(path, "recording"), f"expected the path of a WAV file, got {kind_of(value)}")
+    return _resolved(value, folder)
+
+
+def _resolved(value: str, folder: Path | None) -> str:
+    """A file the project names (a recorded take, a read), absolute where its folder is known."""
     return str(folder / value) if folder is not None and not os.path.isabs(value) else value
 
 

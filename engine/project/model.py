@@ -32,6 +32,7 @@ from engine.project.defaults import (
 )
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.presets import DEFAULT_LANE_EFFECT, DEFAULT_MASTER_EFFECT
+from engine.project.read_takes import ReadTake
 from engine.project.sound import SoundClip, SoundLane, SoundSuggestion
 from engine.project.staging import Position, Room
 
@@ -138,7 +139,8 @@ class Line:
     chosen take keeps while the role's voice changes (None: not locked).
     ``recording`` is a recorded take (a WAV file; an absolute path in memory,
     stored relative to the project file): the mix and the export use it
-    instead of synthesis for this line.
+    instead of synthesis for this line. ``read_takes``: the takes directed by
+    a producer's read (engine/project/read_takes.py), each beside its seed.
 
     Staging: ``perspective`` (engine.project.staging.PERSPECTIVES: off, phone, radio,
     door, moving-away...) with ``perspective_evidence``, and ``position`` (pan,
@@ -158,6 +160,7 @@ class Line:
     takes: tuple[int, ...] = ()
     locked: VoiceParams | None = None
     recording: str | None = None
+    read_takes: tuple[ReadTake, ...] = ()
     # Staging (engine/project/staging.py): how the line is miked ("" = as its role is) and why
     # (the script's words that said so), and where the producer placed it.
     perspective: str = ""

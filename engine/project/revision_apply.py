@@ -61,15 +61,15 @@ def revise(production: Project, draft: Project, *, name: str, date: str, colour:
     flagged: list[str] = []
 
     def voiced_anew(before: Line, after: Line) -> Line:
-        """``before`` with ``after``'s words: history keeps the old version; the lock and any
-        recording of the old words go with it (a recording is flagged)."""
+        """``before`` with ``after``'s words: history keeps the old version; the lock, any
+        recording of the old words (flagged) and any take directed by a read of them go with it."""
         revision.earlier.append(replace(before))
         if before.recording is not None:
             flagged.append(before.id)
             report.flagged.append((before.id, before.recording))
         changed.append(before.id)
         return replace(before, text=after.text, scene=after.scene, note=after.note or before.note,
-                       takes=(), locked=None, recording=None)
+                       takes=(), locked=None, recording=None, read_takes=())
 
     for j, line in enumerate(new):
         match = by_new.get(j)

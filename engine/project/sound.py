@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from engine.project.defaults import (
     DEFAULT_BED_LEAD_S,
@@ -179,7 +180,17 @@ def parse_cue(line: str) -> Cue | None:
     return Cue(kind, text)
 
 
-def bed_defaults(kind: str) -> dict[str, object]:
+class ClipDefaults(TypedDict, total=False):
+    """The SoundClip fields a fresh clip of a lane's kind starts with (typed, so ``**`` checks)."""
+
+    end: str
+    loop: bool
+    fade_in: float
+    fade_out: float
+    lead: float
+
+
+def bed_defaults(kind: str) -> ClipDefaults:
     """What a fresh clip of a kind starts with: beds loop, fade and lead in."""
     if kind == "effects":
         return {"end": "file"}

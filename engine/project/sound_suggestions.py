@@ -82,7 +82,7 @@ def answer(project: Project, accept: Iterable[str] = (), dismiss: Iterable[str] 
         busy = [c.lane for c in clips if c.anchor == "cue" and c.line == suggestion.line]
         lane = lane_of_kind(lanes, suggestion.lane_kind, busy)
         clip = SoundClip(id=next_clip_id(clips), lane=lane.name, cue=suggestion.text, file=suggestion.file,
-                         anchor="cue", line=suggestion.line, **bed_defaults(lane.kind))  # type: ignore[arg-type]
+                         anchor="cue", line=suggestion.line, **bed_defaults(lane.kind))
         clips.append(clip)
         made.append(clip)
         changed[sid] = replace(suggestion, state="accepted", clip=clip.id)

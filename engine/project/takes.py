@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.project.model import Line, Project, VoiceParams
+from engine.project.read_takes import ReadTake
 
 SEED_MAX = 2**31 - 1
 
@@ -90,3 +91,18 @@ def takes_from_dict(r: Any, d: dict[str, Any], path: str, voice_from_dict: Any) 
     lock = d.get("locked_voice")
     return {"take": take, "takes": tuple(seeds),
             "locked": None if lock is None else voice_from_dict(r, lock, f"{path}.locked_voice")}
+
+
+def read_take_of(line: Line, seed: int | None = None) -> ReadTake | None:
+    """The read behind take ``seed`` (the chosen take by default), or None for a plain take."""
+    seed = line.take if seed is None else seed
+    return next((t for t in line.read_takes if t.seed == seed), None)
+
+
+def with_read_take(line: Line, take: ReadTake) -> Line:
+    """The line with ``take`` (a take directed by a read: engine/project/read_takes.py)
+    added as its newest take, chosen."""
+    seeds = takes_of(line)
+    if take.seed in seeds:
+        raise ValueError(f"line {line.id!r} already has a take {take.seed}")
+    return replace(line, takes=(*seeds, take.seed), take=take.seed, read_takes=(*line.read_takes, take))

@@ -68,6 +68,27 @@ def default_input(sd: Any) -> int | None:
     return index if index >= 0 else None
 
 
+def input_names() -> list[str]:
+    """Names of the input devices PortAudio knows (none when it cannot run here)."""
+    from engine.audio.portaudio import load_sounddevice
+
+    sd: Any = load_sounddevice()
+    if sd is None:
+        return []
+    try:
+        return [str(d["name"]) for d in sd.query_devices() if int(d["max_input_channels"]) > 0]
+    except (OSError, sd.PortAudioError):
+        return []
+
+
+def has_default_input() -> bool:
+    """Whether the system's default input is a microphone (PortAudio has a default input device)."""
+    from engine.audio.portaudio import load_sounddevice
+
+    sd = load_sounddevice()
+    return sd is not None and default_input(sd) is not None
+
+
 class MicReader:
     """A PortAudio input device (by name, or the default one)."""
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.audio.live import LivePlayer
 from engine.project.model import Line, Project, Role
+from engine.project.takes import read_take_of
 from engine.project.timeline import Placement
 from engine.sched.request import Deadline, LineRequest, Origin, QueueFull
 from engine.sched.scheduler import Scheduler
@@ -33,8 +34,9 @@ DEADLINE_MOVE_S = 0.5  # a playback request asks again once its line's start mov
 
 
 def _sound(line: Line) -> tuple[object, ...]:
-    """The line's fields that change its clip (the role's voice aside; the Delivery note is performed)."""
-    return line.text, line.role, line.take, line.locked, line.note
+    """The line's fields that change its clip (the role's voice aside; the Delivery note is performed;
+    a read behind the chosen take)."""
+    return line.text, line.role, line.take, line.locked, line.note, read_take_of(line)
 
 
 class PassView(Protocol):

@@ -34,9 +34,10 @@ _MAX_WORDS = 20_000
 
 def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], voice_identity: str,
              params: VoiceParams, speaker_id: int | None, sample_rate: int, seed: int = 0,
-             performance: list[object] | None = None) -> str:
+             performance: list[object] | None = None, read: list[object] | None = None) -> str:
     """``performance``: a directed line's phrases as performed (engine/synth/performance.py);
-    None for a plain line, whose key is what it always was."""
+    None for a plain line, whose key is what it always was. ``read``: a take directed by
+    a read (engine/synth/read_transfer.py: the read's digest, its words, the strengths)."""
     payload: dict[str, object] = {
         "engine": ENGINE_VERSION,
         "text": list(units),
@@ -52,6 +53,8 @@ def clip_key(units: tuple[str, ...], lexicon_used: tuple[tuple[str, str], ...], 
     }
     if performance is not None:
         payload["performance"] = performance
+    if read is not None:
+        payload["read"] = read
     # A clip shaped by the voice design (engine.synth.design: pitch folded into its
     # F0 level, levelled after it) is new samples, and its method says how they were
     # made; the neutral design at pitch 0 keys exactly as before designs existed, so

@@ -1,26 +1,34 @@
-"""Suggesting a cast: a distinct voice or speaker per role before any pitch shift.
+"""The quick cast: a voice for every role at once, fitting who the script says it is,
+without measuring anything (the measured cast, engine/check/casting.py, refines it).
 
-Measured on a held-out script with an independent recognizer (issue 12),
-the ±3 semitone shifts that once told roles apart raised those roles' word
-error rate from 0.12 to 0.36. So a role gets a voice of its own (another
-installed model, or another speaker of a multi-speaker one) while there are
-any; only roles beyond that share a voice, told apart by mild pitch and
-speed offsets. Leads (most lines) choose first, so they get the plain,
-unshifted voices. The result depends only on the roles and the installed
-voices: the same library gives the same cast.
+Each role takes, leads first, the most natural candidate (engine/synth/cast_candidates.py)
+that fits its gender and age and that no role has yet: a voice as installed, then a colour
+of it, then a speaker preset (a woman's design over joe, a girl's over a woman's style).
+So a woman is never on an undesigned male voice and a child is on a child's design, on the
+plain install as with Kokoro's styles. Only when a kind has more roles than candidates do
+roles share one, told apart by small pitch and variation offsets (never speed: a boy is
+never slower than the men, a design's rate decides that). The result depends only on the
+roles, their lines and the installed voices (and the genders the measured cast heard them
+as, where it has): the studio and ``radioplay import`` give the same cast.
+
+Measured on a held-out script with an independent recognizer (issue 12), the ±3 semitone
+shifts that once told roles apart raised those roles' word error rate from 0.12 to 0.36: a
+role gets a sound of its own while there are any.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from engine.project.casting import distinct_settings
-from engine.project.defaults import DEFAULT_BACKEND, DEFAULT_VOICE
+from engine.project.defaults import DEFAULT_VOICE
 from engine.project.engines import engine_named, engine_names, style_native_language
 from engine.project.model import Role, VoiceParams
+from engine.project.starting_voices import distinct_settings
 from engine.synth.backends.registry import native_language
 from engine.synth.backends.voice_info import VoiceInfo
+from engine.synth.cast_candidates import Candidate, Casting, candidates, fits, named_gender, preference
 from engine.synth.library import VoiceLibrary
 
 # How well Kokoro styles of another language read English, measured per style by
@@ -53,15 +61,6 @@ def reads_english(style: str) -> bool:
         return True
     wer = english_wer(style)
     return wer is not None and wer <= ENGLISH_WER_MAX
-
-
-@dataclass(frozen=True)
-class Casting:
-    """One distinct sound before any shift: a voice, and a speaker of it."""
-
-    voice: str
-    speaker: int | str | None = None
-    backend: str = DEFAULT_BACKEND
 
 
 def _family(code: str) -> str:
@@ -107,35 +106,77 @@ def castings(voices: Sequence[VoiceInfo], language: str | None = None) -> list[C
     return result
 
 
-def suggest_cast(roles: Sequence[Role], library: VoiceLibrary, lines_per_role: Mapping[str, int] | None = None,
-                 language: str | None = None) -> dict[str, VoiceParams]:
-    """A voice for every role, by role name; other settings (variation) are kept.
+@dataclass
+class QuickCast:
+    voices: dict[str, VoiceParams] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # "en_US-joe-medium as girl", for the summary
 
-    ``language`` defaults to the bundled voice's (English). With no voice
-    installed at all the roles get the default voice id, which names what to
-    install when it is used.
-    """
+
+# The offsets of the k-th role sharing a candidate: pitch within ±1.5 semitones and the model's
+# variation, most distinct first (engine/project/starting_voices.py); the speed is left alone.
+SHARING: tuple[tuple[float, float], ...] = tuple(dict.fromkeys((p, v) for p, s, v in distinct_settings() if s == 1.0))
+
+
+def installed_sources(library: VoiceLibrary, language: str | None = None,
+                      genders: Mapping[Casting, str] | None = None) -> list[tuple[Casting, str]]:
+    """The installed sounds a cast draws from, each with the gender it is taken for: the one
+    measured (``genders``, the measured cast's), else the one its name says."""
     voices = library.all()
     if language is None:
         bundled = next((v for v in voices if v.source == "bundled"), None)
         language = bundled.language if bundled is not None and bundled.language else "en"
     sounds = castings(voices, language) or [Casting(DEFAULT_VOICE)]
-    lines = lines_per_role or {}
-    order = sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i))
-    cast: dict[str, VoiceParams] = {}
-    for rank, index in enumerate(order):
-        role = roles[index]
-        sound = sounds[rank % len(sounds)]
-        # Roles beyond the distinct sounds share one, told apart by its settings: the k-th
-        # sharer takes the k-th most distinct (engine/project/casting.py, within ±1.5 st).
-        settings = distinct_settings()
-        pitch, speed, variation = settings[(rank // len(sounds)) % len(settings)]
-        changes: dict[str, object] = {"pitch": pitch, "speed": speed}
-        if rank >= len(sounds):
-            changes["variation"] = variation
-        cast[role.name] = role.voice.with_changes(backend=sound.backend, voice=sound.voice, speaker=sound.speaker,
-                                                  **changes)
-    return cast
+    return [(c, (genders or {}).get(c) or named_gender(c)) for c in sounds]
+
+
+def quick_cast(roles: Sequence[Role], library: VoiceLibrary, lines: Mapping[str, int] | None = None,
+               language: str | None = None, genders: Mapping[Casting, str] | None = None,
+               sources: Sequence[tuple[Casting, str]] | None = None) -> QuickCast:
+    """A voice for every role (see the module docstring). ``language`` defaults to the bundled
+    voice's (English). With no voice installed at all the roles get designs of the default
+    voice id, which names what to install when it is used. ``sources``: the voices to cast
+    from, with their genders (default: the installed ones, ``installed_sources``)."""
+    sources = list(sources) if sources is not None else installed_sources(library, language, genders)
+    pool = candidates(sources) + candidates(sources, colours=True)
+    return share_out(roles, lines or {}, pool, [c for c, _ in sources])
+
+
+def share_out(roles: Sequence[Role], lines: Mapping[str, int], pool: Sequence[Candidate],
+              order: Sequence[Casting] = (), taken: Mapping[int, int] | None = None) -> QuickCast:
+    """Leads first, each role the most natural fitting candidate of ``pool`` used least
+    (``taken``: how many roles already have each); a candidate's k-th role takes SHARING[k].
+    ``order``: the sources by preference (Piper before the slower Kokoro)."""
+    rank = {c: i for i, c in enumerate(order)}
+    uses = Counter(taken or {})
+    by_kind: dict[tuple[str, str], list[int]] = {}
+    result = QuickCast()
+    for i in sorted(range(len(roles)), key=lambda i: (-lines.get(roles[i].name, 0), i)):
+        role = roles[i]
+        kind = (role.character.gender, role.character.age)
+        if kind not in by_kind:
+            fitting = [c for c, cand in enumerate(pool) if fits(cand, role.character)] or list(range(len(pool)))
+            by_kind[kind] = sorted(fitting, key=lambda c: (*preference(pool[c]), rank.get(pool[c].casting, 0), c))
+        pick = min(by_kind[kind], key=lambda c: uses[c])  # stable: the most natural of the least used
+        result.voices[role.name], result.labels[role.name] = shared_voice(pool[pick], role.voice, uses[pick])
+        uses[pick] += 1
+    return result
+
+
+def shared_voice(cand: Candidate, base: VoiceParams, sharer: int) -> tuple[VoiceParams, str]:
+    """``cand`` over the role's other settings ``base``, with the offsets of its ``sharer``-th
+    role (0: none), and the label that says so."""
+    voice = cand.voice(base)
+    if not sharer:
+        return voice, cand.label
+    pitch, variation = SHARING[sharer % len(SHARING)]
+    return (voice.with_changes(pitch=pitch, variation=variation),
+            f"{cand.label}, pitch {pitch:+g} st, variation {variation:g}")
+
+
+def suggest_cast(roles: Sequence[Role], library: VoiceLibrary, lines_per_role: Mapping[str, int] | None = None,
+                 language: str | None = None) -> dict[str, VoiceParams]:
+    """The quick cast's voices by role name (what an import without measuring gives)."""
+    return quick_cast(roles, library, lines_per_role, language).voices
 
 
 def lines_per_role(roles: Sequence[Role], role_of_line: Sequence[str]) -> dict[str, int]:

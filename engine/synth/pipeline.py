@@ -16,6 +16,7 @@ from engine.project.model import Line, Project
 from engine.project.takes import voice_of
 from engine.synth.errors import TextError, VoiceError
 from engine.synth.missing_voices import MissingVoice, describe_missing, missing_voices
+from engine.synth.read_transfer import direction_for
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 Progress = Callable[[str, int, int], None]
@@ -57,9 +58,11 @@ class SynthesisResult:
 def plan_line(synth: ClipSynthesizer, project: Project, line: Line, seed: int | None = None) -> ClipPlan:
     """The one way a project line is planned: its chosen take (or ``seed``),
     in its lock's voice or its role's, with its role's lexicon over the project's. Raises
-    KeyError (unknown role), TextError or VoiceError."""
-    return synth.plan(line.text, voice_of(project, line), project.lexicon_for(line.role),
-                      seed=line.take if seed is None else seed, note=line.note, timing=project.timing)
+    KeyError (unknown role), TextError or VoiceError. A take directed by a read is planned
+    with its read (engine/synth/read_transfer.py; ReadError, a TextError, when it cannot be used)."""
+    seed = line.take if seed is None else seed
+    return synth.plan(line.text, voice_of(project, line), project.lexicon_for(line.role), seed=seed,
+                      note=line.note, timing=project.timing, read=direction_for(line, seed))
 
 
 def plan_lines(project: Project, synth: ClipSynthesizer) -> dict[str, ClipPlan]:

@@ -103,7 +103,7 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign,
     tier = call(manipulation, "Extract pitch tier")
     formula = None
     if factor != 1.0 or design.f0_shift or design.f0_range != 1.0 or design.f0_slope or design.jitter:
-        points = _tier_points(tier)
+        points = tier_points(tier)
         if points.shape[0]:
             # One Formula moves every point by the contour's median and span, read from
             # the tier itself: the Manipulation's own analysis, so the clip is analysed
@@ -114,10 +114,18 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign,
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)
         call(durations, "Add point", sound.xmin, stretch)
         call([manipulation, durations], "Replace duration tier")
-    from parselmouth.praat import run
+    return resynthesize(manipulation, tier, formula)
+
+
+def resynthesize(manipulation: object, tier: object = None, formula: str | None = None) -> np.ndarray:
+    """Praat's overlap-add of a Manipulation, reproducibly (its random generator seeded,
+    under the lock every resynthesis shares): the samples of a design here and of a take
+    directed by a read (engine/synth/read_transfer.py). ``formula``, when given, moves
+    ``tier`` (the manipulation's pitch tier) first, under the same seed."""
+    from parselmouth.praat import call, run
 
     with _RESYNTHESIS:
-        if formula is not None:
+        if formula is not None and tier is not None:
             # The jitter's draws, from the same seed every time (a formula without jitter draws nothing).
             run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
             call(tier, "Formula", formula)
@@ -127,7 +135,7 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign,
     return np.asarray(resynthesis.values[0], dtype=np.float64)
 
 
-def _tier_points(tier: object) -> np.ndarray:
+def tier_points(tier: object) -> np.ndarray:
     """A PitchTier's points as rows of (seconds, Hz), in one read: through a table and a
     matrix, whose values parselmouth hands over as an array (two Praat calls a point
     were 61 ms on a 4.7 s line, this is under a millisecond)."""

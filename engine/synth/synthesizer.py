@@ -24,7 +24,7 @@ from engine.project.bounds import line_overstep, planned_size
 from engine.project.defaults import LINE_BOUNDS
 from engine.project.direction import DirectedLine, parse_line
 from engine.project.model import Timing, VoiceParams
-from engine.synth import performance, shaping
+from engine.synth import performance, read_transfer, shaping
 from engine.synth.backends.base import (
     BackendCost,
     Inference,
@@ -43,7 +43,7 @@ from engine.synth.errors import TextError, VoiceError
 from engine.synth.frontend import PreparedText, prepare
 from engine.synth.lexicon_check import used_problem
 from engine.synth.library import VoiceLibrary
-from engine.synth.wordtimes import UnitWords, clip_words
+from engine.synth.wordtimes import ClipWords, UnitWords, clip_words
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ class ClipPlan:
     # empty for a plain line, which goes through ``settings`` as a whole.
     phrases: tuple[performance.PhrasePlan, ...] = ()
     trailing_pause: float = 0.0  # a timing direction after the last words
+    # A take directed by a producer's read (engine/synth/read_transfer.py): the line voiced
+    # plainly, then moved onto the read; None for every other take.
+    read: read_transfer.ReadDirection | None = None
 
 
 @dataclass
@@ -144,11 +147,14 @@ class ClipSynthesizer:
         return model
 
     def plan(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None,
-             seed: int = 0, note: str = "", timing: Timing | None = None) -> ClipPlan:
+             seed: int = 0, note: str = "", timing: Timing | None = None,
+             read: read_transfer.ReadDirection | None = None) -> ClipPlan:
         """Raises TextError / VoiceError naming the problem; the caller adds the line/role.
         ``seed`` is the take: the same seed gives the same samples. ``text`` is
         the line as written: its directions (and the Delivery ``note``) are
-        performed, never spoken; ``timing``: the project's pause lengths."""
+        performed, never spoken; ``timing``: the project's pause lengths. A take
+        directed by a ``read`` is performed as the read goes instead: its
+        directions are the reader's, so the line is voiced plainly first."""
         if params.backend not in self.backends:
             raise VoiceError(f"unknown voice backend {params.backend!r} (available: {', '.join(self.backends)})")
         # The bounds again (engine/project/bounds.py): a line made in code, or changed after
@@ -169,7 +175,7 @@ class ClipSynthesizer:
         except VoiceError as error:
             info, voice_error = None, error
         language = info.language if info is not None else "en-us"
-        if directed.is_plain:
+        if directed.is_plain or read is not None:
             # Nothing performed: one unit list, keyed as before directions existed.
             prepared = prepare(directed.spoken if directed.directions or "\\" in text else text, lexicon,
                                language=language)
@@ -189,9 +195,10 @@ class ClipSynthesizer:
         if info.style:  # one model and voices file serve many styles: the style is part of the clip
             identity += "/" + info.style
         key = clip_key(prepared.units, prepared.lexicon_used, identity, params, speaker_id, self.sample_rate, seed,
-                       [p.key() for p in phrases] + [round(directed.trailing_pause, 4)] if phrases else None)
+                       [p.key() for p in phrases] + [round(directed.trailing_pause, 4)] if phrases else None,
+                       read.key() if read is not None else None)
         plan = ClipPlan(key, prepared, params, info, settings, phrases,
-                        directed.trailing_pause if phrases else 0.0)
+                        directed.trailing_pause if phrases else 0.0, read)
         self.predictor.set_prior(self.length_key(plan), self.cost(plan).seconds_per_phoneme * self.sample_rate)
         return plan
 
@@ -242,7 +249,10 @@ class ClipSynthesizer:
         with its own settings; a plain line (or a batch of plain lines) in one call."""
         if plan.phrases:
             return performance.infer_phrases(model, units, plan.phrases)
-        return model.infer_timed(units, plan.settings, batch=batch)
+        inferred = model.infer_timed(units, plan.settings, batch=batch)
+        if plan.read is not None:  # its words are moved onto the read's: where they lie must be known
+            inferred = model.word_timed(units, inferred, plan.settings)
+        return inferred
 
     def infer(self, plan: ClipPlan, units: list[PhonemeUnit] | None = None) -> RawAudio:
         model = self.voice(plan.voice)
@@ -269,7 +279,11 @@ class ClipSynthesizer:
         design = raw.plan.params.effective_design
         bounds = [shaping.trim_bounds(p, rate) for p in raw.pieces]
         pieces = [p[lo:hi] for p, (lo, hi) in zip(raw.pieces, bounds, strict=True)]
-        if raw.plan.phrases:
+        words: ClipWords | None
+        if raw.plan.read is not None:
+            audio, words = read_transfer.directed_clip(pieces, raw.pauses, raw.words, bounds, rate, design,
+                                                       raw.plan.read)
+        elif raw.plan.phrases:
             # A directed line: its rates are the model's (no time scaling), so the
             # words move only by the trim and the pauses.
             audio, inserted = self._perform(raw, pieces, rate)
@@ -313,7 +327,10 @@ class ClipSynthesizer:
 
     def synthesize(self, text: str, params: VoiceParams, lexicon: Mapping[str, str] | None = None) -> np.ndarray:
         """The whole path for one line, served from the cache when possible."""
-        plan = self.plan(text, params, lexicon)
+        return self.synthesize_plan(self.plan(text, params, lexicon))
+
+    def synthesize_plan(self, plan: ClipPlan) -> np.ndarray:
+        """A planned clip, from the cache when it is there."""
         cached = self.cache.get(plan.key)
         if cached is not None:
             return cached

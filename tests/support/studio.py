@@ -33,7 +33,7 @@ RATE = 48_000
 
 # Python threads the studio and its Session start; none may outlive its window.
 STUDIO_THREADS = ("radioplay-engine", "radioplay-export", "radioplay-live", "radioplay-mixer", "radioplay-null-sink", "radioplay-sched", "radioplay-post",
-                  "radioplay-check")
+                  "radioplay-check", "radioplay-casting")
 THREADS_END_S = 120.0
 
 

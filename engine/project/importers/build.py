@@ -2,7 +2,7 @@
 
 One set of casting rules for every importer:
 - roles in order of first appearance, each given a distinct starting voice
-  (engine.project.casting: small pitch, speed and variation changes, pan
+  (engine.project.starting_voices: small pitch, speed and variation changes, pan
   spread) so a fresh import is already listenable with the single bundled
   voice;
 - possible aliases (``MR. WORTHING`` / ``WORTHING``) are reported, never
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from engine.fsutil import read_regular_bytes
 from engine.project.bounds import line_overstep
-from engine.project.casting import cast_summary, casting_summary, infer_characters, starting_voice
+from engine.project.casting import infer_characters
 from engine.project.defaults import DEFAULT_TITLE, MAX_LINE_CHARS, too_long
 from engine.project.delivery import join_notes
 from engine.project.direction import Direction, note_directions, parse_line
@@ -60,6 +60,7 @@ from engine.project.sound import LANE_KINDS, SoundClip, SoundLane, SoundSuggesti
 from engine.project.sound_suggestions import lane_of_kind
 from engine.project.sound_words import SOUND_WORDS, find_sounds
 from engine.project.staging_rules import infer_room, perspective_words
+from engine.project.starting_voices import cast_summary, casting_summary, starting_voice
 from engine.project.timeline import MAX_PAUSE_S
 from engine.project.weather import SceneWeather, raised_over, scene_beds, scene_weather
 
@@ -265,6 +266,10 @@ def build_project(parsed: ParsedScript, narrate_action: bool = False, title: str
     for role in project.cast:
         role.character = characters[role.name]
     if suggest is not None:
+        # The casting decides the voices from the model's own settings: the starting offsets
+        # exist to tell roles of one voice apart, and the casting tells them apart itself.
+        for role in project.cast:
+            role.voice = VoiceParams()
         chosen = suggest(project.cast, dict(report.lines_per_role), project.spoken_by_role())
         for role in project.cast:
             role.voice = chosen.get(role.name, role.voice)
@@ -303,7 +308,7 @@ def _cue(project: Project, report: ImportReport, element: SoundCue, waiting: lis
             waiting.append((bed, "out_line"))
         return
     clip = SoundClip(id=f"X{len(project.sounds) + 1:04d}", lane=lane.name, cue=element.text or lane.kind,
-                     **bed_defaults(element.kind))  # type: ignore[arg-type]
+                     **bed_defaults(element.kind))
     project.sounds.append(clip)
     report.cues += 1
     waiting.append((clip, "line"))

@@ -191,6 +191,14 @@ class LoadedVoice(ABC):
         """``infer`` (or ``infer_batch`` with ``batch``) with each unit's word
         timings; the synthesis paths use this, so every clip has them."""
 
+    def word_timed(self, units: list[PhonemeUnit], inferred: list[Inference],
+                   settings: InferenceSettings) -> list[Inference]:
+        """``inferred`` with its words where the model put them, for an engine whose
+        ``infer_timed`` only estimates them and that can say more at a cost (a take
+        moved onto a producer's read needs them: engine/synth/read_transfer.py); as
+        it is by default."""
+        return inferred
+
 
 class VoiceBackend:
     """An engine as the registry holds it. The class says what the engine is (``engine``,

@@ -142,14 +142,19 @@ def test_screenshot_of_get_voices(qtbot, make_window, tiny_file, served, voice_d
 
 
 @pytest.mark.timeout(1800)  # a cold measured cast of every installed voice: minutes on a loaded 2-core machine
-def test_suggest_cast_is_one_undo_step(qtbot, make_window, tiny_file, voice_dir, tiny_voices):
+def test_suggest_cast_is_the_quick_cast_then_the_measured_one_each_one_undo_step(
+        qtbot, make_window, tiny_file, voice_dir, tiny_voices):
     install_voice(voice_dir, tiny_voices["multi"], "tiny-multi")
     window = make_window(tiny_file, show=False)
     before = [r.voice for r in window.doc.project.cast]
-    window.actions_["suggest_cast"].trigger()  # measured off the GUI thread (engine.check.casting)
+    window.actions_["suggest_cast"].trigger()  # the quick cast at once, measured off the GUI thread after
+    quick = [r.voice for r in window.doc.project.cast]
+    assert len(set(quick)) == 3 and quick != before
     qtbot.waitUntil(lambda: window.cast.last_cast is not None, timeout=1_500_000)
     after = [(r.voice.voice, r.voice.speaker, r.voice.design) for r in window.doc.project.cast]
     assert len(set(after)) == 3 and all(r.voice.pitch == 0 for r in window.doc.project.cast)
+    window.actions_["undo"].trigger()
+    assert [r.voice for r in window.doc.project.cast] == quick
     window.actions_["undo"].trigger()
     assert [r.voice for r in window.doc.project.cast] == before
 

@@ -129,7 +129,7 @@ def test_design_voice_blends_styles_with_debounced_audition(qtbot, make_window, 
     editor.add_part()
     assert [name for name, _ in editor.parts()] == ["af_alpha", "am_beta", "bf_gamma"]
     editor.rows[2].style.setCurrentText("af_alpha")  # twice in one blend: refused, said, not auditioned
-    assert not editor.ok.isEnabled() and "twice" in editor.result.text()
+    assert not editor.ok.isEnabled() and "twice" in editor.result_label.text()
     editor.remove_part(editor.rows[2])
     assert editor.ok.isEnabled()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -77,7 +77,8 @@ def test_import_a_fountain_script_through_the_preview_dialog(qtbot, make_window,
     assert dialog is not None and dialog.isVisible()
     names = [dialog.cast.item(r, 0).text() for r in range(dialog.cast.rowCount())]
     assert names == ["KEEPER", "MR. ASH", "ASH"]
-    assert [dialog.cast.item(r, 1).text() for r in range(3)] == ["2", "1", "1"]
+    assert [dialog.cast.item(r, 2).text() for r in range(3)] == ["2", "1", "1"]
+    assert dialog.cast.item(1, 1).text() == "male"  # the Who column: "MR." says so (gender, no age)
     assert "'MR. ASH' and 'ASH' may be the same character" in dialog.notes.text()  # as radioplay import says it
     dialog.narrate.setChecked(True)  # the action line becomes a NARRATOR line
     assert [dialog.cast.item(r, 0).text() for r in range(dialog.cast.rowCount())][0] == "NARRATOR"
@@ -178,3 +179,32 @@ def test_declining_recovery_discards_the_autosave_and_later_keeps_it(qtbot, make
     window.files.ask_recover = lambda recoveries: []  # "Discard All"
     assert not window.files.offer_recovery()
     assert not store.file.exists() and window.doc.path is None
+
+
+def test_a_window_a_recovery_opens_fits_the_screen_and_keeps_its_own_slot(qtbot, make_window, tiny_file, state_dir):
+    """Two autosaves left behind: the second opens in a window of its own, sized for the screen as
+    the studio's first window is (app/main.py), with its own autosave slot."""
+    from PySide6.QtGui import QGuiApplication
+
+    from app.shell.main_window import DEFAULT_SIZE
+
+    for _ in range(2):
+        store = RecoveryStore(state_dir)
+        store.save(load_project(tiny_file), tiny_file)
+        store.release()  # as if its studio had died
+    window = make_window()
+    window.files.ask_recover = lambda recoveries: recoveries
+    assert window.files.offer_recovery()
+    (other,) = window.files.recovered_windows
+    try:
+        screen = QGuiApplication.primaryScreen().availableGeometry().size()  # 800x800 offscreen
+        assert screen.height() < DEFAULT_SIZE.height() and screen.width() < DEFAULT_SIZE.width()
+        # The screen's height; as wide as the screen, or as the panels need where that is more.
+        assert other.height() <= screen.height(), (other.size(), screen)
+        assert other.width() < DEFAULT_SIZE.width(), (other.size(), screen)
+        assert other.recovery.file != window.recovery.file and other.recovery.root == window.recovery.root
+        assert other.isWindowModified()  # the recovered work, unsaved
+    finally:
+        other.files.ask_save_changes = lambda: "discard"
+        other.close()
+        assert not other.engine.running()

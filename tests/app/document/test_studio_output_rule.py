@@ -97,7 +97,7 @@ def test_the_table_read_never_records_takes_over_the_recordings_it_reads(qtbot, 
     panel.show()
     qtbot.waitExposed(panel)
     panel.start()
-    qtbot.waitUntil(lambda: panel.result.text().startswith("Error: "), timeout=60_000)
-    assert "is a recording the simulated reader reads, which this command reads" in panel.result.text()
+    qtbot.waitUntil(lambda: panel.result_label.text().startswith("Error: "), timeout=60_000)
+    assert "is a recording the simulated reader reads, which this command reads" in panel.result_label.text()
     assert {p.name: _state(p) for p in reads.iterdir()} == before
     panel.close()

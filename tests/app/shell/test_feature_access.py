@@ -1,6 +1,11 @@
-"""The studio's feature packages as the shell composes them: the main window has every member
-each feature's Protocol (app/<feature>/access.py) asks of it, down through the members that are
-Protocols themselves; app/ keeps its top level small; a lane's kind is never read from its name."""
+"""The studio's feature packages as the shell composes them: a built main window has every member
+each feature's Protocol (app/<feature>/access.py) and the shell's StudioWindow ask of it, down
+through the members that are Protocols themselves; app/ keeps its top level small; a lane's kind is
+never read from its name.
+
+mypy (strict over app/) checks the members' types where main_window.py hands the window to each
+feature; it takes a member declared without a value (``self.recent_menu: QMenu``, made later by
+app/shell/menus.py) on trust. This test builds the window and finds each member on it."""
 
 from __future__ import annotations
 
@@ -13,14 +18,17 @@ from PySide6.QtCore import QSettings
 from app.document.recovery import RecoveryStore
 from app.lexicon.access import LexiconStudio
 from app.live.access import LiveStudio
+from app.revisions.access import RevisionStudio
 from app.script.access import CheckStudio
 from app.shell.main_window import MainWindow, default_session_factory
+from app.shell.studio_window import StudioWindow
 from app.sound.access import SoundStudio
 from app.takes.access import TakesStudio
 from app.transport.access import TableReadStudio
 
 APP = Path(__file__).resolve().parents[3] / "app"
-FEATURE_PROTOCOLS = (SoundStudio, LexiconStudio, TakesStudio, TableReadStudio, CheckStudio, LiveStudio)
+FEATURE_PROTOCOLS = (SoundStudio, LexiconStudio, TakesStudio, TableReadStudio, CheckStudio, LiveStudio,
+                     RevisionStudio, StudioWindow)
 
 
 def _members(protocol: type) -> dict[str, Any]:

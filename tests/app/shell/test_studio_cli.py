@@ -88,6 +88,28 @@ def test_self_test_writes_every_field_the_package_checks_read(tiny_file, tmp_pat
     assert Path(data["screenshot"]).read_bytes()[1:4] == b"PNG"
 
 
+def test_the_first_window_fits_a_small_screen_with_the_script_line_in_view(tmp_path):
+    """A new user's 1280x720 screen: the window opened at 1600x1000 and, where no window manager
+    shrinks it, the script's Line column and the meters were past the screen's edge. Through the
+    launcher, as `make run` opens it, on a screen of that size (Qt's offscreen screens, from a file)."""
+    screens = tmp_path / "screen.json"
+    # No frame: the decorations are the window manager's, around the size the studio asks for.
+    screens.write_text(json.dumps({"windowFrameMargins": False, "screens": [{"name": "small", "x": 0, "y": 0, "width": 1280, "height": 720,
+                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    report = tmp_path / "report.json"
+    env = os.environ | {"QT_QPA_PLATFORM": f"offscreen:configfile={screens}", "HOME": str(tmp_path / "home"),
+                        "XDG_CONFIG_HOME": str(tmp_path / "config"), "RADIOPLAY_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run([sys.executable, "-m", "app.launch", "studio", "--self-test", str(report), str(SAMPLE),
+                           "--output", "null"], cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(report.read_text())
+    assert data["screen_size"] == [1280, 720]
+    assert data["window_size"][0] <= 1280 and data["window_size"][1] <= 720, data["window_size"]
+    assert data["line_column_right"] <= data["script_view_width"], (data["line_column_right"],
+                                                                    data["script_view_width"])
+    assert data["script_view_width"] >= 300  # the script keeps room to read a line in
+
+
 def test_self_test_reports_an_engine_that_cannot_start(qtbot, state_dir, tmp_path):
     def no_engine(project, path):
         raise RuntimeError("no voices on this machine")

@@ -71,8 +71,8 @@ def test_a_table_read_in_the_studio_runs_off_the_gui_thread_and_keeps_the_takes(
     panel.grab().save(str(ARTIFACTS / "table_read_report.png"))
     figures = panel.report.figures()
     assert (figures["lines"], figures["live_lines"], figures["missed"]) == (5, 2, 0)
-    assert "Lines read live: 2 of 5" in panel.result.text() and "p50 / p95" in panel.result.text()
-    assert "Recorded takes: 2" in panel.result.text()
+    assert "Lines read live: 2 of 5" in panel.result_label.text() and "p50 / p95" in panel.result_label.text()
+    assert "Recorded takes: 2" in panel.result_label.text()
 
     # The takes are one undo step in the document, and survive save and reopen.
     recorded = {ln.id for ln in window.doc.project.lines if ln.recording}
@@ -104,5 +104,5 @@ def test_a_reader_who_stops_mid_line_sees_the_next_words_and_the_key_moves_on(qt
     panel.task.join(10)
     figures = panel.report.figures()
     assert (figures["live_lines"], figures["missed"], figures["manual_advances"]) == (2, 0, 1)
-    assert "Manual advances: 1" in panel.result.text()
+    assert "Manual advances: 1" in panel.result_label.text()
     assert not any(ln.recording for ln in window.doc.project.lines)  # Record was off

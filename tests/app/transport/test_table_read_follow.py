@@ -64,10 +64,10 @@ def test_the_read_plays_through_the_studio_session_and_the_script_and_playhead_f
     timer.timeout.connect(sample)
     timer.start(20)
     panel.start()
-    qtbot.waitUntil(lambda: panel.report is not None or panel.result.text().startswith("Error"), timeout=240_000)
+    qtbot.waitUntil(lambda: panel.report is not None or panel.result_label.text().startswith("Error"), timeout=240_000)
     timer.stop()
     panel.task.join(10)
-    assert panel.report is not None, panel.result.text()
+    assert panel.report is not None, panel.result_label.text()
     assert window.session() is session  # the read played through the studio's own Session
 
     # The script selected each line of the section in turn, and the playhead was inside it meanwhile.
@@ -96,6 +96,6 @@ def test_the_read_plays_through_the_studio_session_and_the_script_and_playhead_f
     assert table_widget.item(1, 2).text() == "13"  # L4's words
     for row, r in enumerate([r for r in report.results if r.live]):
         assert table_widget.item(row, 4).text().startswith(f"{r.accuracy * 100:.0f} %")
-    assert "Words heard:" in panel.result.text()
+    assert "Words heard:" in panel.result_label.text()
     qtbot.wait(50)
     assert panel.grab().save(str(ARTIFACTS / "table-read-accuracy.png"))

@@ -26,7 +26,7 @@ def test_the_report_names_each_missed_line_and_why(qtbot, make_window, tiny_file
         LineResult(lines[5].id, lines[5].role, True, "recognized", gap_ms=240.0, speech_s=2.0),
     ])
     panel._done(report)  # what the run's task hands back on the GUI thread when it ends
-    text = panel.result.text()
+    text = panel.result_label.text()
     assert "(missed 2)" in text
     assert f"Missed line 2 ({lines[1].role}): nothing heard for 20 s" in text
     assert f"Missed line 5 ({lines[4].role}): 3.2 s heard, its last words not recognized" in text
@@ -34,6 +34,6 @@ def test_the_report_names_each_missed_line_and_why(qtbot, make_window, tiny_file
     artifacts = Path(os.environ.get("RADIOPLAY_ARTIFACTS", REPO / "tests" / "app" / "artifacts"))
     artifacts.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)  # the layout takes the report's new height
-    assert panel.result.height() >= panel.result.heightForWidth(panel.result.width()) - 1  # none of it cut
+    assert panel.result_label.height() >= panel.result_label.heightForWidth(panel.result_label.width()) - 1  # none of it cut
     assert panel.grab().save(str(artifacts / "table-read-report.png"))
     panel.close()

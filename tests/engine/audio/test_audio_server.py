@@ -18,6 +18,10 @@ from tests.support.audio_server import PulseServer, find_output_device, level_db
 RATE = 48_000
 # Stream latency: generous, so a loaded 2-core CI machine does not underflow.
 LATENCY_S = 0.2
+# This harness plays from a Python callback (the studio's mixer is rtmixer's C callback): on two
+# cores with a dozen processes running, the interpreter can miss one buffer. A stream that cannot
+# keep up underflows on every attempt; a starved one does not on the next.
+ATTEMPTS = 3
 # Leading silence, and trailing silence longer than the latency: closing the
 # stream drops what the ALSA pulse plugin still buffers.
 LEAD_S, TAIL_S = 0.3, 0.6
@@ -82,14 +86,19 @@ def test_chirp_played_through_portaudio_arrives_in_the_sink_monitor(pulse_server
     device = find_output_device(pulse_server.device_name, sd)
     signal = chirp()
     programme = stereo_programme(signal)
-    with pulse_server.recorder() as rec:
-        statuses = play(sd, device, programme)
-        # Let the monitor deliver what the sink rendered last.
-        rec.wait_for_frames(rec.frames_recorded + RATE // 4)
+    underflowed = []
+    for _attempt in range(ATTEMPTS):
+        with pulse_server.recorder() as rec:
+            statuses = play(sd, device, programme)
+            # Let the monitor deliver what the sink rendered last.
+            rec.wait_for_frames(rec.frames_recorded + RATE // 4)
+        if not [s for s in statuses if s.output_underflow]:
+            break
+        underflowed.append(statuses)
     recording = rec.audio
     assert recording is not None and recording.dtype == np.float32 and recording.shape[1] == 2
 
-    assert not [s for s in statuses if s.output_underflow], f"PortAudio reported underflows: {statuses}"
+    assert len(underflowed) < ATTEMPTS, f"PortAudio reported underflows on every attempt: {underflowed}"
     assert len(recording) > len(programme) // 2, f"only {len(recording)} frames recorded"
 
     offset, coefficient = locate(recording[:, 0], signal)

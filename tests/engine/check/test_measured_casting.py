@@ -3,6 +3,7 @@ candidates allow, the same cast every time (measured or from the stored embeddin
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -11,27 +12,20 @@ import pytest
 from engine.check.candidate_measures import (
     LISTENING,
     REFERENCE,
-    Candidate,
+    WORDS_COST_MAX,
     EmbeddingStore,
     Listener,
     ReferenceClips,
     candidate_quality,
 )
-from engine.check.casting import (
-    APART,
-    QUALITY_MIN,
-    WORD_CHECKS_PER_ROLE,
-    WORDS_COST_MAX,
-    _clean_picks,
-    assign,
-    candidates,
-    measured_cast,
-)
+from engine.check.cast_progress import CastCancelled, CastProgress, CastWork
+from engine.check.cast_search import APART, assign
+from engine.check.casting import MEASURED_ROLES, QUALITY_MIN, WORD_CHECKS_PER_ROLE, _Settling, measured_cast
 from engine.listen import speaker
 from engine.project.design import NEUTRAL, VoiceDesign
 from engine.project.model import Character, Role, VoiceParams
 from engine.synth.cache import ClipCache
-from engine.synth.casting import Casting
+from engine.synth.cast_candidates import Candidate, Casting, candidates
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
 
@@ -126,13 +120,14 @@ def test_a_design_that_loses_a_roles_words_is_not_cast_when_a_fitting_one_keeps_
     assert listener.cost(mangled, roles[0], spoken["A"]) > WORDS_COST_MAX  # the words go
     assert listener.cost(mangled, roles[1], spoken["B"]) > WORDS_COST_MAX  # no lines: the held-out sentences
     assert candidate_quality(mangled, clips, store) >= QUALITY_MIN  # words alone exclude it
-    assert sum(k.startswith("w:") for k in store.values) == 4  # both voices on both texts, kept
+    heard = [k for k in store.values if k.startswith("w1:")]  # each line heard once per voice, kept
+    assert len(heard) == listener.lines_heard and listener.lines_heard <= 2 * (2 + len(LISTENING))
     # In the cast: two fitting candidates, the mangled one farther from the other role.
     lighter = Candidate(joe, VoiceDesign(f0_shift=3.0, formant=1.05), "male", "adult", "joe lighter", 1)
     pool = [plain, mangled, lighter]
     embeddings = np.eye(3, dtype=np.float32)
     embeddings[2] = (embeddings[0] + embeddings[2]) / np.sqrt(2)  # "joe lighter" 0.71 to joe; mangled 0
-    picks = _clean_picks(roles, {"A": 2}, pool, embeddings, clips, store, spoken)
+    picks = _Settling(roles, {"A": 2}, pool, embeddings, clips, store, spoken, CastWork(2)).settle({})
     assert 1 not in picks and sorted(picks) == [0, 2]
 
 
@@ -150,13 +145,13 @@ def test_a_role_whose_picks_all_lose_words_takes_the_checked_one_that_lost_fewes
     roles = [Role("ANN", character=Character("female", "adult"))]
     spoken = {"ANN": ["I left the lantern by the door of the boat house."]}
     embeddings = np.eye(len(pool), dtype=np.float32)
-    picks = _clean_picks(roles, {"ANN": 1}, pool, embeddings, clips, store, spoken)
+    picks = _Settling(roles, {"ANN": 1}, pool, embeddings, clips, store, spoken, CastWork(1)).settle({})
     listener = Listener(clips, store)
     checked = {c: listener.cost(pool[c], roles[0], spoken["ANN"]) for c in range(WORD_CHECKS_PER_ROLE)}
     assert all(cost > WORDS_COST_MAX for cost in checked.values())
     assert picks == [min(checked, key=lambda c: (checked[c], c))]
     # The last design was never voiced: its figure is not in the store (own + the plain source's).
-    assert sum(k.startswith("w:") for k in store.values) == WORD_CHECKS_PER_ROLE + 1
+    assert sum(k.startswith("w1:") for k in store.values) == WORD_CHECKS_PER_ROLE + 1
 
 
 def test_assignment_finds_the_best_closest_pair_of_all_casts() -> None:
@@ -212,3 +207,96 @@ def test_designs_over_a_kokoro_style_shorten_its_tract_only_for_a_child_and_over
     assert any(c.design.f0_shift != 0.0 for c in kokoro)  # the pitch still moves
     girl = next(c for c in joe if c.label.endswith("as girl"))
     assert girl.design.formant > 1.1  # over joe the tract moves as the preset says
+
+
+def test_assignment_of_a_thousand_roles_needs_no_recursion_per_role() -> None:
+    # Issue 57: 1,000 roles ended in a RecursionError (a recursion per role); the search is a loop.
+    pool = [_candidate(0, "male"), _candidate(1, "male"), _candidate(2, "female")]
+    sim = np.array([[1.0, 0.6, 0.3], [0.6, 1.0, 0.4], [0.3, 0.4, 1.0]])
+    roles = [Role(f"R{i}", character=Character("male" if i % 3 else "female", "adult")) for i in range(1_200)]
+    picks = assign(roles, {}, pool, sim)
+    assert len(picks) == len(roles)
+    assert all(pool[p].gender == r.character.gender for r, p in zip(roles, picks, strict=True))
+
+
+def test_pinned_roles_keep_their_pick_and_the_others_move_around_them() -> None:
+    pool = [_candidate(0, "male"), _candidate(1, "male"), _candidate(2, "male")]
+    sim = np.array([[1.0, 0.9, 0.5], [0.9, 1.0, 0.6], [0.5, 0.6, 1.0]])
+    roles = [Role("A", character=Character("male", "adult")), Role("B", character=Character("male", "adult"))]
+    assert sorted(assign(roles, {}, pool, sim)) == [0, 2]  # the farthest pair
+    assert assign(roles, {}, pool, sim, pinned={0: 1}) == [1, 2]  # A settled on v1: B the farthest from it
+
+
+def _joe_cast_inputs(tmp_path: Path) -> tuple[VoiceLibrary, list[tuple[Casting, str]]]:
+    library = VoiceLibrary(user_dir=tmp_path / "voices")
+    return library, [(Casting(library.bundled()[0].id), "male")]
+
+
+@pytest.mark.integration
+def test_progress_goes_role_by_role_with_an_estimate_and_cancel_stops_it(tmp_path: Path) -> None:
+    speaker.weights_path()
+    library, joe = _joe_cast_inputs(tmp_path)
+    roles = [Role("MAY", character=Character("female", "adult")), Role("BEN", character=Character("male", "adult")),
+             Role("KIT", character=Character("male", "child"))]
+    spoken = {"MAY": ["The tide is turning, we should go."], "BEN": ["Bring the lamp."], "KIT": ["Wait for me!"]}
+    steps: list[CastProgress] = []
+    synth = ClipSynthesizer(library, 24000, ClipCache())
+    cast = measured_cast(roles, library, {"MAY": 3}, synth, EmbeddingStore(tmp_path / "e.json"), steps.append,
+                         joe, spoken)
+    assert set(cast.voices) == {"MAY", "BEN", "KIT"}
+    fractions = [s.fraction for s in steps]
+    assert fractions == sorted(fractions) and steps[-1].settled == 3 and steps[-1].roles == 3
+    assert [s.settled for s in steps] == sorted(s.settled for s in steps)  # role by role, never back
+    assert any(s.remaining_s is not None for s in steps) and any("MAY" in s.message for s in steps)
+    # Cancelled at the first report: it stops there, with nothing more measured.
+    cancel = threading.Event()
+    seen: list[CastProgress] = []
+
+    def stop_at_once(step: CastProgress) -> None:
+        seen.append(step)
+        cancel.set()
+
+    with pytest.raises(CastCancelled):
+        measured_cast(roles, library, {}, ClipSynthesizer(library, 24000, ClipCache()),
+                      EmbeddingStore(tmp_path / "other.json"), stop_at_once, joe, spoken, cancel=cancel)
+    assert len(seen) == 1  # no report after Cancel: at most the clip under way was measured
+    assert len(EmbeddingStore(tmp_path / "other.json").values) <= 1
+
+
+@pytest.mark.integration
+def test_what_is_measured_of_a_candidate_serves_the_next_project(tmp_path: Path) -> None:
+    """A second script with people of the same kinds measures no candidate again: the
+    embeddings and qualities are kept by the reference clip's key, whatever the project."""
+    speaker.weights_path()
+    library, joe = _joe_cast_inputs(tmp_path)
+    store = EmbeddingStore(tmp_path / "e.json")
+    first = [Role("ANN", character=Character("female", "adult")), Role("TOM", character=Character("male", "child"))]
+    before = measured_cast(first, library, {}, ClipSynthesizer(library, 24000, ClipCache()), store, sources=joe,
+                           spoken={"ANN": ["Hello there."], "TOM": ["Can I come?"]})
+    kept = {k for k in store.values if not k.startswith("w1:")}
+    other = [Role("JO", character=Character("female", "adult")), Role("ALF", character=Character("male", "child"))]
+    synth = ClipSynthesizer(library, 24000, ClipCache())
+    again = measured_cast(other, library, {}, synth, EmbeddingStore(tmp_path / "e.json"), sources=joe,
+                          spoken={"JO": ["Hello there."], "ALF": ["Can I come?"]})
+    assert {k for k in EmbeddingStore(tmp_path / "e.json").values if not k.startswith("w1:")} == kept
+    assert synth.synth_calls == 0  # the same lines too: heard already, nothing voiced
+    assert again.labels == {"JO": before.labels["ANN"], "ALF": before.labels["TOM"]}
+
+
+@pytest.mark.integration
+def test_roles_beyond_the_measured_leads_share_their_checked_voices(tmp_path: Path) -> None:
+    speaker.weights_path()
+    library, joe = _joe_cast_inputs(tmp_path)
+    roles = [Role(f"MAN {i}", character=Character("male", "adult")) for i in range(MEASURED_ROLES + 8)]
+    roles.append(Role("GIRL", character=Character("female", "child")))
+    lines = {r.name: 100 - i for i, r in enumerate(roles)}
+    cast = measured_cast(roles, library, lines, ClipSynthesizer(library, 24000, ClipCache()),
+                         EmbeddingStore(tmp_path / "e.json"), sources=joe)
+    leads = {r.name for r in roles[:MEASURED_ROLES]}
+    lead_designs = {cast.voices[n].design for n in leads}
+    assert len(lead_designs) > 1  # more men than sounds: spread over joe and his colours, not all on one
+    men = [cast.voices[r.name] for r in roles[:-1]]
+    assert all(v.design in lead_designs for v in men)  # the small parts share the leads' checked voices
+    assert len({(v.design, v.pitch, v.variation) for v in men}) == len(men)  # told apart by offsets
+    assert "as girl" in cast.labels["GIRL"]  # a kind no lead has: its own fitting voice
+    assert cast.closest is not None and {cast.closest[0], cast.closest[1]} <= leads

@@ -26,7 +26,7 @@ def test_workload_is_seeded_distinct_and_mixed():
 def test_the_workload_casts_as_an_import_does():
     # The bench measures the shaping an imported play needs: pitch within ±1.5 st
     # (the old table's -7..+4.5 st shifts made pitch shifting cost more than any cast does).
-    from engine.project.casting import PITCHES, SPEEDS, VARIATIONS, starting_voice
+    from engine.project.starting_voices import PITCHES, SPEEDS, VARIATIONS, starting_voice
 
     cast = benchmark.make_cast(8, "en_US-joe-medium")
     for i, name in enumerate(cast.names):

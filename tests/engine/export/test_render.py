@@ -19,10 +19,10 @@ from engine.audio.loudness import true_peak_dbtp
 from engine.cli import main
 from engine.export.render import RenderOptions, render_project, stem_filename
 from engine.export.session_render import render_session
-from engine.project.casting import starting_voice
 from engine.project.defaults import DEFAULT_VOICE
 from engine.project.fileformat import load_project, save_project
 from engine.project.model import VoiceParams
+from engine.project.starting_voices import starting_voice
 from engine.synth.cache import cache_dir_for
 from engine.synth.pipeline import Cancelled, LineErrors, plan_lines
 from engine.synth.synthesizer import make_synthesizer

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.project.casting import PANS, distinct_settings, starting_voice, suggest_new_role
 from engine.project.delivery import split_delivery_note, stage_direction
 from engine.project.model import Project, Role, VoiceParams
+from engine.project.starting_voices import PANS, distinct_settings, starting_voice, suggest_new_role
 
 
 @pytest.mark.parametrize(("typed", "note", "words"), [

@@ -138,3 +138,70 @@ def test_the_project_file_keeps_the_character_and_names_a_bad_field(tmp_path: Pa
     data["cast"][0]["character"]["gender"] = "robot"
     with pytest.raises(ProjectFileError, match=r"cast\[0\]\.character\.gender.*robot"):
         project_from_dict(data, "p.radioplay")
+
+
+# Each common form of introduction, in a small script of its own (issues 51, 52): the role, who
+# the script says it is, and a piece of the evidence that must be named.
+INTRODUCTIONS = {
+    "name surname (70s)": ("INT. KITCHEN - DAY\n\nELSIE MORGAN (70s), the lighthouse keeper, pours tea.\n\n"
+                           "ELSIE\nSit down.\n", "ELSIE", "female", "older", "ELSIE MORGAN (70s)"),
+    "name surname (40s), a fisherman": ("EXT. HARBOUR - DAWN\n\nKIRRAN MACLEOD (40s), a fisherman, coils a rope."
+                                        "\n\nKIRRAN\nFetch the box.\n", "KIRRAN", "male", "adult", "a fisherman"),
+    "name, 70,": ("INT. HALL - DAY\n\nQUORLE, 70, sits by the fire.\n\nQUORLE\nWho's there?\n",
+                  "QUORLE", "", "older", "QUORLE, 70"),
+    "name, a woman in her seventies": ("INT. HALL - DAY\n\nVORLA, a woman in her seventies, knits.\n\nVORLA\nWell?\n",
+                                       "VORLA", "female", "older", "in her seventies"),
+    "name (late 60s)": ("INT. HALL - DAY\n\nBRANNOCK (late 60s) dozes.\n\nBRANNOCK\nHm?\n",
+                        "BRANNOCK", "", "older", "late 60s"),
+    "name, aged 9,": ("INT. HALL - DAY\n\nPIMLO, aged 9, hides.\n\nPIMLO\nBoo!\n", "PIMLO", "", "child", "aged 9"),
+    "name, a nine-year-old boy": ("INT. HALL - DAY\n\nPIMLO, a nine-year-old boy, hides.\n\nPIMLO\nBoo!\n",
+                                  "PIMLO", "male", "child", "nine-year-old boy"),
+    "name, a man in his eighties": ("EXT. PIER - DAY\n\nTAMSO, a man in his eighties with a pipe, watches.\n\n"
+                                    "TAMSO\nRain.\n", "TAMSO", "male", "older", "in his eighties"),
+    "my name is ..., I am nine": ("ZAXI: My name is Zaxi Parker, I am nine years old, and this is my story.\n"
+                                  "HOST: Welcome back.\n", "ZAXI", "", "child", "I am nine years old"),
+    "I'm seventy": ("GROBB: I'm seventy, and I've never seen a storm like it.\n", "GROBB", "", "older",
+                    "I'm seventy"),
+    "I'm an old man": ("GROBB: I'm an old man now, lad.\n", "GROBB", "male", "older", "an old man"),
+    "someone is twelve": ("ZAXI: My brother Quen is twelve and knows everything.\nQUEN: I do.\n",
+                          "QUEN", "male", "child", "Quen is twelve"),
+}
+
+
+@pytest.mark.parametrize(("script", "name", "gender", "age", "evidence"), INTRODUCTIONS.values(),
+                         ids=INTRODUCTIONS.keys())
+def test_every_common_form_of_introduction(tmp_path: Path, script: str, name: str, gender: str, age: str,
+                                           evidence: str) -> None:
+    cast = _import(tmp_path, script, ".fountain" if script.startswith(("INT.", "EXT.")) else ".txt")
+    assert (cast[name].gender, cast[name].age) == (gender, age), cast[name].evidence
+    assert evidence in cast[name].evidence
+
+
+def test_a_number_that_is_no_age_and_a_quoted_age_are_not_read() -> None:
+    from engine.project.model import Line, Project, Role
+
+    project = Project(cast=[Role(name="ZORRIK"), Role(name="NARRATOR")],
+                      lines=[Line(id="L1", role="ZORRIK", text="I'm nine minutes late, sorry."),
+                             Line(id="L2", role="NARRATOR", text='The girl said, "I am nine years old."')])
+    cast = infer_characters(project)
+    assert cast["ZORRIK"].age == "" and cast["NARRATOR"].age == ""
+
+
+def test_titles_of_a_job_carry_no_gender(tmp_path: Path) -> None:
+    cast = _import(tmp_path, "HOST: Welcome back.\nDOCTOR: Next.\nCAPTAIN: Hard a-port.\nDR PATEL: Sit.\n", ".txt")
+    for name in ("HOST", "DOCTOR", "CAPTAIN", "DR PATEL"):
+        assert cast[name].gender == "", (name, cast[name].evidence)
+
+
+def test_a_pronoun_after_a_name_called_out_in_dialogue_is_someone_else(tmp_path: Path) -> None:
+    # "Zaxi, have you seen Biscuit? His lead..." is the dog's lead, not Zaxi's.
+    cast = _import(tmp_path, "MUM: Zaxi, have you seen Biscuit? His lead is still on the hook.\n"
+                             "ZAXI: No.\n", ".txt")
+    assert cast["ZAXI"].gender == ""
+
+
+def test_a_pronoun_after_another_person_named_is_theirs(tmp_path: Path) -> None:
+    cast = _import(tmp_path, "INT. CABIN - NIGHT\n\nQUORLE (70s) knits. VOSSMER, a stranger, reads his chart.\n\n"
+                             "QUORLE\nRough tonight.\n\nVOSSMER\nIt always is.\n")
+    assert cast["QUORLE"].gender == ""  # "his chart" is VOSSMER's
+    assert cast["VOSSMER"].gender == "male"

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.project.casting import distinct_settings
 from engine.project.defaults import ROLE_COLOURS
 from engine.project.fileformat import load_project, save_project
 from engine.project.importers.build import (
@@ -29,6 +28,7 @@ from engine.project.importers.parsed import (
     Transition,
 )
 from engine.project.importers.plaintext import parse_plaintext
+from engine.project.starting_voices import distinct_settings
 from tests.support.paths import SAMPLES
 
 SAMPLES = SAMPLES
@@ -396,17 +396,23 @@ def test_cli_import_writes_project_and_prints_cast(tmp_path: Path, capsys: pytes
     script.write_text(CLI_FOUNTAIN, encoding="utf-8")
     assert main(["import", str(script), "-o", str(out)]) == 0
     project = load_project(out)
-    from engine.check.casting import cast_roles
+    from engine.check.casting import cast_project
     from engine.synth.library import VoiceLibrary
+    from engine.synth.production_import import import_production
 
-    # What was written is the import as `radioplay import` casts it: measured, deterministic given
-    # the installed voices (the embeddings the CLI stored are read back, not measured again).
+    # What was written is the import as `radioplay import` and Import Script cast it: the quick
+    # cast, then the measured one (one entry, cast_project), deterministic given the installed
+    # voices (the embeddings the CLI stored are read back, not measured again).
     library = VoiceLibrary()
-    recast = import_script(script, suggest=lambda roles, lines, spoken: cast_roles(roles, library, lines,
-                                                                                  spoken=spoken).voices)[0]
+    recast = import_production(script, library=library).project
+    measured = cast_project(recast, library)
+    for role in recast.cast:
+        role.voice = measured.voices[role.name]
     assert project == recast
     assert len({role.voice for role in project.cast}) == 3
-    stdout = capsys.readouterr().out
+    captured = capsys.readouterr()
+    stdout = captured.out
+    assert "... casting: 3 of 3 roles cast" in captured.err  # the measured cast's progress, role by role
     assert str(out) in stdout
     assert "The Keeper's Night" in stdout
     for name, count in {"ANNA": 2, "MR. WORTHING": 1, "WORTHING": 1}.items():
@@ -514,7 +520,20 @@ def test_cli_import_says_how_roles_were_told_apart(tmp_path: Path, capsys: pytes
     script.write_text("".join(f"{n}: line of {n}\n" for n in names), encoding="utf-8")
     assert main(["import", str(script), "-o", str(tmp_path / "o.radioplay")]) == 0
     out = capsys.readouterr().out
-    assert "12 roles on " in out and "are told apart by small changes of its settings (pitch within ±1.5 semitones" in out
+    assert "12 roles on " in out and " by voice designs (" in out  # what tells them apart: designs, no pitch offsets
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(1800)
+def test_cli_imports_ten_thousand_roles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 57: the measured cast's search recursed once per role (a RecursionError from 1,000
+    # roles); the leads are measured, the other roles share their voices.
+    script = tmp_path / "crowd.txt"
+    script.write_text("".join(f"ROLE {i}: Line number {i}.\n" for i in range(10_000)), encoding="utf-8")
+    assert main(["import", str(script), "-o", str(tmp_path / "crowd.radioplay")]) == 0
+    project = load_project(tmp_path / "crowd.radioplay")
+    assert len(project.cast) == 10_000 and "10000 roles on " in capsys.readouterr().out
+    assert all(role.voice.speed == 1.0 and abs(role.voice.pitch) <= 1.5 for role in project.cast)
 
 
 @pytest.mark.parametrize(("script", "line", "problem"), [

@@ -116,8 +116,7 @@ def test_the_casting_keeps_a_childs_tract_over_a_kokoro_style() -> None:
     """The boy cast from jm_kumo measured a man's formants at a raised pitch: the casting
     took the tract out of every design over a Kokoro style (a general recognizer lost the
     words; Whisper does not, docs/dev/voice-design.md)."""
-    from engine.check.casting import candidates
-    from engine.synth.casting import Casting
+    from engine.synth.cast_candidates import Casting, candidates
 
     for style, gender in (("jm_kumo", "male"), ("jf_gongitsune", "female")):
         pool = candidates([(Casting(style, backend="kokoro"), gender)])

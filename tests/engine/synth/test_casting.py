@@ -7,15 +7,19 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.project.casting import distinct_settings
 from engine.project.fileformat import load_project
 from engine.project.model import DEFAULT_VOICE, Role, VoiceParams
-from engine.synth.casting import ENGLISH_WER_MAX, english_wer, reads_english, suggest_cast
+from engine.synth.cast_candidates import candidates
+from engine.synth.casting import (
+    ENGLISH_WER_MAX,
+    SHARING,
+    english_wer,
+    installed_sources,
+    reads_english,
+    suggest_cast,
+)
 from engine.synth.library import VoiceLibrary
 from tests.support.voice_files import install_voice
-
-VARIANTS = [(p, s) for p, s, _ in distinct_settings()]  # (pitch, speed) of the k-th role sharing a voice
-
 
 
 def _roles(n: int) -> list[Role]:
@@ -33,21 +37,24 @@ def _kokoro(library: VoiceLibrary) -> list[tuple[str, object, float, float]]:
             if v.backend == "kokoro" and reads_english(v.style)]
 
 
-def test_one_single_speaker_voice_varies_pitch_and_speed(tmp_path: Path) -> None:
+def test_every_sound_is_taken_before_two_roles_share_one(tmp_path: Path) -> None:
     library = VoiceLibrary(user_dir=tmp_path / "none")
-    distinct = [(DEFAULT_VOICE, None, 0.0, 1.0), *_kokoro(library)]
-    cast = suggest_cast(_roles(len(distinct) + 2), library)
-    sounds = [_sound(v) for v in cast.values()]
-    assert sounds[:len(distinct)] == distinct  # every distinct voice before a shift
-    n = len(distinct)
-    assert sounds[n:] == [(distinct[r % n][0], None, *VARIANTS[r // n]) for r in (n, n + 1)]
-    assert all(abs(p) <= 1.5 for p, _ in VARIANTS)  # shifts that keep speech intelligible
-    # The distinct voices keep what casting does not decide; roles sharing a voice also differ in variation.
-    assert all(v.variation == 0.7 for v in list(cast.values())[:len(distinct)])
-    assert [v.variation for v in list(cast.values())[n:]] == [distinct_settings()[r // n][2] for r in (n, n + 1)]
+    sources = installed_sources(library)
+    fitting = [c for c in candidates(sources) + candidates(sources, colours=True) if c.age == "adult"]
+    n = len(fitting)
+    cast = suggest_cast(_roles(n + 2), library)  # nothing known of the roles: any adult voice fits
+    sounds = [(v.backend, v.voice, v.design) for v in cast.values()]
+    assert len(set(sounds[:n])) == n  # every distinct sound before one is shared
+    installed = [(v.backend, v.voice) for v in list(cast.values())[:len(sources)]]
+    assert installed == [(c.backend, c.voice) for c, _ in sources]  # as installed first, Piper before Kokoro
+    assert all(v.design.is_neutral for v in list(cast.values())[:len(sources)])
+    shared = list(cast.values())[n:]
+    assert [(v.pitch, v.variation) for v in shared] == [SHARING[1], SHARING[1]]  # the two sharers, told apart
+    assert all(0 < abs(v.pitch) <= 1.5 and v.speed == 1.0 for v in shared)  # shifts that keep speech intelligible
+    assert all(v.variation == 0.7 and v.pitch == 0.0 for v in list(cast.values())[:n])  # what casting does not decide
 
 
-def test_installed_voices_and_speakers_come_before_any_shift(tmp_path: Path, tiny_voices: dict[str, Path]) -> None:
+def test_installed_voices_and_speakers_come_before_any_design(tmp_path: Path, tiny_voices: dict[str, Path]) -> None:
     user = tmp_path / "voices"
     install_voice(user, tiny_voices["single"], "tiny-single")
     install_voice(user, tiny_voices["multi"], "tiny-multi")
@@ -55,10 +62,12 @@ def test_installed_voices_and_speakers_come_before_any_shift(tmp_path: Path, tin
     kokoro = _kokoro(library)
     n = 6 + len(kokoro)
     cast = suggest_cast(_roles(n), library)
-    assert [_sound(cast[f"R{i}"]) for i in range(n)] == [
+    assert [_sound(cast[f"R{i}"]) for i in range(n - 1)] == [
         (DEFAULT_VOICE, None, 0.0, 1.0), ("tiny-multi", "alice", 0.0, 1.0), ("tiny-single", None, 0.0, 1.0),
-        ("tiny-multi", "bob", 0.0, 1.0), ("tiny-multi", "carol", 0.0, 1.0), *kokoro,
-        (DEFAULT_VOICE, None, *VARIANTS[1])]  # Piper sounds, then Kokoro's: only the last role is shifted
+        ("tiny-multi", "bob", 0.0, 1.0), ("tiny-multi", "carol", 0.0, 1.0), *kokoro]  # Piper, then Kokoro
+    assert all(cast[f"R{i}"].design.is_neutral for i in range(n - 1))
+    last = cast[f"R{n - 1}"]  # no installed sound left: a colour of the first, not a pitch shift
+    assert (last.voice, last.pitch) == (DEFAULT_VOICE, 0.0) and not last.design.is_neutral
 
 
 def test_leads_choose_first_and_the_result_is_deterministic(tmp_path: Path, tiny_voices: dict[str, Path]) -> None:
@@ -68,9 +77,9 @@ def test_leads_choose_first_and_the_result_is_deterministic(tmp_path: Path, tiny
     roles = _roles(3 + extra)
     lines = {"R0": 1, "R1": 2, "R2": 9} | {f"R{3 + k}": 5 for k in range(extra)}
     first = suggest_cast(roles, VoiceLibrary(user_dir=user), lines)
-    assert _sound(first["R2"]) == (DEFAULT_VOICE, None, 0.0, 1.0)  # the lead
-    assert _sound(first["R1"]) == ("tiny-single", None, 0.0, 1.0) if not extra else first["R1"].pitch == 0.0
-    assert first["R0"].pitch == VARIANTS[1][0]  # the smallest part is the one shifted
+    assert _sound(first["R2"]) == (DEFAULT_VOICE, None, 0.0, 1.0) and first["R2"].design.is_neutral  # the lead
+    assert first["R1"].design.is_neutral
+    assert not first["R0"].design.is_neutral  # the smallest part is the one designed
     assert suggest_cast(roles, VoiceLibrary(user_dir=user), lines) == first
 
 

@@ -198,13 +198,13 @@ def test_a_pitch_tier_is_read_in_one_go_as_its_points_are_one_by_one() -> None:
     import parselmouth  # noqa: F401  (Praat's objects come from here)
     from parselmouth.praat import call
 
-    from engine.synth.psola import _tier_points
+    from engine.synth.psola import tier_points
 
     tier = call("Create PitchTier", "t", 0.0, 2.1)
-    assert _tier_points(tier).shape == (0, 2)
+    assert tier_points(tier).shape == (0, 2)
     times = np.linspace(0.05, 2.0, 37)[::-1]  # added out of order: the tier sorts them
     for t, f in zip(times, 90.0 + 40.0 * np.cos(times), strict=True):
         call(tier, "Add point", float(t), float(f))
     one_by_one = np.array([[call(tier, "Get time from index", i + 1), call(tier, "Get value at index", i + 1)]
                            for i in range(times.size)])
-    np.testing.assert_array_equal(_tier_points(tier), one_by_one)
+    np.testing.assert_array_equal(tier_points(tier), one_by_one)

@@ -203,6 +203,13 @@ class KokoroVoiceModel(LoadedVoice):
         return [Inference(self.infer(u, settings), unit_words(u.ids, _SEPARATORS, _SILENT, None, self.sample_rate))
                 for u in units]
 
+    def word_timed(self, units: list[PhonemeUnit], inferred: list[Inference],
+                   settings: InferenceSettings) -> list[Inference]:
+        """The words from the model's own duration predictor (engine/synth/backends/kokoro/durations.py)."""
+        from engine.synth.backends.kokoro.durations import timed
+
+        return timed(self, units, inferred, settings, _SEPARATORS, _SILENT)
+
 
 class KokoroBackend(VoiceBackend):
     engine = KOKORO
