@@ -1,6 +1,6 @@
 """The studio's Play on a cold cache, to sound at the output, against ``radioplay bench --playback``.
 
-    python bench/studio_play.py [--positions 6] [--span 45] [--json]
+    python bench/studio_play.py [--positions 6] [--span 180] [--project P.radioplay] [--at-load] [--json]
 
 A private PulseAudio daemon with a null sink (tests/support/audio_server.py, as the
 live-playback tests start it) is the studio's output device, and its monitor
@@ -27,14 +27,18 @@ benchmark's seeded positions: line and fraction into it):
 The sample's sound lanes are left out of the copy (as the playback benchmark
 leaves them out): its ambience plays under the lines, and the first sound
 must be the dialogue's. Then one more window plays from the start on a cold
-cache for ``--span`` seconds through the sink: late lines after the first
-2 seconds and ring underruns.
+cache for ``--span`` seconds (or to the programme's end) through the sink: its first sound (as above, and
+whether it asked first), late lines after the first 2 seconds and ring underruns.
 
 In the same run, before the studio: ``radioplay bench --playback --positions N
 --speed 8`` as its own process (its ratio, p50/p95, late lines in its full
 playback on the null output at 8x). The studio's ratio is computed as the
 benchmark computes its own: p95 time to first audio over (the benchmark's
-bare-synthesis p95 + one buffer period); target <= 1.3.
+bare-synthesis p95 + one buffer period); target <= 1.3. ``--project`` plays another
+production the same way (a script ``radioplay import``-ed first); ``bench --playback``
+plays only the sample, so it is left out there. ``--at-load`` instead opens the studio
+on a cold cache and leaves it alone: the time until pre-render has voiced every line,
+beside the pre-render time the play outlook offered when the engine was ready.
 """
 
 from __future__ import annotations
@@ -192,17 +196,53 @@ def trial(project: Path, work: Path, rooms: Path, device: str, watch: SoundWatch
         studio.close()
 
 
-def cold_play(project: Path, work: Path, rooms: Path, device: str, span_s: float) -> dict[str, Any]:
+def cold_play(project: Path, work: Path, rooms: Path, device: str, span_s: float, watch: SoundWatch) -> dict[str, Any]:
     cold_cache(work, rooms)
     studio = Studio(project, work, device)
     try:
         session = studio.open_engine()
+        watch.arm()
+        pressed = time.monotonic()
         asked = studio.play()
-        studio.wait(lambda: session.transport().position_s >= span_s, timeout=span_s * 4 + 60, what="the span")
+        player = session.player
+        studio.wait(lambda: player.first_audio_at is not None and player.first_audio_at >= pressed
+                    and watch.heard_at is not None, timeout=120.0, what="sound from the start")
+        assert player.first_audio_at is not None and watch.heard_at is not None
+        first = {"start_first_audio_ms": (player.first_audio_at - pressed) * 1000.0,
+                 "start_at_output_ms": (watch.heard_at - pressed) * 1000.0}
+        # The span, or the whole programme where it is shorter (playing stops at its end).
+        studio.wait(lambda: session.transport().position_s >= span_s or session.transport().ended,
+                    timeout=span_s * 4 + 60, what="the span")
         t = session.transport()
-        return {"span_s": span_s, "span_asked": asked, "late_lines": sum(1 for _, at in session.late_log if at >= GRACE_S),
+        return {"span_s": min(span_s, t.position_s), "span_asked": asked, "late_lines": sum(1 for _, at in session.late_log if at >= GRACE_S),
                 "late_lines_first_2s": sum(1 for _, at in session.late_log if at < GRACE_S),
-                "underruns": t.underruns, "device_underflows": t.device_underflows}
+                "late_log": [(line, round(at, 2)) for line, at in session.late_log],
+                "underruns": t.underruns, "device_underflows": t.device_underflows, **first}
+    finally:
+        studio.close()
+
+
+def voiced_at_load(project: Path, work: Path, rooms: Path, device: str) -> dict[str, Any]:
+    """The studio opened on a cold cache and left alone: from the window's start to every line
+    voiced by pre-render (or failed), beside the pre-render time the play outlook gave when
+    the engine was ready (what the status bar offers to wait)."""
+    cold_cache(work, rooms)
+    opened = time.monotonic()
+    studio = Studio(project, work, device)
+    try:
+        session = studio.open_engine()
+        ready_s = time.monotonic() - opened
+        outlook = session.outlook(0.0)
+        offered = getattr(outlook, "prerender_s", outlook.wait_s)  # the status bar's figure
+
+        def coming() -> int:
+            return sum(1 for st in session.line_status().values() if st.state.coming)
+
+        studio.wait(lambda: coming() == 0, timeout=1800.0, what="every line voiced")
+        states = [st.state.value for st in session.line_status().values()]
+        return {"lines": len(states), "ready": states.count("ready"), "failed": states.count("failed"),
+                "engine_ready_s": round(ready_s, 1), "all_voiced_s": round(time.monotonic() - opened, 1),
+                "prerender_offered_s": round(offered, 1), "keeps_up": outlook.keeps_up}
     finally:
         studio.close()
 
@@ -211,8 +251,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=6)
     parser.add_argument("--seed", type=int, default=11, help="the playback benchmark's seed (its positions)")
-    parser.add_argument("--span", type=float, default=45.0, help="seconds played from the start for late lines")
+    parser.add_argument("--span", type=float, default=180.0, help="seconds played from the start for late lines")
     parser.add_argument("--bench-speed", type=float, default=8.0, help="bench --playback's full playback clock")
+    parser.add_argument("--project", type=Path, default=SAMPLE,
+                        help="a .radioplay project (a script: `radioplay import` it first); not the sample: "
+                             "without bench --playback, which plays only the sample")
+    parser.add_argument("--at-load", action="store_true",
+                        help="instead: open the studio on a cold cache and time every line voiced by pre-render")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from engine.project.fileformat import load_project
@@ -223,18 +268,30 @@ def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from engine.audio.rooms import rooms_cache_dir
 
-    bench = playback_bench(args.positions, args.bench_speed)
+    sample = args.project.resolve() == SAMPLE.resolve()
+    bench = playback_bench(args.positions, args.bench_speed) if sample and not args.at_load else None
     rooms = rooms_cache_dir()  # where bench --playback, a process of this environment, found them
     work = Path(tempfile.mkdtemp(prefix="radioplay-studio-play-"))
     os.environ["RADIOPLAY_STATE_DIR"] = str(work / "state")
     try:
-        data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+        data = json.loads(args.project.read_text(encoding="utf-8"))
         data["sound_lanes"], data["sounds"] = [], []  # the dialogue's first sound, as bench --playback
-        project = work / SAMPLE.name
+        project = work / args.project.name
         project.write_text(json.dumps(data), encoding="utf-8")
         lines = len(load_project(project).lines)
         rng = random.Random(args.seed)  # the same positions as bench --playback's
         positions = [(rng.randrange(lines), rng.uniform(0.0, 0.8)) for _ in range(args.positions)]
+        if args.at_load:
+            with PulseServer(work / "pulse") as server, server.activated():
+                loaded = voiced_at_load(project, work, rooms, server.device_name)
+            loaded = {"project": args.project.name, "load_average": os.getloadavg(), **loaded}
+            print(json.dumps(loaded) if args.json else
+                  f"{args.project.name}, opened on a cold cache: {loaded['ready']} of {loaded['lines']} lines voiced "
+                  f"({loaded['failed']} failed) {loaded['all_voiced_s']:.0f} s after the window opened (engine "
+                  f"ready at {loaded['engine_ready_s']:.0f} s; the outlook offered pre-render "
+                  f"~{loaded['prerender_offered_s']:.0f} s, keeps up: {loaded['keeps_up']}); load average "
+                  f"{' '.join(f'{v:.1f}' for v in loaded['load_average'])}")
+            return 0
         results = []
         with PulseServer(work / "pulse") as server, server.activated(), server.recorder() as recorder:
             watch = SoundWatch(recorder)
@@ -246,19 +303,19 @@ def main() -> int:
                         print(f"[{i + 1}/{len(positions)}] play {fraction:.0%} into line {index + 1} ({r['line']}): "
                               f"first audio {r['first_audio_ms']:.0f} ms, at the output {r['at_output_ms']:.0f} ms",
                               flush=True)
-                played = cold_play(project, work, rooms, server.device_name, args.span)
+                played = cold_play(project, work, rooms, server.device_name, args.span, watch)
             finally:
                 watch.close()
         first = [r["first_audio_ms"] for r in results]
         heard = [r["at_output_ms"] for r in results]
-        period_ms = bench["buffer_period_ms"]
         p95 = float(np.percentile(first, 95))
+        ratio = round(p95 / (bench["bare_synth_p95_ms"] + bench["buffer_period_ms"]), 3) if bench else None
         summary = {
-            "positions": args.positions, "load_average": os.getloadavg(),
+            "project": args.project.name, "positions": args.positions, "load_average": os.getloadavg(),
             "studio": {"first_audio_p50_ms": round(statistics.median(first), 1), "first_audio_p95_ms": round(p95, 1),
                        "at_output_p50_ms": round(statistics.median(heard), 1),
                        "at_output_p95_ms": round(float(np.percentile(heard, 95)), 1),
-                       "ttfa_ratio": round(p95 / (bench["bare_synth_p95_ms"] + period_ms), 3),
+                       "ttfa_ratio": ratio,
                        "asked": sum(r["asked"] for r in results), **played},
             "bench_playback": bench, "trials": results,
         }
@@ -266,17 +323,22 @@ def main() -> int:
             print(json.dumps(summary))
             return 0
         s = summary["studio"]
-        print(f"load average {' '.join(f'{v:.1f}' for v in summary['load_average'])}")
-        print(f"radioplay bench --playback: TTFA p50 {bench['ttfa_p50_ms']:.0f} / p95 {bench['ttfa_p95_ms']:.0f} ms, "
-              f"bare p95 {bench['bare_synth_p95_ms']:.0f} ms, ratio {bench['ttfa_ratio']:.2f}; full playback at "
-              f"{bench['playback_speed']:g}x: late lines {bench['late_lines']}, underruns {bench['underruns']}")
+        print(f"{args.project.name}; load average {' '.join(f'{v:.1f}' for v in summary['load_average'])}")
+        if bench is not None:
+            print(f"radioplay bench --playback: TTFA p50 {bench['ttfa_p50_ms']:.0f} / p95 {bench['ttfa_p95_ms']:.0f} "
+                  f"ms, bare p95 {bench['bare_synth_p95_ms']:.0f} ms, ratio {bench['ttfa_ratio']:.2f}; full playback "
+                  f"at {bench['playback_speed']:g}x: late lines {bench['late_lines']}, underruns {bench['underruns']}")
+        ratio_text = f", ratio {s['ttfa_ratio']:.2f} (target <= 1.3)" if s["ttfa_ratio"] is not None else ""
         print(f"studio Play:                first audio p50 {s['first_audio_p50_ms']:.0f} / p95 "
               f"{s['first_audio_p95_ms']:.0f} ms, at the output p50 {s['at_output_p50_ms']:.0f} / p95 "
-              f"{s['at_output_p95_ms']:.0f} ms, ratio {s['ttfa_ratio']:.2f} (target <= 1.3); asked first (then "
+              f"{s['at_output_p95_ms']:.0f} ms{ratio_text}; asked first (then "
               f"Play Anyway) in {s['asked']} of {len(results)}")
-        print(f"studio, {args.span:g} s from the start on a cold cache: late lines {s['late_lines']} (after "
-              f"{GRACE_S:g} s; {s['late_lines_first_2s']} before), underruns {s['underruns']}, "
-              f"device underflows {s['device_underflows']}")
+        print(f"studio, {s['span_s']:.0f} s from the start on a cold cache: first audio {s['start_first_audio_ms']:.0f} ms, "
+              f"at the output {s['start_at_output_ms']:.0f} ms; asked first: {'yes' if s['span_asked'] else 'no'}; "
+              f"late lines {s['late_lines']} (after {GRACE_S:g} s; {s['late_lines_first_2s']} before), "
+              f"underruns {s['underruns']}, device underflows {s['device_underflows']}")
+        if s["late_log"]:
+            print(f"  late: {', '.join(f'{line} at {at:g} s' for line, at in s['late_log'])}")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

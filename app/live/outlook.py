@@ -1,11 +1,12 @@
 """The play outlook in the studio: says when synthesis cannot keep up with playback.
 
-A Kokoro line takes about as long to make as to hear on a small CPU, so a
-Kokoro cast played from a cold cache would stutter. The Session knows (its
-``outlook``: the lines not voiced yet, their backends, and what the workers
-measure here); this label in the status bar shows it while it matters, with
-the remedy (pre-render first), and the presenter says so in the status line
-when play starts anyway. The same figures ``radioplay play`` prints.
+A line the listener waits for is voiced sentence by sentence on every core and heard as it
+grows, and the lines after it by all the workers, so a Kokoro cast plays from a cold
+cache on two cores. Where the workers measure too slow a machine for that (the Session's
+``outlook``: the lines not voiced yet, their backends, and what the workers measure here),
+this label in the status bar says so while it matters, with the measured speed and the
+remedy (pre-render first), and the presenter says so in the status line when play starts
+anyway; where playback will hold, it is hidden. The same figures ``radioplay play`` prints.
 
 GUI thread only: ``show`` is called from the presenter's poll.
 """
@@ -25,7 +26,7 @@ def short_text(outlook: Outlook) -> str:
     """``Kokoro ~0.9x real time: pre-render ~40 s before playing`` for the status bar."""
     slow = min(outlook.realtime.items(), key=lambda item: item[1], default=None)
     speed = f"{engine_named(slow[0]).label} {speed_text(slow[1])} real time: " if slow else ""
-    return f"⚠ {speed}pre-render ~{outlook.wait_s:.0f} s before playing"
+    return f"⚠ {speed}pre-render ~{outlook.prerender_s:.0f} s before playing"
 
 
 class OutlookLabel(QLabel):

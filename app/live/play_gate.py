@@ -49,7 +49,7 @@ class PlayPrompt(QMessageBox):
         self.setIcon(QMessageBox.Icon.Warning)
         self.setWindowTitle("Synthesis cannot keep up")
         self.setText(f"Played now, playback would reach lines before they are voiced (up to "
-                     f"{outlook.wait_s:.0f} s of waiting).")
+                     f"{outlook.prerender_s:.0f} s of waiting).")
         silent = (f" {outlook.silent} line{'s' if outlook.silent != 1 else ''} cannot be voiced and will "
                   "be silent; no choice waits for them.") if outlook.silent else ""
         self.setInformativeText(outlook.describe().capitalize() + "." + silent)
@@ -142,7 +142,7 @@ class PlayGate(QObject):
                 return
             outlook = self.engine.outlook(state.transport.position_s if self._from is None else self._from)
             ready = outlook is None or outlook.keeps_up
-            text = (f"Voicing ahead before playing: starts in ~{outlook.wait_s:.0f} s"
+            text = (f"Voicing ahead before playing: starts in ~{outlook.prerender_s:.0f} s"
                     if outlook is not None else "")
         if ready:
             self.waiting = Waiting.NO

@@ -145,3 +145,13 @@ class DevicePool(Generic[B]):
     def traffic(self) -> PoolTraffic:
         with self._lock:
             return PoolTraffic(self._clips, self._copies, self._bytes, self._misses, self._overflows)
+
+
+def on_host(audio: Any) -> FloatArray:
+    """A unit's model output as the host sees it: a host array as it is (the CPU provider's
+    output, a plain run's), a device tensor copied over. For what must read a unit before its
+    clip lands: the unit runner's measure of each run and a live take's parts
+    (engine/sched/streaming.py); those copies are not the clip's and are not counted."""
+    if isinstance(audio, np.ndarray):
+        return audio
+    return np.asarray(audio.detach().cpu().numpy(), dtype=np.float32)

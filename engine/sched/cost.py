@@ -21,7 +21,7 @@ Thread-safe: workers observe while the scheduler and callers read.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.project.timeline import estimate_duration
@@ -31,32 +31,43 @@ from engine.synth.backends.registry import cost_priors
 from engine.synth.synthesizer import ClipPlan
 
 _ALPHA = 0.2
+# A run on every core against one on one core, before a wide run has been measured here
+# (make_session: a Kokoro sentence in 1.98 CPU-s on one thread, 1.2-1.3 s on two).
+WIDE_SPEEDUP = 1.6
 
 
 class CostModel:
     def __init__(self, priors: Mapping[str, BackendCost]) -> None:
         self._rate = {name: cost.seconds_per_audio_second for name, cost in priors.items()}
+        self._rate.update({_wide(name): cost.seconds_per_audio_second / WIDE_SPEEDUP for name, cost in priors.items()})
         self._measured: set[str] = set()
         self._lock = threading.Lock()
 
-    def observe(self, backend: str, seconds: float, audio_seconds: float) -> None:
-        """One inference on one worker took ``seconds`` for ``audio_seconds`` of audio."""
+    def observe(self, backend: str, seconds: float, audio_seconds: float, wide: bool = False) -> None:
+        """One inference on one worker took ``seconds`` for ``audio_seconds`` of audio;
+        ``wide``: on the voice's session on every core (a live take's run)."""
         if seconds <= 0 or audio_seconds <= 0:
             return
+        name = _wide(backend) if wide else backend
         rate = seconds / audio_seconds
         with self._lock:
-            if backend in self._measured:
-                rate = (1 - _ALPHA) * self._rate[backend] + _ALPHA * rate
-            self._measured.add(backend)
-            self._rate[backend] = rate
+            if name in self._measured:
+                rate = (1 - _ALPHA) * self._rate[name] + _ALPHA * rate
+            self._measured.add(name)
+            self._rate[name] = rate
+            if not wide and _wide(backend) not in self._measured:
+                # Until a wide run is measured, it is this much faster than what is measured.
+                self._rate[_wide(backend)] = rate / WIDE_SPEEDUP
 
-    def seconds_per_audio_second(self, backend: str) -> float:
+    def seconds_per_audio_second(self, backend: str, wide: bool = False) -> float:
+        """Inference seconds per audio second on one worker (``wide``: on every core)."""
         with self._lock:
-            return self._rate.get(backend, 1.0)
+            return self._rate.get(_wide(backend) if wide else backend, 1.0)
 
-    def measured(self, backend: str) -> bool:
+    def measured(self, backend: str, wide: bool = False) -> bool:
+        """Whether ``backend``'s runs (``wide``: on every core) have been measured here."""
         with self._lock:
-            return backend in self._measured
+            return (_wide(backend) if wide else backend) in self._measured
 
     def realtime(self, backend: str, workers: int) -> float:
         """Audio seconds made per wall second with ``workers`` sessions all busy: the speed
@@ -69,11 +80,37 @@ class CostModel:
         return audio * self.seconds_per_audio_second(plan.voice.backend)
 
 
+def _wide(backend: str) -> str:
+    return backend + "/wide"
+
+
 def prior_realtime(backend: str) -> float:
     """What a backend makes per wall second here before any line has run: its prior
     cost on the worker layout every session uses (one session per core, up to 4)."""
     cost = CostModel(cost_priors())
     return cost.realtime(backend, SessionLayout.for_throughput().sessions)
+
+
+# What a live take's margin allows beyond the predicted inference: shaping each part (the
+# post stage) and a run slower than the average measured.
+LIVE_SAFETY_S = 0.3
+
+
+def live_margin(ready_s: float, remaining_s: Sequence[float], rate: float) -> float:
+    """How long after its first part is ready a live take must wait to start, so that
+    each later part is voiced before the playhead reaches it (engine/sched/streaming.py):
+    the parts are voiced one after another at ``rate`` inference seconds per audio second
+    (the wide session's, measured), part k needed once ``ready_s`` and the parts before it
+    have played. 0 where the engine keeps ahead (the common case on two cores); on a
+    slower machine, the line waits rather than stopping mid-word."""
+    wait = 0.0
+    made = 0.0
+    heard = ready_s
+    for seconds in remaining_s:
+        made += seconds * rate
+        wait = max(wait, made - heard + LIVE_SAFETY_S)
+        heard += seconds
+    return wait
 
 
 @dataclass(frozen=True)
@@ -87,6 +124,11 @@ class PendingLine:
     # False: no clip can come (its synthesis failed, its voice cannot be used): playback
     # never waits for it, so it costs nothing either, and the outlook counts it apart.
     voiceable: bool = True
+    first: float | None = None  # its first part's length, voiced first when it is waited for (None: whole)
+
+
+# Play asks first when the first words would take longer than this to come.
+FIRST_SOUND_ASK_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -96,10 +138,17 @@ class Outlook:
     wait_s: float  # pre-render this long first and playback never waits for a line
     realtime: dict[str, float]  # backend -> audio seconds made per wall second, all workers
     silent: int = 0  # lines from the start position on that cannot be voiced: not waited for
+    first_sound_s: float = 0.0  # from Play to the first words, where the first line is not voiced yet
 
     @property
     def keeps_up(self) -> bool:
-        return self.wait_s < 0.5
+        return self.wait_s < 0.5 and self.first_sound_s <= FIRST_SOUND_ASK_S
+
+    @property
+    def prerender_s(self) -> float:
+        """How long to pre-render before playing so that playback never waits (the first words
+        included)."""
+        return max(self.wait_s, self.first_sound_s)
 
     def describe(self) -> str:
         """One line for a status display."""
@@ -107,40 +156,57 @@ class Outlook:
         if not self.audio_s:
             return "every line is voiced"
         if self.keeps_up:
-            return f"synthesis keeps up with playback ({rates} real time)"
-        return (f"synthesis runs at {rates} real time here: {self.audio_s:.0f} s of lines still to voice need "
-                f"{self.work_s:.0f} s, so playback would wait up to {self.wait_s:.0f} s; pre-render first "
-                f"(radioplay render, or leave the project open {self.wait_s:.0f} s before playing)")
+            return (f"synthesis keeps up with playback ({rates} real time; first words after "
+                    f"~{self.first_sound_s:.1f} s)")
+        wait = self.prerender_s
+        first = (f"the first words would come after ~{self.first_sound_s:.0f} s; "
+                 if self.first_sound_s > FIRST_SOUND_ASK_S else "")
+        return (f"synthesis runs at {rates} real time here: {first}{self.audio_s:.0f} s of lines still to voice need "
+                f"{self.work_s:.0f} s, so playback would wait up to {wait:.0f} s; pre-render first "
+                f"(radioplay render, or leave the project open {wait:.0f} s before playing)")
 
 
 def playback_outlook(lines: Iterable[PendingLine], cost: CostModel, workers: int,
                      from_s: float = 0.0) -> Outlook:
     """Can lines from ``from_s`` on be voiced before the playhead reaches them?
 
-    The workers are assumed to voice the lines in timeline order, all busy
-    (what the scheduler does when the playhead moves), so line i is ready
-    after sum(work of lines up to i) / workers; its wait is how much later
-    that is than its start, and the worst wait is how long pre-rendering has
-    to run first. Optimistic for one long line (it cannot be split over
-    workers), which the honest figures below still bound well on two cores.
-    A line that cannot be voiced is never waited for (waiting would never end):
-    it is counted in ``silent`` instead.
+    The first line not voiced yet is the one the listener waits for: it is voiced live
+    (engine/sched/streaming.py), alone on every core (the cost model's wide rate), and
+    starts once its first part (``PendingLine.first``) is voiced and the rest will keep
+    ahead of the playhead (``live_margin``): that is ``first_sound_s``, counted past where
+    the timeline would have started it. The lines after it are voiced by every worker in
+    timeline order, all busy, so line i is ready after the live take and sum(work of the
+    lines up to i) / workers; each must be whole before its start (later by the first
+    line's wait), and the worst shortfall is how long pre-rendering has to run first.
+    Optimistic for one long line (it cannot be split over workers), which the honest
+    figures below still bound well on two cores. A line that cannot be voiced is never
+    waited for (waiting would never end): it is counted in ``silent`` instead.
     """
     workers = max(1, workers)
-    done = 0.0
     audio = 0.0
-    wait = 0.0
     silent = 0
-    seen: set[str] = set()
+    pending: list[PendingLine] = []
     for line in sorted(lines, key=lambda ln: ln.start):
         if line.voiced or line.start + line.duration <= from_s:
             continue
         if not line.voiceable:
             silent += 1
             continue
-        seen.add(line.backend)
+        pending.append(line)
         audio += line.duration
+    if not pending:
+        return Outlook(0.0, 0.0, 0.0, {}, silent)
+    first = pending[0]
+    wide = cost.seconds_per_audio_second(first.backend, wide=True)
+    part = min(first.duration, first.first if first.first is not None else first.duration)
+    ready = part * wide + live_margin(part, [first.duration - part] if first.duration > part else [], wide)
+    due = max(0.0, first.start - from_s)
+    first_sound = max(0.0, ready - due)  # the first line's wait past its place on the timeline
+    starts_at = due + first_sound
+    done = first.duration * wide  # the live take whole
+    wait = 0.0
+    for line in pending[1:]:
         done += line.duration * cost.seconds_per_audio_second(line.backend) / workers
-        wait = max(wait, done - max(0.0, line.start - from_s))
-    realtime = {name: cost.realtime(name, workers) for name in seen}  # the one speed figure
-    return Outlook(audio, done, wait, realtime, silent)
+        wait = max(wait, done - (starts_at + line.start - first.start))
+    realtime = {name: cost.realtime(name, workers) for name in {ln.backend for ln in pending}}
+    return Outlook(audio, done, wait, realtime, silent, first_sound)

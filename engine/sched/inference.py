@@ -21,6 +21,7 @@ from engine.sched.job import Job
 from engine.sched.outside import WorkerQueue
 from engine.sched.post import Inferred, PostStage
 from engine.sched.request import QueueFull
+from engine.sched.streaming import UnitRunner
 from engine.sched.urgency import Preemption
 from engine.synth.backends.base import Inference
 from engine.synth.backends.onnx_sessions import RunStopper
@@ -30,12 +31,15 @@ from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 class LocalInference:
     def __init__(self, queue: WorkerQueue, synth: ClipSynthesizer, batch: BatchSizer, cost: CostModel,
                  metrics: MetricsHub | None, post: PostStage, add_busy: Callable[[str, float], None],
-                 clock: Callable[[], float], *, lock: threading.Condition, preemption: Preemption) -> None:
+                 clock: Callable[[], float], *, lock: threading.Condition, preemption: Preemption,
+                 units: UnitRunner) -> None:
         """``add_busy``: where a worker's inference time is counted (the tick's); ``lock``:
-        the scheduler's, under which ``preemption`` (its part) and ``queue`` are used."""
+        the scheduler's, under which ``preemption`` (its part) and ``queue`` are used;
+        ``units``: voices a job that is not batched unit by unit (a listener may come to
+        wait for it: engine/sched/streaming.py)."""
         self._queue, self.synth, self.batch, self.cost, self.metrics = queue, synth, batch, cost, metrics
         self._post, self._add_busy, self.clock = post, add_busy, clock
-        self._lock, self._preemption = lock, preemption
+        self._lock, self._preemption, self._units = lock, preemption, units
 
     def run(self, worker: str) -> None:
         """One local worker's thread, until the queue closes."""
@@ -58,7 +62,10 @@ class LocalInference:
                 flat = [u for job in batch for u in job.units or []]
                 if self.batch.unmeasured and self.synth.supports(batch[0].plan).batching and not batch[0].plan.phrases:
                     self.batch.measure_once(model, batch[0].plan.settings, flat)  # a GPU's first batch
-                inferred = self.synth.infer_units(model, batch[0].plan, flat, batch=len(batch) > 1)
+                if len(batch) == 1:  # its runs measured one by one there
+                    inferred = self._units.voice(worker, batch[0], model)
+                else:
+                    inferred = self.synth.infer_units(model, batch[0].plan, flat, batch=True)
                 raws = self._land(batch, inferred, model.sample_rate)
             except Exception as exc:  # a broken voice fails its requests, not the worker
                 if not self._stopped(worker, batch):
@@ -69,7 +76,8 @@ class LocalInference:
             samples = sum(piece.shape[0] for raw in raws for piece in raw.pieces)
             if self.synth.supports(batch[0].plan).batching:  # an unbatched engine's line says nothing of batch sizes
                 self.batch.observe(len(batch), samples, finished - started)
-            self.cost.observe(batch[0].plan.voice.backend, finished - loaded, samples / model.sample_rate)
+            if len(batch) > 1:
+                self.cost.observe(batch[0].plan.voice.backend, finished - loaded, samples / model.sample_rate)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
             for job, raw in zip(batch, raws, strict=True):

@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.sched.job import Job
 from engine.sched.request import Origin
+from engine.synth.live_parts import LivePart, LiveShaper
 from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
 
@@ -39,18 +40,41 @@ class Inferred:
     finished: float
 
 
+@dataclass
+class LiveItem:
+    """A part of a line's live take (engine/sched/streaming.py): the raw audio of its
+    units, the pause after each, each one's phrase, whether it is the last, and the
+    predicted length of each unit still to come."""
+
+    job: Job
+    shaper: LiveShaper
+    pieces: list[np.ndarray]
+    pauses: list[float]
+    phrase_of: list[int]
+    last: bool
+    remaining_s: tuple[float, ...]
+
+
 class PostStage:
     def __init__(self, synth: ClipSynthesizer, *, done: Callable[[Inferred, np.ndarray, float], None],
                  failed: Callable[[list[Job], Exception], None],
+                 live: Callable[[Job, LivePart], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """``live``: where a shaped part of a live take goes (the scheduler hands it to
+        the job's listeners)."""
         self.synth = synth
         self._done = done
         self._failed = failed
+        self._live = live
         self.clock = clock
-        self._queue: queue.Queue[Inferred | None] = queue.Queue()
+        self._queue: queue.Queue[Inferred | LiveItem | None] = queue.Queue()
         self.thread = threading.Thread(target=self._loop, name="radioplay-post", daemon=True)
 
     def put(self, item: Inferred) -> None:
+        self._queue.put(item)
+
+    def put_live(self, item: LiveItem) -> None:
+        """A part of a live take: shaped in the order parts come, before the job's whole clip."""
         self._queue.put(item)
 
     def close(self) -> None:
@@ -70,7 +94,22 @@ class PostStage:
             round_ = [item for item in arrived if item is not None]
             round_.sort(key=lambda item: item.job.origin >= Origin.EXPORT)  # stable: else as they came
             for item in round_:
-                self._shape(item)
+                if isinstance(item, LiveItem):
+                    self._shape_live(item)
+                else:
+                    self._shape(item)
+
+    def _shape_live(self, item: LiveItem) -> None:
+        if item.shaper.failed:
+            return
+        try:
+            audio = item.shaper.add(item.pieces, item.pauses, item.phrase_of, item.last)
+        except Exception:  # noqa: BLE001 - the whole clip (shaped apart) still comes, or fails the line
+            item.shaper.failed = True
+            return
+        if self._live is not None:
+            audio.flags.writeable = False
+            self._live(item.job, LivePart(audio, self.synth.sample_rate, item.last, item.remaining_s))
 
     def _shape(self, item: Inferred) -> None:
         try:

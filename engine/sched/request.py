@@ -11,7 +11,7 @@ that becomes urgent as the playhead approaches it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -19,6 +19,7 @@ from enum import IntEnum
 import numpy as np
 
 from engine.project.model import VoiceParams
+from engine.synth.live_parts import LivePart
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 
@@ -79,6 +80,10 @@ class LineRequest:
     id: int = field(default_factory=lambda: next(_ids))
     arrival: float = 0.0  # set by the scheduler at submit
     future: Future[np.ndarray] = field(default_factory=Future)
+    # Called (on the post stage's thread: hand over and return) with each part of the line's
+    # live take, when a listener came to wait for it while it was voiced (engine/sched/streaming.py);
+    # the future still gets the whole clip.
+    on_part: Callable[[LivePart], None] | None = None
 
     @property
     def key(self) -> str:

@@ -10,7 +10,8 @@ Threads (named, stopped by ``close()`` with sentinels, never killed):
   urgent job (re-evaluating when something changed or 50 ms passed),
   preferring roles the weighted hash ring places on it, batches same-voice
   jobs when the batch sizer says so, and runs inference (ORT releases the GIL);
-  a pre-render run is stopped when more urgent lines wait (engine/sched/urgency.py).
+  a pre-render run is stopped when more urgent lines wait (engine/sched/urgency.py);
+  a line a listener waits for is voiced live, on every core (streaming.py, live_takes.py).
 - ``radioplay-post``: trims, levels, shapes and resamples each clip as it
   arrives, stores it in the cache and resolves the callers' futures.
 
@@ -39,10 +40,12 @@ from engine.sched.cost import CostModel
 from engine.sched.hashring import WeightedHashRing
 from engine.sched.inference import LocalInference
 from engine.sched.job import Job
+from engine.sched.live_takes import LiveTakes
 from engine.sched.outside import OutsideWorkers
 from engine.sched.policy import Playhead, Policy
-from engine.sched.post import Inferred, PostStage
+from engine.sched.post import PostStage
 from engine.sched.request import LineRequest, Origin, QueueFull
+from engine.sched.streaming import UnitRunner
 from engine.sched.table import PendingTable
 from engine.sched.tick import SchedulerTick
 from engine.sched.urgency import Focus, Preemption
@@ -69,7 +72,7 @@ class SchedulerStats:
 class Scheduler:
     """The queue (pending table, jobs, ranking, the inference threads) with its
     parts: the tick (``tick``), the workers on the ring and outside ones
-    (``outside``), the gate for background work (``background``)."""
+    (``outside``), the gate for background work (``background``), live takes (``live``)."""
 
     def __init__(self, synth: ClipSynthesizer, policy: Policy, *, capacity: int = 2048,
                  metrics: MetricsHub | None = None, batch: BatchSizer | None = None,
@@ -100,10 +103,12 @@ class Scheduler:
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._model_seconds = 0.0
         self._focus, self.preemption = Focus(), Preemption(self._jobs)  # engine/sched/urgency.py
-        self._post = PostStage(synth, done=self._complete, failed=self.fail_jobs, clock=clock)
-        self.outside = OutsideWorkers(self, self._cond, synth, self.cost, metrics, clock,
-                                      add_busy=lambda worker, seconds: self.tick.add_busy(worker, seconds),
-                                      local=local)
+        self.live = LiveTakes(self, synth, lock=self._cond, jobs=self._jobs, focus=self._focus, clock=clock,
+                              preemption=self.preemption, overdue=lambda job: self._overdue(job, self.clock()))
+        self._post = PostStage(synth, failed=self.fail_jobs, live=self.live.part, clock=clock,
+                               done=lambda item, clip, at: self.resolve(item.job, clip, item.raw.seconds, item.finished, at))
+        self.outside = OutsideWorkers(self, self._cond, synth, self.cost, metrics, clock, local=local,
+                                      add_busy=lambda worker, seconds: self.tick.add_busy(worker, seconds))
         self.tick = SchedulerTick(synth, policy, metrics, lock=self._cond, table=self._table, rank=self._rank,
                                   worker_names=self.outside.names, closed=lambda: self._closed, clock=clock,
                                   tick_s=tick_s, frontend_ahead=frontend_ahead)
@@ -117,8 +122,10 @@ class Scheduler:
         self.deliver, self.requeue = self.outside.deliver, self.outside.requeue
         self._threads = [threading.Thread(target=self.tick.run, name="radioplay-sched", daemon=True),
                          self._post.thread]
+        units = UnitRunner(synth, self.cost, self._post, self.live, clock)
+        self.calibrate = units.calibrate  # what an engine costs here, before the first play (the Session's)
         inference = LocalInference(self, synth, self.batch, self.cost, metrics, self._post, self.tick.add_busy, clock,
-                                   lock=self._cond, preemption=self.preemption)
+                                   lock=self._cond, preemption=self.preemption, units=units)
         self._threads += [threading.Thread(target=inference.run, args=(f"infer-{w}",),
                                            name=f"radioplay-infer-{w}", daemon=True) for w in range(local)]
         self._started = False
@@ -146,11 +153,9 @@ class Scheduler:
     # --- caller side (any thread) -------------------------------------------------
 
     def submit(self, request: LineRequest, timeout: float | None = 5.0) -> Future[np.ndarray]:
-        """Queue a request; identical keys share one synthesis.
-
-        Waits while the queue is full, at most ``timeout`` seconds, then raises
-        QueueFull. A cached clip resolves the future at once.
-        """
+        """Queue a request; identical keys share one synthesis. Waits while the queue is
+        full, at most ``timeout`` seconds, then raises QueueFull. A cached clip resolves the
+        future at once."""
         request.arrival = self.clock()
         with self._cond:
             self._counts["submitted"] += 1
@@ -413,9 +418,6 @@ class Scheduler:
 
     # --- post-processing (PostStage callbacks, on radioplay-post) -------------------------
 
-    def _complete(self, item: Inferred, clip: np.ndarray, done: float) -> None:
-        self.resolve(item.job, clip, item.raw.seconds, item.finished, done)
-
     def resolve(self, job: Job, clip: np.ndarray, model_seconds: float, finished: float, done: float) -> None:
         """A job's clip is made (shaped and cached): every waiter gets it."""
         with self._cond:
@@ -437,12 +439,10 @@ class Scheduler:
 
     def _record(self, request: LineRequest, started: float, finished: float, done: float,
                 clip: np.ndarray, cached: bool = False) -> None:
-        if self.metrics is None:
-            return
-        queue_wait = max(0.0, started - request.arrival)
-        synth_s = 0.0 if cached else max(0.0, done - started)
-        self.metrics.record_request(request.role, request.origin.label, self.policy.name, queue_wait, synth_s,
-                                    max(0.0, done - request.arrival), clip.shape[0] / self.synth.sample_rate)
+        if self.metrics is not None:  # queue wait, synthesis, total, audio
+            self.metrics.record_request(request.role, request.origin.label, self.policy.name,
+                                        max(0.0, started - request.arrival), 0.0 if cached else max(0.0, done - started),
+                                        max(0.0, done - request.arrival), clip.shape[0] / self.synth.sample_rate)
 
 
 __all__ = ["Scheduler", "SchedulerStats", "QueueFull"]

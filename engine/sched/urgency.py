@@ -36,10 +36,24 @@ FOCUS_MAX_S = 2.0
 class Focus:
     def __init__(self) -> None:
         self._since: dict[int, float] = {}  # id(job) -> when it started, for overdue jobs in inference
+        self._live: set[int] = set()  # id(job) of the jobs whose live take is being made
 
     def holding(self, now: float) -> bool:
-        """A focused job is in inference or shaping (for at most FOCUS_MAX_S)."""
-        return any(now - since < FOCUS_MAX_S for since in self._since.values())
+        """A focused job is in inference or shaping (for at most FOCUS_MAX_S), or a live
+        take is being made (engine/sched/streaming.py: until it is whole, however long:
+        its parts are what the listener hears next, on every core)."""
+        return bool(self._live) or any(now - since < FOCUS_MAX_S for since in self._since.values())
+
+    def live(self, job: Job) -> None:
+        """``job``'s live take is being made: the other workers hold until :meth:`live_done`."""
+        self._live.add(id(job))
+
+    def live_done(self, job: Job) -> bool:
+        """``job``'s live take is whole (or it failed); True when the others may start again."""
+        if id(job) not in self._live:
+            return False
+        self._live.discard(id(job))
+        return True
 
     def start(self, job: Job, now: float, work_s: float) -> None:
         """``job`` (a line the listener waits for) started, expected to take ``work_s``
@@ -54,7 +68,8 @@ class Focus:
         """The jobs are finished (shaped too) or failed; True when one was focused:
         the other workers may start again."""
         ended = [self._since.pop(id(job), None) for job in jobs]  # every one, not up to the first
-        return any(since is not None for since in ended)
+        live = [self.live_done(job) for job in jobs]
+        return any(since is not None for since in ended) or any(live)
 
 
 class Preemption:
@@ -83,6 +98,19 @@ class Preemption:
     def was_stopped(self, worker: str) -> bool:
         """Whether ``worker``'s failed inference was stopped here, not broken."""
         self._running.pop(worker, None)
+        stopper = self._stoppers.get(worker)
+        return stopper is not None and stopper.stopped
+
+    def yield_to(self, worker: str) -> None:
+        """Stop every pre-render run but ``worker``'s: a line a listener waits for goes on
+        every core (engine/sched/streaming.py), and a background run beside it would take
+        one back. Their lines wait again, as :meth:`make_room`'s do."""
+        for other, (batch, _) in self._running.items():
+            if other != worker and all(job.origin >= Origin.PRERENDER for job in batch):
+                self._stoppers[other].stop()
+
+    def stopped(self, worker: str) -> bool:
+        """Whether ``worker``'s runs are being stopped (its next run fails at once)."""
         stopper = self._stoppers.get(worker)
         return stopper is not None and stopper.stopped
 

@@ -28,6 +28,11 @@ class LineRecord:
     request: LineRequest | None = None
     failed: str | None = None
     recording: str | None = None  # the recorded take ``clip`` was read from (no plan, no synthesis)
+    # ``clip`` is the line's live take (engine/synth/live_parts.py): heard while it was voiced,
+    # not the cached clip, which replaces it once it comes (held for the pass it is heard in).
+    live: bool = False
+    growing: bool = False  # the live take has more parts to come (``clip`` is what is ready)
+    expected_s: float = 0.0  # a growing take's predicted whole length (the layout's)
 
     @property
     def voiceable(self) -> bool:
@@ -46,3 +51,6 @@ class PassState:
     held_keys: list[str] = field(default_factory=list)  # their cache pins, released with the pass
     pinned: dict[str, float] = field(default_factory=dict)  # late lines: start where they arrived
     waiting: set[str] = field(default_factory=set)  # reached (or under the playhead) without a clip
+    # growing live takes the playhead overtook (a late part): seconds heard of each; the
+    # rest starts where the playhead is once it arrives
+    late_parts: dict[str, float] = field(default_factory=dict)

@@ -46,21 +46,20 @@ from engine.audio.sinks import NULL_SINK, DeviceSink, OutputSink, SinkStats, ope
 from engine.audio.soundbus import SoundBus
 from engine.metrics.hub import MetricsHub
 from engine.mixdown.sound_placement import SoundSet
-from engine.project.defaults import DEFAULT_BACKEND
 from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze
-from engine.sched.cost import Outlook, PendingLine, playback_outlook
+from engine.sched.cost import Outlook
 from engine.sched.policy import RolePriorityPolicy
 from engine.sched.scheduler import Scheduler
 from engine.session.base import LineRecord, PassState
 from engine.session.checking import CheckDesk, SpeechChecker
 from engine.session.lines import LineBook
 from engine.session.mix import LiveMix
+from engine.session.outlook import session_outlook
 from engine.session.playback import PlaybackPass
 from engine.session.sound_desk import SoundDesk
 from engine.session.views import (
     ClipView,
-    LineState,
     LineStatus,
     SessionState,
     SoundView,
@@ -262,18 +261,9 @@ class Session:
     def outlook(self, from_s: float = 0.0) -> Outlook:
         """Can the workers voice the lines not voiced yet before the playhead reaches them
         from ``from_s`` (at the speed they measure here)? Any thread: it reads the published
-        clip views and the snapshot the control thread applied. A line whose voice is not
-        installed is no work for the workers: it is left out (the studio says how to get it)."""
-        backend = {r.name: r.voice.backend for r in self.project.cast}
-        status = self.book.status
-        lines = []
-        for c in self.playback.clip_views:
-            known = status.get(c.line_id)
-            state = known.state if known is not None else LineState.MISSING
-            # A blank line has nothing to voice; a failed one nothing that will come.
-            lines.append(PendingLine(c.start, c.end - c.start, backend.get(c.role, DEFAULT_BACKEND),
-                                     not c.estimated or state is LineState.EMPTY, not state.unvoiceable))
-        return playback_outlook(lines, self.scheduler.cost, self.scheduler.workers, from_s)
+        clip views and the snapshot the control thread applied (engine/session/outlook.py)."""
+        return session_outlook(self.project, self.playback.clip_views, self.book.status, self.scheduler.cost,
+                               self.scheduler.workers, from_s)
 
     def sounds(self) -> list[SoundView]:
         return self.sound_desk.views

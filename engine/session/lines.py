@@ -24,11 +24,13 @@ from engine.session.base import LineRecord
 from engine.session.views import LineState, LineStatus
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import TextError, VoiceError, VoiceNotInstalled
+from engine.synth.live_parts import LivePart
 from engine.synth.pipeline import plan_line
 from engine.synth.recording import RecordingError, load_recording
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
 
 TYPING_QUIET_S = 0.35  # a line being typed is re-planned once it has been quiet this long
+DEADLINE_MOVE_S = 0.5  # a playback request asks again once its line's start moved this much
 
 
 def _sound(line: Line) -> tuple[object, ...]:
@@ -50,6 +52,10 @@ class PassView(Protocol):
     def hold(self, line_id: str, clip: np.ndarray, clip_key: str | None) -> None: ...
 
     def arrived(self, line_id: str) -> None: ...
+
+    def part_arrived(self, line_id: str, part: LivePart) -> None: ...
+
+    def started(self, line_id: str) -> bool: ...
 
     def relayout(self) -> None: ...
 
@@ -200,13 +206,22 @@ class LineBook:
         loaded for inference: a table read of a voiced production starts at once, where
         loading the cast's voices held this (the control) thread for seconds a voice."""
         voices: dict[str, VoiceInfo] = {}
+        engines: dict[str, ClipPlan] = {}  # one line of each engine still to voice
         for record in self.records.values():
             if record.plan is not None and record.clip is None:
                 voices.setdefault(str(record.plan.voice.model_path), record.plan.voice)
+                engines.setdefault(record.plan.voice.backend, record.plan)
         for info in voices.values():
             try:
                 self.synth.warm(info)
             except VoiceError as exc:
+                self._report_error(str(exc))
+        # What each engine costs here, measured before the first play: the play outlook
+        # and a live take's margin plan with it (engine/sched/streaming.py).
+        for plan in engines.values():
+            try:
+                self.scheduler.calibrate(plan)
+            except (TextError, VoiceError) as exc:
                 self._report_error(str(exc))
 
     def refresh_from_cache(self) -> None:
@@ -238,18 +253,52 @@ class LineBook:
             deadline = Deadline.on_timeline(placement.start) if placement is not None else Deadline.none()
         request = LineRequest(plan=record.plan, role=role, origin=origin, deadline=deadline, weight=weight,
                               line_id=line_id)
+        key = record.plan.key
+
+        def part(p: LivePart) -> None:  # on the post stage's thread: hand over
+            self._post(lambda: self._part_arrived(line_id, key, request, p))
+
+        request.on_part = part
         try:
             future = self.scheduler.submit(request, timeout=0.0)
         except QueueFull as exc:  # 8192 lines pending: the next play, seek or edit asks again
             self._report_error(str(exc))
             return
         record.request = request
-        key = record.plan.key
 
         def done(f: Future[np.ndarray]) -> None:  # on a scheduler thread: hand over
             self._post(lambda: self._arrived(line_id, key, f))
 
         future.add_done_callback(done)
+
+    def move(self, line_id: str, record: LineRecord, start_s: float) -> None:
+        """The line's request for playback asks again with its start as laid out now, when it
+        moved (a line the listener waits for was placed later, a live take's predicted length
+        changed what follows it): the scheduler counts a listener waiting once the playhead
+        reaches the deadline, and the stale one made lines ahead look reached."""
+        old = record.request
+        if (old is None or old.future.done() or old.origin != Origin.PLAYBACK or old.deadline.kind != "timeline"
+                or abs(old.deadline.value - start_s) < DEADLINE_MOVE_S):
+            return
+        record.request = None
+        self.request(line_id, record, old.origin, Deadline.on_timeline(start_s))
+        if record.request is None:  # not asked again (the queue was full): keep the old one
+            record.request = old
+        else:
+            old.future.cancel()
+
+    def _part_arrived(self, line_id: str, key: str, request: LineRequest, part: LivePart) -> None:
+        """A part of the line's live take (a listener waits for the line: engine/sched/streaming.py):
+        heard from now on as far as it goes, laid out at its predicted whole length."""
+        record = self.records.get(line_id)
+        if record is None or record.plan is None or record.plan.key != key or record.request is not request:
+            return  # re-planned meanwhile, or a request asked again (its own parts come)
+        if record.clip is not None and not record.live:
+            return  # the cached clip is here already
+        record.clip, record.clip_key = part.audio, None
+        record.live, record.growing, record.expected_s = True, not part.final, part.expected_s
+        self.playback.part_arrived(line_id, part)
+        self.playback.relayout()
 
     def _drop_request(self, record: LineRecord) -> None:
         if record.request is not None:
@@ -260,6 +309,7 @@ class LineBook:
         if record.clip_key is not None:
             self.synth.cache.unpin(record.clip_key)
         record.clip, record.clip_key = None, None
+        record.live, record.growing = False, False
 
     def _arrived(self, line_id: str, key: str, future: Future[np.ndarray]) -> None:
         record = self.records.get(line_id)
@@ -269,10 +319,17 @@ class LineBook:
             record.request = None
         exc = future.exception()
         if exc is not None:
+            self.release(record)  # a live take's parts too
             record.failed = str(exc)
             self.playback.relayout()  # no longer pending for the mixer: silent where it is, never late
             return
         record.failed = None  # a retry (the next play asks again) that worked
+        if record.live:
+            # The cached clip replaces the live take, which finishes the pass it is heard in.
+            taken = record.clip
+            self.release(record)
+            if taken is not None and self.playback.started(line_id):
+                self.playback.hold(line_id, taken, None)
         if record.clip is None:
             self._take_cached(line_id, record)
             if record.clip is None:  # not kept in memory or on disk: use the result itself
@@ -288,6 +345,8 @@ class LineBook:
                 status[line_id] = LineStatus(LineState.NO_VOICE if record.no_voice else LineState.FAILED, record.error)
             elif record.failed is not None:
                 status[line_id] = LineStatus(LineState.FAILED, record.failed)
+            elif record.growing:  # its live take is heard while the rest is voiced
+                status[line_id] = LineStatus(LineState.SYNTHESIZING)
             elif record.clip is not None:  # voiced, or a recorded take (which has no plan)
                 status[line_id] = LineStatus(LineState.READY)
             elif record.plan is None:  # planned lines have a plan or an error: this one is blank

@@ -30,6 +30,7 @@ from engine.mixdown.overlaps import OverlapWalls
 from engine.mixdown.take_alone import take_alone
 from engine.project.model import Project
 from engine.project.timeline import Placement, layout_all
+from engine.sched.cost import live_margin
 from engine.sched.request import Deadline, Origin
 from engine.sched.scheduler import Scheduler
 from engine.session.base import PassState
@@ -38,7 +39,11 @@ from engine.session.mix import LiveMix
 from engine.session.sound_desk import SoundDesk
 from engine.session.views import ClipView
 from engine.synth.cache import ClipCache
+from engine.synth.live_parts import LivePart
 
+# A line starting within this of the mixer keeps the take it has for the pass (a cached clip
+# replacing a live take would change what is heard, or move what follows).
+HELD_AHEAD_S = 0.5
 # How long one relayout may spend staging lines (rooms, perspectives) before it leaves
 # the rest to the next: a Stop or Play queued behind it waits no longer than this.
 STAGING_SLICE_S = 0.15
@@ -106,21 +111,46 @@ class PlaybackPass:
         if clip_key is not None:
             self.pass_state.held_keys.append(clip_key)
 
-    def arrived(self, line_id: str) -> None:
-        """A clip arrived for a line the playhead reached without one: a late line
-        starts where the mixer is, or (past its span) is heard on the next pass."""
+    def arrived(self, line_id: str, wait_s: float = 0.0) -> None:
+        """A clip (or the first part of its live take) arrived for a line the playhead
+        reached without one: a late line starts where the mixer is (``wait_s`` later: a
+        live take's margin, ``part_arrived``), or (past its span) is heard on the next
+        pass. A live take the playhead overtook goes on where the mixer is."""
+        player = self.mix.player
+        snap = player.snapshot()
+        # One block past where the mixer is, so no block already mixed (while this ran)
+        # holds the first frames.
+        now_s = snap.mixed_s + player.block / self.rate
+        heard = self.pass_state.late_parts.pop(line_id, None)
+        if heard is not None:
+            self.pass_state.pinned[line_id] = now_s - heard  # what was heard stays behind the mixer
+            return
         if line_id not in self.pass_state.waiting:
             return
         self.pass_state.waiting.discard(line_id)
-        player = self.mix.player
-        snap = player.snapshot()
         placement = self.placement(line_id)
         if snap.playing and placement is not None and snap.mixed_s < placement.end:
-            # Start one block past where the mixer is, so no block already
-            # mixed (while this ran) holds its first frames.
-            self.pass_state.pinned[line_id] = snap.mixed_s + player.block / self.rate
+            self.pass_state.pinned[line_id] = now_s + wait_s
         elif placement is not None:
             self.pass_state.frozen[line_id] = placement.duration  # heard on the next pass
+
+    def part_arrived(self, line_id: str, part: LivePart) -> None:
+        """A part of a line's live take: a line the listener waits for starts once the
+        rest will be voiced before the playhead reaches it (the cost model's margin:
+        engine/sched/cost.py ``live_margin``); a take the playhead overtook goes on."""
+        record = self.book.records.get(line_id)
+        wait = 0.0
+        if record is not None and record.plan is not None and line_id in self.pass_state.waiting:
+            rate = self.scheduler.cost.seconds_per_audio_second(record.plan.voice.backend, wide=True)
+            wait = live_margin(part.seconds, part.remaining_s, rate)
+        self.arrived(line_id, wait)
+
+    def started(self, line_id: str) -> bool:
+        """The playhead of this pass is at or past the line's start (or about to be):
+        a take that changes now would change what is heard, or move what follows it."""
+        placement = self.placement(line_id)
+        snap = self.mix.player.snapshot()
+        return placement is not None and snap.playing and placement.start < snap.mixed_s + HELD_AHEAD_S
 
     def request_window(self, position_s: float) -> None:
         """Prefetch the lines in [position, position + look-ahead)."""
@@ -160,11 +190,15 @@ class PlaybackPass:
     def relayout(self) -> None:
         durations: dict[str, float] = {}
         clips: dict[str, np.ndarray] = {}
+        growing: list[str] = []  # live takes still voiced: laid out at their predicted length
         for line_id, record in self.book.records.items():
             clip = self.pass_state.held.get(line_id, record.clip)
             if clip is not None and line_id not in self.pass_state.frozen:
                 durations[line_id] = clip.shape[0] / self.rate
                 clips[line_id] = clip
+                if record.growing and clip is record.clip:
+                    durations[line_id] = max(durations[line_id], record.expected_s)
+                    growing.append(line_id)
         durations.update(self.pass_state.frozen)
         project = self._project()
         self.placements, sounds = layout_all(project, durations, self.sounds.sound_set.durations(self.rate),
@@ -197,6 +231,10 @@ class PlaybackPass:
             elif (p.line_id not in self.pass_state.frozen and p.line_id not in self.pass_state.waiting
                   and p.line_id in voiceable):
                 pending.append((start, p.line_id))  # late if the playhead gets there first
+        for line_id in growing:  # late once the playhead overtakes what is ready
+            placement = self._placement_of.get(line_id)
+            if placement is not None and line_id not in self.pass_state.late_parts:
+                pending.append((int(round(placement.start * self.rate)) + clips[line_id].shape[0], line_id))
         pending.sort()
         # Staged nearest the playhead first, for a slice of the control thread at a time: the
         # rest are pending (the mixer treats them as lines not voiced yet) and the next
@@ -214,8 +252,15 @@ class PlaybackPass:
         self.mix.mixer.set_clips(placed)
         self.pending = PendingLines([s for s, _ in pending], [i for _, i in pending])
         self.mix.player.set_pending(self.pending)
-        self.clip_views = [ClipView(p.line_id, p.role, p.start, p.end, self.book.records[p.line_id].clip is None
-                                     if p.line_id in self.book.records else True) for p in self.placements]
+        records = self.book.records
+        self.clip_views = [ClipView(p.line_id, p.role, p.start, p.end, records[p.line_id].clip is None
+                                    or records[p.line_id].growing if p.line_id in records else True)
+                           for p in self.placements]
+        if self.mix.player.snapshot().playing:
+            for p in self.placements:
+                asked = records.get(p.line_id)
+                if asked is not None and asked.request is not None:
+                    self.book.move(p.line_id, asked, p.start)
         self.mix.apply_lanes()  # the lane effects' tails are the programme's
         end = max(max((p.end for p in self.placements), default=0.0), max((v.end for v in self.sounds.views),
                                                                             default=0.0))
@@ -355,6 +400,14 @@ class PlaybackPass:
 
     def _late(self, line_id: str) -> None:
         record = self.book.records.get(line_id)
+        if record is not None and record.growing and record.clip is not None:
+            # The playhead overtook what its live take had ready: a late line too; the rest
+            # goes on where the playhead is when it comes (arrived).
+            placement = self.placement(line_id)
+            self.late_log.append((line_id, placement.start if placement is not None else -1.0))
+            self.pass_state.late_parts[line_id] = record.clip.shape[0] / self.rate
+            self.relayout()
+            return
         if record is None or record.clip is not None or not record.voiceable:
             return  # voiced meanwhile, or failed meanwhile: silent, not late
         placement = self.placement(line_id)

@@ -26,7 +26,7 @@ import numpy as np
 
 from engine.project.design import VoiceDesign
 from engine.synth import psola, world
-from engine.synth.pitch_contour import designed_contour
+from engine.synth.pitch_contour import ContourCentre, designed_contour
 
 # Above this the spectrum is tilted; below it the fundamental and the first
 # formant, which carry the voice's weight, keep their level.
@@ -45,32 +45,34 @@ def shaping_method(design: VoiceDesign) -> str | None:
 
 
 def apply_design(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
-                 settings: world.WorldSettings = world.SETTINGS) -> np.ndarray:
+                 settings: world.WorldSettings = world.SETTINGS, centre: ContourCentre | None = None) -> np.ndarray:
     """``audio`` (mono float) transformed by ``design`` (its gain aside);
-    ``settings``: the WORLD analysis, for a design that takes that path.
+    ``settings``: the WORLD analysis, for a design that takes that path;
+    ``centre``: the median the pitch range moves around, for a line shaped in parts.
 
     The result has the input's length divided by ``design.rate``; the
     neutral design (or an empty clip) returns ``audio`` itself."""
     if audio.size == 0 or _shapes_nothing(design):
         return audio
     if psola.takes(design):
-        return apply_overlap_add(audio, sample_rate, design)
-    return apply_world(audio, sample_rate, design, settings)
+        return apply_overlap_add(audio, sample_rate, design, centre)
+    return apply_world(audio, sample_rate, design, settings, centre)
 
 
-def apply_overlap_add(audio: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.ndarray:
+def apply_overlap_add(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
+                      centre: ContourCentre | None = None) -> np.ndarray:
     """``design`` made through PSOLA, its tilt after it (the path of designs without
     breath; a breath it asks for is not made)."""
-    moved = psola.apply_psola(audio, sample_rate, design)
+    moved = psola.apply_psola(audio, sample_rate, design, centre)
     return tilted(moved, sample_rate, design.tilt) if design.tilt != 0.0 else moved
 
 
 def apply_world(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
-                settings: world.WorldSettings = world.SETTINGS) -> np.ndarray:
+                settings: world.WorldSettings = world.SETTINGS, centre: ContourCentre | None = None) -> np.ndarray:
     """``design`` made through WORLD, whatever it asks (the breathy designs' path)."""
     whisper = design.breathiness >= 1.0
     analysis = world.analyse(audio, sample_rate, settings, aperiodicity=not whisper)
-    analysis.f0 = designed_f0(analysis.f0, design)
+    analysis.f0 = designed_f0(analysis.f0, design, centre)
     if whisper:
         analysis.f0 = np.zeros_like(analysis.f0)
     elif design.breathiness > 0.0:
@@ -104,7 +106,7 @@ def _shapes_nothing(design: VoiceDesign) -> bool:
     return design.with_changes(gain=0.0).is_neutral
 
 
-def designed_f0(f0: np.ndarray, design: VoiceDesign) -> np.ndarray:
+def designed_f0(f0: np.ndarray, design: VoiceDesign, centre: ContourCentre | None = None) -> np.ndarray:
     """The F0 track (Hz, 0 = unvoiced) with the design's level, range, slope
     and jitter (engine.synth.pitch_contour), over the voiced frames."""
     voiced = np.flatnonzero(f0 > 0)
@@ -112,7 +114,7 @@ def designed_f0(f0: np.ndarray, design: VoiceDesign) -> np.ndarray:
                             and design.jitter == 0.0):
         return f0
     out = np.zeros_like(f0)
-    out[voiced] = designed_contour(voiced.astype(np.float64), f0[voiced], design)
+    out[voiced] = designed_contour(voiced.astype(np.float64), f0[voiced], design, centre)
     return out
 
 

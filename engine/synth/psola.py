@@ -29,7 +29,7 @@ import threading
 import numpy as np
 
 from engine.project.design import VoiceDesign
-from engine.synth.pitch_contour import contour_formula
+from engine.synth.pitch_contour import ContourCentre, contour_formula
 
 # What a design made here is, in the clip keys: a change to the samples this
 # module makes changes this, so no cache serves the old ones.
@@ -57,7 +57,8 @@ def takes(design: VoiceDesign) -> bool:
     return design.breathiness <= 0.0
 
 
-def apply_psola(audio: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.ndarray:
+def apply_psola(audio: np.ndarray, sample_rate: int, design: VoiceDesign,
+                centre: ContourCentre | None = None) -> np.ndarray:
     """``audio`` (mono float) moved in pitch, formants and rate by ``design``
     (its breath, tilt and gain are not this path's), of exactly
     ``round(len / design.rate)`` samples."""
@@ -73,7 +74,7 @@ def apply_psola(audio: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.
         # up by the factor, the clip shorter by it (both undone below but the formants).
         x = np.asarray(soxr.resample(x, sample_rate * factor, sample_rate, quality="HQ"), dtype=np.float64)
     if x.shape[0] / sample_rate >= _MIN_SECONDS:
-        y = _overlap_add(x, sample_rate, design)
+        y = _overlap_add(x, sample_rate, design, centre)
     elif x.shape[0] > 1 and abs(x.shape[0] - length) > 2:
         import soxr
 
@@ -87,7 +88,8 @@ def apply_psola(audio: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.
     return out
 
 
-def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.ndarray:
+def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign,
+                 centre: ContourCentre | None = None) -> np.ndarray:
     """Praat's Manipulation of ``x`` (already read ``design.formant`` times faster):
     its pitch points moved by the design (and back down by the formant factor),
     its duration by the formant factor over the rate, resynthesized by overlap-add."""
@@ -106,7 +108,7 @@ def _overlap_add(x: np.ndarray, sample_rate: int, design: VoiceDesign) -> np.nda
             # One Formula moves every point by the contour's median and span, read from
             # the tier itself: the Manipulation's own analysis, so the clip is analysed
             # once (a second pitch analysis for them was a third of this path's time).
-            formula = contour_formula(points[:, 0], points[:, 1] / factor, design, factor)
+            formula = contour_formula(points[:, 0], points[:, 1] / factor, design, factor, centre)
     stretch = factor / design.rate
     if stretch != 1.0:
         durations = call("Create DurationTier", "designed", sound.xmin, sound.xmax)

@@ -120,6 +120,11 @@ class LoadedVoice(ABC):
     sessions, so up to ``layout.sessions`` lines run at once."""
 
     what = "voice model"  # the load error's name for the model: "cannot load voice model PATH: ..."
+    # Whether the voice adds one more session, on every core, lent to the line a listener
+    # waits for (onnx_sessions.wide_runs) where the layout asks for one: an engine whose
+    # lines cost about as long to voice as to hear on one core. A quick engine keeps up on
+    # one core and saves the session's memory.
+    wide_session: ClassVar[bool] = False
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
                  providers: Sequence[Any] | None = None, device: SynthDevice | None = None) -> None:
@@ -128,7 +133,8 @@ class LoadedVoice(ABC):
         self.device = device
         chosen = providers or (device.providers if device is not None else None)
         self.providers = list(chosen) if chosen else None
-        self._pool = SessionPool(self._make_sessions)
+        wide = self.wide_session and self.layout.wide_threads > 0
+        self._pool = SessionPool(self._make_sessions, self._make_wide if wide else None)
 
     # ---- the sessions: made, warmed, lent and run here alone --------------------------
 
@@ -142,6 +148,13 @@ class LoadedVoice(ABC):
             raise VoiceError(f"cannot load {self.what} {self.info.model_path}: {exc}") from None
         self.opened(sessions[0])
         return list(sessions)
+
+    def _make_wide(self) -> object:
+        """The session on every core, for the line a listener waits for."""
+        try:
+            return make_session(self.model_source(), self.layout.wide_threads, self.providers)
+        except Exception as exc:  # ORT raises its own exception types
+            raise VoiceError(f"cannot load {self.what} {self.info.model_path}: {exc}") from None
 
     def warm(self) -> None:
         """Create the inference sessions now (the first line need not wait for them);

@@ -151,6 +151,19 @@ class RunStopper:
         return bool(self.options.terminate)
 
 
+@contextlib.contextmanager
+def wide_runs() -> Iterator[None]:
+    """The calling thread's runs inside go to its voice's session on every core (a pool's
+    ``wide`` one) while it is free: the line a listener waits for (engine/sched/streaming.py).
+    A pool without one, or with it lent, lends a single-threaded session as ever."""
+    before = getattr(_this_thread, "wide", False)
+    _this_thread.wide = True
+    try:
+        yield
+    finally:
+        _this_thread.wide = before
+
+
 class SessionPool:
     """A voice's inference sessions, created on first use.
 
@@ -161,13 +174,20 @@ class SessionPool:
     (playback, the service) calls :meth:`warm`. Thread-safe: ``borrow`` lends
     each session to one caller at a time. A failed creation raises the same
     VoiceError on every later use instead of retrying per line.
+
+    ``wide`` (optional) makes one more session, on every core, made with the others:
+    lent only to a thread inside :func:`wide_runs` (a line someone waits for, while
+    the other workers hold), since several lines at once voice more on one
+    single-threaded session each (``SessionLayout``).
     """
 
-    def __init__(self, create: Callable[[], list[object]]) -> None:
+    def __init__(self, create: Callable[[], list[object]], wide: Callable[[], object] | None = None) -> None:
         self._create = create
+        self._make_wide = wide
         self._lock = threading.Lock()
         self._sessions: list[object] | None = None
         self._free: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._wide: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._error: VoiceError | None = None
 
     def sessions(self) -> list[object]:
@@ -181,11 +201,14 @@ class SessionPool:
                     raise self._error
                 try:
                     made = self._create()
+                    wide = self._make_wide() if self._make_wide is not None else None
                 except VoiceError as exc:
                     self._error = exc
                     raise
                 for session in made:
                     self._free.put(session)
+                if wide is not None:
+                    self._wide.put(wide)
                 self._sessions = made
             return self._sessions
 
@@ -195,11 +218,19 @@ class SessionPool:
     @contextlib.contextmanager
     def borrow(self) -> Iterator[object]:
         self.sessions()
-        session = self._free.get()
+        queue_ = self._free
+        session: object | None = None
+        if getattr(_this_thread, "wide", False):
+            try:
+                session, queue_ = self._wide.get_nowait(), self._wide
+            except queue.Empty:
+                pass
+        if session is None:
+            session = self._free.get()
         try:
             yield session
         finally:
-            self._free.put(session)
+            queue_.put(session)
 
 
 @dataclass(frozen=True)
@@ -217,9 +248,12 @@ class SessionLayout:
     sessions: int = 1
     threads_per_session: int = 0  # 0: let ONNX Runtime use every core
     spin: bool = False  # busy-waiting intra-op threads (make_session): the raw ceiling's alone
+    # Threads of the one session on every core a slow engine adds for the line a listener
+    # waits for (SessionPool ``wide``); 0: none (one core, or a layout on every core already).
+    wide_threads: int = 0
 
     @staticmethod
     def for_throughput(cores: int | None = None) -> SessionLayout:
         cores = cores or os.cpu_count() or 1
         sessions = max(1, min(cores, 4))
-        return SessionLayout(sessions, max(1, cores // sessions))
+        return SessionLayout(sessions, max(1, cores // sessions), wide_threads=cores if sessions > 1 else 0)

@@ -13,7 +13,7 @@ import soundfile as sf
 from engine.cli import main
 from engine.project.fileformat import ProjectFileError, load_project, project_from_dict, save_project
 from engine.project.model import Line, Project, Role, VoiceParams
-from engine.sched.cost import CostModel, PendingLine, playback_outlook
+from engine.sched.cost import WIDE_SPEEDUP, CostModel, PendingLine, live_margin, playback_outlook
 from engine.synth.backends.base import BackendCost
 from engine.synth.backends.kokoro.backend import MAX_TOKENS, KokoroBackend, KokoroVoiceModel, tokenize
 from engine.synth.backends.kokoro.phonemes import to_kokoro
@@ -223,19 +223,32 @@ def test_outlook_says_when_a_slow_cast_cannot_keep_up():
     lines = [PendingLine(start=4.0 * i, duration=3.5, backend="piper", voiced=False) for i in range(20)]
     piper = playback_outlook(lines, cost, workers=2)
     assert piper.keeps_up and piper.realtime["piper"] == pytest.approx(25.0)
-    slow = [PendingLine(ln.start, ln.duration, "kokoro", voiced=False) for ln in lines]
+    slow = [PendingLine(ln.start, ln.duration, "kokoro", voiced=False, first=1.0) for ln in lines]
     outlook = playback_outlook(slow, cost, workers=2)
     assert outlook.realtime["kokoro"] == pytest.approx(2 / 1.4)
-    # Faster than real time on two workers, but the first line (2.45 s of work) is due at once.
-    assert outlook.wait_s == pytest.approx(3.5 * 1.4 / 2) and not outlook.keeps_up
-    # From 6 s: the line under the playhead is due at once, the next (4.9 s of work done by then) at 2 s.
-    assert playback_outlook(slow, cost, workers=2, from_s=6.0).wait_s == pytest.approx(4.9 - 2.0)
-    tight = [PendingLine(4.0 * i, 3.5, "kokoro", voiced=False) for i in range(20)]
-    tight_outlook = playback_outlook(tight, CostModel({"kokoro": BackendCost(3.0, 0.07)}), workers=2)
+    # The first line is voiced live on every core: its first sentence, then as long as the rest
+    # needs to keep ahead of the playhead; the lines after it by both workers, in time.
+    wide = cost.seconds_per_audio_second("kokoro", wide=True)
+    assert wide == pytest.approx(1.4 / WIDE_SPEEDUP)
+    assert outlook.first_sound_s == pytest.approx(1.0 * wide + live_margin(1.0, [2.5], wide))
+    assert outlook.wait_s == 0.0 and outlook.keeps_up
+    # Played from 6 s, inside the second line: that one is the live one, from its start.
+    assert playback_outlook(slow, cost, workers=2, from_s=6.0).first_sound_s == pytest.approx(
+        outlook.first_sound_s)
+    tight = CostModel({"kokoro": BackendCost(3.0, 0.07)})
+    tight_outlook = playback_outlook(slow, tight, workers=2)
     # each line needs 5.25 s of the two workers' time but arrives every 4 s: behind by 1.25 s a line
-    assert tight_outlook.wait_s == pytest.approx(5.25 + 19 * 1.25, rel=1e-6)
+    late_first = tight_outlook.work_s - (tight_outlook.first_sound_s + 19 * 4.0)
+    assert tight_outlook.wait_s == pytest.approx(late_first, rel=1e-6) and not tight_outlook.keeps_up
+    assert tight_outlook.work_s == pytest.approx(3.5 * 3.0 / WIDE_SPEEDUP + 19 * 5.25)
     assert "pre-render" in tight_outlook.describe()
-    assert playback_outlook(tight, cost, 2, from_s=100.0).audio_s == 0.0
+    # A long first sentence (8 s, voiced whole before anything is heard): the reason is the first words.
+    long_first = [PendingLine(0.0, 8.0, "kokoro", voiced=False)] + slow[3:]
+    said = playback_outlook(long_first, cost, workers=2)
+    assert said.first_sound_s == pytest.approx(8.0 * wide) and not said.keeps_up
+    assert f"the first words would come after ~{8.0 * wide:.0f} s" in said.describe()
+    assert playback_outlook(slow, cost, 2, from_s=100.0).audio_s == 0.0
+
 
 
 @pytest.mark.integration
@@ -291,25 +304,33 @@ def test_backends_benchmark_puts_piper_and_kokoro_side_by_side():
     assert result["piper_over_kokoro"] == pytest.approx(rates["piper"] / rates["kokoro"], rel=0.05)
 
 
-def test_play_outlook_says_when_a_kokoro_cast_cannot_keep_up(tmp_path, kokoro_dir, tiny_voices, monkeypatch):
-    """What ``radioplay play`` prints before playing (and keeps in its status line)."""
+def test_play_outlook_measures_each_engine_here_and_says_when_a_cast_cannot_keep_up(tmp_path, kokoro_dir,
+                                                                                   tiny_voices, monkeypatch):
+    """What ``radioplay play`` prints before playing (and keeps in its status line): each engine's
+    speed is measured on this machine when the voices load, before the first play, and the
+    outlook says playback cannot keep up only where what is measured says so."""
     from engine.session import Session
     from tests.support.projects import tiny_project
 
     monkeypatch.setenv("RADIOPLAY_VOICE_DIR", str(kokoro_dir))
     slow = _kokoro_project(kokoro_dir)
     slow.lines[0].text = "It was the last night of the broadcast, and the whole town was listening. " * 3
-    outlooks, workers = [], 0
-    for project in (slow, tiny_project(tiny_voices["single"], roles=2, lines_per_role=1)):
+    for project, engine in ((slow, "kokoro"), (tiny_project(tiny_voices["single"], roles=2, lines_per_role=1),
+                                                "piper")):
         path = tmp_path / "p.radioplay"
         save_project(project, path)
         with Session(project, path, output="null", prerender=False) as session:  # nothing voiced yet
             assert session.wait_idle(30)
-            outlooks.append(session.outlook(0.0))
-            workers = session.scheduler.workers
-    kokoro_cast, piper_cast = outlooks
-    # Before anything ran here the backend's measured prior speaks: 2 s per audio second per worker.
-    assert not kokoro_cast.keeps_up and kokoro_cast.realtime == {"kokoro": pytest.approx(workers / 2.0)}
-    assert f"synthesis runs at kokoro {workers / 2.0:.1f}x real time here" in kokoro_cast.describe()
-    assert "pre-render first" in kokoro_cast.describe()
-    assert piper_cast.keeps_up and piper_cast.realtime["piper"] == pytest.approx(workers / 0.08)
+            cost, workers = session.scheduler.cost, session.scheduler.workers
+            assert cost.measured(engine)  # measured here, not the prior from another machine
+            outlook = session.outlook(0.0)
+            assert outlook.realtime == {engine: pytest.approx(workers / cost.seconds_per_audio_second(engine))}
+            assert outlook.keeps_up  # the tiny voices are fast: nothing to ask
+            # A machine that makes a second of this engine's audio in 30 s cannot keep up.
+            cost.observe(engine, 30.0 * 5, 5.0)
+            cost.observe(engine, 30.0 * 5, 5.0, wide=True)
+            slowed = session.outlook(0.0)
+            assert not slowed.keeps_up and slowed.first_sound_s > 3.0
+            rate = workers / cost.seconds_per_audio_second(engine)
+            assert f"synthesis runs at {engine} {rate:.1f}x real time here" in slowed.describe()
+            assert "pre-render first" in slowed.describe()

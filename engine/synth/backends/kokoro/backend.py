@@ -100,6 +100,9 @@ class KokoroVoiceModel(LoadedVoice):
     model (the bundled one joined and checked first) made into sessions on first use."""
 
     what = "Kokoro model"
+    # A Kokoro line costs about as long to voice on one core as to hear: the line a
+    # listener waits for runs on a session of its own on every core.
+    wide_session = True
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
                  providers: list[Any] | None = None, device: SynthDevice | None = None) -> None:
