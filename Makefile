@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := samples/the-last-broadcast.radioplay
 
-.PHONY: run test lint bench fuzz clean package package-test release-check
+.PHONY: run test lint bench gpu-check fuzz clean package package-test release-check
 
 # --no-compile: pip compiled every module of every package it installed (torch, sympy,
 # scipy: 28 of a 70 s install); Python compiles what is imported, once, on first import.
@@ -56,6 +56,13 @@ lint: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/render.py
+
+# The prepared GPU check (bench/device_check.py, docs/dev/devices.md): every device test on the
+# GPU, then render and serve there against the CPU provider and the device's raw ceiling, as
+# JSON ($$OUT/gpu-check.json when OUT is set). Without a GPU it runs the same on the CPU.
+# DEVICE=cuda:1 picks another card; LINES=N voices more or fewer of the sample's lines.
+gpu-check: $(VENV)/.installed-test
+	$(PY) bench/device_check.py --device $(or $(DEVICE),auto) --lines $(or $(LINES),16)
 
 # The long fuzzing profile: tens of thousands of hostile inputs each for the project
 # loader, both script importers and the text frontend (tests/contracts/test_fuzz_inputs.py),

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from engine import cli
+from engine.export.command import add_device_option
 
 QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph")
 
@@ -23,6 +24,7 @@ def add_studio(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("project", nargs="?", help="project file to open (.radioplay), or a script to import "
                                               "(.fountain, .spmd, .txt: opens File > Import Script of it)")
     p.add_argument("--output", dest="output_device", help="sound device name, or 'null' for no sound")
+    add_device_option(p, default=None, remembered=True)
     p.add_argument("--self-test", metavar="REPORT.json",
                    help="diagnostics: open the window, wait until it is usable, write what it loaded to "
                         "REPORT.json (and a screenshot beside it), close; exit status 1 if it never got usable")
@@ -38,6 +40,15 @@ def studio(args: argparse.Namespace) -> int:
     if problem:
         print(f"radioplay: error: {problem}", file=sys.stderr)
         return 1
+    device = getattr(args, "device", None)
+    if device is not None:  # asked for on the command line: not there is an error, as for render
+        from engine.synth.backends.synth_device import choose_device
+
+        try:
+            choose_device(device)
+        except ValueError as exc:
+            print(f"radioplay: error: {exc}", file=sys.stderr)
+            return 1
     try:
         from app.main import run
     except ModuleNotFoundError as exc:
@@ -47,7 +58,7 @@ def studio(args: argparse.Namespace) -> int:
               f"without it (radioplay --help)", file=sys.stderr)
         return 1
     return run(getattr(args, "project", None), output=getattr(args, "output_device", None),
-               self_test=getattr(args, "self_test", None))
+               self_test=getattr(args, "self_test", None), device=device)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from app.shell.main_window import MainWindow, default_session_factory, first_size
+from app.shell.main_window import MainWindow, first_size
 from app.shell.self_test import SelfTest
 
 ORGANIZATION = "Radioplay"
@@ -51,9 +51,11 @@ def no_display() -> str | None:
             "in a desktop session, or use the headless verbs (radioplay render ...)")
 
 
-def run(project: str | Path | None = None, output: str | None = None, self_test: str | Path | None = None) -> int:
+def run(project: str | Path | None = None, output: str | None = None, self_test: str | Path | None = None,
+        device: str | None = None) -> int:
     """Open the window (on ``project`` if given) and run until it closes. With ``self_test``
-    (a report path) the window closes itself once usable: see app/shell/self_test.py."""
+    (a report path) the window closes itself once usable: see app/shell/self_test.py.
+    ``output`` and ``device``: the sound device and the synthesis device for this run."""
     path = Path(project) if project else None
     if path is not None and not path.is_file():
         print(f"radioplay: error: {path}: no such {'script' if is_script(path) else 'project'} file", file=sys.stderr)
@@ -69,9 +71,9 @@ def run(project: str | Path | None = None, output: str | None = None, self_test:
     probe = SelfTest(Path(self_test)) if self_test is not None else None
     if probe is not None:
         probe.constructing()
-    # Without --output the window plays through the device chosen last time (Transport > Sound Output).
-    window = MainWindow(path, session_factory=default_session_factory(output=output) if output else None,
-                        size=first_size())
+    # Without --output the window plays through the device chosen last time (Transport > Sound Output),
+    # without --device it synthesizes where it did last time (Transport > Synthesis Device).
+    window = MainWindow(path, output=output, device=device, size=first_size())
     window.show()
     if probe is not None:
         probe.attach(window)  # a self-test answers no recovery question: it only watches

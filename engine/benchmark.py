@@ -22,11 +22,12 @@ import numpy as np
 from engine.metrics.hub import MetricsHub
 from engine.project.model import VoiceParams
 from engine.project.starting_voices import starting_voice
-from engine.sched.batching import BatchSizer
+from engine.sched.batching import DEVICE_CANDIDATES, BatchSizer
 from engine.sched.policy import PendingArrays, Playhead, make_policy
 from engine.sched.request import Origin, request_for
 from engine.sched.scheduler import Scheduler
 from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.synth_device import SynthDevice, layout_for
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipPlan, ClipSynthesizer
@@ -96,16 +97,18 @@ def measure_ceiling(plans: list[ClipPlan], synth: ClipSynthesizer) -> tuple[floa
     return samples / jobs[0][0].sample_rate, time.perf_counter() - started
 
 
-def ceiling_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
-    """One session on every core, its threads spinning (ONNX Runtime's defaults): what a plain Piper
-    integration runs."""
-    return ClipSynthesizer(library, RATE, ClipCache(), SessionLayout(spin=True))
+def ceiling_synthesizer(library: VoiceLibrary, device: SynthDevice | None = None) -> ClipSynthesizer:
+    """One session on every core, its threads spinning (ONNX Runtime's defaults), run plainly on the
+    device's providers: what a plain Piper integration runs there, the device's raw ceiling."""
+    providers = device.providers if device is not None else None
+    return ClipSynthesizer(library, RATE, ClipCache(), SessionLayout(spin=True), providers)
 
 
-def fresh_synthesizer(library: VoiceLibrary) -> ClipSynthesizer:
-    """What the scheduler runs on (one single-threaded session per core), with
-    a cold in-memory cache so every run synthesizes everything."""
-    return ClipSynthesizer(library, RATE, ClipCache(), SessionLayout.for_throughput())
+def fresh_synthesizer(library: VoiceLibrary, device: SynthDevice | None = None) -> ClipSynthesizer:
+    """What the scheduler runs on (the device's sessions, its runs bound there: one
+    single-threaded session per core on the CPU), with a cold in-memory cache so every
+    run synthesizes everything."""
+    return ClipSynthesizer(library, RATE, ClipCache(), layout_for(device), device=device)
 
 
 def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float:
@@ -123,22 +126,22 @@ def decision_cost_ms(n: int = 10_000, repeats: int = 20, seed: int = 1) -> float
     return float(np.median(times) * 1000)
 
 
-def calibrate_batch(cast: Cast, library: VoiceLibrary) -> BatchSizer:
+def calibrate_batch(cast: Cast, library: VoiceLibrary, device: SynthDevice | None = None) -> BatchSizer:
     """Measure the batch size on this device (the start-up measurement)."""
-    synth = fresh_synthesizer(library)
+    synth = fresh_synthesizer(library, device)
     text = ("Yes. A line of middling length, to see how batches run here. "
             "And a much longer sentence, the kind a narrator reads, with a clause or two in it, "
             "so that padding the short ones costs what it costs in real work. No?")
     plan = synth.plan(text, cast.voices[cast.names[0]])
-    sizer = BatchSizer()
+    sizer = BatchSizer(DEVICE_CANDIDATES) if device is not None and device.kind != "cpu" else BatchSizer()
     sizer.measure(synth.voice(plan.voice), plan.settings, synth.phonemize(plan) * 4)
     return sizer
 
 
 def run_policy(policy: str, work: list[WorkItem], cast: Cast, library: VoiceLibrary,
-               concurrency: int, batch_size: int = 1) -> dict[str, Any]:
+               concurrency: int, batch_size: int = 1, device: SynthDevice | None = None) -> dict[str, Any]:
     """Submit the workload (at most ``concurrency`` in flight) and time every request."""
-    synth = fresh_synthesizer(library)
+    synth = fresh_synthesizer(library, device)
     warm = synth.plan("Warming up the voice.", cast.voices[cast.names[0]])
     synth.voice(warm.voice).infer(synth.phonemize(warm)[0], warm.settings)
     plans = [request_for(synth, w.text, w.role, cast.voices[w.role], weight=cast.weights[w.role],
@@ -189,9 +192,11 @@ def run_policy(policy: str, work: list[WorkItem], cast: Cast, library: VoiceLibr
 
 
 def run(requests: int = 200, roles: int = 8, concurrency: int = 200, seed: int = 7,
-        progress: Callable[[str], None] | None = None, batch: int | None = None) -> dict[str, Any]:
+        progress: Callable[[str], None] | None = None, batch: int | None = None,
+        device: SynthDevice | None = None) -> dict[str, Any]:
     """``batch``: run batches of that size instead of measuring the best one first (the
-    measurement voices a long text 33 times: two thirds of a 12-request run)."""
+    measurement voices a long text 33 times: two thirds of a 12-request run). ``device``:
+    where the scheduler's synthesis and the ceiling's bare session run (the CPU without)."""
     library = VoiceLibrary()
     voice = library.bundled()[0].id if library.bundled() else "en_US-joe-medium"
     cast = make_cast(roles, voice)
@@ -199,21 +204,21 @@ def run(requests: int = 200, roles: int = 8, concurrency: int = 200, seed: int =
     say = progress or (lambda _msg: None)
 
     say("measuring the raw ONNX ceiling")
-    ceiling_synth = ceiling_synthesizer(library)
+    ceiling_synth = ceiling_synthesizer(library, device)
     sample = work[: max(20, len(work) // 4)]
     ceiling_plans = [ceiling_synth.plan(w.text, cast.voices[w.role]) for w in sample]
     model_s, wall = measure_ceiling(ceiling_plans, ceiling_synth)
     ceiling = model_s / wall
     if batch is None:
         say("measuring batch sizes on this device")
-        sizer = calibrate_batch(cast, library)
+        sizer = calibrate_batch(cast, library, device)
     else:
         sizer = BatchSizer(fixed=batch)
     policies: dict[str, dict[str, Any]] = {}
     ceilings = [ceiling]
     for name in ("fifo", "role-priority"):
         say(f"running {requests} requests through {name}")
-        policies[name] = run_policy(name, work, cast, library, concurrency, sizer.size)
+        policies[name] = run_policy(name, work, cast, library, concurrency, sizer.size, device)
         # Between and after the runs again: on a shared machine one session on
         # every core varies a lot (18-24 audio-s/s seen minutes apart); the
         # best of three keeps noise from flattering the throughput ratio.
@@ -234,6 +239,8 @@ def run(requests: int = 200, roles: int = 8, concurrency: int = 200, seed: int =
         },
         "batch": {"chosen": sizer.size, "measured": not sizer.fixed,
                   "measured_audio_s_per_s": {str(k): round(v, 2) for k, v in sizer.measured_audio_s_per_s().items()}},
+        "device": {"name": device.name, "asked": device.asked, "reason": device.reason} if device else
+                  {"name": "cpu", "asked": "", "reason": "plain CPU sessions"},
         "workload": {"requests": requests, "roles": roles, "concurrency": concurrency, "seed": seed,
                      "lead_requests": sum(1 for w in work if w.lead)},
     }
@@ -246,7 +253,8 @@ def format_report(result: dict[str, Any]) -> str:
     fifo, prio = result["policies"]["fifo"], result["policies"]["role-priority"]
     w = result["workload"]
     lines = [f"workload: {w['requests']} requests, {w['roles']} roles ({w['lead_requests']} lead-role requests), "
-             f"concurrency {w['concurrency']}, seed {w['seed']}", "",
+             f"concurrency {w['concurrency']}, seed {w['seed']}",
+             f"synthesis on {result['device']['name']} ({result['device']['reason']})", "",
              f"{'':<14}{'fifo':>12}{'role-priority':>16}"]
     for key, label in rows:
         lines.append(f"{label:<14}{fifo[key]:>12}{prio[key]:>16}")

@@ -24,7 +24,7 @@ from engine.cli_import import add_parser as add_import_parser
 from engine.cli_lexicon import add_parser as add_lexicon_parser
 from engine.cli_revise import add_parser as add_revise_parser
 from engine.cli_sounds import add_parser as add_sounds_parser
-from engine.export.command import add_render_parser, add_sounds_option
+from engine.export.command import add_device_option, add_render_parser, add_sounds_option
 from engine.rehearse.command import add_parser as add_rehearse_parser
 from engine.terminal_text import print_error, terminal_line
 
@@ -170,19 +170,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
     say = None if quiet else (lambda msg: print(f"... {msg}", file=sys.stderr))
     if args.check and not args.playback:
         return _error("--check needs --playback")
+    from engine.synth.backends.synth_device import choose_device
+
+    try:
+        device = choose_device(args.device)
+    except ValueError as exc:  # a device that is not here (DeviceUnavailable), or no such name
+        return _error(str(exc))
+    if say is not None:
+        say(device.describe())
     if args.playback:
         from engine import playback_bench
 
         if args.positions < 1 or args.speed <= 0:
             return _error("--positions must be at least 1 and --speed above 0")
-        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say, check=args.check)
+        result = playback_bench.run(args.positions, args.seed, speed=args.speed, progress=say, check=args.check,
+                                    device=device)
         print(json.dumps(result) if args.json else playback_bench.format_report(result))
         return 0
     if args.requests < 1 or args.roles < 1 or args.concurrency < 1 or (args.batch is not None and args.batch < 1):
         return _error("--requests, --roles, --concurrency and --batch must be at least 1")
     result = benchmark.run(args.requests, args.roles, args.concurrency, args.seed,
                            progress=None if quiet else lambda msg: print(f"... {msg}", file=sys.stderr),
-                           batch=args.batch)
+                           batch=args.batch, device=device)
     print(json.dumps(result) if args.json else benchmark.format_report(result))
     return 0
 
@@ -198,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         burst=args.burst, queue=args.queue, max_chars=args.max_chars,
         secret_file=Path(args.secret_file) if args.secret_file else None, link_ttl=args.link_ttl,
         render_quota_mb=args.render_quota_mb, header_timeout=args.header_timeout, body_timeout=args.body_timeout,
-        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host), ray=args.ray)
+        max_connections=args.max_connections, allow_hosts=tuple(args.allow_host), ray=args.ray, device=args.device)
     try:
         config.check()  # every option before anything is loaded, bound or written
     except ValueError as exc:
@@ -274,6 +283,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
                    help="--playback: clock of the null output for the full playback (default 1.0 = real time)")
     p.add_argument("--check", action="store_true",
                    help="--playback: run the speech check in the background, as the studio does")
+    add_device_option(p)
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="serve the project's cast over HTTP (text to speech, metrics)")
@@ -308,6 +318,7 @@ def build_parser(add_verbs: Callable[[argparse._SubParsersAction[argparse.Argume
                    help="accept this name in the Host header too (repeatable); without --token-file only the "
                         "bound address and loopback names are accepted, against DNS rebinding")
     p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors, routed by role (see render --ray)")
+    add_device_option(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("probe", help="show a running service's per-role scheduler metrics")

@@ -34,7 +34,7 @@ from engine.audio.sinks import NullSink
 from engine.project.fileformat import load_project
 from engine.project.model import Project
 from engine.session import Session
-from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.synth_device import SynthDevice, layout_for
 from engine.synth.cache import ClipCache
 from engine.synth.library import VoiceLibrary
 from engine.synth.synthesizer import ClipSynthesizer
@@ -109,10 +109,11 @@ def full_playback(project: Project, synth: ClipSynthesizer, speed: float = 1.0,
 
 
 def run(positions: int = 20, seed: int = 11, project_path: Path = SAMPLE, speed: float = 1.0,
-        full: bool = True, progress: Callable[[str], None] | None = None, check: bool = False) -> dict[str, Any]:
+        full: bool = True, progress: Callable[[str], None] | None = None, check: bool = False,
+        device: SynthDevice | None = None) -> dict[str, Any]:
     project = load_project(project_path)
     library = VoiceLibrary(base_dir=project_path.parent)
-    synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), SessionLayout.for_throughput())
+    synth = ClipSynthesizer(library, project.sample_rate, ClipCache(), layout_for(device), device=device)
     # Load the voices and let ORT allocate its arenas before anything is timed.
     for role in project.cast:
         synth.synthesize("Warming up.", role.voice)

@@ -57,6 +57,9 @@ def _bytes(value: object) -> QByteArray | None:
     return QByteArray(value) if isinstance(value, QByteArray | bytes) else None
 
 
+SYNTH_DEVICE: Setting[str] = Setting(
+    "synthesis/device", "auto", _text, "where the studio synthesizes (Transport > Synthesis Device: auto, cpu, "
+    "cuda, cuda:N; --device overrides it for a run)")
 OUTPUT_DEVICE: Setting[str | None] = Setting(
     "audio/output", None, _text, "sound device chosen in Transport > Sound Output (None: the system's default)")
 RECENT_FILES: Setting[list[str]] = Setting(

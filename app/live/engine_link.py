@@ -34,15 +34,22 @@ from engine.project.model import Project, VoiceParams
 from engine.project.snapshot import freeze, refresh
 from engine.sched.cost import Outlook
 from engine.session import Session, SessionState
+from engine.synth.backends.synth_device import preferred_device
 
 SessionFactory = Callable[[Project, Path | None], Session]
 
 
-def default_session_factory(output: str | None = None, prerender: bool = True, check: bool = True) -> SessionFactory:
-    """``check``: the speech check runs in the background (engine/session/checking.py)."""
+def default_session_factory(output: str | None = None, prerender: bool = True, check: bool = True,
+                            device: Callable[[], str | None] | None = None) -> SessionFactory:
+    """``check``: the speech check runs in the background (engine/session/checking.py).
+    ``device``: asked as each Session opens, the synthesis device to run on (``--device`` or the
+    preference: a device no longer here is said and ``auto`` taken); None, or an answer of None:
+    plain CPU sessions. Resolved on the start task's thread: a probe of a GPU takes a second."""
 
     def make(project: Project, path: Path | None) -> Session:
-        return Session(project, path, output=output, prerender=prerender, check=check)
+        asked = device() if device is not None else None
+        synth_device = preferred_device(asked) if asked is not None else None
+        return Session(project, path, output=output, prerender=prerender, check=check, device=synth_device)
 
     return make
 

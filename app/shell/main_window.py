@@ -25,7 +25,7 @@ from app.dialogs.timing import edit_timing
 from app.document.document import Document
 from app.document.marshal import Marshal
 from app.document.recovery import Autosaver, RecoveryStore
-from app.document.settings import OUTPUT_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
+from app.document.settings import OUTPUT_DEVICE, SYNTH_DEVICE, WINDOW_GEOMETRY, WINDOW_STATE
 from app.lexicon import script as lexicon_script
 from app.lexicon.panel import LexiconPanel
 from app.live import draw
@@ -65,12 +65,13 @@ class MainWindow(QMainWindow):
     def __init__(self, path: Path | None = None, *, settings: QSettings | None = None,
                  session_factory: SessionFactory | None = None, recovery: RecoveryStore | None = None,
                  catalog: VoiceCatalog | None = None, project: Project | None = None,
-                 size: QSize = DEFAULT_SIZE) -> None:
+                 output: str | None = None, device: str | None = None, size: QSize = DEFAULT_SIZE) -> None:
         super().__init__()
         self.setObjectName("radioplayMainWindow")
         self.settings = settings if settings is not None else QSettings()
+        self.synthesis_device = device or SYNTH_DEVICE.read(self.settings)  # --device over the remembered one
         self.session_factory = session_factory or default_session_factory(
-            output=OUTPUT_DEVICE.read(self.settings))
+            output=output or OUTPUT_DEVICE.read(self.settings), device=lambda: self.synthesis_device)
         self.marshal = Marshal(self)
         self.catalog = catalog or VoiceCatalog()
         self.doc = Document(project or panels.new_project(), None, self)
@@ -84,6 +85,7 @@ class MainWindow(QMainWindow):
         # Made by app/shell/menus.py:
         self.recent_menu: QMenu
         self.output_menu: QMenu
+        self.device_menu: QMenu
         self.master_menu: QMenu
         self.resize(size)  # before the default layout, which is made for it (app/shell/panels.arrange_default)
 
@@ -254,7 +256,7 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.doc.is_modified())
 
     # ---- the engine -------------------------------------------------------------
-    def _start_engine(self) -> None:
+    def start_engine(self) -> None:
         self.presenter.starting()
         self.engine.start()
 
@@ -306,7 +308,7 @@ class MainWindow(QMainWindow):
         self.catalog.set_base_dir(self.doc.path.parent if self.doc.path else None)
         self._update_title()
         draw.show_new_project(self.timeline, self.doc.project)
-        self._start_engine()  # it forgets the previous engine's clips, so the estimates show
+        self.start_engine()  # it forgets the previous engine's clips, so the estimates show
         self.autosaver.schedule()
 
     def move_clip(self, line_id: str, new_start: float) -> None:

@@ -2,8 +2,10 @@
 
 Menus only arrange the window's QActions (app/shell/actions.py) and the panels'
 own actions; every command itself lives on the window, the file commands or
-a panel. The Mix menu's master presets and the Transport menu's output
-devices are filled when they open, from the engine's current lists.
+a panel, but for the synthesis device's choice (a setting and an engine start,
+nothing else of the window). The Mix menu's master presets and the Transport
+menu's output devices and synthesis devices are filled when they open, from
+the engine's current lists.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
 
 from app.cast.voices import master_presets
 from app.document.commands import SetProjectField
+from app.document.settings import SYNTH_DEVICE
 from app.revisions.dialog import open_revision_dialog
 from app.shell import panels
 from app.shell.actions import shortcut_table
@@ -21,6 +24,7 @@ from app.shell.studio_window import StudioWindow
 from app.sound.menus import sound_menu
 from app.transport.table_read import open_table_read
 from engine import __version__
+from engine.synth.backends.synth_device import cuda_offered
 
 
 def build_menus(w: StudioWindow) -> None:
@@ -70,6 +74,10 @@ def build_menus(w: StudioWindow) -> None:
     w.output_menu.setToolTipsVisible(True)
     w.output_menu.aboutToShow.connect(lambda: fill_output_menu(w))
     transport.addMenu(w.output_menu)
+    w.device_menu = QMenu("S&ynthesis Device", w.window())
+    w.device_menu.setObjectName("synthesisDeviceMenu")
+    w.device_menu.aboutToShow.connect(lambda: fill_device_menu(w))
+    transport.addMenu(w.device_menu)
     transport.addSeparator()
     table_read = transport.addAction("Table &Read…")
     table_read.setObjectName("tableReadAction")
@@ -137,6 +145,44 @@ def fill_output_menu(w: StudioWindow) -> None:
         action.setChecked(name == current)
         group.addAction(action)
         action.triggered.connect(lambda _=False, n=name: w.set_output(n))
+
+
+def fill_device_menu(w: StudioWindow) -> None:
+    """Where synthesis runs now and why, and the devices to choose from (remembered; the
+    engine starts again on the new one)."""
+    menu = w.device_menu
+    menu.clear()
+    session = w.session()
+    device = session.synth.device if session is not None else None
+    if session is None:
+        now = "No engine running"
+    elif device is None:  # a session made without a device (a test's, a bench's): plain CPU runs
+        now = "Now: cpu (plain sessions)"
+    else:
+        now = f"Now: {device.name} ({device.reason})"
+    menu.addAction(now).setEnabled(False)
+    menu.addSeparator()
+    choices = [("auto", "Auto (a GPU that answers, else the CPU)"), ("cpu", "CPU")]
+    if cuda_offered():  # the provider's list only: probing a GPU here would hold the window up
+        choices.append(("cuda", "GPU (CUDA device 0)"))
+    if w.synthesis_device not in {name for name, _ in choices}:  # --device cuda:1, or a GPU gone since
+        choices.append((w.synthesis_device, w.synthesis_device))
+    group = QActionGroup(menu)
+    for name, label in choices:
+        action = menu.addAction(label)
+        action.setCheckable(True)
+        action.setChecked(name == w.synthesis_device)
+        group.addAction(action)
+        action.triggered.connect(lambda _=False, n=name: set_synthesis_device(w, n))
+
+
+def set_synthesis_device(w: StudioWindow, name: str) -> None:
+    """Synthesize on another device (remembered): the engine starts again on it (its clips stay cached)."""
+    if name != w.synthesis_device:
+        w.synthesis_device = name
+        SYNTH_DEVICE.write(w.settings, name)
+        w.statusBar().showMessage(f"Synthesis device: {name}; the engine starts again on it", 5000)
+        w.start_engine()
 
 
 def fill_master_menu(w: StudioWindow) -> None:

@@ -7,8 +7,10 @@ Over the last 30 s in 50 ms columns (the grids ``engine.metrics.hub.MetricsHub``
 * **Latency**: end-to-end latency per origin, playback and audition first (what the listener
   waited for), background pre-render last; and a heatmap of requests finished per second and
   latency bin, cropped to the bins that hold requests (app/transport/monitor_scale.py says why);
-* **Queue & devices**: lines waiting to be synthesized, and each device's busy share;
-* **Pool**: audio pool use and fragmentation.
+* **Queue & devices**: where synthesis runs and why (the synthesis device), lines waiting to be
+  synthesized, and each worker's busy share;
+* **Pool**: each audio pool's use, fragmentation and high-water mark, the host's and the synthesis
+  device's (app/transport/monitor_pools.py).
 
 Every axis is labelled with its unit. A one-line summary above the tabs leads with the playback
 wait, so a pre-render that waits 25 s by design never reads as a 25 s playback delay.
@@ -43,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from app.transport import monitor_scale as scale
 from app.transport.monitor_latency import OriginTable, format_ms, listener_summary
+from app.transport.monitor_pools import PoolTab, device_line
 from app.transport.monitor_trace import Trace
 
 #: log10 of the displayed priority before any is known: 0.1 .. 100,000 (then fitted to the data).
@@ -106,8 +109,6 @@ class MonitorDock(QDockWidget):
         self._heat_levels: tuple[float, float] | None = None
         self._heat_rows: tuple[int, int] | None = None
         self._busy: dict[str, Trace] = {}
-        self._pool_use: dict[str, Trace] = {}
-        self._pool_frag: dict[str, Trace] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._queue_top = 0.0
         self._lines: tuple[int, int] | None = None  # (voiced, total): the status bar's count
@@ -168,19 +169,27 @@ class MonitorDock(QDockWidget):
         latency.setSizes([320, 480])
         self.tabs.addTab(latency, "Latency")
 
+        queue = QWidget()
+        column = QVBoxLayout(queue)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        self.device_label = QLabel("Synthesis device: not started")
+        self.device_label.setObjectName("synthesisDevice")
+        self.device_label.setWordWrap(True)
+        self.device_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        column.addWidget(self.device_label)
         self.queue_view = pg.GraphicsLayoutWidget()
         self.queue_plot = _plot(self.queue_view, 0, 0, "lines waiting", w)
         self.queue_curve = self.queue_plot.plot(pen=pg.mkPen("#4cc3ff", width=1.5))
         self.busy_plot = _plot(self.queue_view, 0, 1, "device busy (%)", w)
         self.busy_plot.setYRange(0, 100, padding=0.02)
         self.busy_plot.addLegend(offset=(8, 4), labelTextSize="8pt")  # left: new data is on the right
-        self.tabs.addTab(self.queue_view, "Queue && devices")
+        column.addWidget(self.queue_view, 1)
+        self.tabs.addTab(queue, "Queue && devices")
 
-        self.pool_view = pg.GraphicsLayoutWidget()
-        self.pool_plot = _plot(self.pool_view, 0, 0, "share of pool (%)", w)
-        self.pool_plot.setYRange(0, 100, padding=0.02)
-        self.pool_plot.addLegend(offset=(8, 4), labelTextSize="8pt")
-        self.tabs.addTab(self.pool_view, "Pool")
+        self.pools = PoolTab(_plot, w, TRACE_SAMPLES)
+        self.pool_view = self.pools.view
+        self.tabs.addTab(self.pools, "Pool")
 
     def graphics_views(self) -> list[pg.GraphicsLayoutWidget]:
         """The plot canvases, in tab order (the latency tab's is beside its origin table)."""
@@ -338,19 +347,10 @@ class MonitorDock(QDockWidget):
             self._curve(f"busy:{device}", self.busy_plot, i, device).setData(t, v)
 
     def _draw_pools(self, snap: Any) -> None:
-        for i, (name, pool) in enumerate(sorted(snap.pools.items())):
-            total = pool.used_bytes + pool.free_bytes
-            use = 100.0 * pool.used_bytes / total if total else 0.0
-            for traces, value, dashed in ((self._pool_use, use, False),
-                                          (self._pool_frag, 100.0 * pool.fragmentation, True)):
-                trace = traces.get(name)
-                if trace is None:
-                    trace = traces[name] = Trace(TRACE_SAMPLES)
-                trace.append(snap.t, value)
-                t, v = trace.window(snap.t, self.window_s)
-                key = f"pool:{name}:{'frag' if dashed else 'use'}"
-                label = f"{name} {'fragmentation' if dashed else 'in use'}"
-                self._curve(key, self.pool_plot, i, label, dashed).setData(t, v)
+        self.pools.draw(snap)
+        line = device_line(snap)
+        if line and self.device_label.text() != line:
+            self.device_label.setText(line)
 
     def _draw_summary(self, snap: Any) -> None:
         parts = [listener_summary(getattr(snap, "latency_by_origin", {}))]
@@ -387,7 +387,9 @@ class MonitorDock(QDockWidget):
         return self._heat_rows
 
     def curve_data(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """(x, y) of a curve: ``"queue"``, ``"busy:DEVICE"``, ``"pool:NAME:use"`` or ``":frag"``."""
+        """(x, y) of a curve: ``"queue"``, ``"busy:DEVICE"``, ``"pool:NAME:use"``, ``":frag"`` or ``":high"``."""
+        if key.startswith("pool:"):
+            return self.pools.curve_data(key)
         curve = self.queue_curve if key == "queue" else self._curves.get(key)
         if curve is None:
             return None

@@ -64,13 +64,15 @@ def cmd_render(args: argparse.Namespace) -> int:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot read {exc.filename}: {exc.strerror or exc}")
+    from engine.synth.backends.synth_device import choose_device
     from engine.synth.clipfolder import CacheFolderError
     from engine.synth.recording import RecordingError
     from engine.synth.synthesizer import make_synthesizer
 
     try:
-        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache)
-    except CacheFolderError as exc:
+        device = choose_device(args.device)  # a device that is not here: one line, nothing written
+        synth = make_synthesizer(path, project.sample_rate, use_cache=not args.no_cache, device=device)
+    except (CacheFolderError, ValueError) as exc:
         return _error(str(exc))
     progress = TerminalProgress()
     try:
@@ -103,6 +105,10 @@ def cmd_render(args: argparse.Namespace) -> int:
           f"-> {report.predicted_lufs:.1f} LUFS (target {_render_target(preset):.1f})")
     if preset.name != "custom":
         print(f"Preset {preset.name}: {preset.describe()}")
+    if args.ray:  # the actors voice the lines on their own CPU sessions (engine/farm/actor.py)
+        print("Synthesis on the Ray actors (their own CPU sessions: --device is not theirs)")
+    else:
+        print(f"Synthesis on {device.name} ({device.reason})")
     if report.prediction_observations:
         print(f"Clip lengths predicted before synthesis: p90 error {report.prediction_p90_error:.1%}, "
               f"{report.prediction_misses} of {report.prediction_observations} reservations too small")
@@ -195,8 +201,21 @@ def add_render_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--no-cache", action="store_true", help="do not read or write the clip cache (the user's cache folder)")
     p.add_argument("--ray", metavar="auto|ADDRESS", help="synthesize on Ray actors: auto (RAY_ADDRESS, else a "
                    "private local instance) or a cluster's HOST:PORT / ray://HOST:PORT (needs radioplay[cluster])")
+    add_device_option(p)
     add_sounds_option(p, render=True)
     p.set_defaults(func=cmd_render)
+
+
+def add_device_option(p: argparse.ArgumentParser, default: str | None = "auto", remembered: bool = False) -> None:
+    """``--device auto|cpu|cuda[:N]``: the synthesis device (render, serve, bench, studio). The
+    verbs that play sound (play, rehearse) keep ``--device`` for the sound device. Resolved by
+    engine/synth/backends/synth_device.py ``choose_device`` (not imported here: building the parser
+    loads no engine). ``remembered``: the studio's, whose default is the device chosen last time."""
+    p.add_argument("--device", default=default, metavar="auto|cpu|cuda[:N]",
+                   help="where synthesis runs: auto (a GPU when ONNX Runtime offers its CUDA provider and the "
+                        "device answers, else the CPU), cpu, cuda or cuda:N (default "
+                        + ("the one chosen last time in Transport > Synthesis Device, at first auto)" if remembered
+                           else "auto)"))
 
 
 def add_sounds_option(p: argparse.ArgumentParser, render: bool = False) -> None:

@@ -91,7 +91,8 @@ def _voice(requests: list[LineRequest], synth: ClipSynthesizer, result: Synthesi
     total = len(requests)
     own = scheduler is None
     if scheduler is None:
-        scheduler = Scheduler(synth, RolePriorityPolicy(), capacity=max(64, total + 1), batch=BatchSizer(fixed=1))
+        scheduler = Scheduler(synth, RolePriorityPolicy(), capacity=max(64, total + 1),
+                              batch=BatchSizer.for_device(synth.device))
     before = scheduler.stats().model_seconds
     futures: dict[Future[np.ndarray], str] = {}
     try:

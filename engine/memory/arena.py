@@ -50,6 +50,15 @@ class Storage(Protocol[B]):
         """Copy host audio into a view of the same length."""
         ...
 
+    def place(self, view: B, piece: object) -> None:
+        """Copy a model output already in this storage's memory (a view of ONNX Runtime's
+        output on the same device) into a view of the same length: device to device."""
+        ...
+
+    def to_host(self, view: B, out: FloatArray) -> None:
+        """Copy a view into host memory of the same length: the one device-to-host copy."""
+        ...
+
     def freeze(self, view: B) -> B:
         """The view as handed to readers: read-only where the storage can say so."""
         ...
@@ -66,6 +75,12 @@ class NumpyStorage:
 
     def write(self, view: FloatArray, source: FloatArray) -> None:
         view[...] = source
+
+    def place(self, view: FloatArray, piece: object) -> None:
+        view[...] = np.asarray(piece)  # the CPU provider's output: a numpy view already
+
+    def to_host(self, view: FloatArray, out: FloatArray) -> None:
+        out[...] = view
 
     def freeze(self, view: FloatArray) -> FloatArray:
         frozen = view.view()  # a new view object: the arena's own stays writable
@@ -98,6 +113,7 @@ class ArenaStats:
     fragmentation: float  # 1 - largest_free / free; 0.0 when nothing is free
     allocations: int
     requested_bytes: int  # what the allocations asked for (<= used: block rounding)
+    high_water_bytes: int = 0  # the most ``used_bytes`` has been since the arena was made
 
 
 class Allocation(Generic[B]):
@@ -175,6 +191,7 @@ class Arena(Generic[B]):
         self._runs: list[tuple[int, int]] = [(self.total_blocks, 0)]  # sorted (length, start)
         self._live: dict[int, Allocation[B]] = {}  # first block -> allocation
         self._used_blocks = 0
+        self._high_water_blocks = 0
         self._requested_frames = 0
 
     def blocks_for(self, frames: int) -> int:
@@ -229,6 +246,7 @@ class Arena(Generic[B]):
             allocation = Allocation(self, start, need, frames)
             self._live[start] = allocation
             self._used_blocks += need
+            self._high_water_blocks = max(self._high_water_blocks, self._used_blocks)
             self._requested_frames += frames
             return allocation
 
@@ -271,6 +289,7 @@ class Arena(Generic[B]):
                 fragmentation=(1.0 - largest / free) if free else 0.0,
                 allocations=len(self._live),
                 requested_bytes=self._requested_frames * BYTES_PER_FRAME,
+                high_water_bytes=self._high_water_blocks * unit,
             )
 
     def allocations(self) -> list[Allocation[B]]:

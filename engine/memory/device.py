@@ -72,6 +72,17 @@ class TorchStorage:
     def freeze(self, view: torch.Tensor) -> torch.Tensor:
         return view  # torch has no read-only tensors; readers must not write
 
+    def place(self, view: torch.Tensor, piece: object) -> None:
+        """A model output on this device (a tensor over ONNX Runtime's output, through
+        DLPack) copied device to device; a host array (the CPU provider's output in a
+        CPU tensor pool, as the tests run it) copied in as it is."""
+        th = _torch()
+        source = piece if isinstance(piece, th.Tensor) else th.from_numpy(np.ascontiguousarray(piece))
+        view.copy_(source.reshape(-1))
+
+    def to_host(self, view: torch.Tensor, out: FloatArray) -> None:
+        _torch().from_numpy(out).copy_(view)  # synchronous: ``out`` holds the samples when this returns
+
 
 def ort_output_binding(io_binding: Any, name: str, allocation: Allocation[Any],
                        shape: tuple[int, ...] | None = None) -> None:

@@ -3,7 +3,8 @@
 Who calls what:
 
 * scheduler thread: :meth:`MetricsHub.set_role_priority`, :meth:`MetricsHub.set_queue_depth`,
-  :meth:`MetricsHub.set_predictor`;
+  :meth:`MetricsHub.set_predictor`, :meth:`MetricsHub.set_device_traffic`; once, where the
+  scheduler is made: :meth:`MetricsHub.set_synthesis_device`;
 * worker threads (one per device): :meth:`MetricsHub.record_request` when a request finishes,
   :meth:`MetricsHub.record_batch`, :meth:`MetricsHub.set_device_busy`,
   :meth:`MetricsHub.set_pool_stats`;
@@ -45,6 +46,27 @@ class PoolStats:
     free_bytes: int
     largest_free_bytes: int
     fragmentation: float
+    high_water_bytes: int = 0  # the most it has held at once
+
+
+@dataclass(frozen=True)
+class SynthesisDevice:
+    """Where synthesis runs, what was asked for and why this one (engine/synth/backends/synth_device.py)."""
+
+    name: str = ""
+    asked: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceTraffic:
+    """What has crossed from the device pool to the host (engine/memory/device_pool.py)."""
+
+    clips: int = 0
+    host_copies: int = 0
+    bytes_to_host: int = 0
+    misses: int = 0  # device reservations the predictor made too small
+    overflows: int = 0  # clips gathered outside the pool
 
 
 @dataclass(frozen=True)
@@ -106,6 +128,8 @@ class EngineSnapshot:
     predictor: dict[str, float]
     audio_seconds_total: float
     latency_by_origin: dict[str, OriginLatency] = field(default_factory=dict)
+    synthesis_device: SynthesisDevice = SynthesisDevice()
+    device_traffic: DeviceTraffic = DeviceTraffic()
 
 
 @dataclass
@@ -164,6 +188,8 @@ class MetricsHub:
         self._devices: dict[str, _Device] = {}
         self._pools: dict[str, PoolStats] = {}
         self._predictor: dict[str, float] = {"p90_error": 0.0, "misses": 0.0, "observations": 0.0}
+        self._device = SynthesisDevice()
+        self._traffic = DeviceTraffic()
 
     @property
     def latency_edges_s(self) -> FloatArray:
@@ -243,10 +269,19 @@ class MetricsHub:
             self._busy[_cap(device, self._busy, MAX_KEYS)] = float(fraction)
 
     def set_pool_stats(self, name: str, used_bytes: int, free_bytes: int, largest_free_bytes: int,
-                       fragmentation: float) -> None:
-        stats = PoolStats(int(used_bytes), int(free_bytes), int(largest_free_bytes), float(fragmentation))
+                       fragmentation: float, high_water_bytes: int = 0) -> None:
+        stats = PoolStats(int(used_bytes), int(free_bytes), int(largest_free_bytes), float(fragmentation),
+                          int(high_water_bytes))
         with self._lock:
             self._pools[_cap(name, self._pools, MAX_KEYS)] = stats
+
+    def set_synthesis_device(self, name: str, asked: str, reason: str) -> None:
+        with self._lock:
+            self._device = SynthesisDevice(name, asked, reason)
+
+    def set_device_traffic(self, traffic: DeviceTraffic) -> None:
+        with self._lock:
+            self._traffic = traffic
 
     def set_predictor(self, p90_error: float, misses: int, observations: int) -> None:
         with self._lock:
@@ -306,5 +341,6 @@ class MetricsHub:
                 anomalies_by_origin=dict(self._anomaly.flagged), requests=self._requests,
                 device_busy=dict(self._busy), device_batches=devices, pools=dict(self._pools),
                 predictor=dict(self._predictor), audio_seconds_total=self._audio_s,
-                latency_by_origin=dict(self._origin_latency),
+                latency_by_origin=dict(self._origin_latency), synthesis_device=self._device,
+                device_traffic=self._traffic,
             )

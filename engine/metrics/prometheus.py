@@ -27,7 +27,12 @@ class HubCollector:
         self.hub = hub
 
     def collect(self) -> Iterator[Metric]:
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+        from prometheus_client.core import (
+            CounterMetricFamily,
+            GaugeMetricFamily,
+            HistogramMetricFamily,
+            InfoMetricFamily,
+        )
 
         snap = self.hub.snapshot()
         histograms = self.hub.histograms()
@@ -91,8 +96,25 @@ class HubCollector:
             pool_bytes.add_metric([pool, "used"], p.used_bytes)
             pool_bytes.add_metric([pool, "free"], p.free_bytes)
             pool_bytes.add_metric([pool, "largest_free"], p.largest_free_bytes)
+            pool_bytes.add_metric([pool, "high_water"], p.high_water_bytes)
             fragmentation.add_metric([pool], p.fragmentation)
         yield from (pool_bytes, fragmentation)
+
+        synthesis = snap.synthesis_device
+        if synthesis.name:
+            info = InfoMetricFamily("radioplay_synthesis_device", "Where synthesis runs, what was asked and why.",
+                                    labels=["device", "asked", "reason"])
+            info.add_metric([synthesis.name, synthesis.asked, synthesis.reason], {})
+            yield info
+        traffic = snap.device_traffic
+        yield CounterMetricFamily("radioplay_device_pool_clips", "Clips landed from the device pool on the host.",
+                                  value=traffic.clips)
+        yield CounterMetricFamily("radioplay_device_pool_host_copies",
+                                  "Device-to-host copies of clips (one per clip).", value=traffic.host_copies)
+        yield CounterMetricFamily("radioplay_device_pool_host_bytes", "Bytes copied from the device pool to the host.",
+                                  value=traffic.bytes_to_host)
+        yield CounterMetricFamily("radioplay_device_pool_misses",
+                                  "Device reservations the length predictor made too small.", value=traffic.misses)
 
         yield GaugeMetricFamily("radioplay_length_prediction_p90_error",
                                 "90th percentile relative error of audio length predictions.",

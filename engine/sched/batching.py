@@ -1,11 +1,14 @@
 """Batch size per device, chosen by measurement and adapted from what runs.
 
 On two CPU cores Piper is fastest one line at a time (padding wastes work
-and ONNX Runtime already uses the cores); on a GPU larger batches win. So
-nothing is assumed: at start-up each candidate size runs the same small
-workload and the fastest wins; afterwards every batch's throughput feeds an
-exponential average per size, and a neighbouring size is tried now and then
-so a changed load can move the choice.
+and ONNX Runtime already uses the cores), so the CPU runs one line at a time
+(:meth:`BatchSizer.for_device`); on a GPU larger batches win, by how much
+depends on the card. So nothing is assumed there: before the first batch of a
+voice that batches, each candidate size runs the same small workload and the
+fastest wins (:meth:`BatchSizer.measure_once`); afterwards every batch's
+throughput feeds an exponential average per size, and a neighbouring size is
+tried now and then so a changed load can move the choice. A batch holds one
+voice and one set of settings (a role's lines: ``Job.batch_key``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import time
 from collections.abc import Callable, Sequence
 
 from engine.synth.backends.base import InferenceSettings, LoadedVoice, PhonemeUnit
+from engine.synth.backends.synth_device import SynthDevice
 
 _ALPHA = 0.2
 SIGNIFICANT = 0.05
 _EXPLORE_EVERY = 50
+DEVICE_CANDIDATES = (1, 2, 4, 8, 16)  # a GPU's: measured on its first batch
+MEASURE_REPEATS = 4  # the measurement's workload: a batch's units this many times over
 
 
 class BatchSizer:
@@ -33,6 +39,28 @@ class BatchSizer:
         self._ewma: dict[int, float] = {}
         self._batches = 0
         self._lock = threading.Lock()
+        self._measuring = threading.Lock()
+
+    @classmethod
+    def for_device(cls, device: SynthDevice | None) -> BatchSizer:
+        """The CPU's one line at a time (the fastest there, above); a GPU's measured
+        among DEVICE_CANDIDATES on the first batch it runs."""
+        if device is None or device.kind == "cpu":
+            return cls(fixed=1)
+        return cls(DEVICE_CANDIDATES)
+
+    @property
+    def unmeasured(self) -> bool:
+        """Whether the sizes are still to be measured (never for a fixed size)."""
+        return not self.fixed and not self.measured and len(self.candidates) > 1
+
+    def measure_once(self, model: LoadedVoice, settings: InferenceSettings, units: list[PhonemeUnit]) -> int:
+        """:meth:`measure` on ``units`` (MEASURE_REPEATS times over) by the first worker
+        that asks; the others wait for its answer."""
+        with self._measuring:
+            if self.unmeasured:
+                self.measure(model, settings, units * MEASURE_REPEATS)
+            return self.size
 
     def measure(self, model: LoadedVoice, settings: InferenceSettings, units: list[PhonemeUnit],
                 clock: Callable[[], float] = time.perf_counter) -> int:

@@ -23,6 +23,7 @@ from engine.sched.post import Inferred, PostStage
 from engine.sched.request import QueueFull
 from engine.sched.streaming import UnitRunner
 from engine.sched.urgency import Preemption
+from engine.synth.backends.base import Inference
 from engine.synth.backends.onnx_sessions import RunStopper
 from engine.synth.synthesizer import ClipSynthesizer, RawAudio
 
@@ -58,33 +59,42 @@ class LocalInference:
                     if job.units is None:
                         job.units = self.synth.phonemize(job.plan)
                     job.reservation = self.synth.reserve(job.plan, job.units)  # arena room first
+                flat = [u for job in batch for u in job.units or []]
+                if self.batch.unmeasured and self.synth.supports(batch[0].plan).batching and not batch[0].plan.phrases:
+                    self.batch.measure_once(model, batch[0].plan.settings, flat)  # a GPU's first batch
                 if len(batch) == 1:  # its runs measured one by one there
                     inferred = self._units.voice(worker, batch[0], model)
                 else:
-                    flat = [u for job in batch for u in job.units or []]
                     inferred = self.synth.infer_units(model, batch[0].plan, flat, batch=True)
+                raws = self._land(batch, inferred, model.sample_rate)
             except Exception as exc:  # a broken voice fails its requests, not the worker
                 if not self._stopped(worker, batch):
                     self._queue.fail_jobs(batch, exc)
                 continue
             finished = self.clock()
             self._add_busy(worker, finished - started)
-            audio = [i.audio for i in inferred]
-            samples = sum(a.shape[0] for a in audio)
+            samples = sum(piece.shape[0] for raw in raws for piece in raw.pieces)
             if self.synth.supports(batch[0].plan).batching:  # an unbatched engine's line says nothing of batch sizes
                 self.batch.observe(len(batch), samples, finished - started)
             if len(batch) > 1:
                 self.cost.observe(batch[0].plan.voice.backend, finished - loaded, samples / model.sample_rate)
             if self.metrics is not None:
                 self.metrics.record_batch(worker, len(batch), finished - started)
-            pos = 0
-            for job in batch:
-                units = job.units or []
-                raw = RawAudio(job.plan, audio[pos:pos + len(units)], [u.pause_after for u in units],
-                               model.sample_rate, sum(len(u.ids) for u in units), job.reservation,
-                               [i.words for i in inferred[pos:pos + len(units)]], [u.phrase for u in units])
-                pos += len(units)
+            for job, raw in zip(batch, raws, strict=True):
                 self._post.put(Inferred(job, raw, started, finished))
+
+    def _land(self, batch: list[Job], inferred: list[Inference], rate: int) -> list[RawAudio]:
+        """Each job's clip on the host, a job at a time: on a synthesis device gathered in
+        its pool and copied once, into the room the host pool reserved for the clip."""
+        pos, raws = 0, []
+        for job in batch:
+            units = job.units or []
+            mine = inferred[pos:pos + len(units)]
+            pos += len(units)
+            raws.append(RawAudio(job.plan, self.synth.land(job.plan, units, mine, job.reservation),
+                                 [u.pause_after for u in units], rate, sum(len(u.ids) for u in units),
+                                 job.reservation, [i.words for i in mine], [u.phrase for u in units]))
+        return raws
 
     def _stopped(self, worker: str, batch: list[Job]) -> bool:
         """Whether the batch's inference failed because it was stopped for more urgent
@@ -94,8 +104,8 @@ class LocalInference:
                 return False
         for job in batch:
             if job.reservation is not None:  # its arena room: taken again when it is voiced
-                self.synth.cache.release(job.plan.key)
                 job.reservation = None
+            self.synth.release(job.plan.key)  # and its device pool's
         with self._lock:
             lost = self._queue.wait_again(batch, workers_left=True)
         if lost:

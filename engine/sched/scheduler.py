@@ -82,7 +82,7 @@ class Scheduler:
         self.policy = policy
         self.capacity = capacity
         self.metrics = metrics
-        self.batch = batch or BatchSizer(fixed=1)
+        self.batch = batch or BatchSizer.for_device(synth.device)
         self.clock = clock
         self.tick_s = tick_s
         self.frontend_ahead = frontend_ahead
@@ -375,8 +375,7 @@ class Scheduler:
 
     def fail_jobs(self, batch: list[Job], exc: Exception) -> None:
         for job in batch:
-            if job.reservation is not None:
-                self.synth.cache.release(job.plan.key)
+            self.synth.release(job.plan.key)  # its room in the host pool and the device pool
         with self._cond:
             waiters = []
             for job in batch:

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from engine.memory.device_pool import on_host
 from engine.sched.cost import CostModel
 from engine.sched.job import Job
 from engine.sched.post import LiveItem, PostStage
@@ -95,7 +96,7 @@ class UnitRunner:
             inferred = self.synth.infer_units(model, plan, units)
         # What the run makes of the clip, the unit's pause after it included: the model's own
         # silence at the edges costs the same to make, but the listener waits for words.
-        heard = sum(hi - lo for lo, hi in (shaping.trim_bounds(i.audio, model.sample_rate) for i in inferred))
+        heard = sum(hi - lo for lo, hi in (shaping.trim_bounds(on_host(i.audio), model.sample_rate) for i in inferred))
         heard_s = heard / model.sample_rate + sum(u.pause_after for u in units)
         self.cost.observe(plan.voice.backend, self.clock() - started, heard_s, wide=wide)
         return inferred
@@ -109,10 +110,10 @@ class UnitRunner:
         voiced, to_come = units[:len(done)], units[len(done):]
         part, inferred = voiced[start:], done[start:]
         ids = sum(len(u.ids) for u in voiced)
-        spoken = sum(hi - lo for lo, hi in (shaping.trim_bounds(r.audio, rate) for r in done)) / rate
+        spoken = sum(hi - lo for lo, hi in (shaping.trim_bounds(on_host(r.audio), rate) for r in done)) / rate
         per_id = spoken / max(1, ids) / (1.0 if job.plan.phrases else job.plan.params.effective_design.rate)
         remaining = tuple(per_id * len(u.ids) + u.pause_after for u in to_come)
-        self._post.put_live(LiveItem(job, live, [i.audio for i in inferred], [u.pause_after for u in part],
+        self._post.put_live(LiveItem(job, live, [on_host(i.audio) for i in inferred], [u.pause_after for u in part],
                                      [u.phrase for u in part], not to_come, remaining))
 
 

@@ -1,6 +1,7 @@
 """The scheduler's tick (thread ``radioplay-sched``): every ``tick_s`` it re-evaluates
 priorities, publishes each role's priority and queue depth, each worker's busy share,
-the clip pool and the length predictor to the metrics hub, and runs the text frontend
+the clip pools (the host's and the synthesis device's) and the length predictor to the
+metrics hub, and runs the text frontend
 for the most urgent jobs still lacking phonemes, so inference never waits for it.
 
 A part of :class:`engine.sched.scheduler.Scheduler`: it owns each worker's busy
@@ -13,10 +14,12 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 
 import numpy as np
 
-from engine.metrics.hub import MetricsHub
+from engine.memory.arena import ArenaStats
+from engine.metrics.hub import DeviceTraffic, MetricsHub
 from engine.sched.job import Job
 from engine.sched.policy import Policy
 from engine.sched.table import PendingTable
@@ -39,6 +42,9 @@ class SchedulerTick:
         self._busy_lock = threading.Lock()
         self._busy: defaultdict[str, float] = defaultdict(float)  # inference seconds per worker
         self._busy_seen: tuple[float, dict[str, float]] = (clock(), {})
+        device = synth.device
+        if metrics is not None and device is not None:
+            metrics.set_synthesis_device(device.name, device.asked, device.reason)
 
     def add_busy(self, worker: str, seconds: float) -> None:
         """``worker`` spent ``seconds`` on inference (any thread)."""
@@ -63,12 +69,19 @@ class SchedulerTick:
                     self.metrics.set_queue_depth(role, 0)
         if self.metrics is not None:
             self._publish_busy()
-            pool = self.synth.cache.store.stats().arena
-            self.metrics.set_pool_stats("host", pool.used_bytes, pool.free_bytes, pool.largest_free_bytes,
-                                        pool.fragmentation)
+            self._publish_pool("host", self.synth.cache.store.stats().arena)
+            device_pool = self.synth.device_pool
+            if device_pool is not None:
+                self._publish_pool(f"device:{device_pool.device}", device_pool.stats())
+                self.metrics.set_device_traffic(DeviceTraffic(**asdict(device_pool.traffic())))
             report = self.synth.predictor.report()
             self.metrics.set_predictor(report.p90_error, report.misses, report.observations)
         return todo
+
+    def _publish_pool(self, name: str, pool: ArenaStats) -> None:
+        assert self.metrics is not None
+        self.metrics.set_pool_stats(name, pool.used_bytes, pool.free_bytes, pool.largest_free_bytes,
+                                    pool.fragmentation, pool.high_water_bytes)
 
     def run(self) -> None:
         """The tick thread, until the scheduler closes."""

@@ -45,6 +45,7 @@ from engine.serve.app import Service, make_app
 from engine.serve.limits import Budget, ConnectionGuard, LogLimiter, connection_budget
 from engine.serve.renders import RenderStore
 from engine.serve.security import LOG_SECRETS, HostCheck, LinkSigner, TokenAuth, TokenBucketLimiter
+from engine.synth.backends.synth_device import choose_device, parse_device
 from engine.synth.errors import VoiceError
 
 log = logging.getLogger("radioplay.serve")
@@ -79,6 +80,7 @@ class ServeConfig:
     shutdown_timeout: float = 30.0
     io_threads: int = 16
     ray: str | None = None  # --ray auto|ADDRESS: this process routes, Ray actors synthesize (engine/farm)
+    device: str = "auto"  # --device auto|cpu|cuda[:N]: where synthesis runs (engine/synth/backends/synth_device.py)
 
     def check(self) -> Budget | None:
         """Raise ValueError naming the first option that cannot work; the descriptor
@@ -109,6 +111,7 @@ class ServeConfig:
                              f"--host is {self.host}")
         if not (0 <= self.port <= 65535 and 0 <= self.metrics_port <= 65535):
             raise ValueError("--port and --metrics-port must be between 0 and 65535")
+        parse_device(self.device)
         budget = connection_budget()
         if self.max_connections < 0:
             raise ValueError(f"--max-connections must be at least 1 (0: automatic), got {self.max_connections}")
@@ -132,6 +135,7 @@ def build_service(config: ServeConfig) -> Service:
     from engine.synth.synthesizer import make_synthesizer
 
     config.check()
+    device = choose_device(config.device)  # DeviceUnavailable (a ValueError): one line, before anything is loaded
     cluster = None
     if config.ray:  # reach the cluster before anything is loaded (ClusterError: one line)
         from engine.farm.cluster import ClusterError, connect
@@ -147,7 +151,7 @@ def build_service(config: ServeConfig) -> Service:
     limiter = TokenBucketLimiter(config.rate, config.burst)
     project_path = Path(config.project)
     project = load_project(project_path)
-    synth = make_synthesizer(project_path, project.sample_rate)
+    synth = make_synthesizer(project_path, project.sample_rate, device=device)
     for backend, voice in sorted({(r.voice.backend, r.voice.voice) for r in project.cast}):
         try:  # load each voice now: the first request should not pay for it
             synth.warm(synth.library.resolve(voice, backend))
@@ -272,6 +276,8 @@ def run(config: ServeConfig) -> int:
             roles = ", ".join(service.project.role_names())
             print(f"Serving {config.project} ({roles}) on http://{config.host}:{port}/tts", flush=True)
             print(f"Metrics on http://{config.host}:{metrics_port}/metrics; Ctrl-C stops", flush=True)
+            if (device := service.synth.device) is not None:
+                print(f"Synthesis on {device.name} ({device.reason})", flush=True)
             if not _is_loopback(config.host) and service.auth is None:
                 print("warning: listening beyond loopback without --token-file: anyone who can reach "
                       "this port can use it", file=sys.stderr, flush=True)

@@ -66,6 +66,7 @@ from engine.session.views import (
     TransportSnapshot,
     waveform_peaks,
 )
+from engine.synth.backends.synth_device import SynthDevice
 from engine.synth.synthesizer import ClipSynthesizer, make_synthesizer
 from engine.synth.wordmap import WordTime, line_words
 
@@ -85,8 +86,8 @@ class Session:
     def __init__(self, project: Project, project_path: Path | None = None, *, output: str | None = None,
                  prerender: bool = True, prerender_on_open: bool = True, synth: ClipSynthesizer | None = None,
                  sink: OutputSink | None = None,
-                 lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK,
-                 sound_folders: Sequence[Path] = (), check: bool = False) -> None:
+                 lookahead_s: float = LOOKAHEAD_S, block: int = BLOCK, sound_folders: Sequence[Path] = (),
+                 check: bool = False, device: SynthDevice | None = None) -> None:
         self.project = freeze(project)  # the control thread's snapshot
         self._latest = self.project  # the newest handed over (update), for export
         self._latest_typing = False
@@ -96,7 +97,8 @@ class Session:
         self.rate = project.sample_rate
         self.prerender = prerender
         self.lookahead_s = lookahead_s
-        self.synth = synth or make_synthesizer(project_path, self.rate)
+        # device: where a synthesizer made here runs (synth_device.py); None: plain CPU sessions.
+        self.synth = synth or make_synthesizer(project_path, self.rate, device=device)
         self.metrics = MetricsHub()
         self.scheduler = Scheduler(self.synth, RolePriorityPolicy(), metrics=self.metrics, capacity=8192)
         # check: the speech check runs in the background, below every other origin (engine/session/checking.py).

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from engine.memory.arena import Allocation
+from engine.memory.device_pool import DevicePool
 from engine.memory.predictor import LengthPredictor
 from engine.project.bounds import line_overstep, planned_size
 from engine.project.defaults import LINE_BOUNDS
@@ -36,6 +37,7 @@ from engine.synth.backends.base import (
 )
 from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.backends.registry import make_backends
+from engine.synth.backends.synth_device import SynthDevice, device_pool, layout_for
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.cache import ClipCache, clip_key
 from engine.synth.clipfolder import usable_samples
@@ -81,24 +83,33 @@ class RawAudio:
 
 class ClipSynthesizer:
     """Thread-safe. Loaded voices are shared; ``synth_calls`` counts inferences
-    so tests can prove that unchanged lines are never synthesized again."""
+    so tests can prove that unchanged lines are never synthesized again.
+
+    With a synthesis ``device`` every run is bound on it (engine/synth/backends/base.py)
+    and each clip's model output gathers in :attr:`device_pool`, in room the length
+    predictor sized before inference, and crosses to the host once (:meth:`land`)."""
 
     def __init__(self, library: VoiceLibrary, sample_rate: int, cache: ClipCache | None = None,
-                 layout: SessionLayout | None = None, providers: Sequence[Any] | None = None) -> None:
+                 layout: SessionLayout | None = None, providers: Sequence[Any] | None = None,
+                 device: SynthDevice | None = None) -> None:
         self.library = library
         self.sample_rate = sample_rate
         self.cache = cache if cache is not None else ClipCache()
         # Every backend spreads its sessions the same way (the scheduler runs
         # one inference worker per session of that layout), on the same execution
-        # providers (ONNX Runtime's; the CPU's when none are named).
+        # providers (ONNX Runtime's; the CPU's when none are named) and device.
         self.layout = layout or SessionLayout()
-        self.backends: dict[str, VoiceBackend] = make_backends(self.layout, providers)
+        self.device = device
+        self.backends: dict[str, VoiceBackend] = make_backends(self.layout, providers, device)
         self._voices: dict[str, LoadedVoice] = {}
         self._lock = threading.Lock()
         self.synth_calls = 0
         # Clip length (frames at the project rate) from phoneme count and speed,
         # so a block of the right size is taken before inference.
         self.predictor = LengthPredictor(sample_rate)
+        # On a device: the model's output length (its own rate), for the device pool's room.
+        self.raw_lengths = LengthPredictor(sample_rate)
+        self.device_pool: DevicePool[Any] | None = device_pool(device) if device is not None else None
 
     @staticmethod
     def length_key(plan: ClipPlan) -> str:
@@ -120,10 +131,40 @@ class ClipSynthesizer:
         return self.backends[plan.voice.backend].supports
 
     def reserve(self, plan: ClipPlan, units: list[PhonemeUnit]) -> Allocation[np.ndarray] | None:
-        """Take arena room for the clip before inference (predicted size plus margin)."""
+        """Take arena room for the clip before inference (predicted size plus margin): the
+        host pool's for the finished clip (returned) and, on a device, the device pool's
+        for the model's output."""
         phonemes = sum(len(u.ids) for u in units)
+        if self.device_pool is not None:
+            self.device_pool.reserve(plan.key, self.raw_lengths.reserve_size(
+                self.length_key(plan), phonemes, plan.settings.length_scale))
         frames = self.predictor.reserve_size(self.length_key(plan), phonemes, self.length_scale(plan))
         return self.cache.reserve(plan.key, frames)
+
+    def release(self, key: str) -> None:
+        """Give back the room :meth:`reserve` took for a clip whose synthesis failed or
+        was stopped."""
+        self.cache.release(key)
+        if self.device_pool is not None:
+            self.device_pool.release(key)
+
+    def land(self, plan: ClipPlan, units: list[PhonemeUnit], inferred: list[Inference],
+             reservation: Allocation[np.ndarray] | None = None) -> list[np.ndarray]:
+        """One clip's units' audio on the host. From a plain run it is there already; from a
+        device it is gathered in the device pool and copied to the host once, into the host
+        pool's room for the clip (``reservation``) when the model's output fits there (the
+        finished clip is written over it by ``finish``), else into an array of its own."""
+        pieces = [i.audio for i in inferred]
+        if self.device_pool is None:
+            return pieces
+        host = None
+        if reservation is not None and reservation.live:
+            host = reservation.arena.buffer[reservation.offset:reservation.offset + reservation.capacity]
+        landed = self.device_pool.land(plan.key, pieces, host)
+        if units:
+            self.raw_lengths.observe(self.length_key(plan), sum(len(u.ids) for u in units),
+                                     plan.settings.length_scale, sum(p.shape[0] for p in landed))
+        return landed
 
     def voice(self, info: VoiceInfo) -> LoadedVoice:
         """The loaded model (Kokoro: one per model file, shared by its style vectors)."""
@@ -200,6 +241,8 @@ class ClipSynthesizer:
         plan = ClipPlan(key, prepared, params, info, settings, phrases,
                         directed.trailing_pause if phrases else 0.0, read)
         self.predictor.set_prior(self.length_key(plan), self.cost(plan).seconds_per_phoneme * self.sample_rate)
+        if self.device_pool is not None:
+            self.raw_lengths.set_prior(self.length_key(plan), self.cost(plan).seconds_per_phoneme * model.sample_rate)
         return plan
 
     @staticmethod
@@ -260,7 +303,7 @@ class ClipSynthesizer:
             units = self.phonemize(plan)
         inferred = self.infer_units(model, plan, units)
         self.count_synthesis()
-        return RawAudio(plan, [i.audio for i in inferred], [u.pause_after for u in units], model.sample_rate,
+        return RawAudio(plan, self.land(plan, units, inferred), [u.pause_after for u in units], model.sample_rate,
                         sum(len(u.ids) for u in units), words=[i.words for i in inferred],
                         phrase_of=[u.phrase for u in units])
 
@@ -337,12 +380,14 @@ class ClipSynthesizer:
         return self.finish(self.infer(plan))
 
 
-def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: bool = True) -> ClipSynthesizer:
+def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: bool = True,
+                     device: SynthDevice | None = None) -> ClipSynthesizer:
     """The synthesizer every verb and the studio use for a project: the
     user's shared clip cache (also read: the per-project cache folder of
     earlier versions; memory only without ``use_cache``), user voices found
-    relative to the project, one single-threaded ONNX session per core.
-    Raises CacheFolderError (one line) when the cache folder is unusable."""
+    relative to the project, the sessions for ``device`` (``layout_for``) and their
+    runs bound on it (without one, plain CPU runs, as the verbs that do not choose
+    a device use). Raises CacheFolderError (one line) when the cache folder is unusable."""
     from engine.synth.cache import cache_dir_for
     from engine.synth.clipfolder import cache_limit_bytes, user_cache_dir
 
@@ -355,7 +400,7 @@ def make_synthesizer(project_path: Path | None, sample_rate: int, use_cache: boo
         cache = ClipCache()
     base = project_path.parent if project_path is not None else None
     return ClipSynthesizer(VoiceLibrary(base_dir=base, identity_file=identities), sample_rate, cache,
-                           SessionLayout.for_throughput())
+                           layout_for(device), device=device)
 
 
 def _not_finite(raw: RawAudio) -> VoiceError:

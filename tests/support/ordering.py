@@ -24,6 +24,7 @@ LONGEST_FIRST = (
     "tests/engine/farm/test_farm.py",  # 59 s, mostly Ray starting
     "tests/engine/export/test_delivery_sample.py",  # 52 s, the voiced sample
     "tests/contracts/test_default_install.py",  # ~90 s at load 6-11: make's default install, the voiced sample
+    "tests/engine/cli/test_benchmark.py",  # ~210 s at load 8-10 (~75 s of CPU): make gpu-check's form, bench's JSON
     "tests/engine/check/test_normalized_script.py",  # 42 s
     "tests/engine/audio/test_programme.py",  # 33 s
     "tests/engine/synth/test_kokoro.py",  # 32 s

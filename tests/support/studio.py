@@ -57,14 +57,20 @@ def make_window(qtbot: Any, state_dir: Path, settings_path: Path) -> Iterator[Ca
     earlier = {t.ident for t in threading.enumerate() if t.name.startswith(STUDIO_THREADS)}
 
     def make(path: Path | None = None, *, prerender: bool = False, show: bool = True,
-             project: Project | None = None, check: bool = False, output: str = "null") -> MainWindow:
+             project: Project | None = None, check: bool = False, output: str = "null",
+             device: str | None = None) -> MainWindow:
         # check: the background speech check (a recognizer process per window): only where a test looks at it.
         # output: a device name (the pulse_server fixture's) where a test records what the studio plays.
+        # device: synthesize on the window's synthesis device (--device, then Transport > Synthesis
+        # Device), as the studio does; None: plain CPU sessions.
         settings = QSettings(str(settings_path), QSettings.Format.IniFormat)
-        window = MainWindow(path, settings=settings, project=project,
+        made: list[MainWindow] = []  # the window, once made: its engine may start before the constructor returns
+        asks = (lambda: made[0].synthesis_device if made else device) if device is not None else None
+        window = MainWindow(path, settings=settings, project=project, device=device,
                             session_factory=default_session_factory(output=output, prerender=prerender,
-                                                                    check=check),
+                                                                    check=check, device=asks),
                             recovery=RecoveryStore(state_dir))
+        made.append(window)
         window.files.ask_save_changes = lambda: "discard"  # type: ignore[method-assign]
         windows.append(window)
         if show:

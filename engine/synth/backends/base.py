@@ -14,7 +14,15 @@ time and run in :meth:`LoadedVoice.run`. Where a session runs (its execution
 providers) and how its inputs and outputs are bound are decided there and in
 :meth:`LoadedVoice._make_sessions`, once for every engine; an engine says only what
 its sessions are made from (:meth:`LoadedVoice.model_source`) and what it reads of a
-new one (:meth:`LoadedVoice.opened`).
+new one (:meth:`LoadedVoice.opened`), and hands its waveform on through
+:meth:`LoadedVoice.waveform`.
+
+A voice loaded for a synthesis device (``device``: engine/synth/backends/synth_device.py)
+runs with IO binding: its waveform output bound on that device (CPU or CUDA), handed on
+as a view of ONNX Runtime's buffer there, which the synthesizer gathers in its device
+pool and copies to the host once per clip (``ClipSynthesizer.land``). Without a device
+the session runs plainly and the waveform is a host array, as the benchmarks' bare
+sessions and the voices made outside a verb (casting, the speech check) run.
 """
 
 from __future__ import annotations
@@ -27,7 +35,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from engine.project.engines import VoiceEngine
-from engine.synth.backends.onnx_sessions import SessionLayout, SessionPool, make_session, run_options
+from engine.synth.backends.onnx_sessions import (
+    SessionLayout,
+    SessionPool,
+    bound_run,
+    make_session,
+    run_options,
+)
+from engine.synth.backends.synth_device import SynthDevice
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.wordtimes import UnitWords
@@ -61,7 +76,9 @@ class InferenceSettings:
 
 @dataclass(frozen=True)
 class Inference:
-    """One unit's raw model audio and where its spoken words lie in it."""
+    """One unit's raw model audio and where its spoken words lie in it. From a voice
+    on a synthesis device, ``audio`` is the device's view of the waveform (numpy on
+    the CPU, a torch tensor on CUDA) until the synthesizer lands it on the host."""
 
     audio: np.ndarray
     words: UnitWords
@@ -110,10 +127,12 @@ class LoadedVoice(ABC):
     wide_session: ClassVar[bool] = False
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
-                 providers: Sequence[Any] | None = None) -> None:
+                 providers: Sequence[Any] | None = None, device: SynthDevice | None = None) -> None:
         self.info = info
         self.layout = layout or SessionLayout()
-        self.providers = list(providers) if providers else None
+        self.device = device
+        chosen = providers or (device.providers if device is not None else None)
+        self.providers = list(chosen) if chosen else None
         wide = self.wide_session and self.layout.wide_threads > 0
         self._pool = SessionPool(self._make_sessions, self._make_wide if wide else None)
 
@@ -151,7 +170,17 @@ class LoadedVoice(ABC):
         """One run of the graph on a free session (``outputs`` None: all of them), stoppable
         by whoever made the calling thread's run options so (``run_options``)."""
         with self._pool.borrow() as session:
+            if self.device is not None:
+                return bound_run(session, outputs, feeds, run_options(), self.device.kind, self.device.index)
             return session.run(outputs, feeds, run_options())  # type: ignore[attr-defined,no-any-return]
+
+    def waveform(self, audio: Any) -> np.ndarray:
+        """A unit's audio as the engine hands it on (1-D): a contiguous float32 host array
+        from a plain run, the device's view itself from a bound one (no copy here: the
+        synthesizer copies each clip to the host once)."""
+        if self.device is None:
+            return np.ascontiguousarray(audio, dtype=np.float32)
+        return audio  # type: ignore[no-any-return]
 
     @abstractmethod
     def model_source(self) -> str | bytes:
@@ -213,16 +242,18 @@ class VoiceBackend:
     # keep their words; the measured cast never does over an engine that may not.
     tract_may_shorten: ClassVar[bool] = True
 
-    def __init__(self, layout: SessionLayout | None = None, providers: Sequence[Any] | None = None) -> None:
+    def __init__(self, layout: SessionLayout | None = None, providers: Sequence[Any] | None = None,
+                 device: SynthDevice | None = None) -> None:
         self.layout = layout or SessionLayout()
         self.providers = providers
+        self.device = device
 
     @property
     def name(self) -> str:
         return self.engine.name
 
     def load(self, info: VoiceInfo) -> LoadedVoice:
-        return self.voice_class(info, self.layout, self.providers)
+        return self.voice_class(info, self.layout, self.providers, self.device)
 
     @staticmethod
     def native_language(info: VoiceInfo) -> str:

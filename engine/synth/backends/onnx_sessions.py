@@ -1,4 +1,5 @@
-"""ONNX Runtime sessions for a voice: how many, how threaded, made on first use.
+"""ONNX Runtime sessions for a voice: how many, how threaded, made on first use, and
+a run with its output bound on the synthesis device.
 
 Shared by every ONNX backend (Piper, Kokoro) and by the scheduler, the farm
 and the benchmarks that choose a layout.
@@ -85,6 +86,43 @@ def run_options() -> Any:
     if options is None:
         options = _this_thread.options = _new_run_options()
     return options
+
+
+def bound_run(session: Any, outputs: list[str] | None, feeds: dict[str, Any], options: Any,
+              device: str, index: int = 0) -> list[Any]:
+    """One run with IO binding: the inputs from host memory, the first output (the graph's
+    waveform) bound to ``device`` ("cpu", "cuda") and allocated there by ONNX Runtime,
+    any other (Piper's durations, a few numbers) to the host.
+
+    The waveform comes back as a view of ONNX Runtime's own buffer, not a copy: a numpy
+    array on the CPU, a torch tensor on CUDA (both through DLPack, which keeps the buffer
+    alive while the view is), for the synthesizer to gather into its device pool and
+    copy to the host once per clip (engine/memory/device_pool.py). It cannot be bound
+    to a buffer of the caller's: ONNX Runtime accepts a pre-allocated output only of
+    exactly the shape the graph computes while it runs (engine/memory/device.py)."""
+    binding = session.io_binding()
+    for name, value in feeds.items():
+        binding.bind_cpu_input(name, value)
+    names = outputs if outputs is not None else [o.name for o in session.get_outputs()]
+    for position, name in enumerate(names):
+        if position == 0:
+            binding.bind_output(name, device, index)
+        else:
+            binding.bind_output(name, "cpu")
+    session.run_with_iobinding(binding, options)
+    values = binding.get_outputs()
+    return [device_view(values[0], device), *(value.numpy() for value in values[1:])]
+
+
+def device_view(value: Any, device: str) -> Any:
+    """An OrtValue's memory seen without a copy: numpy on the CPU, torch on a GPU."""
+    if device == "cpu":
+        import numpy as np
+
+        return np.from_dlpack(value)
+    from torch.utils.dlpack import from_dlpack
+
+    return from_dlpack(value)
 
 
 class RunStopper:

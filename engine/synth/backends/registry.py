@@ -15,6 +15,7 @@ from engine.synth.backends.base import BackendCost, VoiceBackend
 from engine.synth.backends.kokoro.backend import KokoroBackend
 from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.backends.piper.backend import PiperBackend
+from engine.synth.backends.synth_device import SynthDevice
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 
@@ -32,11 +33,12 @@ def backend_class(name: str) -> type[VoiceBackend]:
         raise VoiceError(f"unknown voice backend {name!r} (available: {', '.join(engine_names())})") from None
 
 
-def make_backends(layout: SessionLayout | None = None,
-                  providers: Sequence[Any] | None = None) -> dict[str, VoiceBackend]:
+def make_backends(layout: SessionLayout | None = None, providers: Sequence[Any] | None = None,
+                  device: SynthDevice | None = None) -> dict[str, VoiceBackend]:
     """Every engine's backend on one session layout (the scheduler runs one inference
-    worker per session of it, whichever engine a line is on) and one set of providers."""
-    return {name: backend(layout, providers) for name, backend in BACKENDS.items()}
+    worker per session of it, whichever engine a line is on), one set of providers and
+    one synthesis device (its runs bound there: engine/synth/backends/base.py)."""
+    return {name: backend(layout, providers, device) for name, backend in BACKENDS.items()}
 
 
 def cost_priors() -> dict[str, BackendCost]:

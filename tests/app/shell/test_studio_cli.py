@@ -25,12 +25,14 @@ from tests.support.paths import REPO, SAMPLE
 
 def test_no_arguments_and_studio_open_the_window(monkeypatch):
     calls = []
-    monkeypatch.setattr(app.main, "run", lambda project=None, output=None, self_test=None:
-                        calls.append((project, output, self_test)) or 0)
+    monkeypatch.setattr(app.main, "run", lambda project=None, output=None, self_test=None, device=None:
+                        calls.append((project, output, self_test, device)) or 0)
     assert launch.main([]) == 0
     assert launch.main(["studio", "drama.radioplay", "--output", "null"]) == 0
     assert launch.main(["studio", "--self-test", "report.json"]) == 0
-    assert calls == [(None, None, None), ("drama.radioplay", "null", None), (None, None, "report.json")]
+    assert launch.main(["studio", "--device", "cpu"]) == 0  # the synthesis device, for this run
+    assert calls == [(None, None, None, None), ("drama.radioplay", "null", None, None),
+                     (None, None, "report.json", None), (None, None, None, "cpu")]
 
 
 def test_without_a_display_the_studio_says_so_instead_of_aborting():

@@ -123,6 +123,29 @@ def test_queue_busy_and_pool_curves(dock, hub, clock):
     assert "host pool 16/64 MiB" in dock.summary.text()
 
 
+def test_the_synthesis_device_and_the_device_pool_with_its_high_water_mark(dock, hub, clock):
+    from engine.metrics.hub import DeviceTraffic
+
+    assert dock.device_label.text() == "Synthesis device: not started"
+    hub.set_synthesis_device("cpu", "auto", "auto: onnxruntime 1.32.0 here offers no CUDA provider, only CPU")
+    hub.set_pool_stats("device:cpu", 0, 32 * 2**20, 32 * 2**20, 0.0, high_water_bytes=8 * 2**20)
+    hub.set_pool_stats("host", 64 * 2**20, 192 * 2**20, 100 * 2**20, 0.25, high_water_bytes=96 * 2**20)
+    hub.set_device_traffic(DeviceTraffic(clips=5, host_copies=5, bytes_to_host=3 * 2**20))
+    clock.t += 0.1
+    dock.update_from(hub.snapshot())
+    assert dock.device_label.text() == ("Synthesis on cpu (auto: onnxruntime 1.32.0 here offers no CUDA provider, "
+                                        "only CPU)")
+    _, high = dock.curve_data("pool:device:cpu:high")
+    _, use = dock.curve_data("pool:device:cpu:use")
+    assert high[-1] == pytest.approx(25.0) and use[-1] == 0.0
+    _, host_high = dock.curve_data("pool:host:high")
+    assert host_high[-1] == pytest.approx(37.5)
+    assert dock.pools.label.text() == (
+        "device:cpu: 0.0 of 32 MiB in use, high-water 8.0 MiB, fragmentation 0 % · "
+        "host: 64.0 of 256 MiB in use, high-water 96.0 MiB, fragmentation 25 % · "
+        "5 clips to the host in 5 copies (3.0 MiB)")
+
+
 def test_a_hidden_dock_draws_the_latest_snapshot_when_shown(qtbot, dock, hub, clock):
     dock.update_from(hub.snapshot())
     drawn = dock.updates

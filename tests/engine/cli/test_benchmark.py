@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 
@@ -85,3 +86,62 @@ def test_gpu_check_runs_on_the_cpu_twin():
         assert size["audio_s_per_s"] > 0 and 0.0 <= size["pool_fragmentation"] < 1.0
         assert size["pool_used_mb"] > 0
     assert result["best_batch"] in (1, 2)
+
+
+@pytest.mark.integration
+def test_make_gpu_check_prints_and_writes_its_json_on_the_cpu_provider(tmp_path):
+    """bench/device_check.py (make gpu-check) in the form a GPU machine runs it, here on the CPU:
+    the device tests counted, render and serve on the device and the CPU provider, the ceiling,
+    the ratios, and the JSON in $OUT."""
+    import subprocess
+    import sys
+
+    from engine.synth.backends.synth_device import choose_device
+
+    env = {**os.environ, "OUT": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(BENCH / "device_check.py"), "--lines", "2",
+                           "--tests", "tests/engine/memory/test_device_pool.py"],
+                          capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stderr
+    written = json.loads((tmp_path / "gpu-check.json").read_text())
+    assert done.stdout.strip().splitlines()[-1] == json.dumps(written)  # the table, then the same JSON
+    auto = choose_device("auto")
+    assert written["device"] == {"name": auto.name, "asked": "auto", "reason": auto.reason}
+    assert written["lines"] == 2 and written["backends"] == ["kokoro", "piper"]
+    assert written["tests"]["passed"] == 7 and written["tests"]["failed"] == 0
+    for verb in ("render", "serve"):
+        on_device, on_cpu = written[verb]["device"], written[verb]["cpu"]
+        assert on_device["audio_s"] > 1.0  # the same lines voiced on both
+        assert on_device["audio_s"] == pytest.approx(on_cpu["audio_s"], rel=0.05)
+        assert written[verb]["device_over_cpu"] == pytest.approx(
+            on_device["audio_s_per_s"] / on_cpu["audio_s_per_s"], abs=0.01)
+        assert written[verb]["device_over_ceiling"] > 0
+    pool = written["render"]["device"]["device_pool"]
+    assert pool["clips"] == pool["host_copies"] > 0 and pool["high_water_mb"] > 0
+
+
+def test_make_gpu_check_on_a_gpu_that_is_not_here_is_one_line():
+    import subprocess
+    import sys
+
+    from engine.synth.backends.synth_device import cuda_offered
+
+    if cuda_offered():
+        pytest.skip("ONNX Runtime offers CUDA here")
+    done = subprocess.run([sys.executable, str(BENCH / "device_check.py"), "--device", "cuda"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("gpu-check: error: --device cuda: onnxruntime ")
+
+
+def test_bench_on_a_gpu_that_is_not_here_is_one_line(capsys):
+    from engine.synth.backends.synth_device import cuda_offered
+
+    if cuda_offered():
+        pytest.skip("ONNX Runtime offers CUDA here")
+    assert main(["bench", "--requests", "1", "--device", "cuda:1", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("radioplay: error: --device cuda:1: onnxruntime ")
+    assert main(["bench", "--requests", "1", "--device", "tpu", "--json"]) == 1
+    assert capsys.readouterr().err == ("radioplay: error: --device 'tpu': expected auto, cpu, cuda or cuda:N\n")

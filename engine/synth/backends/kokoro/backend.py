@@ -36,6 +36,7 @@ from engine.synth.backends.base import (
 from engine.synth.backends.kokoro import voices as kokoro_voices
 from engine.synth.backends.kokoro.phonemes import to_kokoro
 from engine.synth.backends.onnx_sessions import SessionLayout
+from engine.synth.backends.synth_device import SynthDevice
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.frontend import split_phonemes
@@ -104,8 +105,8 @@ class KokoroVoiceModel(LoadedVoice):
     wide_session = True
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
-                 providers: list[Any] | None = None) -> None:
-        super().__init__(info, layout, providers)
+                 providers: list[Any] | None = None, device: SynthDevice | None = None) -> None:
+        super().__init__(info, layout, providers, device)
         kokoro_voices.ensure_model(info.model_path, info.source)
         self._styles = kokoro_voices.load_styles(info.config_path)
         self._tokens_input = "tokens"
@@ -194,7 +195,7 @@ class KokoroVoiceModel(LoadedVoice):
         if not unit.ids:
             return np.zeros(0, dtype=np.float32)
         output = self.run(None, self.feeds(unit.ids, settings))[0]
-        return np.ascontiguousarray(np.asarray(output).reshape(-1), dtype=np.float32)
+        return self.waveform(output.reshape(-1))
 
     def infer_timed(self, units: list[PhonemeUnit], settings: InferenceSettings,
                     batch: bool = False) -> list[Inference]:

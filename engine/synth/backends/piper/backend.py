@@ -27,6 +27,7 @@ from engine.synth.backends.base import (
 from engine.synth.backends.onnx_sessions import SessionLayout
 from engine.synth.backends.piper.noise import OFFSET_INPUT, NoiseInputs
 from engine.synth.backends.piper.prepared_voice import prepared_model
+from engine.synth.backends.synth_device import SynthDevice
 from engine.synth.backends.voice_info import VoiceInfo
 from engine.synth.errors import VoiceError
 from engine.synth.espeak import ESPEAK_LOCK
@@ -42,7 +43,7 @@ class PiperVoiceModel(LoadedVoice):
     as prepared for Radioplay (engine/synth/backends/piper/prepared_voice.py)."""
 
     def __init__(self, info: VoiceInfo, layout: SessionLayout | None = None,
-                 providers: list[Any] | None = None) -> None:
+                 providers: list[Any] | None = None, device: SynthDevice | None = None) -> None:
         try:
             from piper import PiperVoice
             from piper.config import PiperConfig
@@ -52,7 +53,7 @@ class PiperVoiceModel(LoadedVoice):
             config = PiperConfig.from_dict(loads_untrusted(read_regular_bytes(info.config_path, 16 << 20)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise VoiceError(f"unreadable voice config {info.config_path}: {exc}") from None
-        super().__init__(info, layout, providers)
+        super().__init__(info, layout, providers, device)
         self._piper = PiperVoice(session=None, config=config)  # phonemizer and id map; we run the sessions
         self._inputs: set[str] = set()
         self._durations_output: str | None = None
@@ -171,7 +172,7 @@ class PiperVoiceModel(LoadedVoice):
         for row, length in enumerate(lengths):
             samples = np.asarray(durations[row, :length], dtype=np.float64) * hop
             end = min(int(samples.sum()), audio.shape[1])
-            out.append((np.ascontiguousarray(audio[row, :end], dtype=np.float32), samples))
+            out.append((self.waveform(audio[row, :end]), samples))
         return out
 
     def _run_one(self, unit: PhonemeUnit, settings: InferenceSettings) -> tuple[np.ndarray, np.ndarray | None]:
@@ -180,7 +181,7 @@ class PiperVoiceModel(LoadedVoice):
         feeds = self.feeds(ids, lengths, settings)  # warms the sessions: the outputs' names are theirs
         names = ["output"] if self._durations_output is None else ["output", self._durations_output]
         result = self.run(names, feeds)
-        audio = np.ascontiguousarray(result[0].reshape(-1), dtype=np.float32)
+        audio = self.waveform(result[0].reshape(-1))
         samples = np.asarray(result[1], dtype=np.float64).reshape(-1) * self._hop() if len(result) > 1 else None
         return audio, samples
 
