@@ -129,6 +129,11 @@ def resynthesize(manipulation: object, tier: object = None, formula: str | None 
             # The jitter's draws, from the same seed every time (a formula without jitter draws nothing).
             run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
             call(tier, "Formula", formula)
+            if "randomGauss" in formula and int(call(tier, "Get number of points")) % 2:
+                # Praat draws its Gaussians in pairs and keeps the second for the next draw,
+                # which seeding does not clear: after an odd number of draws the next design's
+                # jitter began with this one's leftover, and every other call differed.
+                run("spare = randomGauss (0, 1)")
             call([manipulation, tier], "Replace pitch tier")
         run(f"random_initializeWithSeedUnsafelyButPredictably ({_RANDOM_SEED})")
         resynthesis = call(manipulation, "Get resynthesis (overlap-add)")
