@@ -2,8 +2,8 @@
 for, the DAW project; and the written words' timings the captions carry,
 remembered for the same lines in the mix memo (engine/export/mix_memo.py):
 weighing every written word with espeak-ng and aligning it to the spoken
-words (engine/synth/wordmap.py) took 0.35 s of the sample's cached export
-(load ~12), the same work for the same clips at every export.
+words (engine/synth/wordmap.py) was a noticeable share of a cached export, the
+same work for the same clips at every export.
 """
 
 from __future__ import annotations

@@ -192,7 +192,7 @@ class Revision:
     """
 
     name: str
-    date: str  # ISO 8601 day, UTC (2026-12-01)
+    date: str  # ISO 8601 day, UTC (YYYY-MM-DD)
     colour: str
     script: str = ""  # the draft's file name, as the producer knows it
     changed: tuple[str, ...] = ()

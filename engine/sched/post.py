@@ -7,11 +7,9 @@ first, the rest in the order they came (within a batch, the scheduler's rank
 order), so a line the playhead waits for is not shaped after one that could
 wait, and no clip waits longer than one round. Clips are shaped alone, by their own
 voice parameters (ClipSynthesizer.finish), so nothing is gained by holding
-one back for others of its voice: until 2026-12-06 export and pre-render clips
-were parked up to a second for their group (made to share one Rubber Band run,
-long gone), which paced a pre-render that runs one line at a time at a line a
-second (150 short lines took 160 s to voice, 1.06 s each, with inference and
-shaping 0.01 s).
+one back for others of its voice: a clip parked for its group would pace a
+pre-render that runs one line at a time at the parking time per line, whatever
+inference and shaping cost (docs/dev/benchmark-history.md).
 """
 
 from __future__ import annotations

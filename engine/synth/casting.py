@@ -43,7 +43,7 @@ ENGLISH_WER: dict[str, tuple[float, float]] = {
     "jf_gongitsune": (0.013, 0.038),
     "jf_nezumi": (0.038, 0.215),
     "jf_tebukuro": (0.038, 0.658),
-    "jm_kumo": (0.038, 0.063),  # 8 sentences, joe 0.152 in the same run (load 14)
+    "jm_kumo": (0.038, 0.063),  # 8 sentences, joe 0.152 in the same run
 }
 ENGLISH_WER_MAX = 0.30  # general model; above this a listener misses words often enough to lose the line
 

@@ -37,15 +37,13 @@ def make_session(model: str | bytes, threads: int = 0, providers: list[str] | No
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Every line has its own input length, and ONNX Runtime keeps a memory
-    # plan per input shape it has seen (mem pattern): a session's memory grew
-    # with the number of lines voiced (+124 MiB over 200 lines of one session;
-    # a 60-minute render peaked at 1.7 GB), so no plan is kept. The CPU arena
-    # stays: within a run it hands the operators' buffers back and forth
-    # instead of malloc (a cold render of the sample, Kokoro: 85 -> 80 s and
-    # 1.9-3.0 -> 1.3 GB peak; Piper-only renders the same, 2026-12-07), and
+    # plan per input shape it has seen (mem pattern): a session's memory grows
+    # with the number of lines voiced, so no plan is kept. The CPU arena stays:
+    # within a run it hands the operators' buffers back and forth instead of
+    # malloc (faster, and a lower peak than without it on a Kokoro render), and
     # every run gives back what it grew (run_options: arena shrinkage), so
     # memory does not grow with the lines either (_new_run_options below;
-    # bench/memprobe.py, docs/dev/benchmark-history.md).
+    # bench/memprobe.py; the figures in docs/dev/benchmarks.md, "Session memory").
     options.enable_mem_pattern = False
     options.enable_cpu_mem_arena = True
     providers = providers or ["CPUExecutionProvider"]
@@ -66,10 +64,9 @@ _this_thread = threading.local()
 def _new_run_options() -> Any:
     """RunOptions whose run frees the CPU arena's unused chunks at its end: the arena
     (make_session) serves a run's buffers, and without shrinkage it keeps the largest
-    run's worth for the session's life. Measured over 12 Kokoro lines of 10-150
-    tokens, one thread: 28.3 CPU-s and 220 MiB peak resident, against 32.7 CPU-s and
-    380-430 MiB with no arena, and 28.0 CPU-s, 360 MiB arena kept; Piper over 450
-    lines: flat at 230-245 MiB (2026-12-07)."""
+    run's worth for the session's life: with shrinkage a session is as quick as with the
+    arena kept and its peak the lowest of the three ways (docs/dev/benchmarks.md,
+    "Session memory")."""
     import onnxruntime as ort
 
     options = ort.RunOptions()

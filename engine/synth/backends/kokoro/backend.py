@@ -215,11 +215,10 @@ class KokoroVoiceModel(LoadedVoice):
 class KokoroBackend(VoiceBackend):
     engine = KOKORO
     supports = Supports.of(KOKORO, durations=False, batching=False)  # the published graphs fix batch 1
-    # Measured on this 2-core CPU (bench/backends.py, load average ~11): the
-    # int8 model made 0.97 audio-s/s on two single-threaded sessions, so a
-    # session needs ~2 s per audio second (a lone one, machine otherwise idle
-    # for it, ~1 s). A finished clip (edges trimmed) runs ~65 ms per token
-    # (72 ms of raw model output, pads included).
+    # The scheduler's prior until the workers have run the engine here
+    # (engine/sched/cost.py): a busy 2-core machine's figures, so a plan errs
+    # slow rather than promise what the machine cannot keep (bench/backends.py;
+    # docs/dev/benchmarks.md, "Engine cost priors").
     cost = BackendCost(seconds_per_audio_second=2.0, seconds_per_phoneme=0.065)
     voice_class = KokoroVoiceModel
     # Measured with the general recognizer: a shorter vocal tract costs a style most of

@@ -192,9 +192,8 @@ class PiperVoiceModel(LoadedVoice):
 class PiperBackend(VoiceBackend):
     engine = PIPER
     supports = Supports.of(PIPER, durations=True, batching=True)
-    # Measured on this 2-core CPU: 12.6 model-audio-s/s per single-threaded
-    # session (25.2 for two; 5.3 for two at load average ~11, beside Kokoro's
-    # 0.97 in the same run of bench/backends.py); ~50 ms of audio per phoneme
-    # id, pads included.
+    # The scheduler's prior until the workers have run the engine here
+    # (engine/sched/cost.py), as Kokoro's (bench/backends.py; docs/dev/benchmarks.md,
+    # "Engine cost priors").
     cost = BackendCost(seconds_per_audio_second=0.08, seconds_per_phoneme=0.05)
     voice_class = PiperVoiceModel

@@ -4,8 +4,9 @@ Before its sessions are made a Piper voice is patched (:func:`patch_voice`): to 
 output per-phoneme durations (as piper-tts does for alignments), which batching needs to
 cut padded rows and the word times need, and to take its noise from a seed
 (engine/synth/backends/piper/noise.py: a take is a seed). That means importing onnx and rewriting
-the 63 MB graph: 1.4 s + 1.2 s of every process that loaded a voice, and again for every
-synthesizer a process made (measured on joe, 2026-12-06; a session is 0.5 s).
+the 63 MB graph, seconds of every process that loaded a voice, and again for every
+synthesizer a process made: several times what making the session itself costs
+(docs/dev/benchmarks.md, "Session memory").
 
 The patched model is kept in the user's cache under a digest of the voice file and the
 patch's version, so the first process on the machine to load a voice pays for it; a
